@@ -1,0 +1,73 @@
+"""One error tree for the whole tool.
+
+Every error the tool raises on purpose is a `VerifierError`; anything else
+escaping to the CLI is a bug.  Messages name the object, where it is
+(``file:line:column`` for text), and what would fix it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+class VerifierError(Exception):
+    """Base of every error the tool raises on purpose."""
+
+
+@dataclass(frozen=True)
+class SourceSpan:
+    """A position in a text: 1-based line and column, and the line itself.
+
+    >>> str(SourceSpan("m.hlo", 3, 7, "  add = f32[] add(p0 p1)"))
+    'm.hlo:3:7'
+    """
+
+    filename: str
+    line: int
+    column: int
+    line_text: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.filename}:{self.line}:{self.column}"
+
+
+def span_at(text: str, offset: int, filename: str = "<input>") -> SourceSpan:
+    """The span of character `offset` in `text` (offset may be len(text))."""
+    offset = max(0, min(offset, len(text)))
+    line_start = text.rfind("\n", 0, offset) + 1
+    line_end = text.find("\n", offset)
+    if line_end == -1:
+        line_end = len(text)
+    line = text.count("\n", 0, offset) + 1
+    return SourceSpan(filename, line, offset - line_start + 1, text[line_start:line_end])
+
+
+class ParseError(VerifierError):
+    """Text that does not follow its grammar; carries where and what was expected."""
+
+    def __init__(self, message: str, span: SourceSpan) -> None:
+        self.message = message
+        self.span = span
+        caret = " " * (span.column - 1) + "^"
+        detail = f"\n  {span.line_text}\n  {caret}" if span.line_text else ""
+        super().__init__(f"{span}: {message}{detail}")
+
+
+class NotQuasiAffineError(VerifierError):
+    """An expression outside the quasi-affine fragment (e.g. `d0 * d1`, `d0 mod s0`)."""
+
+
+class InvalidMapError(VerifierError):
+    """An indexing map whose parts do not fit together (arity, unknown variable, bounds)."""
+
+
+class UnsupportedError(VerifierError):
+    """An op or construct the analysis has no exact rule for."""
+
+
+class SolverError(VerifierError):
+    """A solver failed in a way that is not a verdict (not `unknown`, which is a result)."""
+
+
+class UsageError(VerifierError):
+    """A user argument that is not valid (bad flag combination, missing file)."""

@@ -1,0 +1,131 @@
+"""Plain evaluation of expressions: at a point, and over intervals.
+
+`evaluate` is the reference semantics every solver translation is tested
+against: Python's ``//`` and ``%`` are exactly ``floordiv`` and ``mod``.
+
+>>> from verifier.expr.nodes import dim
+>>> evaluate((dim(0) - 7) // 2, {dim(0): 0})
+-4
+>>> interval_of(dim(0) * 10 + dim(1), lambda v: Interval(0, 9))
+Interval(lower=0, upper=99)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import assert_never
+
+from verifier.expr.interval import Interval
+from verifier.expr.nodes import (
+    Add,
+    CeilDiv,
+    Const,
+    Expr,
+    FloorDiv,
+    Max,
+    Min,
+    Mod,
+    Mul,
+    Var,
+    add,
+    ceildiv,
+    max_,
+    min_,
+)
+
+
+def evaluate(expr: Expr, values: Mapping[Var, int]) -> int:
+    """The value of `expr` with each variable taken from `values`."""
+    match expr:
+        case Const(value):
+            return value
+        case Var():
+            return values[expr]
+        case Add(operands):
+            return sum(evaluate(operand, values) for operand in operands)
+        case Mul(operand, factor):
+            return evaluate(operand, values) * factor
+        case FloorDiv(operand, divisor):
+            return evaluate(operand, values) // divisor
+        case CeilDiv(operand, divisor):
+            return -(-evaluate(operand, values) // divisor)
+        case Mod(operand, modulus):
+            return evaluate(operand, values) % modulus
+        case Min(lhs, rhs):
+            return min(evaluate(lhs, values), evaluate(rhs, values))
+        case Max(lhs, rhs):
+            return max(evaluate(lhs, values), evaluate(rhs, values))
+        case _:
+            assert_never(expr)
+
+
+def interval_of(expr: Expr, bounds: Callable[[Var], Interval]) -> Interval:
+    """An interval containing every value of `expr` when each variable ranges
+    over `bounds(variable)` (plain interval arithmetic, no constraints)."""
+    match expr:
+        case Const(value):
+            return Interval.point(value)
+        case Var():
+            return bounds(expr)
+        case Add(operands):
+            total = Interval.point(0)
+            for operand in operands:
+                total = total + interval_of(operand, bounds)
+            return total
+        case Mul(operand, factor):
+            return interval_of(operand, bounds) * factor
+        case FloorDiv(operand, divisor):
+            return interval_of(operand, bounds).floordiv(divisor)
+        case CeilDiv(operand, divisor):
+            return interval_of(operand, bounds).ceildiv(divisor)
+        case Mod(operand, modulus):
+            return interval_of(operand, bounds).mod(modulus)
+        case Min(lhs, rhs):
+            return interval_of(lhs, bounds).min(interval_of(rhs, bounds))
+        case Max(lhs, rhs):
+            return interval_of(lhs, bounds).max(interval_of(rhs, bounds))
+        case _:
+            assert_never(expr)
+
+
+def variables_of(expr: Expr) -> frozenset[Var]:
+    """The variables occurring in `expr`."""
+    match expr:
+        case Const():
+            return frozenset()
+        case Var():
+            return frozenset((expr,))
+        case Add(operands):
+            return frozenset().union(*(variables_of(operand) for operand in operands))
+        case Mul(operand) | FloorDiv(operand) | CeilDiv(operand) | Mod(operand):
+            return variables_of(operand)
+        case Min(lhs, rhs) | Max(lhs, rhs):
+            return variables_of(lhs) | variables_of(rhs)
+        case _:
+            assert_never(expr)
+
+
+def substitute(expr: Expr, replacement: Callable[[Var], Expr]) -> Expr:
+    """`expr` with every variable `v` replaced by `replacement(v)`, rebuilt canonically."""
+    match expr:
+        case Const():
+            return expr
+        case Var():
+            return replacement(expr)
+        case Add(operands):
+            return add(*(substitute(operand, replacement) for operand in operands))
+        case Mul(operand, factor):
+            return substitute(operand, replacement) * factor
+        case FloorDiv(operand, divisor):
+            return substitute(operand, replacement) // divisor
+        case CeilDiv(operand, divisor):
+            return ceildiv(substitute(operand, replacement), divisor)
+        case Mod(operand, modulus):
+            return substitute(operand, replacement) % modulus
+        case Min(lhs, rhs):
+            return min_(substitute(lhs, replacement), substitute(rhs, replacement))
+        case Max(lhs, rhs):
+            return max_(substitute(lhs, replacement), substitute(rhs, replacement))
+        case _:
+            assert_never(expr)
+

@@ -1,0 +1,423 @@
+"""Indexing maps: quasi-affine functions over a bounded, constrained domain.
+
+An `IndexingMap` ``(d0, …)[s0, …]{rt0, …} -> (e0, …)`` relates a multi-index
+``d`` of one tensor to the elements ``e(d, s, rt)`` of another.  Its domain is
+the set of integer points whose every variable lies in its inclusive interval
+and whose every constraint ``g(d, s, rt) in [lo, hi]`` holds.  Range variables
+``s`` and runtime variables ``rt`` are existential: the map relates ``d`` to
+``e(d, s, rt)`` for *every* feasible value of the symbols.
+
+>>> from verifier.expr.parser import parse_map
+>>> m = parse_map("(d0, d1)[s0] -> (d0, d1 + s0), domain: "
+...               "d0 in [0, 1], d1 in [0, 2], s0 in [0, 1], d1 + s0 in [0, 2]")
+>>> sorted(m.relation())[:3]
+[((0, 0), (0, 0)), ((0, 0), (0, 1)), ((0, 1), (0, 1))]
+
+Canonical form (kept by every constructor): constraints are sorted by
+expression, one interval per expression; a constraint on a bare variable is
+folded into that variable's bounds; a constant constraint that holds is
+dropped (one that fails stays, and makes the map known empty).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import TypeAlias
+
+from verifier.errors import InvalidMapError
+from verifier.expr.evaluate import evaluate, interval_of, substitute, variables_of
+from verifier.expr.interval import Interval
+from verifier.expr.nodes import Const, Expr, Var, VarKind, dim, range_var, rt_var, var
+
+Constraint: TypeAlias = tuple[Expr, Interval]
+# Largest box of otherwise-unconstrained symbols whose feasibility
+# `remove_unused_symbols` decides by enumeration.
+_ENUMERATION_LIMIT = 1 << 16
+Point: TypeAlias = tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class RuntimeSource:
+    """Where a runtime variable's value comes from: the HLO instruction that
+    produces it, and which element of it is read, as a map from the owning
+    map's dimensions to that instruction's index space (e.g. a gather index
+    ``(d0, d1, d2, d3) -> (d0, 1)``)."""
+
+    instruction: str
+    index_map: IndexingMap
+
+
+@dataclass(frozen=True)
+class Variable:
+    """A dimension, range or runtime variable: its interval, and for a runtime
+    variable the instruction that produces its value."""
+
+    bounds: Interval
+    source: RuntimeSource | None = None
+
+    @staticmethod
+    def of(lower: int, upper: int) -> Variable:
+        return Variable(Interval(lower, upper))
+
+
+@dataclass(frozen=True)
+class Undefined:
+    """Unknown indexing ("UNDEFINED"): the relation cannot be expressed.
+
+    Distinct from "not read", which is simply no map at all.
+    """
+
+    reason: str = ""
+
+    def __str__(self) -> str:
+        return "UNDEFINED"
+
+
+@dataclass(frozen=True)
+class IndexingMap:
+    """``(dims)[range_vars]{rt_vars} -> (results)`` on a constrained domain.
+
+    Build with `IndexingMap.create`, which canonicalises the constraints; the
+    fields are then never mutated.  Equality is structural (same text).
+    """
+
+    dims: tuple[Variable, ...]
+    range_vars: tuple[Variable, ...]
+    rt_vars: tuple[Variable, ...]
+    results: tuple[Expr, ...]
+    constraints: tuple[Constraint, ...] = ()
+
+    # ---------------------------------------------------------------- building
+
+    @staticmethod
+    def create(
+        dims: Sequence[Variable | Interval | tuple[int, int]],
+        results: Sequence[Expr | int],
+        *,
+        range_vars: Sequence[Variable | Interval | tuple[int, int]] = (),
+        rt_vars: Sequence[Variable | Interval | tuple[int, int]] = (),
+        constraints: Iterable[tuple[Expr | int, Interval | tuple[int, int]]] = (),
+    ) -> IndexingMap:
+        """A map in canonical form; raises `InvalidMapError` when an expression
+        uses a variable the map does not declare.
+
+        >>> str(IndexingMap.create([(0, 9)], [dim(0) + 1]).results[0])
+        'd0 + 1'
+        """
+        from verifier.expr.nodes import as_expr
+
+        dim_vars = tuple(_variable(v) for v in dims)
+        range_variables = tuple(_variable(v) for v in range_vars)
+        rt_variables = tuple(_variable(v) for v in rt_vars)
+        result_exprs = tuple(as_expr(r) for r in results)
+        declared = frozenset(
+            [dim(i) for i in range(len(dim_vars))]
+            + [range_var(i) for i in range(len(range_variables))]
+            + [rt_var(i) for i in range(len(rt_variables))]
+        )
+        raw_constraints = [(as_expr(e), _interval(b)) for e, b in constraints]
+        for expr in itertools.chain(result_exprs, (e for e, _ in raw_constraints)):
+            unknown = variables_of(expr) - declared
+            if unknown:
+                names = ", ".join(sorted(v.name for v in unknown))
+                raise InvalidMapError(f"'{expr}' uses undeclared variable(s) {names}")
+        bounds: dict[Var, Interval] = {}
+        for kind, variables in (
+            (VarKind.DIM, dim_vars),
+            (VarKind.RANGE, range_variables),
+            (VarKind.RT, rt_variables),
+        ):
+            for index, variable in enumerate(variables):
+                bounds[var(kind, index)] = variable.bounds
+        merged: dict[Expr, Interval] = {}
+        for expr, interval in raw_constraints:
+            if isinstance(expr, Var):
+                bounds[expr] = bounds[expr].intersect(interval)
+            elif isinstance(expr, Const) and expr.value in interval:
+                continue
+            else:
+                merged[expr] = merged.get(expr, interval).intersect(interval)
+
+        def rebuilt(kind: VarKind, variables: tuple[Variable, ...]) -> tuple[Variable, ...]:
+            return tuple(
+                replace(v, bounds=bounds[var(kind, i)]) if v.bounds != bounds[var(kind, i)] else v
+                for i, v in enumerate(variables)
+            )
+
+        return IndexingMap(
+            dims=rebuilt(VarKind.DIM, dim_vars),
+            range_vars=rebuilt(VarKind.RANGE, range_variables),
+            rt_vars=rebuilt(VarKind.RT, rt_variables),
+            results=result_exprs,
+            constraints=tuple(sorted(merged.items(), key=lambda c: c[0].sort_key)),
+        )
+
+    @staticmethod
+    def identity(shape: Sequence[int]) -> IndexingMap:
+        """``(d0, …) -> (d0, …)`` over `shape`."""
+        return IndexingMap.create(
+            [(0, n - 1) for n in shape], [dim(i) for i in range(len(shape))]
+        )
+
+    def replaced(
+        self,
+        *,
+        results: Sequence[Expr] | None = None,
+        constraints: Iterable[Constraint] | None = None,
+        dims: Sequence[Variable] | None = None,
+        range_vars: Sequence[Variable] | None = None,
+        rt_vars: Sequence[Variable] | None = None,
+    ) -> IndexingMap:
+        """A canonical copy with some parts replaced."""
+        return IndexingMap.create(
+            self.dims if dims is None else dims,
+            self.results if results is None else results,
+            range_vars=self.range_vars if range_vars is None else range_vars,
+            rt_vars=self.rt_vars if rt_vars is None else rt_vars,
+            constraints=self.constraints if constraints is None else constraints,
+        )
+
+    # ---------------------------------------------------------------- queries
+
+    @property
+    def num_dims(self) -> int:
+        return len(self.dims)
+
+    @property
+    def num_results(self) -> int:
+        return len(self.results)
+
+    @property
+    def symbols(self) -> tuple[Var, ...]:
+        """Range variables then runtime variables, as expression variables."""
+        return tuple(range_var(i) for i in range(len(self.range_vars))) + tuple(
+            rt_var(i) for i in range(len(self.rt_vars))
+        )
+
+    @property
+    def all_variables(self) -> tuple[Var, ...]:
+        """Dims, range variables, runtime variables, in header order."""
+        return tuple(dim(i) for i in range(len(self.dims))) + self.symbols
+
+    def bounds(self, variable: Var) -> Interval:
+        """The interval of `variable` (a dim, range or runtime variable of this map)."""
+        table = {
+            VarKind.DIM: self.dims,
+            VarKind.RANGE: self.range_vars,
+            VarKind.RT: self.rt_vars,
+        }[variable.kind]
+        if variable.index >= len(table):
+            raise InvalidMapError(f"{variable.name} is not a variable of this map")
+        return table[variable.index].bounds
+
+    @property
+    def is_known_empty(self) -> bool:
+        """True when the domain is empty for a syntactic reason: an empty variable
+        interval, or a constraint that cannot hold by interval arithmetic.
+
+        `False` means "not known to be empty", not "non-empty".
+        """
+        if any(v.bounds.is_empty for v in self.dims + self.range_vars + self.rt_vars):
+            return True
+        return any(
+            interval.is_empty or interval_of(expr, self.bounds).intersect(interval).is_empty
+            for expr, interval in self.constraints
+        )
+
+    def evaluate(self, values: Mapping[Var, int]) -> Point:
+        """The results at one point (domain membership not checked)."""
+        return tuple(evaluate(result, values) for result in self.results)
+
+    def contains(self, values: Mapping[Var, int]) -> bool:
+        """Whether the point lies in the domain (bounds and constraints)."""
+        return all(values[v] in self.bounds(v) for v in self.all_variables) and all(
+            evaluate(expr, values) in interval for expr, interval in self.constraints
+        )
+
+    def domain_points(self) -> Iterator[dict[Var, int]]:
+        """Every point of the domain, by brute force (for tests and small maps)."""
+        variables = self.all_variables
+        ranges = [range(self.bounds(v).lower, self.bounds(v).upper + 1) for v in variables]
+        for values in itertools.product(*ranges):
+            point = dict(zip(variables, values, strict=True))
+            if all(evaluate(e, point) in interval for e, interval in self.constraints):
+                yield point
+
+    def domain_size_bound(self) -> int:
+        """The number of points of the variables' box (an upper bound on the domain)."""
+        size = 1
+        for v in self.all_variables:
+            size *= self.bounds(v).size
+        return size
+
+    def relation(self) -> frozenset[tuple[Point, Point]]:
+        """The relation ``{(d, e(d, s, rt))}`` by brute force (symbols existential)."""
+        dims = [dim(i) for i in range(self.num_dims)]
+        return frozenset(
+            (tuple(point[d] for d in dims), self.evaluate(point))
+            for point in self.domain_points()
+        )
+
+    def __str__(self) -> str:
+        from verifier.expr.printer import print_map
+
+        return print_map(self)
+
+    # ---------------------------------------------------------------- transforms
+
+    def remove_unused_symbols(self) -> IndexingMap:
+        """Drop range and runtime variables that do not change the relation.
+
+        A symbol is kept when it occurs in a result, or shares a constraint
+        (transitively) with a dim or a kept symbol.  The other symbols only
+        restrict the domain through constraints among themselves; they are
+        dropped when those constraints are satisfiable (checked exactly by
+        enumeration when their box is small) and kept otherwise.
+
+        ``(d0)[s0, s1] -> (d0 + s1), domain: …, s0 mod 2 in [0, 0]`` with
+        s0 ∈ [0, 3] becomes ``(d0)[s0] -> (d0 + s0)``.
+        """
+        symbols = set(self.symbols)
+        used: set[Var] = set()
+        for result in self.results:
+            used |= variables_of(result) & symbols
+        constraint_vars = [variables_of(expr) for expr, _ in self.constraints]
+        kept = used | {v for v in self.all_variables if v.kind is VarKind.DIM}
+        changed = True
+        while changed:
+            changed = False
+            for variables in constraint_vars:
+                if variables & kept and not variables <= kept:
+                    kept |= variables
+                    changed = True
+        free = symbols - kept
+        if not free:
+            return self
+        free_constraints = [
+            (expr, interval)
+            for (expr, interval), variables in zip(self.constraints, constraint_vars, strict=True)
+            if variables & free
+        ]
+        box = 1
+        for v in free:
+            box *= self.bounds(v).size
+        if box > _ENUMERATION_LIMIT or not _satisfiable(free, free_constraints, self.bounds):
+            return self
+        return self._keep_symbols(kept)
+
+    def _keep_symbols(self, kept: set[Var]) -> IndexingMap:
+        renaming: dict[Var, Expr] = {}
+        range_vars: list[Variable] = []
+        rt_vars: list[Variable] = []
+        for index, variable in enumerate(self.range_vars):
+            if range_var(index) in kept:
+                renaming[range_var(index)] = range_var(len(range_vars))
+                range_vars.append(variable)
+        for index, variable in enumerate(self.rt_vars):
+            if rt_var(index) in kept:
+                renaming[rt_var(index)] = rt_var(len(rt_vars))
+                rt_vars.append(variable)
+
+        def rename(v: Var) -> Expr:
+            return renaming.get(v, v)
+
+        return IndexingMap.create(
+            self.dims,
+            [substitute(r, rename) for r in self.results],
+            range_vars=range_vars,
+            rt_vars=rt_vars,
+            constraints=[
+                (substitute(e, rename), b)
+                for e, b in self.constraints
+                if variables_of(e) <= kept | {v for v in self.all_variables if v.kind is VarKind.DIM}
+            ],
+        )
+
+
+def _satisfiable(
+    variables: set[Var], constraints: list[Constraint], bounds: Callable[[Var], Interval]
+) -> bool:
+    """Whether some point of the variables' box satisfies every constraint."""
+    ordered = sorted(variables, key=lambda v: v.sort_key)
+    ranges = [range(bounds(v).lower, bounds(v).upper + 1) for v in ordered]
+    for values in itertools.product(*ranges):
+        point = dict(zip(ordered, values, strict=True))
+        if all(evaluate(e, point) in interval for e, interval in constraints):
+            return True
+    return False
+
+
+def _variable(value: Variable | Interval | tuple[int, int]) -> Variable:
+    if isinstance(value, Variable):
+        return value
+    return Variable(_interval(value))
+
+
+def _interval(value: Interval | tuple[int, int]) -> Interval:
+    if isinstance(value, Interval):
+        return value
+    lower, upper = value
+    return Interval(lower, upper)
+
+
+def compose(consumer: IndexingMap, producer: IndexingMap) -> IndexingMap:
+    """Consumer output → producer operand, through the producer's output.
+
+    `consumer` maps the consumer's output to its operand, which is the
+    producer's output; `producer` maps the producer's output to the
+    producer's operand.  The consumer's results are substituted for the
+    producer's dims and constrained to the producer's dim bounds (unless
+    interval arithmetic already proves them); the symbols of both maps are
+    kept, the producer's first (as XLA's ``ComposeIndexingMaps``).
+
+    >>> from verifier.expr.parser import parse_map
+    >>> f = parse_map("(d0) -> (d0 floordiv 8, d0 mod 8), domain: d0 in [0, 31]")
+    >>> g = parse_map("(d0, d1) -> (d1, d0), domain: d0 in [0, 3], d1 in [0, 7]")
+    >>> str(compose(f, g)).splitlines()[0]
+    '(d0) -> (d0 mod 8, d0 floordiv 8),'
+    """
+    if consumer.num_results != producer.num_dims:
+        raise InvalidMapError(
+            f"cannot compose: the consumer map has {consumer.num_results} results "
+            f"but the producer map has {producer.num_dims} dims"
+        )
+    n_range, n_rt = len(producer.range_vars), len(producer.rt_vars)
+
+    def consumer_symbol(v: Var) -> Expr:
+        if v.kind is VarKind.RANGE:
+            return range_var(v.index + n_range)
+        if v.kind is VarKind.RT:
+            return rt_var(v.index + n_rt)
+        return v
+
+    consumer_results = [substitute(r, consumer_symbol) for r in consumer.results]
+
+    def producer_variable(v: Var) -> Expr:
+        return consumer_results[v.index] if v.kind is VarKind.DIM else v
+
+    def consumer_bounds(v: Var) -> Interval:
+        return consumer.bounds(v)
+
+    constraints: list[tuple[Expr, Interval]] = [
+        (substitute(e, consumer_symbol), b) for e, b in consumer.constraints
+    ]
+    constraints += [(substitute(e, producer_variable), b) for e, b in producer.constraints]
+    for result, variable in zip(consumer.results, producer.dims, strict=True):
+        if not variable.bounds.contains_interval(interval_of(result, consumer_bounds)):
+            constraints.append((substitute(result, consumer_symbol), variable.bounds))
+
+    def compose_source(variable: Variable) -> Variable:
+        if variable.source is None:
+            return variable
+        index_map = compose(consumer, variable.source.index_map)
+        return replace(variable, source=replace(variable.source, index_map=index_map))
+
+    return IndexingMap.create(
+        consumer.dims,
+        [substitute(r, producer_variable) for r in producer.results],
+        range_vars=producer.range_vars + consumer.range_vars,
+        rt_vars=tuple(compose_source(v) for v in producer.rt_vars) + consumer.rt_vars,
+        constraints=constraints,
+    )

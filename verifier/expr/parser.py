@@ -1,0 +1,336 @@
+"""Reads XLA's text form of indexing maps (the printer's exact inverse).
+
+Grammar (whitespace and line breaks are insignificant)::
+
+    map       := "UNDEFINED" | "KNOWN EMPTY"
+               | header "->" "(" [expr {"," expr}] ")"
+                 ["," "domain" ":" item {"," item}]
+                 ["," "is_simplified" ":" ("true" | "false")]
+    header    := "(" [ids] ")" ["[" [ids] "]"] ["{" [ids] "}"]
+    item      := expr "in" interval    # a bare variable's first item is its bound,
+                                       # every other item is a constraint
+    interval  := "[" int "," int "]"   # inclusive
+    expr      := term {("+" | "-") term}
+    term      := unary {("*" | "/" | "floordiv" | "floorDiv" | "ceildiv"
+                         | "ceilDiv" | "mod") unary}
+    unary     := "-" unary | primary   # unary minus binds tightest
+    primary   := int | ident | "(" expr ")" | ("min" | "max") "(" expr "," expr ")"
+
+``/`` is ``floordiv`` (XLA's current spelling).  Every declared variable
+needs a bound.  Errors are `ParseError`s with line, column and what was
+expected.
+
+>>> str(parse_expr("d0 floorDiv 4 + d1 / 2", ["d0", "d1"]))
+'d0 floordiv 4 + d1 floordiv 2'
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from verifier.errors import NotQuasiAffineError, ParseError, span_at
+from verifier.expr.indexing_map import IndexingMap, Undefined, Variable
+from verifier.expr.interval import Interval
+from verifier.expr.nodes import (
+    Expr,
+    Var,
+    ceildiv,
+    const,
+    dim,
+    floordiv,
+    max_,
+    min_,
+    mod,
+    range_var,
+    rt_var,
+)
+
+_TOKEN = re.compile(
+    r"\s*(?:(?P<int>\d+)|(?P<ident>[A-Za-z_][A-Za-z0-9_]*)|(?P<punct>->|[()\[\]{},:+\-*/]))"
+)
+_MULTIPLICATIVE = {"*", "/", "floordiv", "floorDiv", "ceildiv", "ceilDiv", "mod"}
+
+
+@dataclass(frozen=True)
+class _Token:
+    kind: str  # "int", "ident", "punct", "end"
+    text: str
+    offset: int
+
+
+def _tokenize(text: str, filename: str) -> list[_Token]:
+    tokens: list[_Token] = []
+    position = 0
+    while True:
+        while position < len(text) and text[position].isspace():
+            position += 1
+        if position == len(text):
+            tokens.append(_Token("end", "", position))
+            return tokens
+        match = _TOKEN.match(text, position)
+        if match is None or match.lastgroup is None:
+            raise ParseError(
+                f"unexpected character {text[position]!r}", span_at(text, position, filename)
+            )
+        kind = match.lastgroup
+        tokens.append(_Token(kind, match.group(kind), match.start(kind)))
+        position = match.end()
+
+
+class _Parser:
+    def __init__(self, text: str, filename: str) -> None:
+        self.text = text
+        self.filename = filename
+        self.tokens = _tokenize(text, filename)
+        self.position = 0
+        self.names: dict[str, Var] = {}
+
+    # ------------------------------------------------------------- primitives
+
+    @property
+    def peek(self) -> _Token:
+        return self.tokens[self.position]
+
+    def error(self, expected: str, token: _Token | None = None) -> ParseError:
+        token = token or self.peek
+        found = "end of input" if token.kind == "end" else repr(token.text)
+        return ParseError(
+            f"expected {expected}, found {found}", span_at(self.text, token.offset, self.filename)
+        )
+
+    def accept(self, text: str) -> bool:
+        if self.peek.kind != "end" and self.peek.text == text:
+            self.position += 1
+            return True
+        return False
+
+    def expect(self, text: str) -> _Token:
+        token = self.peek
+        if not self.accept(text):
+            raise self.error(f"'{text}'")
+        return token
+
+    def integer(self) -> int:
+        negative = self.accept("-")
+        token = self.peek
+        if token.kind != "int":
+            raise self.error("an integer")
+        self.position += 1
+        return -int(token.text) if negative else int(token.text)
+
+    # ------------------------------------------------------------- expressions
+
+    def expr(self) -> Expr:
+        result = self.term()
+        while self.peek.kind == "punct" and self.peek.text in ("+", "-"):
+            op = self.peek
+            self.position += 1
+            result = self.combine(op, result, self.term())
+        return result
+
+    def term(self) -> Expr:
+        result = self.unary()
+        while self.peek.kind in ("punct", "ident") and self.peek.text in _MULTIPLICATIVE:
+            op = self.peek
+            self.position += 1
+            result = self.combine(op, result, self.unary())
+        return result
+
+    def combine(self, op: _Token, lhs: Expr, rhs: Expr) -> Expr:
+        """``lhs op rhs``; a non-quasi-affine result is an error at `op`."""
+        try:
+            match op.text:
+                case "+":
+                    return lhs + rhs
+                case "-":
+                    return lhs - rhs
+                case "*":
+                    return lhs * rhs
+                case "/" | "floordiv" | "floorDiv":
+                    return floordiv(lhs, rhs)
+                case "ceildiv" | "ceilDiv":
+                    return ceildiv(lhs, rhs)
+                case _:
+                    return mod(lhs, rhs)
+        except NotQuasiAffineError as error:
+            raise ParseError(
+                f"not quasi-affine: {error}", span_at(self.text, op.offset, self.filename)
+            ) from None
+
+    def unary(self) -> Expr:
+        if self.accept("-"):
+            return -self.unary()
+        return self.primary()
+
+    def primary(self) -> Expr:
+        token = self.peek
+        if token.kind == "int":
+            self.position += 1
+            return const(int(token.text))
+        if self.accept("("):
+            inner = self.expr()
+            self.expect(")")
+            return inner
+        if token.kind == "ident":
+            if token.text in ("min", "max"):
+                self.position += 1
+                self.expect("(")
+                lhs = self.expr()
+                self.expect(",")
+                rhs = self.expr()
+                self.expect(")")
+                return min_(lhs, rhs) if token.text == "min" else max_(lhs, rhs)
+            variable = self.names.get(token.text)
+            if variable is None:
+                raise ParseError(
+                    f"unknown variable '{token.text}' (declared: {', '.join(self.names) or 'none'})",
+                    span_at(self.text, token.offset, self.filename),
+                )
+            self.position += 1
+            return variable
+        raise self.error("an integer, a variable, '(', 'min' or 'max'")
+
+    # ------------------------------------------------------------- maps
+
+    def identifiers(self, close: str) -> list[_Token]:
+        names: list[_Token] = []
+        if self.accept(close):
+            return names
+        while True:
+            token = self.peek
+            if token.kind != "ident":
+                raise self.error("a variable name")
+            if token.text in self.names or any(t.text == token.text for t in names):
+                raise ParseError(
+                    f"variable '{token.text}' declared twice",
+                    span_at(self.text, token.offset, self.filename),
+                )
+            names.append(token)
+            self.position += 1
+            if self.accept(close):
+                return names
+            self.expect(",")
+
+    def interval(self) -> Interval:
+        self.expect("[")
+        lower = self.integer()
+        self.expect(",")
+        upper = self.integer()
+        self.expect("]")
+        return Interval(lower, upper)
+
+    def indexing_map(self) -> IndexingMap | Undefined:
+        if self.accept("UNDEFINED"):
+            return Undefined()
+        if self.accept("KNOWN"):
+            self.expect("EMPTY")
+            return known_empty_map()
+        self.expect("(")
+        dims = self.identifiers(")")
+        self.declare(dims, dim)
+        range_names: list[_Token] = []
+        rt_names: list[_Token] = []
+        if self.accept("["):
+            range_names = self.identifiers("]")
+            self.declare(range_names, range_var)
+        if self.accept("{"):
+            rt_names = self.identifiers("}")
+            self.declare(rt_names, rt_var)
+        self.expect("->")
+        self.expect("(")
+        results: list[Expr] = []
+        if not self.accept(")"):
+            results.append(self.expr())
+            while not self.accept(")"):
+                self.expect(",")
+                results.append(self.expr())
+        bounds: dict[Var, Interval] = {}
+        constraints: list[tuple[Expr, Interval]] = []
+        if self.accept(","):
+            if self.accept("is_simplified"):
+                self.simplified_flag()
+            else:
+                self.expect("domain")
+                self.expect(":")
+                self.domain_items(bounds, constraints)
+        end = self.peek
+        if end.kind != "end":
+            raise self.error("end of map")
+        for token in dims + range_names + rt_names:
+            if self.names[token.text] not in bounds:
+                raise ParseError(
+                    f"no bound for variable '{token.text}' in the domain",
+                    span_at(self.text, token.offset, self.filename),
+                )
+
+        def variables(tokens: list[_Token]) -> list[Variable]:
+            return [Variable(bounds[self.names[t.text]]) for t in tokens]
+
+        return IndexingMap.create(
+            variables(dims),
+            results,
+            range_vars=variables(range_names),
+            rt_vars=variables(rt_names),
+            constraints=constraints,
+        )
+
+    def declare(self, tokens: list[_Token], make: Callable[[int], Var]) -> None:
+        for index, token in enumerate(tokens):
+            self.names[token.text] = make(index)
+
+    def domain_items(
+        self, bounds: dict[Var, Interval], constraints: list[tuple[Expr, Interval]]
+    ) -> None:
+        while True:
+            if self.accept("is_simplified"):
+                self.simplified_flag()
+                return
+            expr = self.expr()
+            self.expect("in")
+            interval = self.interval()
+            if isinstance(expr, Var) and expr not in bounds:
+                bounds[expr] = interval
+            else:
+                constraints.append((expr, interval))
+            if not self.accept(","):
+                return
+
+    def simplified_flag(self) -> None:
+        self.expect(":")
+        if not (self.accept("true") or self.accept("false")):
+            raise self.error("'true' or 'false'")
+
+
+def known_empty_map() -> IndexingMap:
+    """The canonical "KNOWN EMPTY" map: no variables, no results, no points."""
+    return IndexingMap.create([], [], constraints=[(const(0), Interval(1, 1))])
+
+
+def parse_map_or_undefined(text: str, filename: str = "<map>") -> IndexingMap | Undefined:
+    """An indexing map, or `Undefined` for the text ``UNDEFINED``."""
+    return _Parser(text, filename).indexing_map()
+
+
+def parse_map(text: str, filename: str = "<map>") -> IndexingMap:
+    """An indexing map from XLA's text form; ``UNDEFINED`` is a `ParseError`.
+
+    >>> str(parse_map("(d0)[s0] -> (d0 + s0), domain: d0 in [0, 9], s0 in [0, 3]"))
+    '(d0)[s0] -> (d0 + s0),\\ndomain:\\nd0 in [0, 9],\\ns0 in [0, 3]'
+    """
+    parsed = parse_map_or_undefined(text, filename)
+    if isinstance(parsed, Undefined):
+        raise ParseError("expected an indexing map, found UNDEFINED", span_at(text, 0, filename))
+    return parsed
+
+
+def parse_expr(text: str, variable_names: Sequence[str], filename: str = "<expr>") -> Expr:
+    """An expression over dims named by `variable_names` (``d0``, ``d1``, …)."""
+    parser = _Parser(text, filename)
+    for index, name in enumerate(variable_names):
+        parser.names[name] = dim(index)
+    result = parser.expr()
+    if parser.peek.kind != "end":
+        raise parser.error("end of expression")
+    return result
