@@ -29,6 +29,7 @@ from verifier.errors import ParseError, SourceSpan, span_at
 _IDENTIFIER_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
 _IDENTIFIER_PART = _IDENTIFIER_START | frozenset("0123456789.-")
 _DIGITS = frozenset("0123456789")
+_INT64_LIMIT = 2**63
 _OPENERS = {"(": ")", "[": "]", "{": "}"}
 _CLOSERS = frozenset(")]}")
 _SIMPLE_ESCAPES = {
@@ -209,8 +210,12 @@ class Scanner:
             pos += 1
         if pos == digits_start:
             raise self.error(f"expected {what}, found {self.describe_here()}")
+        # XLA integers are int64; bounding the length first also keeps int() fast.
+        value = int(text[start:pos]) if pos - digits_start <= 19 else _INT64_LIMIT
+        if not -_INT64_LIMIT <= value < _INT64_LIMIT:
+            raise self.error(f"integer {text[start:pos][:24]} does not fit in 64 bits", start)
         self.pos = pos
-        return int(text[start:pos])
+        return value
 
     def natural(self, what: str = "a non-negative integer") -> int:
         """Read a decimal integer that must be >= 0."""
@@ -231,7 +236,7 @@ class Scanner:
         pieces: list[str] = []
         while True:
             if pos >= end:
-                raise self.error('unterminated string: expected \'"\'', start)
+                raise self.error("unterminated string: expected '\"'", start)
             char = text[pos]
             if char == '"':
                 break
@@ -240,7 +245,7 @@ class Scanner:
                 pos += 1
                 continue
             if pos + 1 >= end:
-                raise self.error('unterminated string: expected \'"\'', start)
+                raise self.error("unterminated string: expected '\"'", start)
             escape = text[pos + 1]
             if escape in _SIMPLE_ESCAPES:
                 pieces.append(_SIMPLE_ESCAPES[escape])
@@ -279,7 +284,7 @@ class Scanner:
                 return index + 1
             else:
                 index += 1
-        raise self.error('unterminated string: expected \'"\'', pos)
+        raise self.error("unterminated string: expected '\"'", pos)
 
     def skip_balanced(self, pos: int) -> int:
         """The offset just after the bracket group opening at `pos` (strings skipped)."""
@@ -327,11 +332,14 @@ class Scanner:
                 index = self.skip_balanced(index)
             elif char == '"':
                 index = self.skip_string(index)
-            elif char.isspace() or char == "," or char in _CLOSERS:
-                break
-            elif text.startswith("/*", index) or text.startswith("//", index):
+            elif char.isspace() or char == "," or char in _CLOSERS or _at_comment(text, index):
                 break
             else:
                 index += 1
         self.pos = index
         return start, index
+
+
+def _at_comment(text: str, index: int) -> bool:
+    """Whether a `/* ... */` or `// ...` comment starts at `index`."""
+    return text.startswith("/*", index) or text.startswith("//", index)

@@ -1,0 +1,415 @@
+"""HLO shapes and layouts: `f32[2,3]{1,0}`, `(f32[2], s32[])`, `bf16[8,128]{1,0:T(8,128)S(1)}`.
+
+Grammar (trivia — whitespace and `/*...*/` comments — allowed between tokens)::
+
+    shape      := tuple_shape | array_shape
+    tuple_shape:= "(" [shape {"," shape}] ")"
+    array_shape:= element_type "[" [dim {"," dim}] "]" [layout]
+    dim        := int | "<=" int                       # "<=" marks a dynamic dim
+    layout     := "{" [int {"," int}] [":" {field}] "}"
+    field      := "T" tile {tile}                      # tilings, outer first
+                | "S(" int ")"                         # memory space
+                | FIELD_NAME "(" balanced ")" {"(" balanced ")"}   # kept as text
+    tile       := "(" tile_dim {"," tile_dim} ")"
+    tile_dim   := int | "*"                            # "*" combines with the next dim
+
+>>> shape = parse_shape("bf16[8,1,1280,16384]{3,2,0,1:T(8,128)(2,1)S(1)}")
+>>> shape.layout.tiles
+(Tile(dimensions=(8, 128)), Tile(dimensions=(2, 1)))
+>>> str(shape)
+'bf16[8,1,1280,16384]{3,2,0,1:T(8,128)(2,1)S(1)}'
+>>> str(parse_shape("(f32[2], s32[<=5])"))
+'(f32[2], s32[<=5])'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import prod
+
+from verifier.hlo.lexer import Scanner
+
+COMBINE_DIMENSION = -(2**63)
+"""A tile dimension printed `*`: the tile combines this dim with the next minor one."""
+
+TUPLE = "tuple"
+"""The element type of a tuple shape."""
+
+_MAX_TUPLE_DEPTH = 64
+
+_BIT_WIDTHS: dict[str, int] = {
+    "pred": 1,
+    "s1": 1,
+    "s2": 2,
+    "s4": 4,
+    "s8": 8,
+    "s16": 16,
+    "s32": 32,
+    "s64": 64,
+    "u1": 1,
+    "u2": 2,
+    "u4": 4,
+    "u8": 8,
+    "u16": 16,
+    "u32": 32,
+    "u64": 64,
+    "f16": 16,
+    "bf16": 16,
+    "f32": 32,
+    "f64": 64,
+    "c64": 64,
+    "c128": 128,
+    "f4e2m1fn": 4,
+    "f6e2m3fn": 6,
+    "f6e3m2fn": 6,
+    "f8e3m4": 8,
+    "f8e4m3": 8,
+    "f8e4m3fn": 8,
+    "f8e4m3fnuz": 8,
+    "f8e4m3b11fnuz": 8,
+    "f8e5m2": 8,
+    "f8e5m2fnuz": 8,
+    "f8e8m0fnu": 8,
+}
+
+
+def element_bit_width(element_type: str) -> int | None:
+    """Bits of one element as XLA's `primitive_util::BitWidth` counts them.
+
+    `None` for types without a width (`token`, `opaque`, `tuple`) or unknown names.
+
+    >>> element_bit_width("bf16"), element_bit_width("pred"), element_bit_width("token")
+    (16, 1, None)
+    """
+    return _BIT_WIDTHS.get(element_type)
+
+
+@dataclass(frozen=True)
+class Tile:
+    """One tiling of a layout: `T(8,128)` is `Tile((8, 128))`.
+
+    `COMBINE_DIMENSION` stands for `*`; `-1` is kept as is.
+
+    >>> str(Tile((8, COMBINE_DIMENSION, -1)))
+    '(8,*,-1)'
+    """
+
+    dimensions: tuple[int, ...]
+
+    def __str__(self) -> str:
+        parts = ("*" if d == COMBINE_DIMENSION else str(d) for d in self.dimensions)
+        return "(" + ",".join(parts) + ")"
+
+
+@dataclass(frozen=True)
+class Layout:
+    """A layout: `{3,2,0,1:T(8,128)(2,1)S(1)}`.
+
+    `extra` keeps every other layout field (`D(...)`, `L(...)`, `E(4)`,
+    `SC(...)`, `P(...)`, `M(...)`, ...) as text, in source order.
+
+    >>> str(Layout((1, 0), (Tile((2, 2)),), 1, "E(4)"))
+    '{1,0:T(2,2)E(4)S(1)}'
+    """
+
+    minor_to_major: tuple[int, ...]
+    tiles: tuple[Tile, ...] = ()
+    memory_space: int | None = None
+    extra: str = ""
+
+    def __str__(self) -> str:
+        fields = _split_layout_fields(self.extra)
+        before = "".join(f for f in fields if f.startswith("D("))
+        after_tiles = "".join(f for f in fields if not f.startswith(("D(", "SC", "P(", "M(")))
+        after_space = "".join(f for f in fields if f.startswith(("SC", "P(", "M(")))
+        tiles = "T" + "".join(str(t) for t in self.tiles) if self.tiles else ""
+        space = f"S({self.memory_space})" if self.memory_space is not None else ""
+        suffix = before + tiles + after_tiles + space + after_space
+        body = ",".join(str(d) for d in self.minor_to_major)
+        return "{" + body + (":" + suffix if suffix else "") + "}"
+
+    @property
+    def is_plain(self) -> bool:
+        """No tiles, memory space or extra fields: only a dimension order."""
+        return not self.tiles and self.memory_space is None and not self.extra
+
+
+def _split_layout_fields(extra: str) -> tuple[str, ...]:
+    """Split `E(4)SC(0:1)` into `('E(4)', 'SC(0:1)')` (fields end at top-level `)`).
+
+    `extra` was produced by the layout parser, so parentheses balance.
+    """
+    fields: list[str] = []
+    start = depth = 0
+    for index, char in enumerate(extra):
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+            next_char = extra[index + 1 : index + 2]
+            if depth == 0 and next_char != "(":
+                fields.append(extra[start : index + 1])
+                start = index + 1
+    if start < len(extra):
+        fields.append(extra[start:])
+    return tuple(fields)
+
+
+def default_layout(rank: int) -> Layout:
+    """The major-to-minor layout `{rank-1, ..., 0}`.
+
+    >>> str(default_layout(3))
+    '{2,1,0}'
+    """
+    return Layout(tuple(range(rank - 1, -1, -1)))
+
+
+@dataclass(frozen=True)
+class Shape:
+    """An array shape (`f32[2,3]{1,0}`) or a tuple shape (`(f32[2], s32[])`).
+
+    For a tuple, `element_type` is `"tuple"`, `dimensions` is empty and
+    `tuple_shapes` holds the elements. A dynamic dim `<=5` keeps its bound 5
+    in `dimensions` and is marked in `dynamic`.
+
+    >>> s = Shape("f32", (2, 3))
+    >>> s.rank, s.num_elements, str(s.layout_or_default)
+    (2, 6, '{1,0}')
+    """
+
+    element_type: str
+    dimensions: tuple[int, ...] = ()
+    layout: Layout | None = None
+    tuple_shapes: tuple[Shape, ...] | None = None
+    dynamic: tuple[bool, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.dynamic and self.dimensions:
+            object.__setattr__(self, "dynamic", (False,) * len(self.dimensions))
+
+    @staticmethod
+    def tuple_of(*elements: Shape) -> Shape:
+        """The tuple shape of `elements`.
+
+        >>> str(Shape.tuple_of(Shape("f32", (2,)), Shape("s32")))
+        '(f32[2], s32[])'
+        """
+        return Shape(TUPLE, tuple_shapes=tuple(elements))
+
+    @property
+    def is_tuple(self) -> bool:
+        """Whether this is a tuple shape."""
+        return self.tuple_shapes is not None
+
+    @property
+    def rank(self) -> int:
+        """Number of dimensions (0 for scalars and tuples)."""
+        return len(self.dimensions)
+
+    @property
+    def num_elements(self) -> int:
+        """Product of the dimensions (1 for a scalar); dynamic dims count their bound."""
+        return prod(self.dimensions)
+
+    @property
+    def is_dynamic(self) -> bool:
+        """Whether any dimension is dynamic (`<=N`)."""
+        return any(self.dynamic)
+
+    def default_layout(self) -> Layout:
+        """The major-to-minor layout for this shape's rank."""
+        return default_layout(self.rank)
+
+    @property
+    def layout_or_default(self) -> Layout:
+        """The printed layout, or the default one when none was printed."""
+        return self.layout if self.layout is not None else self.default_layout()
+
+    def same_as(self, other: Shape) -> bool:
+        """Equal element types, dims and tuple structure; layouts only when both have one.
+
+        >>> parse_shape("f32[2]{0}").same_as(parse_shape("f32[2]"))
+        True
+        """
+        if self.tuple_shapes is not None or other.tuple_shapes is not None:
+            if self.tuple_shapes is None or other.tuple_shapes is None:
+                return False
+            return len(self.tuple_shapes) == len(other.tuple_shapes) and all(
+                a.same_as(b) for a, b in zip(self.tuple_shapes, other.tuple_shapes, strict=True)
+            )
+        if (self.element_type, self.dimensions, self.dynamic) != (
+            other.element_type,
+            other.dimensions,
+            other.dynamic,
+        ):
+            return False
+        return self.layout is None or other.layout is None or self.layout == other.layout
+
+    def __str__(self) -> str:
+        if self.tuple_shapes is not None:
+            return "(" + ", ".join(str(s) for s in self.tuple_shapes) + ")"
+        dims = ",".join(
+            f"<={d}" if dynamic else str(d)
+            for d, dynamic in zip(self.dimensions, self.dynamic, strict=True)
+        )
+        text = f"{self.element_type}[{dims}]"
+        if self.layout is not None and (self.dimensions or not self.layout.is_plain):
+            text += str(self.layout)
+        return text
+
+
+def parse_shape(text: str, filename: str = "<input>") -> Shape:
+    """Parse a whole string as one shape.
+
+    >>> parse_shape("f32[]").rank
+    0
+    """
+    scanner = Scanner(text, filename=filename)
+    shape = read_shape(scanner)
+    if not scanner.at_end():
+        raise scanner.error(f"expected end of shape, found {scanner.describe_here()}")
+    return shape
+
+
+def at_shape(scanner: Scanner) -> bool:
+    """Whether a shape starts here: `(` or an element type directly followed by `[`."""
+    scanner.skip_trivia()
+    text, pos = scanner.text, scanner.pos
+    if text.startswith("(", pos):
+        return True
+    index = pos
+    while index < scanner.end and (text[index].isascii() and text[index].isalnum()):
+        index += 1
+    return index > pos and text[pos].islower() and text.startswith("[", index)
+
+
+def read_shape(scanner: Scanner, depth: int = 0) -> Shape:
+    """Read one shape at the scanner's position."""
+    if scanner.accept("("):
+        if depth >= _MAX_TUPLE_DEPTH:
+            raise scanner.error(f"tuple shapes nested deeper than {_MAX_TUPLE_DEPTH} levels")
+        elements: list[Shape] = []
+        if not scanner.accept(")"):
+            while True:
+                elements.append(read_shape(scanner, depth + 1))
+                if scanner.accept(")"):
+                    break
+                scanner.expect(",", "or ')' in a tuple shape")
+        return Shape.tuple_of(*elements)
+    return _read_array_shape(scanner)
+
+
+def _read_array_shape(scanner: Scanner) -> Shape:
+    scanner.skip_trivia()
+    start = scanner.pos
+    text = scanner.text
+    index = start
+    while index < scanner.end and text[index].isascii() and text[index].isalnum():
+        index += 1
+    element_type = text[start:index]
+    if not element_type or not element_type[0].islower() or element_type != element_type.lower():
+        raise scanner.error(f"expected a shape, found {scanner.describe_here()}", start)
+    scanner.pos = index
+    if element_type == TUPLE:
+        raise scanner.error("'tuple' is not an element type; write tuples as '(...)'", start)
+    scanner.expect("[", f"after element type '{element_type}'")
+    dims: list[int] = []
+    dynamic: list[bool] = []
+    if not scanner.accept("]"):
+        while True:
+            is_dynamic = scanner.accept("<=")
+            if scanner.at("?"):
+                raise scanner.error("unbounded dynamic dimensions ('?') are not supported")
+            dims.append(scanner.natural("a dimension size"))
+            dynamic.append(is_dynamic)
+            if scanner.accept("]"):
+                break
+            scanner.expect(",", "or ']' in the dimensions")
+    layout = _read_layout(scanner, len(dims)) if _at_layout(scanner) else None
+    return Shape(element_type, tuple(dims), layout, None, tuple(dynamic))
+
+
+def _at_layout(scanner: Scanner) -> bool:
+    """Whether a layout follows: `{` then a digit, `:` or `}`.
+
+    The lookahead tells `-> f32[10] {` (a signature's result, then the body)
+    from `f32[10]{0}`.
+    """
+    if not scanner.at("{"):
+        return False
+    after = Scanner(scanner.text, filename=scanner.filename, pos=scanner.pos + 1, end=scanner.end)
+    return after.peek() in set("0123456789:}")
+
+
+def _read_layout(scanner: Scanner, rank: int) -> Layout:
+    open_at = scanner.pos
+    scanner.expect("{")
+    minor_to_major: list[int] = []
+    while scanner.at_integer():
+        minor_to_major.append(scanner.natural("a dimension number"))
+        if not scanner.accept(","):
+            break
+    if sorted(minor_to_major) != list(range(rank)) and minor_to_major:
+        raise scanner.error(
+            f"layout {{{','.join(map(str, minor_to_major))}}} is not a permutation "
+            f"of the {rank} dimensions",
+            open_at,
+        )
+    if not minor_to_major and rank:
+        raise scanner.error(f"expected {rank} dimension numbers in the layout", open_at)
+    tiles: list[Tile] = []
+    memory_space: int | None = None
+    extra: list[str] = []
+    if scanner.accept(":"):
+        while not scanner.at("}"):
+            field_start = scanner.pos
+            field = _read_field_name(scanner)
+            if field == "T":
+                if not scanner.at("("):
+                    raise scanner.error("expected '(' after 'T' in a layout")
+                while scanner.at("("):
+                    tiles.append(_read_tile(scanner))
+            elif field == "S":
+                scanner.expect("(", "after 'S' in a layout")
+                memory_space = scanner.natural("a memory space")
+                scanner.expect(")", "after the memory space")
+            else:
+                if not scanner.at("("):
+                    raise scanner.error(f"expected '(' after layout field '{field}'")
+                while scanner.at("("):
+                    scanner.pos = scanner.skip_balanced(scanner.pos)
+                extra.append(scanner.text[field_start : scanner.pos])
+    scanner.expect("}", "to close the layout")
+    return Layout(tuple(minor_to_major), tuple(tiles), memory_space, "".join(extra))
+
+
+def _read_field_name(scanner: Scanner) -> str:
+    scanner.skip_trivia()
+    start = index = scanner.pos
+    text = scanner.text
+    if index < scanner.end and text[index] in "#*":
+        index += 1
+    else:
+        while index < scanner.end and "A" <= text[index] <= "Z":
+            index += 1
+    if index == start:
+        raise scanner.error(f"expected a layout field or '}}', found {scanner.describe_here()}")
+    scanner.pos = index
+    return text[start:index]
+
+
+def _read_tile(scanner: Scanner) -> Tile:
+    scanner.expect("(")
+    dims: list[int] = []
+    while True:
+        if scanner.accept("*"):
+            dims.append(COMBINE_DIMENSION)
+        else:
+            start = scanner.pos
+            value = scanner.integer("a tile dimension")
+            if value < -1 or value == 0:
+                raise scanner.error(f"tile dimension {value} is not positive, '*' or -1", start)
+            dims.append(value)
+        if scanner.accept(")"):
+            return Tile(tuple(dims))
+        scanner.expect(",", "or ')' in a tile")
