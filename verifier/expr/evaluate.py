@@ -128,4 +128,3 @@ def substitute(expr: Expr, replacement: Callable[[Var], Expr]) -> Expr:
             return max_(substitute(lhs, replacement), substitute(rhs, replacement))
         case _:
             assert_never(expr)
-

@@ -157,9 +157,7 @@ class IndexingMap:
     @staticmethod
     def identity(shape: Sequence[int]) -> IndexingMap:
         """``(d0, …) -> (d0, …)`` over `shape`."""
-        return IndexingMap.create(
-            [(0, n - 1) for n in shape], [dim(i) for i in range(len(shape))]
-        )
+        return IndexingMap.create([(0, n - 1) for n in shape], [dim(i) for i in range(len(shape))])
 
     def replaced(
         self,
@@ -256,8 +254,7 @@ class IndexingMap:
         """The relation ``{(d, e(d, s, rt))}`` by brute force (symbols existential)."""
         dims = [dim(i) for i in range(self.num_dims)]
         return frozenset(
-            (tuple(point[d] for d in dims), self.evaluate(point))
-            for point in self.domain_points()
+            (tuple(point[d] for d in dims), self.evaluate(point)) for point in self.domain_points()
         )
 
     def __str__(self) -> str:
@@ -331,7 +328,8 @@ class IndexingMap:
             constraints=[
                 (substitute(e, rename), b)
                 for e, b in self.constraints
-                if variables_of(e) <= kept | {v for v in self.all_variables if v.kind is VarKind.DIM}
+                if variables_of(e)
+                <= kept | {v for v in self.all_variables if v.kind is VarKind.DIM}
             ],
         )
 

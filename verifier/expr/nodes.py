@@ -462,9 +462,7 @@ def floordiv(lhs: ExprLike, rhs: ExprLike) -> Expr:
         case Mul(inner, factor) if factor % divisor == 0:
             return mul(inner, factor // divisor)
         case _:
-            result: FloorDiv = FloorDiv._intern(
-                (operand, divisor), (operand.sort_key, divisor)
-            )
+            result: FloorDiv = FloorDiv._intern((operand, divisor), (operand.sort_key, divisor))
             return result
 
 

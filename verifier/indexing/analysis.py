@@ -1,0 +1,73 @@
+"""Indexing maps of one instruction, in both directions, from the registry.
+
+>>> from verifier.hlo.parser import parse_module
+>>> module = parse_module('''
+... HloModule m
+... ENTRY e {
+...   p0 = f32[20] parameter(0)
+...   ROOT bc0 = f32[10,20,30] broadcast(p0), dimensions={1}
+... }''')
+>>> [str(m).splitlines()[0] for m in output_to_input(module.entry, module.entry.root)[0]]
+['(d0, d1, d2) -> (d1),']
+"""
+
+from __future__ import annotations
+
+from verifier.errors import ParseError, VerifierError
+from verifier.expr.indexing_map import Undefined
+from verifier.hlo.module import Computation, Instruction
+
+# Importing the rule modules registers them.
+from verifier.indexing import data_movement, dynamic, elementwise, reductions, registry  # noqa: F401
+from verifier.indexing.registry import Indexing, OpContext
+
+
+def _context(computation: Computation, instruction: Instruction) -> OpContext:
+    return OpContext(instruction, computation.operand_instructions(instruction))
+
+
+def _unsupported(instruction: Instruction, count: int) -> tuple[Indexing, ...]:
+    reason = f"no indexing rule for opcode '{instruction.opcode}'"
+    return tuple(Undefined(reason) for _ in range(count))
+
+
+def _invalid(instruction: Instruction, error: Exception) -> ParseError:
+    return ParseError(
+        f"{instruction.opcode} '{instruction.name}' is not valid HLO: {error}", instruction.span
+    )
+
+
+def output_count(instruction: Instruction) -> int:
+    """The number of outputs (tuple elements, or 1 for an array)."""
+    tuple_shapes = instruction.shape.tuple_shapes
+    return len(tuple_shapes) if tuple_shapes is not None else 1
+
+
+def output_to_input(
+    computation: Computation, instruction: Instruction, output: int = 0
+) -> tuple[Indexing, ...]:
+    """Per operand: the maps from output `output`'s index to the operand elements read."""
+    rule = registry.rule_for(instruction.opcode)
+    if rule is None:
+        return _unsupported(instruction, len(instruction.operands))
+    try:
+        return rule.output_to_input(_context(computation, instruction), output)
+    except VerifierError:
+        raise
+    except (ValueError, IndexError, KeyError) as error:
+        raise _invalid(instruction, error) from error
+
+
+def input_to_output(
+    computation: Computation, instruction: Instruction, operand: int
+) -> tuple[Indexing, ...]:
+    """Per output: the maps from operand `operand`'s index to the output elements it reaches."""
+    rule = registry.rule_for(instruction.opcode)
+    if rule is None:
+        return _unsupported(instruction, output_count(instruction))
+    try:
+        return rule.input_to_output(_context(computation, instruction), operand)
+    except VerifierError:
+        raise
+    except (ValueError, IndexError, KeyError) as error:
+        raise _invalid(instruction, error) from error

@@ -1,0 +1,309 @@
+"""Ops whose indexing depends on values known at run time: dynamic-slice,
+dynamic-update-slice, gather.  Each runtime offset is a runtime variable
+whose interval is the *clamped* feasible range (XLA clamps starts so the
+slice stays in bounds) and whose source names the instruction producing it
+and the element read.  A constant offset folds in (clamped); an iota index
+folds into the map when its values already lie in the feasible range.
+
+``ds = s32[1,2,32] dynamic-slice(s32[2,2,258] src, of1, of2, of3),
+dynamic_slice_sizes={1,2,32}`` reads ``src`` through
+``(d0, d1, d2){rt0, rt1, rt2} -> (d0 + rt0, d1 + rt1, d2 + rt2)`` with
+rt0 ∈ [0, 1], rt1 ∈ [0, 0], rt2 ∈ [0, 226].
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from verifier.expr.evaluate import interval_of
+from verifier.expr.indexing_map import IndexingMap, RuntimeSource, Undefined, Variable
+from verifier.expr.interval import Interval
+from verifier.expr.nodes import Expr, const, dim, range_var, rt_var
+from verifier.hlo.module import Instruction
+from verifier.indexing.registry import Indexing, OpContext, OpRule, register
+from verifier.indexing.shapes import dims_box
+
+
+@dataclass(frozen=True)
+class _Offset:
+    """One runtime start: either folded to an expression over the map's dims,
+    or a runtime variable with its feasible interval and source."""
+
+    folded: Expr | None
+    variable: Variable | None
+
+
+def _scalar_constant(instruction: Instruction) -> int | None:
+    if instruction.opcode != "constant" or instruction.shape.rank != 0:
+        return None
+    literal = (instruction.literal or "").strip()
+    try:
+        return int(literal)
+    except ValueError:
+        return None
+
+
+def _runtime_start(
+    producer: Instruction,
+    feasible: Interval,
+    read_at: IndexingMap,
+) -> _Offset:
+    """The start read from `producer` at `read_at`, clamped into `feasible`.
+
+    A scalar constant folds to its clamped value; an iota folds to the index
+    it is read at when every such index is already feasible (no clamping).
+    """
+    value = _scalar_constant(producer)
+    if value is not None:
+        return _Offset(const(min(max(value, feasible.lower), feasible.upper)), None)
+    if producer.opcode == "iota":
+        iota_dim = producer.attributes.integer("iota_dimension")
+        if iota_dim is not None and iota_dim < read_at.num_results:
+            index = read_at.results[iota_dim]
+            if (
+                read_at.num_dims
+                and not read_at.symbols
+                and feasible.contains_interval(interval_of(index, read_at.bounds))
+            ):
+                return _Offset(index, None)
+    return _Offset(None, Variable(feasible, RuntimeSource(producer.name, read_at)))
+
+
+def _assemble(offsets: Sequence[_Offset]) -> tuple[list[Expr], list[Variable]]:
+    """The expression standing for each offset, and the runtime variables used."""
+    exprs: list[Expr] = []
+    variables: list[Variable] = []
+    for offset in offsets:
+        if offset.folded is not None:
+            exprs.append(offset.folded)
+        else:
+            assert offset.variable is not None
+            exprs.append(rt_var(len(variables)))
+            variables.append(offset.variable)
+    return exprs, variables
+
+
+def _scalar_reads(ctx: OpContext, first_offset: int) -> list[Indexing]:
+    """Every output element reads each scalar offset operand: ``(d…) -> ()``."""
+    read = IndexingMap.create(dims_box(ctx.shape), [])
+    return [(read,) for _ in range(first_offset, len(ctx.operands))]
+
+
+def _scalar_offsets(ctx: OpContext, first_offset: int, sizes: Sequence[int]) -> list[_Offset]:
+    """The clamped start of each dim, from the scalar offset operands."""
+    operand = ctx.operand_shape(0).dimensions
+    read_at = IndexingMap.create(dims_box(ctx.shape), [])
+    return [
+        _runtime_start(ctx.operands[first_offset + k], Interval(0, operand[k] - sizes[k]), read_at)
+        for k in range(len(sizes))
+    ]
+
+
+def _reaches_everything(ctx: OpContext) -> IndexingMap:
+    """``()[s…] -> (s…)``: a scalar that every output element depends on."""
+    return IndexingMap.create(
+        [], [range_var(k) for k in range(ctx.shape.rank)], range_vars=dims_box(ctx.shape)
+    )
+
+
+# ---------------------------------------------------------------- dynamic-slice
+
+
+def _dynamic_slice_o2i(ctx: OpContext, output: int) -> tuple[Indexing, ...]:
+    sizes = ctx.shape.dimensions
+    starts, rt_vars = _assemble(_scalar_offsets(ctx, 1, sizes))
+    source = IndexingMap.create(
+        dims_box(ctx.shape),
+        [dim(k) + starts[k] for k in range(len(sizes))],
+        rt_vars=rt_vars,
+    )
+    return ((source,), *_scalar_reads(ctx, 1))
+
+
+def _dynamic_slice_i2o(ctx: OpContext, operand: int) -> tuple[Indexing, ...]:
+    if operand > 0:
+        return ((_reaches_everything(ctx),),)
+    sizes = ctx.shape.dimensions
+    starts, rt_vars = _assemble(_scalar_offsets(ctx, 1, sizes))
+    # The offsets are read per output element; from the operand's side that
+    # element is unknown, so a runtime source cannot say where it is read.
+    rt_vars = [Variable(v.bounds, None) for v in rt_vars]
+    reached = IndexingMap.create(
+        dims_box(ctx.operand_shape(0)),
+        [dim(k) - starts[k] for k in range(len(sizes))],
+        rt_vars=rt_vars,
+        constraints=[(dim(k) - starts[k], Interval(0, n - 1)) for k, n in enumerate(sizes)],
+    )
+    return ((reached,) if not reached.is_known_empty else (),)
+
+
+register("dynamic-slice")(OpRule(_dynamic_slice_o2i, _dynamic_slice_i2o))
+
+
+# ---------------------------------------------------------------- dynamic-update-slice
+
+
+def _update_window(ctx: OpContext) -> tuple[list[Expr], list[Variable], tuple[int, ...]]:
+    update = ctx.operand_shape(1).dimensions
+    starts, rt_vars = _assemble(_scalar_offsets(ctx, 2, update))
+    return starts, rt_vars, update
+
+
+def _outside_window(ctx: OpContext, *, with_sources: bool) -> tuple[IndexingMap, ...]:
+    """Output points outside the update window, one piece per (dim, side):
+    exactly the points where the original operand survives."""
+    starts, rt_vars, update = _update_window(ctx)
+    if not with_sources:
+        rt_vars = [Variable(v.bounds, None) for v in rt_vars]
+    pieces: list[IndexingMap] = []
+    output = ctx.shape.dimensions
+    for k, n in enumerate(output):
+        relative = dim(k) - starts[k]
+        for side in (Interval(-n, -1), Interval(update[k], n - 1)):
+            piece = IndexingMap.create(
+                dims_box(ctx.shape),
+                [dim(j) for j in range(len(output))],
+                rt_vars=rt_vars,
+                constraints=[(relative, side)],
+            )
+            if not piece.is_known_empty:
+                pieces.append(piece)
+    return tuple(pieces)
+
+
+def _dus_o2i(ctx: OpContext, output: int) -> tuple[Indexing, ...]:
+    starts, rt_vars, update = _update_window(ctx)
+    rank = ctx.shape.rank
+    update_map = IndexingMap.create(
+        dims_box(ctx.shape),
+        [dim(k) - starts[k] for k in range(rank)],
+        rt_vars=rt_vars,
+        constraints=[(dim(k) - starts[k], Interval(0, update[k] - 1)) for k in range(rank)],
+    )
+    return (
+        _outside_window(ctx, with_sources=True),
+        (update_map,) if not update_map.is_known_empty else (),
+        *_scalar_reads(ctx, 2),
+    )
+
+
+def _dus_i2o(ctx: OpContext, operand: int) -> tuple[Indexing, ...]:
+    if operand == 0:
+        return (_outside_window(ctx, with_sources=False),)
+    if operand >= 2:
+        return ((_reaches_everything(ctx),),)
+    starts, rt_vars, update = _update_window(ctx)
+    rt_vars = [Variable(v.bounds, None) for v in rt_vars]
+    reached = IndexingMap.create(
+        dims_box(update),
+        [dim(k) + starts[k] for k in range(len(update))],
+        rt_vars=rt_vars,
+    )
+    return ((reached,),)
+
+
+register("dynamic-update-slice")(OpRule(_dus_o2i, _dus_i2o))
+
+
+# ---------------------------------------------------------------- gather
+
+
+@dataclass(frozen=True)
+class _Gather:
+    """A gather's dimension numbers, with the implicit trailing index vector dim."""
+
+    offset_dims: tuple[int, ...]
+    collapsed_slice_dims: tuple[int, ...]
+    start_index_map: tuple[int, ...]
+    index_vector_dim: int
+    slice_sizes: tuple[int, ...]
+
+    @staticmethod
+    def of(ctx: OpContext) -> _Gather | Undefined:
+        numbers = ctx.instruction.gather_dimension_numbers()
+        if numbers.operand_batching_dims:
+            return Undefined("gather with operand_batching_dims has no rule yet")
+        return _Gather(
+            numbers.offset_dims,
+            numbers.collapsed_slice_dims,
+            numbers.start_index_map,
+            numbers.index_vector_dim,
+            ctx.instruction.int_list("slice_sizes"),
+        )
+
+    def batch_dims(self, output_rank: int) -> list[int]:
+        return [k for k in range(output_rank) if k not in self.offset_dims]
+
+    def index_position(
+        self, batch: Sequence[Expr], component: Expr, indices_rank: int
+    ) -> list[Expr]:
+        """The index of the indices operand holding `component` of batch entry `batch`."""
+        position = list(batch)
+        if self.index_vector_dim < indices_rank:
+            position.insert(self.index_vector_dim, component)
+        return position
+
+
+def _gather_o2i(ctx: OpContext, output: int) -> tuple[Indexing, ...]:
+    gather = _Gather.of(ctx)
+    if isinstance(gather, Undefined):
+        return (gather, gather)
+    operand_shape = ctx.operand_shape(0)
+    indices_rank = ctx.operand_shape(1).rank
+    output_box = dims_box(ctx.shape)
+    batch = [dim(k) for k in gather.batch_dims(ctx.shape.rank)]
+    offsets: list[_Offset] = []
+    for component, operand_dim in enumerate(gather.start_index_map):
+        read_at = IndexingMap.create(
+            output_box, gather.index_position(batch, const(component), indices_rank)
+        )
+        feasible = Interval(
+            0, operand_shape.dimensions[operand_dim] - gather.slice_sizes[operand_dim]
+        )
+        offsets.append(_runtime_start(ctx.operands[1], feasible, read_at))
+    starts, rt_vars = _assemble(offsets)
+    window_dims = [j for j in range(operand_shape.rank) if j not in gather.collapsed_slice_dims]
+    results: list[Expr] = []
+    for j in range(operand_shape.rank):
+        within: Expr = (
+            dim(gather.offset_dims[window_dims.index(j)]) if j in window_dims else const(0)
+        )
+        if j in gather.start_index_map:
+            within = within + starts[gather.start_index_map.index(j)]
+        results.append(within)
+    operand_map = IndexingMap.create(output_box, results, rt_vars=rt_vars)
+    vector_size = len(gather.start_index_map)
+    if gather.index_vector_dim < indices_rank:
+        indices_map = IndexingMap.create(
+            output_box,
+            gather.index_position(batch, range_var(0), indices_rank),
+            range_vars=[Interval(0, vector_size - 1)],
+        )
+    else:
+        indices_map = IndexingMap.create(output_box, batch)
+    return ((operand_map,), (indices_map,))
+
+
+def _gather_i2o(ctx: OpContext, operand: int) -> tuple[Indexing, ...]:
+    gather = _Gather.of(ctx)
+    if isinstance(gather, Undefined):
+        return (gather,)
+    if operand == 0:
+        return (Undefined("gather input→output depends on the index values of each output row"),)
+    # Index element (batch…, component) reaches every output with that batch.
+    indices_shape = ctx.operand_shape(1)
+    batch_positions = [k for k in range(indices_shape.rank) if k != gather.index_vector_dim]
+    results: list[Expr] = []
+    range_vars: list[Interval] = []
+    batch_iter = iter(batch_positions)
+    for k, size in enumerate(ctx.shape.dimensions):
+        if k in gather.offset_dims:
+            results.append(range_var(len(range_vars)))
+            range_vars.append(Interval(0, size - 1))
+        else:
+            results.append(dim(next(batch_iter)))
+    return ((IndexingMap.create(dims_box(indices_shape), results, range_vars=range_vars),),)
+
+
+register("gather")(OpRule(_gather_o2i, _gather_i2o))

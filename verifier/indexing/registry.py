@@ -1,0 +1,89 @@
+"""The per-opcode registry of indexing rules, and what a rule returns.
+
+A rule computes, for one HLO instruction, the *output→input* maps (for output
+``k``: per operand, the union of maps from an output index to the operand
+elements it reads) and the *input→output* maps (for operand ``i``: per
+output, the union of maps from an operand index to the output elements it
+contributes to).  An operand that is not read gets the empty union ``()``;
+an operand whose relation cannot be expressed gets `Undefined(reason)` —
+the two are never confused.
+
+>>> # add = f32[10,20] add(p0, p1): every operand, (d0, d1) -> (d0, d1)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TypeAlias
+
+from verifier.expr.indexing_map import IndexingMap, Undefined
+from verifier.hlo.module import Instruction
+from verifier.hlo.shape import Shape
+
+Indexing: TypeAlias = tuple[IndexingMap, ...] | Undefined
+"""A union of maps (``()`` = not read), or unknown indexing."""
+
+
+@dataclass(frozen=True)
+class OpContext:
+    """One instruction with its operands' defining instructions.
+
+    The operands are instructions (not only shapes) so rules can fold
+    constant and iota offsets into maps.
+    """
+
+    instruction: Instruction
+    operands: tuple[Instruction, ...]
+
+    @property
+    def shape(self) -> Shape:
+        return self.instruction.shape
+
+    def operand_shape(self, index: int) -> Shape:
+        return self.operands[index].shape
+
+    @property
+    def output_shapes(self) -> tuple[Shape, ...]:
+        """The array shapes of the outputs (one, or one per tuple element)."""
+        shape = self.instruction.shape
+        if shape.tuple_shapes is not None:
+            return shape.tuple_shapes
+        return (shape,)
+
+
+@dataclass(frozen=True)
+class OpRule:
+    """How one family of opcodes maps indices.
+
+    `output_to_input(ctx, output)` returns one `Indexing` per operand;
+    `input_to_output(ctx, operand)` returns one `Indexing` per output.
+    """
+
+    output_to_input: Callable[[OpContext, int], tuple[Indexing, ...]]
+    input_to_output: Callable[[OpContext, int], tuple[Indexing, ...]]
+
+
+_RULES: dict[str, OpRule] = {}
+
+
+def register(*opcodes: str) -> Callable[[OpRule], OpRule]:
+    """Register `rule` for `opcodes` (each opcode once)."""
+
+    def decorate(rule: OpRule) -> OpRule:
+        for opcode in opcodes:
+            if opcode in _RULES:
+                raise ValueError(f"indexing rule for '{opcode}' registered twice")
+            _RULES[opcode] = rule
+        return rule
+
+    return decorate
+
+
+def rule_for(opcode: str) -> OpRule | None:
+    """The rule for `opcode`, or None when no rule exists."""
+    return _RULES.get(opcode)
+
+
+def registered_opcodes() -> frozenset[str]:
+    return frozenset(_RULES)
