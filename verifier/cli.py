@@ -1,0 +1,312 @@
+"""The `verifier` command line: the only module that prints or exits.
+
+Exit codes (a contract):
+
+====  ==================================================================
+0     success: maps computed, all checks proved, maps equal
+1     a check refuted (with a witness), maps different
+2     bad input or usage (with ``--batch``: any bad line)
+3     unknown: a solver budget was exhausted, nothing refuted
+4     vacuous: the question was about an empty domain
+====  ==================================================================
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from verifier.errors import VerifierError
+
+EXIT_OK, EXIT_REFUTED, EXIT_BAD_INPUT, EXIT_UNKNOWN, EXIT_VACUOUS = 0, 1, 2, 3, 4
+
+_VERDICT_EXIT = {
+    "equal": EXIT_OK,
+    "proved": EXIT_OK,
+    "different": EXIT_REFUTED,
+    "refuted": EXIT_REFUTED,
+    "unknown": EXIT_UNKNOWN,
+    "vacuous": EXIT_VACUOUS,
+}
+
+
+def _worst(codes: Sequence[int]) -> int:
+    """The exit code of several answers: bad input, then refuted, unknown, vacuous."""
+    for code in (EXIT_BAD_INPUT, EXIT_REFUTED, EXIT_UNKNOWN, EXIT_VACUOUS):
+        if code in codes:
+            return code
+    return EXIT_OK
+
+
+def _read_map_argument(value: str) -> str:
+    """A map given inline, or ``@path`` to read it from a file."""
+    if value.startswith("@"):
+        return Path(value[1:]).read_text()
+    return value
+
+
+def _batch_lines(path: str) -> Iterator[tuple[int, str]]:
+    stream: TextIO = sys.stdin if path == "-" else open(path)  # noqa: SIM115
+    with stream:
+        for number, line in enumerate(stream, start=1):
+            if line.strip() and not line.lstrip().startswith("#"):
+                yield number, line.rstrip("\n")
+
+
+# ---------------------------------------------------------------- equiv
+
+
+def _equiv_answer(text_a: str, text_b: str, pointwise: bool) -> dict[str, Any]:
+    from verifier.checks.equivalence import check_equivalence
+    from verifier.expr.parser import parse_map
+
+    result = check_equivalence(
+        parse_map(text_a, "MAP_A"), parse_map(text_b, "MAP_B"), pointwise=pointwise
+    )
+    answer: dict[str, Any] = result.to_json()
+    return answer
+
+
+def _equiv_text(answer: dict[str, Any]) -> str:
+    verdict = answer["verdict"]
+    witness = answer.get("counterexample")
+    if not witness:
+        return verdict
+    if "point" in witness:
+        point = ", ".join(f"{k} = {v}" for k, v in witness["point"].items())
+        return f"{verdict}: at {point}: a = {tuple(witness['a'])}, b = {tuple(witness['b'])}"
+    dims = ", ".join(f"{k} = {v}" for k, v in witness["dims"].items())
+    symbols = witness.get("symbols") or {}
+    via = f" (with {', '.join(f'{k} = {v}' for k, v in symbols.items())})" if symbols else ""
+    other = "b" if witness["only_in"] == "a" else "a"
+    return (
+        f"{verdict}: ({dims}) -> {tuple(witness['result'])} is related by map "
+        f"{witness['only_in']}{via} and not by map {other}"
+    )
+
+
+def _run_equiv(args: argparse.Namespace, out: TextIO) -> int:
+    if args.batch:
+        codes = []
+        for number, line in _batch_lines(args.batch):
+            try:
+                parts = line.split("\t")
+                if len(parts) != 2:
+                    raise VerifierError(
+                        f"line {number}: expected two maps separated by a tab, got {len(parts)} field(s)"
+                    )
+                answer = _equiv_answer(parts[0], parts[1], args.pointwise)
+                codes.append(_VERDICT_EXIT[answer["verdict"]])
+            except VerifierError as error:
+                answer = {"error": f"line {number}: {error}"}
+                codes.append(EXIT_BAD_INPUT)
+            print(json.dumps(answer, sort_keys=True), file=out)
+        return _worst(codes)
+    if args.map_a is None or args.map_b is None:
+        raise VerifierError("equiv needs MAP_A and MAP_B, or --batch FILE")
+    answer = _equiv_answer(
+        _read_map_argument(args.map_a), _read_map_argument(args.map_b), args.pointwise
+    )
+    _emit(answer, args.format, _equiv_text, out)
+    return _VERDICT_EXIT[answer["verdict"]]
+
+
+# ---------------------------------------------------------------- simplify
+
+
+def _simplify_answer(text: str, prove: bool) -> dict[str, Any]:
+    from verifier.expr.parser import parse_map
+    from verifier.simplify import simplify
+
+    indexing_map = parse_map(text, "MAP")
+    result = simplify(indexing_map)
+    answer: dict[str, Any] = {
+        "input": str(indexing_map).replace("\n", " "),
+        "simplified": str(result.map).replace("\n", " "),
+        "rules": list(result.rules_applied),
+    }
+    if prove:
+        from verifier.simplify import prove_simplification
+
+        answer["verdict"] = prove_simplification(indexing_map, result).verdict.value
+    return answer
+
+
+def _simplify_text(answer: dict[str, Any]) -> str:
+    lines = [answer["simplified"].replace(", domain: ", ",\ndomain: ")]
+    lines.append("rules: " + (", ".join(answer["rules"]) or "(none)"))
+    if "verdict" in answer:
+        lines.append(f"verdict: {answer['verdict']}")
+    return "\n".join(lines)
+
+
+def _run_simplify(args: argparse.Namespace, out: TextIO) -> int:
+    if args.batch:
+        codes = []
+        for number, line in _batch_lines(args.batch):
+            try:
+                answer = _simplify_answer(line, args.prove)
+                codes.append(_VERDICT_EXIT.get(answer.get("verdict", "equal"), EXIT_OK))
+            except VerifierError as error:
+                answer = {"error": f"line {number}: {error}"}
+                codes.append(EXIT_BAD_INPUT)
+            print(json.dumps(answer, sort_keys=True), file=out)
+        return _worst(codes)
+    if args.map is None:
+        raise VerifierError("simplify needs MAP, or --batch FILE")
+    answer = _simplify_answer(_read_map_argument(args.map), args.prove)
+    _emit(answer, args.format, _simplify_text, out)
+    return _VERDICT_EXIT.get(answer.get("verdict", "equal"), EXIT_OK)
+
+
+# ---------------------------------------------------------------- maps
+
+
+def _run_maps(args: argparse.Namespace, out: TextIO) -> int:
+    from verifier.hlo.parser import parse_module_file
+    from verifier.report.maps import MapsOptions, module_json, render_text
+
+    module = parse_module_file(args.file)
+    entry = module.entry
+    if args.instruction is not None:
+        if not entry.has_instruction(args.instruction):
+            names = ", ".join(i.name for i in entry.instructions[:20])
+            raise VerifierError(
+                f"{args.file}: no instruction '{args.instruction}' in the entry computation "
+                f"(it has: {names}{', …' if len(entry.instructions) > 20 else ''})"
+            )
+        instructions = [entry.instruction(args.instruction)]
+    elif args.all:
+        instructions = [i for i in entry.instructions if i.opcode != "parameter"]
+    else:
+        instructions = [entry.root]
+    transform = None
+    if not args.no_simplify:
+        from verifier.simplify import simplify
+
+        def transform(m: Any) -> Any:
+            return simplify(m).map
+
+    report = module_json(module, instructions, MapsOptions(args.direction, transform))
+    _emit(report, args.format, render_text, out)
+    return EXIT_OK
+
+
+# ---------------------------------------------------------------- prove-rules
+
+
+def _run_prove_rules(args: argparse.Namespace, out: TextIO) -> int:
+    from verifier.simplify.prove_rules import prove_all_rules
+
+    results = prove_all_rules()
+    answer = [
+        {"rule": r.rule, "verdict": r.verdict, "seconds": round(r.seconds, 3)} for r in results
+    ]
+    if args.format == "json":
+        print(json.dumps(answer, indent=2), file=out)
+    else:
+        width = max((len(r["rule"]) for r in answer), default=4)
+        for row in answer:
+            print(f"{row['rule']:<{width}}  {row['verdict']:<8}  {row['seconds']:.3f}s", file=out)
+        proved = sum(1 for r in answer if r["verdict"] == "proved")
+        print(f"{proved}/{len(answer)} rules proved", file=out)
+    return EXIT_OK if all(r["verdict"] == "proved" for r in answer) else EXIT_REFUTED
+
+
+# ---------------------------------------------------------------- plumbing
+
+
+def _emit(answer: Any, fmt: str, as_text: Callable[[Any], str], out: TextIO) -> None:
+    if fmt == "json":
+        print(json.dumps(answer, indent=2, sort_keys=False), file=out)
+    else:
+        print(as_text(answer), file=out)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="verifier",
+        description=(
+            "Provable indexing analysis for XLA HLO: which input elements each output "
+            "element reads, with every claim about those maps proved (isl and z3)."
+        ),
+        epilog="exit codes: 0 ok/equal/proved, 1 refuted/different, 2 bad input, "
+        "3 unknown (solver budget exhausted), 4 vacuous (empty domain)",
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def command(name: str, help_text: str) -> argparse.ArgumentParser:
+        sub = commands.add_parser(name, help=help_text, description=help_text)
+        sub.add_argument(
+            "--format",
+            choices=("text", "json"),
+            default="text",
+            help="output format (json is the canonical form)",
+        )
+        return sub
+
+    maps = command("maps", "indexing maps of HLO instructions (entry ROOT by default)")
+    maps.add_argument("file", metavar="FILE.hlo", help="an HLO module in text form")
+    which = maps.add_mutually_exclusive_group()
+    which.add_argument("--instruction", metavar="NAME", help="one instruction of the entry")
+    which.add_argument("--all", action="store_true", help="every non-parameter instruction")
+    maps.add_argument(
+        "--direction",
+        choices=("o2i", "i2o", "both"),
+        default="both",
+        help="output→input, input→output, or both (default)",
+    )
+    maps.add_argument("--no-simplify", action="store_true", help="print maps unsimplified")
+    maps.set_defaults(run=_run_maps)
+
+    simplify = command("simplify", "simplify an indexing map with the proven rules")
+    simplify.add_argument("map", nargs="?", metavar="MAP", help="a map in XLA text form (or @FILE)")
+    simplify.add_argument(
+        "--prove",
+        action="store_true",
+        help="prove the result equal to the input (isl, cross-checked by z3)",
+    )
+    simplify.add_argument(
+        "--batch", metavar="FILE", help="one map per line ('-' for stdin); JSON lines out, in order"
+    )
+    simplify.set_defaults(run=_run_simplify)
+
+    equiv = command("equiv", "prove two indexing maps equal, or show a counterexample")
+    equiv.add_argument("map_a", nargs="?", metavar="MAP_A", help="a map (or @FILE)")
+    equiv.add_argument("map_b", nargs="?", metavar="MAP_B", help="a map (or @FILE)")
+    equiv.add_argument(
+        "--pointwise",
+        action="store_true",
+        help="compare as functions of dims and symbols (same variables), "
+        "not as relations with existential symbols",
+    )
+    equiv.add_argument(
+        "--batch",
+        metavar="FILE",
+        help="one tab-separated pair per line ('-' for stdin); JSON lines out",
+    )
+    equiv.set_defaults(run=_run_equiv)
+
+    prove = command("prove-rules", "prove every simplifier rule's lemma (z3)")
+    prove.set_defaults(run=_run_prove_rules)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
+    """Run the command line; returns the exit code."""
+    stream = out or sys.stdout
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit_:
+        return EXIT_BAD_INPUT if exit_.code else EXIT_OK
+    try:
+        code: int = args.run(args, stream)
+        return code
+    except (VerifierError, OSError) as error:
+        print(f"verifier: error: {error}", file=sys.stderr)
+        return EXIT_BAD_INPUT

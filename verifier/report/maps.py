@@ -1,0 +1,137 @@
+"""The `maps` report: indexing maps of instructions as plain data and text.
+
+The JSON shape (DESIGN.md) is one object per module::
+
+    {"module": "m", "instructions": [
+      {"name": "bc0", "opcode": "broadcast",
+       "output_to_input": [{"output": 0, "operand": 0, "operand_name": "p0",
+                            "maps": ["(d0, d1, d2) -> (d1), domain: ..."],
+                            "runtime_variables": []}],
+       "input_to_output": [{"operand": 0, "output": 0, "maps": [...]}]}]}
+
+An operand whose indexing is unknown gets ``"maps": "UNDEFINED"`` and a
+``"reason"``; an operand that is not read gets ``"maps": []``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from verifier.expr.indexing_map import IndexingMap, Undefined
+from verifier.expr.printer import print_map
+from verifier.hlo.module import Computation, Instruction, Module
+from verifier.indexing.analysis import input_to_output, output_count, output_to_input
+from verifier.indexing.registry import Indexing
+
+Direction = Literal["o2i", "i2o", "both"]
+MapTransform = Callable[[IndexingMap], IndexingMap]
+
+
+@dataclass(frozen=True)
+class MapsOptions:
+    direction: Direction = "both"
+    transform: MapTransform | None = None  # e.g. the simplifier
+
+
+def _one_line(indexing_map: IndexingMap) -> str:
+    return print_map(indexing_map).replace("\n", " ")
+
+
+def _indexing_json(indexing: Indexing, transform: MapTransform | None) -> dict[str, Any]:
+    if isinstance(indexing, Undefined):
+        return {"maps": "UNDEFINED", "reason": indexing.reason}
+    maps = [transform(m) if transform else m for m in indexing]
+    runtime: list[dict[str, Any]] = []
+    for position, indexing_map in enumerate(maps):
+        for index, variable in enumerate(indexing_map.rt_vars):
+            entry: dict[str, Any] = {
+                "map": position,
+                "variable": f"rt{index}",
+                "bounds": [variable.bounds.lower, variable.bounds.upper],
+            }
+            if variable.source is not None:
+                entry["instruction"] = variable.source.instruction
+                entry["read_at"] = _one_line(variable.source.index_map)
+            runtime.append(entry)
+    return {"maps": [_one_line(m) for m in maps], "runtime_variables": runtime}
+
+
+def instruction_json(
+    computation: Computation, instruction: Instruction, options: MapsOptions
+) -> dict[str, Any]:
+    """The maps of one instruction as JSON-ready data."""
+    entry: dict[str, Any] = {"name": instruction.name, "opcode": instruction.opcode}
+    if options.direction in ("o2i", "both"):
+        rows = []
+        for output in range(output_count(instruction)):
+            per_operand = output_to_input(computation, instruction, output)
+            for operand, indexing in enumerate(per_operand):
+                rows.append(
+                    {
+                        "output": output,
+                        "operand": operand,
+                        "operand_name": instruction.operands[operand],
+                        **_indexing_json(indexing, options.transform),
+                    }
+                )
+        entry["output_to_input"] = rows
+    if options.direction in ("i2o", "both"):
+        rows = []
+        for operand in range(len(instruction.operands)):
+            per_output = input_to_output(computation, instruction, operand)
+            for output, indexing in enumerate(per_output):
+                rows.append(
+                    {
+                        "operand": operand,
+                        "output": output,
+                        **_indexing_json(indexing, options.transform),
+                    }
+                )
+        entry["input_to_output"] = rows
+    return entry
+
+
+def module_json(
+    module: Module, instructions: Iterable[Instruction], options: MapsOptions
+) -> dict[str, Any]:
+    """The `maps` report of `instructions` (of the entry computation)."""
+    return {
+        "module": module.name,
+        "instructions": [
+            instruction_json(module.entry, instruction, options) for instruction in instructions
+        ],
+    }
+
+
+def render_text(report: dict[str, Any]) -> str:
+    """A readable rendering of `module_json`'s output."""
+    lines = [f"module {report['module']}"]
+    for entry in report["instructions"]:
+        lines.append(f"\n{entry['name']} ({entry['opcode']})")
+        for row in entry.get("output_to_input", []):
+            lines.append(
+                f"  output {row['output']} -> operand {row['operand']} ({row['operand_name']}):"
+            )
+            lines += _render_maps(row)
+        for row in entry.get("input_to_output", []):
+            lines.append(f"  operand {row['operand']} -> output {row['output']}:")
+            lines += _render_maps(row)
+    return "\n".join(lines)
+
+
+def _render_maps(row: dict[str, Any]) -> list[str]:
+    if row["maps"] == "UNDEFINED":
+        return [f"    UNDEFINED ({row['reason']})"]
+    if not row["maps"]:
+        return ["    (not read)"]
+    lines = [f"    {text}" for text in row["maps"]]
+    for variable in row.get("runtime_variables", []):
+        source = variable.get("instruction")
+        where = f" = {source} at {variable['read_at']}" if source else ""
+        lines.append(
+            f"      map {variable['map']}: {variable['variable']} in "
+            f"[{variable['bounds'][0]}, {variable['bounds'][1]}]{where}"
+        )
+    return lines
