@@ -275,3 +275,8 @@ def test_attributes_mapping_is_ordered_and_typed() -> None:
     assert attrs.raw("x") == "y"
     assert attrs.word("missing") is None
     assert hash(attrs) == hash(Attributes(attrs.entries))
+
+
+def test_comments_inside_balanced_values_are_skipped() -> None:
+    assert parse_attribute("x", "{a /* } */ b}") == RawAttribute("{a /* } */ b}")
+    assert parse_attribute("dimensions", "{1, /*index=1*/ 0}") == (1, 0)

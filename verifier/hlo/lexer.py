@@ -287,7 +287,7 @@ class Scanner:
         raise self.error("unterminated string: expected '\"'", pos)
 
     def skip_balanced(self, pos: int) -> int:
-        """The offset just after the bracket group opening at `pos` (strings skipped)."""
+        """The offset just after the bracket group opening at `pos` (strings, comments skipped)."""
         text, end = self.text, self.end
         stack: list[tuple[str, int]] = []
         index = pos
@@ -312,6 +312,10 @@ class Scanner:
                     return index
             elif char == '"':
                 index = self.skip_string(index)
+            elif _at_comment(text, index):
+                saved, self.pos = self.pos, index
+                self.skip_trivia()
+                index, self.pos = self.pos, saved
             else:
                 index += 1
 

@@ -1,0 +1,67 @@
+"""HLO text → immutable module (L1, pure Python).
+
+>>> from verifier.hlo import parse_module
+>>> parse_module("HloModule m\\nENTRY e {\\n  ROOT p = f32[2]{0} parameter(0)\\n}").entry.root.shape.rank
+1
+"""
+
+from verifier.hlo.attributes import (
+    Attributes,
+    AttributeValue,
+    BackendConfig,
+    ConvolutionDimensionNumbers,
+    DotDimensionNumbers,
+    FrontendAttributes,
+    GatherDimensionNumbers,
+    Metadata,
+    PaddingDim,
+    RawAttribute,
+    ReplicaGroups,
+    ScatterDimensionNumbers,
+    Sharding,
+    SliceDim,
+    WindowDim,
+    parse_attribute,
+)
+from verifier.hlo.module import Computation, Instruction, Module
+from verifier.hlo.parser import parse_module, parse_module_file
+from verifier.hlo.shape import (
+    COMBINE_DIMENSION,
+    Layout,
+    Shape,
+    Tile,
+    default_layout,
+    element_bit_width,
+    parse_shape,
+)
+
+__all__ = [
+    "COMBINE_DIMENSION",
+    "AttributeValue",
+    "Attributes",
+    "BackendConfig",
+    "Computation",
+    "ConvolutionDimensionNumbers",
+    "DotDimensionNumbers",
+    "FrontendAttributes",
+    "GatherDimensionNumbers",
+    "Instruction",
+    "Layout",
+    "Metadata",
+    "Module",
+    "PaddingDim",
+    "RawAttribute",
+    "ReplicaGroups",
+    "ScatterDimensionNumbers",
+    "Shape",
+    "Sharding",
+    "SliceDim",
+    "Tile",
+    "WindowDim",
+    "default_layout",
+    "element_bit_width",
+    "parse_attribute",
+    "parse_module",
+    "parse_module_file",
+    "parse_shape",
+]
