@@ -1,0 +1,96 @@
+"""Sum rules: a division and its remainder recombine into the dividend.
+
+Canonical sums themselves (flattening, like terms, order, constant last) are
+built by the core constructors; see `construction.py`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from verifier.expr.nodes import Add, Expr, FloorDiv, from_linear_terms, linear_terms, mod
+from verifier.simplify.ranges import Ranges
+from verifier.simplify.rules.base import ExprRule
+from verifier.simplify.rules.terms import Terms
+
+FAMILY = "sums"
+
+
+@dataclass(frozen=True)
+class _Pair:
+    """A sum holding ``k * c * (x floordiv c)`` and a partner for the rewrite."""
+
+    terms: Terms
+    constant: int
+    division: FloorDiv
+    scale: int
+
+
+def _match_recombine(expr: Expr) -> _Pair | None:
+    if not isinstance(expr, Add):
+        return None
+    terms, constant = linear_terms(expr)
+    for base, coefficient in terms.items():
+        if not isinstance(base, FloorDiv) or coefficient % base.divisor:
+            continue
+        scale = coefficient // base.divisor
+        if terms.get(mod(base.operand, base.divisor)) == scale:
+            return _Pair(terms, constant, base, scale)
+    return None
+
+
+def _recombine(match: _Pair, ranges: Ranges) -> Expr:
+    division = match.division
+    rest = {
+        b: k
+        for b, k in match.terms.items()
+        if b is not division and b is not mod(division.operand, division.divisor)
+    }
+    return from_linear_terms(rest, match.constant) + division.operand * match.scale
+
+
+def _match_to_mod(expr: Expr) -> _Pair | None:
+    if not isinstance(expr, Add):
+        return None
+    terms, constant = linear_terms(expr)
+    for base, coefficient in terms.items():
+        if not isinstance(base, FloorDiv) or coefficient % base.divisor:
+            continue
+        scale = -coefficient // base.divisor
+        dividend, _ = linear_terms(base.operand * scale)
+        if dividend and all(terms.get(b) == k for b, k in dividend.items()):
+            return _Pair(terms, constant, base, scale)
+    return None
+
+
+def _to_mod(match: _Pair, ranges: Ranges) -> Expr:
+    division = match.division
+    total = from_linear_terms(match.terms, match.constant)
+    # total = rest + k * x - k * c * (x floordiv c) = rest + k * (x mod c)
+    rest = total - division.operand * match.scale + division * (match.scale * division.divisor)
+    return rest + mod(division.operand, division.divisor) * match.scale
+
+
+RULES: tuple[ExprRule[Any], ...] = (
+    ExprRule(
+        name="sum_recombine_div_mod",
+        family=FAMILY,
+        description="(x floordiv c) * c * k + (x mod c) * k -> x * k:"
+        " (d0 floordiv 8) * 8 + d0 mod 8 -> d0",
+        lemma="c > 0 ⇒ k * c * (x floordiv c) + k * (x mod c) = k * x",
+        matches=_match_recombine,
+        side_condition=lambda match, ranges: True,
+        rewrite=_recombine,
+    ),
+    ExprRule(
+        name="sum_floordiv_to_mod",
+        family=FAMILY,
+        description="x * k - (x floordiv c) * c * k -> (x mod c) * k:"
+        " d0 - (d0 floordiv 4) * 4 -> d0 mod 4",
+        lemma="c > 0 ⇒ k * x - k * c * (x floordiv c) = k * (x mod c)",
+        matches=_match_to_mod,
+        side_condition=lambda match, ranges: True,
+        rewrite=_to_mod,
+    ),
+)

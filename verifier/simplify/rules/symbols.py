@@ -1,0 +1,243 @@
+"""Map rules: `mod` constraints merged and turned into bounds, symbols removed
+or rescaled, empty domains recognised.
+
+Each rewrites the whole map into one with the same relation.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from verifier.expr.evaluate import substitute
+from verifier.expr.indexing_map import IndexingMap, Variable
+from verifier.expr.interval import Interval
+from verifier.expr.nodes import Expr, Mod, Var, VarKind, const, mod
+from verifier.simplify.ranges import Ranges
+from verifier.simplify.rules.base import MapRule
+from verifier.simplify.size import map_size
+
+FAMILY = "symbols"
+
+
+def known_empty_like(indexing_map: IndexingMap) -> IndexingMap:
+    """The KNOWN EMPTY map with the same dims and number of results.
+
+    >>> from verifier.expr.parser import parse_map
+    >>> str(known_empty_like(parse_map("(d0) -> (d0), domain: d0 in [3, 1]")))
+    'KNOWN EMPTY'
+    """
+    return IndexingMap.create(
+        indexing_map.dims,
+        [const(0)] * indexing_map.num_results,
+        constraints=[(const(0), Interval(1, 1))],
+    )
+
+
+def _has_empty_bounds(indexing_map: IndexingMap) -> IndexingMap | None:
+    variables = indexing_map.dims + indexing_map.range_vars + indexing_map.rt_vars
+    if any(v.bounds.is_empty for v in variables) and indexing_map.constraints != (
+        (const(0), Interval(1, 1)),
+    ):
+        return indexing_map
+    return None
+
+
+# ---------------------------------------------------------------- mod constraints
+
+
+def _residues(indexing_map: IndexingMap) -> list[tuple[Mod, int]]:
+    """The constraints ``x mod c in [r, r]``."""
+    return [
+        (expr, interval.lower)
+        for expr, interval in indexing_map.constraints
+        if isinstance(expr, Mod) and interval.is_point
+    ]
+
+
+@dataclass(frozen=True)
+class _ModPair:
+    indexing_map: IndexingMap
+    first: tuple[Mod, int]
+    second: tuple[Mod, int]
+
+
+def _match_mod_pair(indexing_map: IndexingMap) -> _ModPair | None:
+    residues = _residues(indexing_map)
+    for i, first in enumerate(residues):
+        for second in residues[i + 1 :]:
+            if first[0].operand is second[0].operand:
+                return _ModPair(indexing_map, first, second)
+    return None
+
+
+def crt(r1: int, a: int, r2: int, b: int) -> int | None:
+    """The ``r`` in ``[0, lcm(a, b))`` with ``r ≡ r1 (mod a)`` and ``r ≡ r2 (mod b)``,
+    or None when there is none.
+
+    >>> crt(1, 4, 3, 6)
+    9
+    >>> crt(0, 4, 1, 6) is None
+    True
+    """
+    g = math.gcd(a, b)
+    if (r2 - r1) % g:
+        return None
+    lcm = a // g * b
+    # a * t ≡ r2 - r1 (mod b)  <=>  (a / g) * t ≡ (r2 - r1) / g (mod b / g)
+    t = ((r2 - r1) // g * pow(a // g, -1, b // g)) % (b // g) if b // g > 1 else 0
+    return (r1 + a * t) % lcm
+
+
+def _merge_mods(match: _ModPair, ranges: Ranges) -> IndexingMap:
+    (mod_a, r1), (mod_b, r2) = match.first, match.second
+    residue = crt(r1, mod_a.modulus, r2, mod_b.modulus)
+    if residue is None:
+        return known_empty_like(match.indexing_map)
+    lcm = math.lcm(mod_a.modulus, mod_b.modulus)
+    kept = [c for c in match.indexing_map.constraints if c[0] is not mod_a and c[0] is not mod_b]
+    kept.append((mod(mod_a.operand, lcm), Interval.point(residue)))
+    return match.indexing_map.replaced(constraints=kept)
+
+
+@dataclass(frozen=True)
+class _Lattice:
+    """A variable ``v`` with ``v mod c in [r, r]`` and its bounds."""
+
+    indexing_map: IndexingMap
+    variable: Var
+    modulus: int
+    residue: int
+
+    @property
+    def aligned(self) -> Interval:
+        """The bounds rounded inward to the lattice ``r + c * t``."""
+        bounds = self.indexing_map.bounds(self.variable)
+        c, r = self.modulus, self.residue
+        return Interval(
+            bounds.lower + (r - bounds.lower) % c, bounds.upper - (bounds.upper - r) % c
+        )
+
+
+def _lattices(indexing_map: IndexingMap) -> list[_Lattice]:
+    return [
+        _Lattice(indexing_map, expr.operand, expr.modulus, residue)
+        for expr, residue in _residues(indexing_map)
+        if isinstance(expr.operand, Var) and 0 <= residue < expr.modulus
+    ]
+
+
+def _match_unaligned(indexing_map: IndexingMap) -> _Lattice | None:
+    for lattice in _lattices(indexing_map):
+        if lattice.aligned != indexing_map.bounds(lattice.variable):
+            return lattice
+    return None
+
+
+def _with_bounds(indexing_map: IndexingMap, variable: Var, bounds: Interval) -> IndexingMap:
+    return indexing_map.replaced(constraints=[*indexing_map.constraints, (variable, bounds)])
+
+
+def _match_rescalable(indexing_map: IndexingMap) -> _Lattice | None:
+    for lattice in _lattices(indexing_map):
+        if lattice.variable.kind is VarKind.RANGE and lattice.aligned == indexing_map.bounds(
+            lattice.variable
+        ):
+            return lattice
+    return None
+
+
+def _rescaled(lattice: _Lattice) -> IndexingMap:
+    """``s -> s * c + r`` with ``s`` in ``[(lo - r) / c, (hi - r) / c]``."""
+    indexing_map, s = lattice.indexing_map, lattice.variable
+    c, r = lattice.modulus, lattice.residue
+    bounds = indexing_map.bounds(s)
+    image = s * c + r
+
+    def replacement(v: Var) -> Expr:
+        return image if v is s else v
+
+    range_vars = list(indexing_map.range_vars)
+    range_vars[s.index] = Variable(Interval((bounds.lower - r) // c, (bounds.upper - r) // c))
+    return IndexingMap.create(
+        indexing_map.dims,
+        [substitute(e, replacement) for e in indexing_map.results],
+        range_vars=range_vars,
+        rt_vars=indexing_map.rt_vars,
+        constraints=[
+            (substitute(e, replacement), b)
+            for e, b in indexing_map.constraints
+            if e is not mod(s, c)
+        ],
+    )
+
+
+def _has_free_symbols(indexing_map: IndexingMap) -> bool:
+    return indexing_map.remove_unused_symbols() != indexing_map
+
+
+RULES: tuple[MapRule[Any], ...] = (
+    MapRule(
+        name="domain_empty_bounds",
+        family=FAMILY,
+        description="a variable with an empty interval makes the map KNOWN EMPTY:"
+        " (d0) -> (d0), d0 in [3, 1] -> KNOWN EMPTY",
+        lemma="lo > hi ⇒ ¬(lo <= x <= hi)",
+        matches=_has_empty_bounds,
+        side_condition=lambda m, ranges: True,
+        rewrite=lambda m, ranges: known_empty_like(m),
+    ),
+    MapRule(
+        name="constraint_mod_merge_lcm",
+        family=FAMILY,
+        description="x mod a in [r1, r1] and x mod b in [r2, r2] become x mod lcm(a, b)"
+        " in [r, r] (Chinese remainders), or KNOWN EMPTY when no r exists:"
+        " d0 mod 4 in [1, 1], d0 mod 6 in [3, 3] -> d0 mod 12 in [9, 9]",
+        lemma="r = r1 + a * t ≡ r2 (mod b) ∧ l = lcm(a, b) ⇒"
+        " (x mod a = r1 ∧ x mod b = r2 ⇔ x mod l = r mod l)",
+        matches=_match_mod_pair,
+        side_condition=lambda match, ranges: True,
+        rewrite=_merge_mods,
+    ),
+    MapRule(
+        name="constraint_mod_tighten_bounds",
+        family=FAMILY,
+        description="x mod c in [r, r] rounds x's bounds inward to the lattice r + c * t:"
+        " d0 in [0, 10], d0 mod 4 in [1, 1] -> d0 in [1, 9]",
+        lemma="0 <= r < c ⇒ (x mod c = r ∧ lo <= x <= hi ⇔"
+        " x mod c = r ∧ lo + (r - lo) mod c <= x <= hi - (hi - r) mod c)",
+        matches=_match_unaligned,
+        side_condition=lambda lattice, ranges: True,
+        rewrite=lambda lattice, ranges: _with_bounds(
+            lattice.indexing_map, lattice.variable, lattice.aligned
+        ),
+    ),
+    MapRule(
+        name="rescale_symbol",
+        family=FAMILY,
+        description="a range variable pinned to a lattice by s mod c in [r, r] is replaced"
+        " by s * c + r (when the map does not grow): (d0)[s0] -> (d0 + s0),"
+        " s0 in [1, 9], s0 mod 4 in [1, 1] -> (d0)[s0] -> (d0 + s0 * 4 + 1), s0 in [0, 2]",
+        lemma="0 <= r < c ⇒ ((s mod c = r ∧ lo <= s <= hi) ⇔"
+        " ∃t. s = c * t + r ∧ (lo - r) ceildiv c <= t <= (hi - r) floordiv c)",
+        matches=_match_rescalable,
+        side_condition=lambda lattice, ranges: (
+            map_size(_rescaled(lattice)) <= map_size(lattice.indexing_map)
+        ),
+        rewrite=lambda lattice, ranges: _rescaled(lattice),
+        changes_variables=True,
+    ),
+    MapRule(
+        name="remove_unused_symbols",
+        family=FAMILY,
+        description="symbols that occur in no result and share no constraint with a kept"
+        " variable are removed when their own constraints are satisfiable:"
+        " (d0)[s0, s1] -> (d0 + s1) -> (d0)[s0] -> (d0 + s0)",
+        lemma="(∃y. Q(y)) ⇒ ((∃y. P(x) ∧ Q(y)) ⇔ P(x))",
+        matches=lambda m: m if _has_free_symbols(m) else None,
+        side_condition=lambda m, ranges: True,
+        rewrite=lambda m, ranges: m.remove_unused_symbols(),
+        changes_variables=True,
+    ),
+)
