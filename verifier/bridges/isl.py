@@ -1,0 +1,611 @@
+"""IndexingMap ↔ isl (islpy): exact Presburger translations and the
+set-algebra questions the checks ask.
+
+Translation (`IslExprConverter`, one method per node kind): every variable of
+a map becomes a named set dimension (``d0 …, s0 …, rt0 …``) and every
+expression an isl affine function over that space — ``floordiv`` is
+``floor(e / c)``, ``ceildiv`` is ``ceil(e / c)``, ``mod`` is isl's ``mod``
+(``e - c * floor(e / c)``), all with the positive divisors the nodes guarantee,
+which is exactly isl's semantics; ``min``/``max`` become piecewise functions.
+isl introduces the existentially quantified division variables itself.  The
+objects are built through isl's API, not its string parser (which alone costs
+about a millisecond a pair).
+
+For example ``(d0)[s0] -> (d0 floordiv 2 + s0), domain: d0 in [0, 9],
+s0 in [0, 1]`` becomes the relation
+``{ [d0] -> [o0] : exists s0 : 0 <= d0 <= 9 and 0 <= s0 <= 1
+and o0 = floor(d0 / 2) + s0 }``.
+
+Spaces are aligned by variable *name*: two maps with the same variables get
+the same space, so their graphs compare directly.
+
+Budget: every question runs under ``isl_ctx_set_max_operations``; running out
+is the three-valued answer `None`, never an exception or a hang.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, assert_never
+
+import islpy as isl
+
+from verifier.errors import InvalidMapError, SolverError, UnsupportedError
+from verifier.expr.evaluate import interval_of
+from verifier.expr.indexing_map import IndexingMap, Variable
+from verifier.expr.interval import Interval
+from verifier.expr.nodes import (
+    Add,
+    CeilDiv,
+    Const,
+    Expr,
+    FloorDiv,
+    Max,
+    Min,
+    Mod,
+    Mul,
+    Var,
+    VarKind,
+    add,
+    const,
+    floordiv,
+    mul,
+    var,
+)
+
+# Operations isl may spend on one question (a deterministic count, unlike a
+# timeout).  Simplifier-sized pairs need a few thousand; this leaves room for
+# maps with large coefficients without letting a pathological one run away.
+DEFAULT_MAX_OPERATIONS = 2_000_000
+
+# islpy reports an exhausted operation budget as an `isl.Error` carrying the
+# message of `isl_error_quota`; nothing else distinguishes it.
+_QUOTA_MESSAGE = "maximal number of operations exceeded"
+
+_DIM = isl.dim_type.set
+_IN = isl.dim_type.in_
+_OUT = isl.dim_type.out
+_DIV = isl.dim_type.div
+
+# One context per process: creating one per question would dominate the cost
+# of small questions, and isl objects from different contexts cannot meet.
+_CONTEXT = isl.Context()
+
+
+class _BudgetExhausted(Exception):
+    """isl ran out of operations (internal: surfaces as a `None` answer)."""
+
+
+@contextlib.contextmanager
+def _budget(max_operations: int) -> Iterator[None]:
+    """Run the body under an operation budget; translate isl's failures."""
+    _CONTEXT.set_max_operations(max_operations)
+    _CONTEXT.reset_operations()
+    try:
+        yield
+    except isl.Error as error:
+        if _QUOTA_MESSAGE in str(error):
+            raise _BudgetExhausted from error
+        raise SolverError(f"isl failed: {error}") from error
+    finally:
+        _CONTEXT.set_max_operations(0)
+        _CONTEXT.reset_operations()
+
+
+def _val(value: int) -> Any:
+    # isl.Val's int constructor takes a C long; larger Python ints go as text.
+    if -(1 << 62) <= value < (1 << 62):
+        return isl.Val(value, _CONTEXT)
+    return isl.Val(str(value), _CONTEXT)
+
+
+def _int(value: Any) -> int:
+    result = value.to_python()
+    assert isinstance(result, int), f"isl value {value} is not an integer"
+    return result
+
+
+@dataclass(frozen=True)
+class _SetSpace:
+    """A set space with named dimensions, with the local space and the zero
+    function every converter starts from (cached per tuple of names)."""
+
+    names: tuple[str, ...]
+    space: Any
+    local_space: Any
+    zero: Any
+
+
+@functools.lru_cache(maxsize=256)
+def _set_space(names: tuple[str, ...]) -> _SetSpace:
+    space = isl.Space.create_from_names(_CONTEXT, set=list(names))
+    local_space = isl.LocalSpace.from_space(space)
+    return _SetSpace(names, space, local_space, isl.Aff.zero_on_domain(local_space))
+
+
+@functools.lru_cache(maxsize=256)
+def _map_space(names: tuple[str, ...], num_results: int) -> Any:
+    return isl.Space.map_from_domain_and_range(
+        _set_space(names).space, isl.Space.set_alloc(_CONTEXT, 0, num_results)
+    )
+
+
+def _as_piecewise(function: Any) -> Any:
+    return function if isinstance(function, isl.PwAff) else isl.PwAff.from_aff(function)
+
+
+class IslExprConverter:
+    """Expression → isl affine function (`isl.Aff`, or `isl.PwAff` once a
+    ``min``/``max`` is involved) over the set space of `names`.
+
+    Interned nodes make the memo a cheap common-subexpression cache: XLA's
+    maps repeat sums like ``d0 * 100 + d1 * 10 + d2`` under several divisions.
+
+    >>> from verifier.expr.nodes import dim
+    >>> print(IslExprConverter(["d0", "d1"]).convert(dim(0) // 4 + dim(1)))
+    { [d0, d1] -> [(d1 + floor((d0)/4))] }
+    """
+
+    def __init__(self, names: Sequence[str]) -> None:
+        self._space = _set_space(tuple(names))
+        self._positions = {name: i for i, name in enumerate(self._space.names)}
+        self._memo: dict[Expr, Any] = {}
+
+    def convert(self, expr: Expr) -> Any:
+        result = self._memo.get(expr)
+        if result is None:
+            result = self._convert(expr)
+            self._memo[expr] = result
+        return result
+
+    def _convert(self, expr: Expr) -> Any:
+        match expr:
+            case Const(value):
+                return self.map_const(value)
+            case Var():
+                return self.map_var(expr)
+            case Add(operands):
+                return self.map_add(operands)
+            case Mul(operand, factor):
+                return self.map_mul(operand, factor)
+            case FloorDiv(operand, divisor):
+                return self.map_floordiv(operand, divisor)
+            case CeilDiv(operand, divisor):
+                return self.map_ceildiv(operand, divisor)
+            case Mod(operand, modulus):
+                return self.map_mod(operand, modulus)
+            case Min(lhs, rhs):
+                return self.map_min(lhs, rhs)
+            case Max(lhs, rhs):
+                return self.map_max(lhs, rhs)
+            case _:
+                assert_never(expr)
+
+    def map_const(self, value: int) -> Any:
+        return self._space.zero.set_constant_val(_val(value))
+
+    def map_var(self, variable: Var) -> Any:
+        position = self._positions.get(variable.name)
+        if position is None:
+            raise InvalidMapError(
+                f"'{variable.name}' is not one of the variables {', '.join(self._space.names)}"
+            )
+        return isl.Aff.var_on_domain(self._space.local_space, _DIM, position)
+
+    def map_add(self, operands: tuple[Expr, ...]) -> Any:
+        total = self.convert(operands[0])
+        for operand in operands[1:]:
+            if isinstance(operand, Const):
+                total = total.add_constant_val(_val(operand.value))
+                continue
+            term = self.convert(operand)
+            if isinstance(total, isl.Aff) and isinstance(term, isl.Aff):
+                total = total.add(term)
+            else:
+                total = _as_piecewise(total).add(_as_piecewise(term))
+        return total
+
+    def map_mul(self, operand: Expr, factor: int) -> Any:
+        return self.convert(operand).scale_val(_val(factor))
+
+    def map_floordiv(self, operand: Expr, divisor: int) -> Any:
+        # Nodes keep divisors > 1, so isl's floor(e / c) is Python's e // c.
+        return self.convert(operand).scale_down_val(_val(divisor)).floor()
+
+    def map_ceildiv(self, operand: Expr, divisor: int) -> Any:
+        return self.convert(operand).scale_down_val(_val(divisor)).ceil()
+
+    def map_mod(self, operand: Expr, modulus: int) -> Any:
+        # isl's mod by a positive constant lies in [0, modulus): Python's %.
+        return self.convert(operand).mod_val(_val(modulus))
+
+    def map_min(self, lhs: Expr, rhs: Expr) -> Any:
+        return _as_piecewise(self.convert(lhs)).min(_as_piecewise(self.convert(rhs)))
+
+    def map_max(self, lhs: Expr, rhs: Expr) -> Any:
+        return _as_piecewise(self.convert(lhs)).max(_as_piecewise(self.convert(rhs)))
+
+
+def _variable_names(indexing_map: IndexingMap) -> tuple[str, ...]:
+    return tuple(v.name for v in indexing_map.all_variables)
+
+
+def _domain(indexing_map: IndexingMap, converter: IslExprConverter) -> Any:
+    """The domain over all variables: bounds, then constraints."""
+    space = _set_space(_variable_names(indexing_map))
+    box = isl.BasicSet.universe(space.space)
+    for position, variable in enumerate(indexing_map.all_variables):
+        bounds = indexing_map.bounds(variable)
+        lower = isl.Constraint.inequality_alloc(space.local_space)
+        lower = lower.set_coefficient_val(_DIM, position, _val(1))
+        box = box.add_constraint(lower.set_constant_val(_val(-bounds.lower)))
+        upper = isl.Constraint.inequality_alloc(space.local_space)
+        upper = upper.set_coefficient_val(_DIM, position, _val(-1))
+        box = box.add_constraint(upper.set_constant_val(_val(bounds.upper)))
+    domain = box
+    for expr, interval in indexing_map.constraints:
+        function = converter.convert(expr)
+        lower_bound = converter.map_const(interval.lower)
+        upper_bound = converter.map_const(interval.upper)
+        if isinstance(function, isl.Aff):
+            part = function.ge_basic_set(lower_bound).intersect(function.le_basic_set(upper_bound))
+        else:
+            part = function.ge_set(_as_piecewise(lower_bound)).intersect(
+                function.le_set(_as_piecewise(upper_bound))
+            )
+        if isinstance(part, isl.Set) and isinstance(domain, isl.BasicSet):
+            domain = isl.Set.from_basic_set(domain)
+        domain = domain.intersect(part)
+    return domain
+
+
+def _graph(indexing_map: IndexingMap) -> Any:
+    """``{ [d, s, rt] -> [results] : domain }`` — the map as a function of all
+    its variables (no quantifier)."""
+    names = _variable_names(indexing_map)
+    converter = IslExprConverter(names)
+    domain = _domain(indexing_map, converter)
+    results = [converter.convert(r) for r in indexing_map.results]
+    map_space = _map_space(names, len(results))
+    if all(isinstance(r, isl.Aff) for r in results):
+        function = isl.MultiAff.zero(map_space)
+        for position, result in enumerate(results):
+            function = function.set_at(position, result)
+        graph = isl.Map.from_multi_aff(function)
+    else:
+        pieces = isl.PwAffList.alloc(_CONTEXT, len(results))
+        for result in results:
+            pieces = pieces.add(_as_piecewise(result))
+        graph = isl.Map.from_multi_pw_aff(isl.MultiPwAff.from_pw_aff_list(map_space, pieces))
+    return graph.intersect_domain(domain)
+
+
+def _num_symbols(indexing_map: IndexingMap) -> int:
+    return len(indexing_map.range_vars) + len(indexing_map.rt_vars)
+
+
+def _relation_with_witnesses(indexing_map: IndexingMap) -> Any:
+    """``{ [d] -> [results, s, rt] : domain }``: the relation with the symbols
+    kept as trailing outputs, so a related pair comes with its witness."""
+    return _graph(indexing_map).move_dims(
+        _OUT, indexing_map.num_results, _IN, indexing_map.num_dims, _num_symbols(indexing_map)
+    )
+
+
+def to_isl_map(indexing_map: IndexingMap, *, existential_symbols: bool = True) -> Any:
+    """The map as an `isl.Map`.
+
+    With `existential_symbols` (the default) the relation
+    ``{ [d] -> [results] : exists s, rt : domain }``; otherwise the graph
+    ``{ [d, s, rt] -> [results] : domain }`` over every variable.
+    """
+    graph = _graph(indexing_map)
+    if not existential_symbols:
+        return graph
+    return graph.project_out(_IN, indexing_map.num_dims, _num_symbols(indexing_map))
+
+
+def to_isl_set(indexing_map: IndexingMap) -> Any:
+    """The domain as an `isl.Set` over ``[d…, s…, rt…]`` (all named)."""
+    domain = _domain(indexing_map, IslExprConverter(_variable_names(indexing_map)))
+    return domain if isinstance(domain, isl.Set) else isl.Set.from_basic_set(domain)
+
+
+def isl_points(isl_object: Any) -> list[tuple[int, ...]]:
+    """Every integer point of a bounded `isl.Set`, or of an `isl.Map` as
+    flattened ``(inputs…, outputs…)`` tuples (for tests on small domains)."""
+    points_set = isl_object.wrap().flatten() if isinstance(isl_object, isl.Map) else isl_object
+    width = points_set.dim(_DIM)
+    points: list[tuple[int, ...]] = []
+
+    def collect(point: Any) -> None:
+        points.append(tuple(_int(point.get_coordinate_val(_DIM, i)) for i in range(width)))
+
+    points_set.foreach_point(collect)
+    return points
+
+
+# ----------------------------------------------------------------- questions
+
+
+@dataclass(frozen=True)
+class IslComparison:
+    """isl's answer to "are these two maps equal?".
+
+    `differs` is three-valued: `False` (equal), `True` (a witness follows),
+    `None` (the operation budget ran out).  `vacuous` is set when both maps
+    are empty.  The witness is a point minimising first the sum of ``|d_i|``,
+    then the sum of ``|symbol|``, then lexicographically; its coordinates are
+    named ``d0 …`` and symbols ``s0 … rt0 …`` (of the map in `only_in`, in
+    relation mode), results ``r0 …`` (relation mode only).
+    """
+
+    differs: bool | None
+    vacuous: bool = False
+    only_in: Literal["a", "b"] | None = None
+    witness: tuple[tuple[str, int], ...] = ()
+
+
+def compare_relations(
+    a: IndexingMap, b: IndexingMap, *, max_operations: int = DEFAULT_MAX_OPERATIONS
+) -> IslComparison:
+    """Compare ``{ [d] -> [e] : exists symbols }`` of `a` and `b`.
+
+    ``(d0)[s0] -> (d0 + s0)`` and ``(d0)[s0] -> (d0 + 1 - s0)`` over
+    ``d0 in [0, 3], s0 in [0, 1]`` are equal (the same pairs, different
+    witnesses).  The maps must have the same numbers of dims and results
+    unless one of them is empty.
+    """
+    try:
+        with _budget(max_operations):
+            full_a, full_b = _relation_with_witnesses(a), _relation_with_witnesses(b)
+            relation_a = full_a.project_out(_OUT, a.num_results, _num_symbols(a))
+            relation_b = full_b.project_out(_OUT, b.num_results, _num_symbols(b))
+            empty_a, empty_b = relation_a.is_empty(), relation_b.is_empty()
+            if empty_a and empty_b:
+                return IslComparison(differs=False, vacuous=True)
+            if empty_a or empty_b:
+                side: Literal["a", "b"] = "b" if empty_a else "a"
+                difference = relation_b if empty_a else relation_a
+            else:
+                _require_same_arity(a, b)
+                if relation_a.is_equal(relation_b):
+                    return IslComparison(differs=False)
+                side, difference = "a", relation_a.subtract(relation_b)
+                if difference.is_empty():
+                    side, difference = "b", relation_b.subtract(relation_a)
+            shown, full = (a, full_a) if side == "a" else (b, full_b)
+            witnesses = full.intersect(difference.add_dims(_OUT, _num_symbols(shown)))
+            names = (
+                [f"d{i}" for i in range(shown.num_dims)]
+                + [f"r{i}" for i in range(shown.num_results)]
+                + [v.name for v in shown.symbols]
+            )
+            coordinates = _minimal_point(
+                witnesses.wrap().flatten(),
+                primary=range(shown.num_dims),
+                secondary=range(shown.num_dims + shown.num_results, len(names)),
+            )
+            return IslComparison(
+                differs=True, only_in=side, witness=tuple(zip(names, coordinates, strict=True))
+            )
+    except _BudgetExhausted:
+        return IslComparison(differs=None)
+
+
+def compare_pointwise(
+    a: IndexingMap, b: IndexingMap, *, max_operations: int = DEFAULT_MAX_OPERATIONS
+) -> IslComparison:
+    """Compare `a` and `b` as functions of all their variables: equal iff the
+    domains are equal and the results agree at every point of the domain.
+
+    The maps must declare the same variables unless one of them is empty.
+    """
+    try:
+        with _budget(max_operations):
+            graph_a, graph_b = _graph(a), _graph(b)
+            empty_a, empty_b = graph_a.is_empty(), graph_b.is_empty()
+            if empty_a and empty_b:
+                return IslComparison(differs=False, vacuous=True)
+            if empty_a or empty_b:
+                shown = b if empty_a else a
+                difference = (graph_b if empty_a else graph_a).domain()
+            else:
+                if _variable_names(a) != _variable_names(b):
+                    raise InvalidMapError(
+                        "pointwise comparison needs the same variables, got "
+                        f"{', '.join(_variable_names(a))} and {', '.join(_variable_names(b))}"
+                    )
+                _require_same_arity(a, b)
+                if graph_a.is_equal(graph_b):
+                    return IslComparison(differs=False)
+                shown = a
+                difference = (
+                    graph_a.subtract(graph_b).domain().union(graph_b.subtract(graph_a).domain())
+                )
+            names = _variable_names(shown)
+            coordinates = _minimal_point(
+                difference,
+                primary=range(shown.num_dims),
+                secondary=range(shown.num_dims, len(names)),
+            )
+            return IslComparison(differs=True, witness=tuple(zip(names, coordinates, strict=True)))
+    except _BudgetExhausted:
+        return IslComparison(differs=None)
+
+
+def is_empty(
+    indexing_map: IndexingMap, *, max_operations: int = DEFAULT_MAX_OPERATIONS
+) -> bool | None:
+    """Whether the domain has no integer point (`None`: budget exhausted)."""
+    try:
+        with _budget(max_operations):
+            result: bool = to_isl_set(indexing_map).is_empty()
+            return result
+    except _BudgetExhausted:
+        return None
+
+
+def _require_same_arity(a: IndexingMap, b: IndexingMap) -> None:
+    if (a.num_dims, a.num_results) != (b.num_dims, b.num_results):
+        raise InvalidMapError(
+            f"cannot compare a map with {a.num_dims} dims and {a.num_results} results "
+            f"to one with {b.num_dims} dims and {b.num_results} results"
+        )
+
+
+def _minimal_point(points: Any, *, primary: range, secondary: range) -> list[int]:
+    """A point of the non-empty set `points` minimising ``(Σ|x_i| over
+    primary, Σ|x_i| over secondary, x)`` lexicographically — small numbers
+    are what a reader can check by hand.
+
+    isl's lexmin minimises leading coordinates first, so the set is lifted to
+    ``[P, S, x, t]`` with ``t_i >= |x_i|`` (``t_i >= x_i``, ``t_i >= -x_i``),
+    ``P = Σ t_i`` and ``S = Σ t_j``; at the minimum every ``t_i = |x_i|``.
+    """
+    width: int = points.dim(_DIM)
+    lifted = points.insert_dims(_DIM, 0, 2).add_dims(_DIM, width)
+    local_space = isl.LocalSpace.from_space(lifted.get_space())
+    one, minus_one = _val(1), _val(-1)
+
+    def x(i: int) -> int:
+        return 2 + i
+
+    def t(i: int) -> int:
+        return 2 + width + i
+
+    for i in range(width):
+        for sign in (one, minus_one):
+            constraint = isl.Constraint.inequality_alloc(local_space)
+            constraint = constraint.set_coefficient_val(_DIM, t(i), one)
+            lifted = lifted.add_constraint(constraint.set_coefficient_val(_DIM, x(i), sign))
+    for total, group in ((0, primary), (1, secondary)):
+        constraint = isl.Constraint.equality_alloc(local_space).set_coefficient_val(
+            _DIM, total, one
+        )
+        for i in group:
+            constraint = constraint.set_coefficient_val(_DIM, t(i), minus_one)
+        lifted = lifted.add_constraint(constraint)
+    smallest = lifted.project_out(_DIM, 2 + width, width).lexmin().sample_point()
+    return [_int(smallest.get_coordinate_val(_DIM, x(i))) for i in range(width)]
+
+
+# ----------------------------------------------------------------- isl → map
+
+
+class IslAffConverter:
+    """isl quasi-affine function → expression over the variables named by the
+    function's input dimensions (``d0``, ``s1``, ``rt0``).
+
+    isl writes a function as ``(Σ c_i x_i + Σ e_j q_j + k) / den`` with
+    division variables ``q_j = floor(f_j)``; each part maps to one node:
+    ``{ [d0] -> [(floor((d0)/4) + 1)] }`` becomes ``d0 floordiv 4 + 1``.
+    """
+
+    def convert(self, aff: Any) -> Expr:
+        """The function's value; a rational function is floored, which is
+        exact where isl guarantees it integral (on its piece's domain)."""
+        denominator = _int(aff.get_denominator_val())
+
+        def scaled(value: Any) -> int:
+            return _int(value.mul(_val(denominator)))
+
+        terms: list[Expr] = [const(scaled(aff.get_constant_val()))]
+        for position in range(aff.dim(_IN)):
+            coefficient = scaled(aff.get_coefficient_val(_IN, position))
+            if coefficient:
+                terms.append(mul(self.map_variable(aff, position), coefficient))
+        for position in range(aff.dim(_DIV)):
+            coefficient = scaled(aff.get_coefficient_val(_DIV, position))
+            if coefficient:
+                terms.append(mul(self.map_division(aff, position), coefficient))
+        return floordiv(add(*terms), denominator)
+
+    def map_variable(self, aff: Any, position: int) -> Var:
+        return _variable_named(aff.get_dim_name(_IN, position))
+
+    def map_division(self, aff: Any, position: int) -> Expr:
+        # get_div gives the argument f_j of floor(f_j), possibly rational.
+        return self.convert(aff.get_div(position))
+
+
+def _variable_named(name: str | None) -> Var:
+    for kind in (VarKind.RT, VarKind.RANGE, VarKind.DIM):
+        prefix = kind.value
+        if name and name.startswith(prefix) and name[len(prefix) :].isdigit():
+            return var(kind, int(name[len(prefix) :]))
+    raise UnsupportedError(f"isl dimension {name!r} is not named like d0, s0 or rt0")
+
+
+def _bounds(domain: Any, position: int) -> Interval:
+    local_space = isl.LocalSpace.from_space(domain.get_space())
+    coordinate = isl.Aff.var_on_domain(local_space, _DIM, position)
+    lower, upper = domain.min_val(coordinate), domain.max_val(coordinate)
+    if not (lower.is_int() and upper.is_int()):
+        raise UnsupportedError(
+            f"dimension {domain.get_dim_name(_DIM, position)} of {domain} is unbounded"
+        )
+    return Interval(_int(lower), _int(upper))
+
+
+def from_isl_map(isl_map: Any) -> IndexingMap:
+    """An `IndexingMap` equal (as a relation) to a single-valued `isl.Map` with
+    one quasi-affine piece on one convex domain; input dimensions named
+    ``d0 …`` (then ``s0 …``, ``rt0 …`` for a graph from
+    ``to_isl_map(…, existential_symbols=False)``).
+
+    ``{ [d0] -> [o0] : o0 = floor(d0 / 4) and 0 <= d0 <= 7 }`` becomes
+    ``(d0) -> (d0 floordiv 4), domain: d0 in [0, 7]``.  Anything else
+    (several pieces, a union domain, an unbounded variable, other names)
+    raises `UnsupportedError`.
+    """
+    names = [isl_map.get_dim_name(_IN, i) for i in range(isl_map.dim(_IN))]
+    variables = [_variable_named(name) for name in names]
+    counts = {kind: sum(1 for v in variables if v.kind is kind) for kind in VarKind}
+    header = [var(kind, i) for kind in VarKind for i in range(counts[kind])]
+    if variables != header:
+        raise UnsupportedError(f"isl map inputs {names} are not in d, s, rt header order")
+    if isl_map.is_empty():
+        return IndexingMap.create(
+            [(0, -1)] * counts[VarKind.DIM],
+            [0] * isl_map.dim(_OUT),
+            range_vars=[(0, -1)] * counts[VarKind.RANGE],
+            rt_vars=[(0, -1)] * counts[VarKind.RT],
+        )
+    function = isl_map.as_pw_multi_aff()
+    pieces: list[tuple[Any, Any]] = []
+    function.foreach_piece(lambda domain, value: pieces.append((domain, value)))
+    if len(pieces) != 1:
+        raise UnsupportedError(f"isl map {isl_map} has {len(pieces)} pieces, not one")
+    domain, value = pieces[0]
+    basic_sets = domain.coalesce().get_basic_sets()
+    if len(basic_sets) != 1:
+        raise UnsupportedError(f"the domain of isl map {isl_map} is not convex")
+    bounds = {v: _bounds(domain, position) for position, v in enumerate(variables)}
+    converter = IslAffConverter()
+    results = [converter.convert(value.get_at(i)) for i in range(value.dim(_OUT))]
+    constraints: list[tuple[Expr, Interval]] = []
+    for constraint in basic_sets[0].get_constraints():
+        expr = converter.convert(constraint.get_aff())
+        values = interval_of(expr, bounds.__getitem__)
+        if constraint.is_equality():
+            constraints.append((expr, Interval(0, 0)))
+        elif values.lower < 0:
+            # `expr >= 0` becomes `expr in [0, U]` with U its largest value
+            # on the bounds' box, so the upper end never cuts a point off.
+            # (With values.lower >= 0 it is one of the bounds: implied.)
+            constraints.append((expr, Interval(0, max(0, values.upper))))
+
+    def declared(kind: VarKind) -> list[Variable]:
+        return [Variable(bounds[var(kind, i)]) for i in range(counts[kind])]
+
+    return IndexingMap.create(
+        declared(VarKind.DIM),
+        results,
+        range_vars=declared(VarKind.RANGE),
+        rt_vars=declared(VarKind.RT),
+        constraints=constraints,
+    )

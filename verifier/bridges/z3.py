@@ -1,0 +1,266 @@
+"""IndexingMap → z3: integer terms with floor semantics, domain formulas, and
+the comparison questions the checks ask (z3 is the second witness to isl).
+
+Floor semantics.  z3's integer ``div``/``mod`` are *Euclidean*: the remainder
+is always in ``[0, |c|)``.  For a positive divisor ``c`` that is exactly
+floor division (``x = c * q + r, 0 <= r < c`` has one solution, and it is
+``q = x // c``, ``r = x % c`` in Python).  Expression nodes keep every
+divisor positive (``x floordiv -c`` is built as ``(-x) floordiv c``), so the
+encoding below is ``x div c`` for ``floordiv``, ``x mod c`` for ``mod`` and
+``-((-x) div c)`` for ``ceildiv`` — each guarded by an assertion that the
+divisor is positive, where the Euclidean and floor definitions coincide.
+
+For example ``(d0) -> ((d0 - 7) floordiv 2)`` on ``d0 in [0, 9]`` becomes
+the term ``(d0 - 7) div 2`` with domain ``0 <= d0 <= 9``; at ``d0 = 0`` z3
+and Python both give ``-4``.
+
+Budget: every solver gets a deterministic ``rlimit``; an exhausted limit is
+the answer `None` ("can't tell"), never a wall-clock timeout.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, assert_never
+
+import z3
+
+from verifier.expr.indexing_map import IndexingMap
+from verifier.expr.nodes import Add, CeilDiv, Const, Expr, FloorDiv, Max, Min, Mod, Mul, Var
+
+# z3 resource units one question may spend (deterministic, machine
+# independent).  Simplifier-sized pairs need tens of thousands.
+DEFAULT_RLIMIT = 5_000_000
+
+# A universally quantified symbol box up to this many points is expanded
+# into a conjunction (quantifier-free, which z3 decides reliably); larger
+# boxes stay quantified and may come back unknown.
+_EXPANSION_LIMIT = 256
+
+
+class Z3ExprConverter:
+    """Expression → z3 integer term over the given variables (one method per
+    node kind; a memo shares repeated sub-terms)."""
+
+    def __init__(self, variables: Mapping[Var, Any]) -> None:
+        self._variables = variables
+        self._memo: dict[Expr, Any] = {}
+
+    def convert(self, expr: Expr) -> Any:
+        result = self._memo.get(expr)
+        if result is None:
+            result = self._convert(expr)
+            self._memo[expr] = result
+        return result
+
+    def _convert(self, expr: Expr) -> Any:
+        match expr:
+            case Const(value):
+                return self.map_const(value)
+            case Var():
+                return self.map_var(expr)
+            case Add(operands):
+                return self.map_add(operands)
+            case Mul(operand, factor):
+                return self.map_mul(operand, factor)
+            case FloorDiv(operand, divisor):
+                return self.map_floordiv(operand, divisor)
+            case CeilDiv(operand, divisor):
+                return self.map_ceildiv(operand, divisor)
+            case Mod(operand, modulus):
+                return self.map_mod(operand, modulus)
+            case Min(lhs, rhs):
+                return self.map_min(lhs, rhs)
+            case Max(lhs, rhs):
+                return self.map_max(lhs, rhs)
+            case _:
+                assert_never(expr)
+
+    def map_const(self, value: int) -> Any:
+        return z3.IntVal(value)
+
+    def map_var(self, variable: Var) -> Any:
+        return self._variables[variable]
+
+    def map_add(self, operands: tuple[Expr, ...]) -> Any:
+        return z3.Sum([self.convert(operand) for operand in operands])
+
+    def map_mul(self, operand: Expr, factor: int) -> Any:
+        return self.convert(operand) * factor
+
+    def map_floordiv(self, operand: Expr, divisor: int) -> Any:
+        assert divisor > 0, "Euclidean div equals floordiv only for a positive divisor"
+        return self.convert(operand) / divisor
+
+    def map_ceildiv(self, operand: Expr, divisor: int) -> Any:
+        assert divisor > 0, "Euclidean div equals floordiv only for a positive divisor"
+        return -((-self.convert(operand)) / divisor)
+
+    def map_mod(self, operand: Expr, modulus: int) -> Any:
+        assert modulus > 0, "Euclidean mod equals Python's % only for a positive modulus"
+        return self.convert(operand) % modulus
+
+    def map_min(self, lhs: Expr, rhs: Expr) -> Any:
+        a, b = self.convert(lhs), self.convert(rhs)
+        return z3.If(a <= b, a, b)
+
+    def map_max(self, lhs: Expr, rhs: Expr) -> Any:
+        a, b = self.convert(lhs), self.convert(rhs)
+        return z3.If(a >= b, a, b)
+
+
+@dataclass(frozen=True)
+class Z3Map:
+    """An indexing map in z3: one integer constant per variable, the domain
+    as a formula (bounds and constraints), the results as terms."""
+
+    variables: Mapping[Var, Any]
+    domain: Any
+    results: tuple[Any, ...]
+
+
+def to_z3(indexing_map: IndexingMap, *, names: Mapping[Var, str] | None = None) -> Z3Map:
+    """The map's z3 translation; variable ``v`` becomes the integer constant
+    ``names[v]`` (default ``v.name``, so maps with the same variables share
+    them — z3 identifies constants by name)."""
+    variables = {
+        v: z3.Int(v.name if names is None else names[v]) for v in indexing_map.all_variables
+    }
+    converter = Z3ExprConverter(variables)
+    conditions = []
+    for v, term in variables.items():
+        bounds = indexing_map.bounds(v)
+        conditions += [term >= bounds.lower, term <= bounds.upper]
+    for expr, interval in indexing_map.constraints:
+        term = converter.convert(expr)
+        conditions += [term >= interval.lower, term <= interval.upper]
+    return Z3Map(
+        variables=variables,
+        domain=z3.And(conditions),
+        results=tuple(converter.convert(r) for r in indexing_map.results),
+    )
+
+
+# ----------------------------------------------------------------- questions
+
+
+@dataclass(frozen=True)
+class Z3Answer:
+    """z3's answer to "are these two maps equal?": `differs` is `False`
+    (proved equal), `True` (with a witness: named coordinates), or `None`
+    (budget exhausted or z3 gave up — `reason` says which)."""
+
+    differs: bool | None
+    witness: tuple[tuple[str, int], ...] = ()
+    reason: str = ""
+
+
+def _solve(formula: Any, rlimit: int, shown: Sequence[tuple[str, Any]]) -> Z3Answer:
+    """Satisfiability of `formula`: sat means the maps differ."""
+    solver = z3.Solver()
+    solver.set("rlimit", rlimit)
+    solver.add(formula)
+    status = solver.check()
+    if status == z3.unsat:
+        return Z3Answer(differs=False)
+    if status == z3.sat:
+        model = solver.model()
+        witness = tuple(
+            (name, model.eval(term, model_completion=True).as_long()) for name, term in shown
+        )
+        return Z3Answer(differs=True, witness=witness)
+    return Z3Answer(differs=None, reason=solver.reason_unknown())
+
+
+def _equal_results(left: Sequence[Any], right: Sequence[Any]) -> Any:
+    # Result tuples of different lengths (a "KNOWN EMPTY" map against a
+    # real one) are never equal.
+    if len(left) != len(right):
+        return z3.BoolVal(False)
+    return z3.And([x == y for x, y in zip(left, right, strict=True)])
+
+
+def compare_pointwise(a: IndexingMap, b: IndexingMap, *, rlimit: int = DEFAULT_RLIMIT) -> Z3Answer:
+    """Is there a point in exactly one domain, or in both with different
+    results?  (The maps must declare the same variables.)
+
+    ``(d0) -> (d0 mod 4)`` and ``(d0) -> (d0)`` on ``d0 in [0, 3]``: no
+    (unsat, equal); on ``d0 in [0, 4]``: yes, ``d0 = 4``.
+    """
+    za, zb = to_z3(a), to_z3(b)
+    mismatch = z3.Or(
+        za.domain != zb.domain,
+        z3.And(za.domain, zb.domain, z3.Not(_equal_results(za.results, zb.results))),
+    )
+    variables = {**zb.variables, **za.variables}
+    return _solve(mismatch, rlimit, [(v.name, term) for v, term in variables.items()])
+
+
+def _prefixed(indexing_map: IndexingMap, prefix: str) -> dict[Var, str]:
+    """Dims keep their names (shared between the maps); symbols are the map's own."""
+    return {
+        v: v.name if i < indexing_map.num_dims else f"{prefix}.{v.name}"
+        for i, v in enumerate(indexing_map.all_variables)
+    }
+
+
+def _relates(target: Z3Map, indexing_map: IndexingMap, results: Sequence[Any]) -> Any:
+    """``exists symbols: domain and results == target results`` as a formula
+    whose free variables are the dims and `results`' variables."""
+    body = z3.And(target.domain, _equal_results(target.results, results))
+    symbols = [target.variables[v] for v in indexing_map.symbols]
+    if not symbols:
+        return body
+    box = 1
+    for v in indexing_map.symbols:
+        box *= indexing_map.bounds(v).size
+    if box > _EXPANSION_LIMIT:
+        return z3.Exists(symbols, body)
+    ranges = [range(b.lower, b.upper + 1) for b in map(indexing_map.bounds, indexing_map.symbols)]
+    return z3.Or(
+        [
+            z3.substitute(body, *[(s, z3.IntVal(x)) for s, x in zip(symbols, point, strict=True)])
+            for point in itertools.product(*ranges)
+        ]
+    )
+
+
+def compare_relations(a: IndexingMap, b: IndexingMap, *, rlimit: int = DEFAULT_RLIMIT) -> Z3Answer:
+    """Is some pair ``(d, e)`` related by one map and not by the other
+    (symbols existential on each side)?  The witness names the dims.
+
+    ``(d0)[s0] -> (d0 + s0)`` and ``(d0)[s0] -> (d0 + 1 - s0)`` on
+    ``d0 in [0, 3], s0 in [0, 1]``: no (the same pairs, different witnesses).
+    """
+    za, zb = to_z3(a, names=_prefixed(a, "a")), to_z3(b, names=_prefixed(b, "b"))
+    only_in_a = z3.And(za.domain, z3.Not(_relates(zb, b, za.results)))
+    only_in_b = z3.And(zb.domain, z3.Not(_relates(za, a, zb.results)))
+    dims = [(f"d{i}", z3.Int(f"d{i}")) for i in range(max(a.num_dims, b.num_dims))]
+    return _solve(z3.Or(only_in_a, only_in_b), rlimit, dims)
+
+
+def relates(
+    indexing_map: IndexingMap,
+    dims: Sequence[int],
+    result: Sequence[int],
+    *,
+    rlimit: int = DEFAULT_RLIMIT,
+) -> bool | None:
+    """Whether the map relates ``dims -> result`` for some feasible symbols
+    (quantifier-free: the dims and result are fixed); `None` when z3 gives up."""
+    target = to_z3(indexing_map)
+    if len(dims) != indexing_map.num_dims:
+        return False
+    dim_terms = [target.variables[v] for v in indexing_map.all_variables[: len(dims)]]
+    fixed = [term == value for term, value in zip(dim_terms, dims, strict=True)]
+    values = [z3.IntVal(x) for x in result]
+    formula = z3.And(target.domain, *fixed, _equal_results(target.results, values))
+    solver = z3.Solver()
+    solver.set("rlimit", rlimit)
+    solver.add(formula)
+    status = solver.check()
+    if status == z3.unknown:
+        return None
+    return bool(status == z3.sat)

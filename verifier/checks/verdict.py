@@ -1,0 +1,48 @@
+"""Verdicts of checks: what a question's answer can be.
+
+`Outcome` is the vocabulary every check shares (DESIGN.md, "Exact or
+explicit"): a claim is ``proved`` or ``refuted`` (with a witness), or the
+answer says why it is neither — ``unknown`` (a solver budget ran out),
+``unsupported`` (outside the fragment the tool handles exactly), ``vacuous``
+(the question is about an empty domain, where every claim holds trivially).
+A check with its own words maps them onto it: `Verdict` is equivalence's.
+
+>>> Verdict.EQUAL.outcome
+<Outcome.PROVED: 'proved'>
+"""
+
+from __future__ import annotations
+
+import enum
+
+
+class Outcome(enum.Enum):
+    """The answer of any check."""
+
+    PROVED = "proved"
+    REFUTED = "refuted"
+    UNKNOWN = "unknown"
+    UNSUPPORTED = "unsupported"
+    VACUOUS = "vacuous"
+
+
+class Verdict(enum.Enum):
+    """The answer to "are these two maps equal?"."""
+
+    EQUAL = "equal"
+    DIFFERENT = "different"
+    UNKNOWN = "unknown"
+    VACUOUS = "vacuous"
+
+    @property
+    def outcome(self) -> Outcome:
+        """The shared `Outcome` this verdict is an instance of."""
+        return _OUTCOMES[self]
+
+
+_OUTCOMES = {
+    Verdict.EQUAL: Outcome.PROVED,
+    Verdict.DIFFERENT: Outcome.REFUTED,
+    Verdict.UNKNOWN: Outcome.UNKNOWN,
+    Verdict.VACUOUS: Outcome.VACUOUS,
+}
