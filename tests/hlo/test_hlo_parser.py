@@ -271,34 +271,7 @@ ENTRY e {
 
 # -- XLA dump features -----------------------------------------------------------------
 
-XLA_STYLE = """HloModule jit_f, is_scheduled=true, entry_computation_layout={(f32[10]{0}, f32[10]{0})->f32[10]{0}}, frontend_attributes={a="b"}
-
-FileNames
-1 "/tmp/x.py"
-
-FunctionNames
-1 "f"
-
-FileLocations
-1 {file_name_id=1 function_name_id=1 line=3 end_line=3 column=1 end_column=9}
-
-StackFrames
-1 {file_location_id=1 parent_frame_id=1}
-
-%fused_computation (param_0: f32[10], param_1.2: f32[10]) -> f32[10] {
-  %param_0 = f32[10]{0} parameter(0)
-  %param_1.2 = f32[10]{0} parameter(1)
-  ROOT %add.0 = f32[10]{0} add(f32[10]{0} %param_0, f32[10]{0} %param_1.2), metadata={op_type="add" op_name="jit(f)/add" source_file="/tmp/x.py" source_line=3}
-}
-
-ENTRY %main.4 (x.1: f32[10], y.1: f32[10]) -> f32[10] {
-  %x.1 = f32[10]{0} parameter(0), sharding={replicated}, metadata={op_name="x"}
-  %y.1 = f32[10]{0} parameter(1), frontend_attributes={_xla="v\\"x"}
-  /* a comment */ %t = (f32[10]{0}, f32[10]{0}, f32[10]{0}, f32[10]{0}, f32[10]{0}, /*index=5*/f32[10]{0}) tuple(%x.1, %x.1, %x.1, %x.1, %x.1, /*index=5*/%y.1)
-  %gte = f32[10]{0} get-tuple-element((f32[10]{0}, f32[10]{0}, f32[10]{0}, f32[10]{0}, f32[10]{0}, /*index=5*/f32[10]{0}) %t), index=5
-  ROOT %fusion = f32[10]{0} fusion(f32[10]{0} %x.1, f32[10]{0} %gte), kind=kLoop, calls=%fused_computation, backend_config={"outer":{"k":"}"}}, control-predecessors={%t}, custom_attr={x=[1,{2}]}
-}
-"""
+XLA_STYLE = (Path(__file__).parent / "xla_style.hlo").read_text(encoding="utf-8")
 
 
 def test_xla_dump_features() -> None:

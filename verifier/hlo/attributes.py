@@ -620,7 +620,7 @@ def _replica_groups(scanner: Scanner) -> ReplicaGroups:
             permutation = tuple(values)
         if sorted(permutation) != list(range(len(reshape))) or len(group_dims) != 2:
             raise scanner.error("invalid iota replica groups", start)
-        if prod(group_dims) != prod(reshape) or prod(reshape) > 1 << 20:
+        if prod(group_dims) != prod(reshape) or prod(reshape) > 1 << 16:
             raise scanner.error("iota replica groups: sizes do not match", start)
         devices = _transposed_iota(reshape, permutation)
         size = group_dims[1]
