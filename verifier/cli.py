@@ -168,10 +168,26 @@ def _run_simplify(args: argparse.Namespace, out: TextIO) -> int:
 
 def _run_maps(args: argparse.Namespace, out: TextIO) -> int:
     from verifier.hlo.parser import parse_module_file
-    from verifier.report.maps import MapsOptions, module_json, render_text
+    from verifier.report.maps import MapsOptions, module_json, render_text, to_parameters_json
 
     module = parse_module_file(args.file)
     entry = module.entry
+    transform = None
+    if not args.no_simplify:
+        from verifier.simplify import simplify
+
+        def transform(m: Any) -> Any:
+            return simplify(m).map
+
+    options = MapsOptions(args.direction, transform)
+    if args.to_parameters:
+        if args.instruction is not None or args.all or args.direction == "i2o":
+            raise VerifierError(
+                "--to-parameters composes output→input maps of the entry ROOT; "
+                "it does not combine with --instruction, --all or i2o"
+            )
+        _emit(to_parameters_json(module, options), args.format, render_text, out)
+        return EXIT_OK
     if args.instruction is not None:
         if not entry.has_instruction(args.instruction):
             names = ", ".join(i.name for i in entry.instructions[:20])
@@ -184,14 +200,7 @@ def _run_maps(args: argparse.Namespace, out: TextIO) -> int:
         instructions = [i for i in entry.instructions if i.opcode != "parameter"]
     else:
         instructions = [entry.root]
-    transform = None
-    if not args.no_simplify:
-        from verifier.simplify import simplify
-
-        def transform(m: Any) -> Any:
-            return simplify(m).map
-
-    report = module_json(module, instructions, MapsOptions(args.direction, transform))
+    report = module_json(module, instructions, options)
     _emit(report, args.format, render_text, out)
     return EXIT_OK
 
@@ -261,6 +270,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="output→input, input→output, or both (default)",
     )
     maps.add_argument("--no-simplify", action="store_true", help="print maps unsimplified")
+    maps.add_argument(
+        "--to-parameters",
+        action="store_true",
+        help="compose from the entry ROOT through the whole entry computation "
+        "(fusions included) to each entry parameter",
+    )
     maps.set_defaults(run=_run_maps)
 
     simplify = command("simplify", "simplify an indexing map with the proven rules")

@@ -21,8 +21,9 @@ from typing import Any, Literal
 
 from verifier.expr.indexing_map import IndexingMap, Undefined
 from verifier.expr.printer import print_map
+from verifier.fusion.compose import CALLING_OPCODES, ComposedIndexing, Composer
 from verifier.hlo.module import Computation, Instruction, Module
-from verifier.indexing.analysis import input_to_output, output_count, output_to_input
+from verifier.indexing.analysis import input_to_output, output_count
 from verifier.indexing.registry import Indexing
 
 Direction = Literal["o2i", "i2o", "both"]
@@ -39,7 +40,14 @@ def _one_line(indexing_map: IndexingMap) -> str:
     return print_map(indexing_map).replace("\n", " ")
 
 
-def _indexing_json(indexing: Indexing, transform: MapTransform | None) -> dict[str, Any]:
+def _indexing_json(
+    indexing: Indexing | ComposedIndexing, transform: MapTransform | None
+) -> dict[str, Any]:
+    multiplicities: list[int] | None = None
+    if isinstance(indexing, ComposedIndexing):
+        if not isinstance(indexing.maps, Undefined):
+            multiplicities = [counted.multiplicity for counted in indexing.maps]
+        indexing = indexing.indexing
     if isinstance(indexing, Undefined):
         return {"maps": "UNDEFINED", "reason": indexing.reason}
     maps = [transform(m) if transform else m for m in indexing]
@@ -55,18 +63,21 @@ def _indexing_json(indexing: Indexing, transform: MapTransform | None) -> dict[s
                 entry["instruction"] = variable.source.instruction
                 entry["read_at"] = _one_line(variable.source.index_map)
             runtime.append(entry)
-    return {"maps": [_one_line(m) for m in maps], "runtime_variables": runtime}
+    result: dict[str, Any] = {"maps": [_one_line(m) for m in maps], "runtime_variables": runtime}
+    if multiplicities is not None:
+        result["multiplicities"] = multiplicities
+    return result
 
 
 def instruction_json(
-    computation: Computation, instruction: Instruction, options: MapsOptions
+    composer: Composer, computation: Computation, instruction: Instruction, options: MapsOptions
 ) -> dict[str, Any]:
-    """The maps of one instruction as JSON-ready data."""
+    """The maps of one instruction as JSON-ready data (fusions and calls composed)."""
     entry: dict[str, Any] = {"name": instruction.name, "opcode": instruction.opcode}
     if options.direction in ("o2i", "both"):
         rows = []
         for output in range(output_count(instruction)):
-            per_operand = output_to_input(computation, instruction, output)
+            per_operand = composer.output_to_input(computation, instruction, output)
             for operand, indexing in enumerate(per_operand):
                 rows.append(
                     {
@@ -80,7 +91,12 @@ def instruction_json(
     if options.direction in ("i2o", "both"):
         rows = []
         for operand in range(len(instruction.operands)):
-            per_output = input_to_output(computation, instruction, operand)
+            per_output: tuple[Indexing, ...]
+            if instruction.opcode in CALLING_OPCODES:
+                reason = f"input→output maps through a {instruction.opcode} are not composed yet"
+                per_output = tuple(Undefined(reason) for _ in range(output_count(instruction)))
+            else:
+                per_output = input_to_output(computation, instruction, operand)
             for output, indexing in enumerate(per_output):
                 rows.append(
                     {
@@ -97,12 +113,45 @@ def module_json(
     module: Module, instructions: Iterable[Instruction], options: MapsOptions
 ) -> dict[str, Any]:
     """The `maps` report of `instructions` (of the entry computation)."""
+    composer = _composer(module, options)
     return {
         "module": module.name,
         "instructions": [
-            instruction_json(module.entry, instruction, options) for instruction in instructions
+            instruction_json(composer, module.entry, instruction, options)
+            for instruction in instructions
         ],
     }
+
+
+def to_parameters_json(module: Module, options: MapsOptions) -> dict[str, Any]:
+    """The entry ROOT's maps composed through the whole entry computation
+    (fusions included), one row per entry parameter."""
+    composer = _composer(module, options)
+    root = module.entry.root
+    rows = []
+    for output in range(output_count(root)):
+        composed = composer.computation_output_to_input(module.entry, output)
+        for number, (parameter, indexing) in enumerate(
+            zip(module.entry.parameters, composed, strict=True)
+        ):
+            rows.append(
+                {
+                    "output": output,
+                    "operand": number,
+                    "operand_name": parameter.name,
+                    **_indexing_json(indexing, None),
+                }
+            )
+    return {
+        "module": module.name,
+        "instructions": [{"name": root.name, "opcode": root.opcode, "output_to_input": rows}],
+    }
+
+
+def _composer(module: Module, options: MapsOptions) -> Composer:
+    if options.transform is None:
+        return Composer(module)
+    return Composer(module, transform=options.transform)
 
 
 def render_text(report: dict[str, Any]) -> str:

@@ -1,0 +1,198 @@
+"""Indexing maps of fusions and whole computations, composed along the graph.
+
+For output ``k`` of a computation, sets of maps are propagated from the root
+to the parameters in reverse topological order (every user before its
+producers), composing each user's set with the user's own output→input maps
+(`compose(consumer, producer)`).  Equal maps are merged at every node with a
+multiplicity (the number of use paths), so diamonds cost nothing extra:
+paths are never enumerated.  `Undefined` absorbs: once an operand's indexing
+is unknown, every producer reached through it is unknown too.
+
+The doc's ``p0 + transpose(p0)`` gives p0 two maps, ``(d0, d1) -> (d0, d1)``
+and ``(d0, d1) -> (d1, d0)``; ``add(p0, p0)`` gives one map with
+multiplicity 2.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from verifier.expr.indexing_map import IndexingMap, Undefined, compose
+from verifier.fusion.graph import computation_graph, users_first_order
+from verifier.hlo.module import Computation, Instruction, Module
+from verifier.hlo.shape import Shape
+from verifier.indexing import analysis
+from verifier.indexing.registry import Indexing
+
+MapTransform = Callable[[IndexingMap], IndexingMap]
+MapEquality = Callable[[IndexingMap, IndexingMap], bool]
+
+CALLING_OPCODES = frozenset({"fusion", "call"})
+
+# Maps are tracked per array value; a whole tuple consumed by an op other than
+# get-tuple-element has no element-to-element relation we can state.
+_TUPLE_VALUE = Undefined("indexing through a whole tuple value (not a get-tuple-element)")
+
+
+@dataclass(frozen=True)
+class CountedMap:
+    """A map and how many use paths produce it (reads per output element)."""
+
+    map: IndexingMap
+    multiplicity: int = 1
+
+
+@dataclass
+class _MapSet:
+    """A growing union of maps with multiplicities, or unknown indexing."""
+
+    maps: list[CountedMap] = field(default_factory=list)
+    undefined: Undefined | None = None
+
+    def add(self, counted: CountedMap, same: MapEquality) -> None:
+        for position, existing in enumerate(self.maps):
+            if existing.map == counted.map or same(existing.map, counted.map):
+                self.maps[position] = CountedMap(
+                    existing.map, existing.multiplicity + counted.multiplicity
+                )
+                return
+        self.maps.append(counted)
+
+
+@dataclass(frozen=True)
+class ComposedIndexing:
+    """Per operand (parameter) of a fusion or computation: its maps, or unknown."""
+
+    maps: tuple[CountedMap, ...] | Undefined
+
+    @property
+    def indexing(self) -> Indexing:
+        if isinstance(self.maps, Undefined):
+            return self.maps
+        return tuple(counted.map for counted in self.maps)
+
+
+@dataclass(frozen=True)
+class Composer:
+    """Composes output→input maps through computations of `module`.
+
+    `transform` is applied to every composed map (the simplifier);
+    `same` decides that two maps are equal as relations (e.g. isl equality)
+    when they are not already identical.
+    """
+
+    module: Module
+    transform: MapTransform = lambda m: m.remove_unused_symbols()
+    same: MapEquality = lambda a, b: False
+
+    def output_to_input(
+        self, computation: Computation, instruction: Instruction, output: int = 0
+    ) -> tuple[ComposedIndexing, ...]:
+        """Like `analysis.output_to_input`, with fusions and calls composed, and
+        the multiplicity of each map."""
+        if instruction.opcode in CALLING_OPCODES:
+            called = self.module.computation(instruction.called_computations[0])
+            return self.computation_output_to_input(called, output)
+        return tuple(
+            ComposedIndexing(
+                indexing
+                if isinstance(indexing, Undefined)
+                else tuple(CountedMap(m) for m in indexing)
+            )
+            for indexing in analysis.output_to_input(computation, instruction, output)
+        )
+
+    def computation_output_to_input(
+        self, computation: Computation, output: int = 0
+    ) -> tuple[ComposedIndexing, ...]:
+        """For output `output` of `computation`: one entry per parameter."""
+        graph = computation_graph(computation)
+        sets: dict[tuple[str, int], _MapSet] = {}
+        start = _root_target(computation, output)
+        shape = _output_shape(computation.instruction(start[0]), start[1])
+        sets[start] = _MapSet([CountedMap(IndexingMap.identity(shape.dimensions))])
+        for instruction in users_first_order(graph, computation):
+            for output_index in range(analysis.output_count(instruction)):
+                current = sets.pop((instruction.name, output_index), None)
+                if current is None or instruction.opcode == "parameter":
+                    if current is not None:
+                        sets[(instruction.name, output_index)] = current
+                    continue
+                self._propagate(computation, instruction, output_index, current, sets)
+        results: list[ComposedIndexing] = []
+        for parameter in computation.parameters:
+            found = sets.get((parameter.name, 0))
+            if parameter.shape.tuple_shapes is not None:
+                reached = any(name == parameter.name for name, _ in sets)
+                results.append(ComposedIndexing(_TUPLE_VALUE if reached else ()))
+            elif found is None:
+                results.append(ComposedIndexing(()))
+            elif found.undefined is not None:
+                results.append(ComposedIndexing(found.undefined))
+            else:
+                results.append(ComposedIndexing(tuple(found.maps)))
+        return tuple(results)
+
+    def _propagate(
+        self,
+        computation: Computation,
+        instruction: Instruction,
+        output_index: int,
+        current: _MapSet,
+        sets: dict[tuple[str, int], _MapSet],
+    ) -> None:
+        if instruction.opcode == "get-tuple-element":
+            target = (instruction.operands[0], instruction.integer("index"))
+            self._merge_into(sets, target, current)
+            return
+        if instruction.opcode == "tuple":
+            target = (instruction.operands[output_index], 0)
+            self._merge_into(sets, target, current)
+            return
+        per_operand = self.output_to_input(computation, instruction, output_index)
+        for operand_name, operand in zip(instruction.operands, per_operand, strict=True):
+            tuple_shapes = computation.instruction(operand_name).shape.tuple_shapes
+            if tuple_shapes is not None:
+                for element in range(len(tuple_shapes)):
+                    sets.setdefault((operand_name, element), _MapSet()).undefined = _TUPLE_VALUE
+                continue
+            destination = sets.setdefault((operand_name, 0), _MapSet())
+            if current.undefined is not None:
+                destination.undefined = current.undefined
+                continue
+            if isinstance(operand.maps, Undefined):
+                destination.undefined = operand.maps
+                continue
+            for consumer in current.maps:
+                for producer in operand.maps:
+                    composed = self.transform(compose(consumer.map, producer.map))
+                    if composed.is_known_empty:
+                        continue
+                    multiplicity = consumer.multiplicity * producer.multiplicity
+                    destination.add(CountedMap(composed, multiplicity), self.same)
+
+    def _merge_into(
+        self, sets: dict[tuple[str, int], _MapSet], target: tuple[str, int], current: _MapSet
+    ) -> None:
+        destination = sets.setdefault(target, _MapSet())
+        if current.undefined is not None:
+            destination.undefined = current.undefined
+        for counted in current.maps:
+            destination.add(counted, self.same)
+
+
+def _root_target(computation: Computation, output: int) -> tuple[str, int]:
+    """Where output `output` of the computation is produced: the root, or the
+    root tuple's operand."""
+    root = computation.root
+    if root.opcode == "tuple":
+        return (root.operands[output], 0)
+    return (root.name, output)
+
+
+def _output_shape(instruction: Instruction, output: int) -> Shape:
+    shape = instruction.shape
+    if shape.tuple_shapes is not None:
+        return shape.tuple_shapes[output]
+    return shape
