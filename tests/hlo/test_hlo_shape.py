@@ -151,3 +151,8 @@ def test_shape_errors_say_where_and_what(text: str, column: int, fragment: str) 
     assert info.value.span.column == column
     assert info.value.span.filename == "s.hlo"
     assert fragment in info.value.message
+
+
+def test_dynamic_flags_must_match_the_dimensions() -> None:
+    with pytest.raises(ValueError, match="2 dimensions but 1 dynamic flags"):
+        Shape("f32", (2, 3), dynamic=(True,))

@@ -186,6 +186,10 @@ class Shape:
     def __post_init__(self) -> None:
         if not self.dynamic and self.dimensions:
             object.__setattr__(self, "dynamic", (False,) * len(self.dimensions))
+        if len(self.dynamic) != len(self.dimensions):
+            raise ValueError(
+                f"Shape has {len(self.dimensions)} dimensions but {len(self.dynamic)} dynamic flags"
+            )
 
     @staticmethod
     def tuple_of(*elements: Shape) -> Shape:
