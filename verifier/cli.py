@@ -75,7 +75,7 @@ def _equiv_text(answer: dict[str, Any]) -> str:
     verdict = answer["verdict"]
     witness = answer.get("counterexample")
     if not witness:
-        return verdict
+        return str(verdict)
     if "point" in witness:
         point = ", ".join(f"{k} = {v}" for k, v in witness["point"].items())
         return f"{verdict}: at {point}: a = {tuple(witness['a'])}, b = {tuple(witness['b'])}"

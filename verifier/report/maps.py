@@ -19,6 +19,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from verifier.checks.equivalence import check_equivalence
+from verifier.checks.verdict import Verdict
 from verifier.expr.indexing_map import IndexingMap, Undefined
 from verifier.expr.printer import print_map
 from verifier.fusion.compose import CALLING_OPCODES, ComposedIndexing, Composer
@@ -44,13 +46,16 @@ def _indexing_json(
     indexing: Indexing | ComposedIndexing, transform: MapTransform | None
 ) -> dict[str, Any]:
     multiplicities: list[int] | None = None
+    plain: Indexing
     if isinstance(indexing, ComposedIndexing):
         if not isinstance(indexing.maps, Undefined):
             multiplicities = [counted.multiplicity for counted in indexing.maps]
-        indexing = indexing.indexing
-    if isinstance(indexing, Undefined):
-        return {"maps": "UNDEFINED", "reason": indexing.reason}
-    maps = [transform(m) if transform else m for m in indexing]
+        plain = indexing.indexing
+    else:
+        plain = indexing
+    if isinstance(plain, Undefined):
+        return {"maps": "UNDEFINED", "reason": plain.reason}
+    maps = [transform(m) if transform else m for m in plain]
     runtime: list[dict[str, Any]] = []
     for position, indexing_map in enumerate(maps):
         for index, variable in enumerate(indexing_map.rt_vars):
@@ -97,12 +102,12 @@ def instruction_json(
                 per_output = tuple(Undefined(reason) for _ in range(output_count(instruction)))
             else:
                 per_output = input_to_output(computation, instruction, operand)
-            for output, indexing in enumerate(per_output):
+            for output, reached in enumerate(per_output):
                 rows.append(
                     {
                         "operand": operand,
                         "output": output,
-                        **_indexing_json(indexing, options.transform),
+                        **_indexing_json(reached, options.transform),
                     }
                 )
         entry["input_to_output"] = rows
@@ -148,10 +153,17 @@ def to_parameters_json(module: Module, options: MapsOptions) -> dict[str, Any]:
     }
 
 
+def _equal_relations(a: IndexingMap, b: IndexingMap) -> bool:
+    """Merge maps only when isl proves them equal as relations (z3 agreeing)."""
+    if a.num_dims != b.num_dims or a.num_results != b.num_results:
+        return False
+    return check_equivalence(a, b).verdict is Verdict.EQUAL
+
+
 def _composer(module: Module, options: MapsOptions) -> Composer:
     if options.transform is None:
-        return Composer(module)
-    return Composer(module, transform=options.transform)
+        return Composer(module, same=_equal_relations)
+    return Composer(module, transform=options.transform, same=_equal_relations)
 
 
 def render_text(report: dict[str, Any]) -> str:
