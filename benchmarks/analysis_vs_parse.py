@@ -1,0 +1,59 @@
+"""Analysis time against HLO parse time on the committed real dumps (SPEC §8: ≤ 5×).
+
+For every module under examples/real/: the time to parse it, and the time to
+compute (and simplify) the output→input maps of every instruction of every
+computation, fusions composed.  Prints one row per module and the ratio.
+
+    python benchmarks/analysis_vs_parse.py
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from verifier.fusion.compose import Composer
+from verifier.hlo.module import Module
+from verifier.hlo.parser import parse_module
+from verifier.indexing.analysis import output_count
+from verifier.simplify import simplify
+
+ROOT = Path(__file__).parents[1] / "examples" / "real"
+
+
+def _analyse(module: Module) -> int:
+    """Every instruction's output→input maps, simplified; returns how many."""
+    composer = Composer(module, transform=lambda m: simplify(m).map)
+    maps = 0
+    for computation in module.computations:
+        for instruction in computation.instructions:
+            for output in range(output_count(instruction)):
+                for operand in composer.output_to_input(computation, instruction, output):
+                    if isinstance(operand.maps, tuple):
+                        maps += len(operand.maps)
+    return maps
+
+
+def main() -> None:
+    print(f"{'module':<24}{'instrs':>8}{'parse ms':>10}{'analysis ms':>13}{'ratio':>8}{'maps':>7}")
+    total_parse = total_analysis = 0.0
+    for path in sorted(ROOT.glob("*.hlo")):
+        text = path.read_text()
+        start = time.perf_counter()
+        module = parse_module(text, str(path))
+        parsed = time.perf_counter() - start
+        start = time.perf_counter()
+        maps = _analyse(module)
+        analysed = time.perf_counter() - start
+        total_parse += parsed
+        total_analysis += analysed
+        print(
+            f"{path.stem:<24}{module.instruction_count:>8}{parsed * 1e3:>10.1f}"
+            f"{analysed * 1e3:>13.1f}{analysed / parsed:>8.1f}{maps:>7}"
+        )
+    print(f"{'total':<24}{'':>8}{total_parse * 1e3:>10.1f}{total_analysis * 1e3:>13.1f}"
+          f"{total_analysis / total_parse:>8.1f}   (SPEC §8 target: ratio <= 5)")
+
+
+if __name__ == "__main__":
+    main()
