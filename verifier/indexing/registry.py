@@ -8,7 +8,8 @@ contributes to).  An operand that is not read gets the empty union ``()``;
 an operand whose relation cannot be expressed gets `Undefined(reason)` —
 the two are never confused.
 
->>> # add = f32[10,20] add(p0, p1): every operand, (d0, d1) -> (d0, d1)
+For ``add = f32[10,20] add(p0, p1)`` the rule gives, for output 0, each
+operand ``((d0, d1) -> (d0, d1),)`` on d0 ∈ [0, 9], d1 ∈ [0, 19].
 """
 
 from __future__ import annotations
