@@ -1,0 +1,465 @@
+"""Hypothesis strategies: small HLO modules whose ROOT is one op under test.
+
+Each strategy draws a configuration (shapes, strides, paddings, permutations,
+dimension numbers, windows, …), keeps every tensor tiny so brute force stays
+fast, and returns the module as HLO text for the real parser.
+`STRATEGIES` maps every opcode that the property tests cover to its strategy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from hypothesis import strategies as st
+
+Draw = Callable[..., object]
+
+
+def shape(element_type: str, dims: Sequence[int], layout: Sequence[int] | None = None) -> str:
+    text = f"{element_type}[{','.join(str(n) for n in dims)}]"
+    if layout is not None:
+        text += "{" + ",".join(str(k) for k in layout) + "}"
+    return text
+
+
+def module(lines: Sequence[str], *, extra: str = "") -> str:
+    """An HLO module whose ENTRY holds `lines`, the last one being the ROOT."""
+    body = [f"  {line}" for line in lines[:-1]] + [f"  ROOT {lines[-1]}"]
+    return "HloModule test\n" + extra + "ENTRY main {\n" + "\n".join(body) + "\n}\n"
+
+
+def parameters(shapes: Sequence[str]) -> list[str]:
+    return [f"p{i} = {s} parameter({i})" for i, s in enumerate(shapes)]
+
+
+def ints(values: Sequence[int]) -> str:
+    return "{" + ",".join(str(v) for v in values) + "}"
+
+
+_ADD = "add {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\n"
+_ADD2 = (
+    "add2 {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
+    "  c = f32[] parameter(2)\n  d = f32[] parameter(3)\n"
+    "  x = f32[] add(a, c)\n  y = f32[] add(b, d)\n  ROOT t = (f32[], f32[]) tuple(x, y)\n}\n"
+)
+
+
+def dims_strategy(
+    min_rank: int = 0, max_rank: int = 3, max_size: int = 4
+) -> st.SearchStrategy[list[int]]:
+    return st.lists(st.integers(1, max_size), min_size=min_rank, max_size=max_rank)
+
+
+# ------------------------------------------------------------------ elementwise
+
+# opcode → (operand element types, output element type, extra attributes)
+_UNARY_FLOAT = [
+    "abs",
+    "cbrt",
+    "ceil",
+    "cosine",
+    "erf",
+    "exponential",
+    "exponential-minus-one",
+    "floor",
+    "log",
+    "log-plus-one",
+    "logistic",
+    "negate",
+    "round-nearest-afz",
+    "round-nearest-even",
+    "rsqrt",
+    "sign",
+    "sine",
+    "sqrt",
+    "tan",
+    "tanh",
+    "copy",
+]
+_BINARY_FLOAT = [
+    "add",
+    "atan2",
+    "divide",
+    "maximum",
+    "minimum",
+    "multiply",
+    "power",
+    "remainder",
+    "subtract",
+]
+_BINARY_INT = ["and", "or", "xor", "shift-left", "shift-right-arithmetic", "shift-right-logical"]
+ELEMENTWISE_SIGNATURES: dict[str, tuple[tuple[str, ...], str, str]] = {
+    **{op: (("f32",), "f32", "") for op in _UNARY_FLOAT},
+    **{op: (("f32", "f32"), "f32", "") for op in _BINARY_FLOAT},
+    **{op: (("s32", "s32"), "s32", "") for op in _BINARY_INT},
+    "not": (("s32",), "s32", ""),
+    "popcnt": (("s32",), "s32", ""),
+    "count-leading-zeros": (("s32",), "s32", ""),
+    "convert": (("f32",), "s32", ""),
+    "is-finite": (("f32",), "pred", ""),
+    "reduce-precision": (("f32",), "f32", ", exponent_bits=5, mantissa_bits=10"),
+    "real": (("c64",), "f32", ""),
+    "imag": (("c64",), "f32", ""),
+    "compare": (("f32", "f32"), "pred", ", direction=LT"),
+    "complex": (("f32", "f32"), "c64", ""),
+    "stochastic-convert": (("f32", "u32"), "bf16", ""),
+    "map": (("f32", "f32"), "f32", ", to_apply=add"),
+    "select": (("pred", "f32", "f32"), "f32", ""),
+    "clamp": (("f32", "f32", "f32"), "f32", ""),
+}
+# Operands that may be rank 0 while the output is not.
+_SCALAR_ALLOWED = {"select": (0,), "clamp": (0, 2)}
+
+
+@st.composite
+def elementwise(draw: st.DrawFn, opcode: str) -> str:
+    types, out_type, attrs = ELEMENTWISE_SIGNATURES[opcode]
+    dims = draw(dims_strategy())
+    operand_shapes = []
+    for number, element_type in enumerate(types):
+        scalar = number in _SCALAR_ALLOWED.get(opcode, ()) and draw(st.booleans())
+        operand_shapes.append(shape(element_type, [] if scalar else dims))
+    args = ", ".join(f"p{i}" for i in range(len(types)))
+    root = f"r = {shape(out_type, dims)} {opcode}({args}){attrs}"
+    return module([*parameters(operand_shapes), root], extra=_ADD if opcode == "map" else "")
+
+
+# ------------------------------------------------------------------ data movement
+
+
+@st.composite
+def broadcast(draw: st.DrawFn) -> str:
+    out = draw(dims_strategy(0, 3))
+    kept = sorted(draw(st.sets(st.sampled_from(range(len(out))))) if out else set())
+    operand = [out[k] for k in kept]
+    root = f"r = {shape('f32', out)} broadcast(p0), dimensions={ints(kept)}"
+    return module([*parameters([shape("f32", operand)]), root])
+
+
+@st.composite
+def transpose(draw: st.DrawFn) -> str:
+    operand = draw(dims_strategy(0, 4, 3))
+    permutation = draw(st.permutations(range(len(operand))))
+    out = [operand[k] for k in permutation]
+    root = f"r = {shape('f32', out)} transpose(p0), dimensions={ints(permutation)}"
+    return module([*parameters([shape("f32", operand)]), root])
+
+
+@st.composite
+def reverse(draw: st.DrawFn) -> str:
+    dims = draw(dims_strategy(0, 3))
+    reversed_dims = sorted(draw(st.sets(st.sampled_from(range(len(dims))))) if dims else set())
+    root = f"r = {shape('f32', dims)} reverse(p0), dimensions={ints(reversed_dims)}"
+    return module([*parameters([shape("f32", dims)]), root])
+
+
+@st.composite
+def slice_(draw: st.DrawFn) -> str:
+    operand = draw(dims_strategy(1, 3, 7))
+    configs, out = [], []
+    for n in operand:
+        start = draw(st.integers(0, n - 1))
+        limit = draw(st.integers(start + 1, n))
+        stride = draw(st.integers(1, 4))
+        configs.append(f"[{start}:{limit}:{stride}]")
+        out.append(-(-(limit - start) // stride))
+    root = f"r = {shape('f32', out)} slice(p0), slice={{{', '.join(configs)}}}"
+    return module([*parameters([shape("f32", operand)]), root])
+
+
+@st.composite
+def _factorisation(draw: st.DrawFn, factors: Sequence[int]) -> list[int]:
+    """Group `factors` (in order) into dims, with size-1 dims sprinkled in."""
+    dims: list[int] = []
+    current = 1
+    for factor in factors:
+        current *= factor
+        if draw(st.booleans()):
+            dims.append(current)
+            current = 1
+    if current != 1 or not dims:
+        dims.append(current)
+    for _ in range(draw(st.integers(0, 1))):
+        dims.insert(draw(st.integers(0, len(dims))), 1)
+    return dims
+
+
+@st.composite
+def reshape(draw: st.DrawFn) -> str:
+    factors = draw(st.lists(st.sampled_from([2, 3, 2, 4]), min_size=0, max_size=4))
+    operand = draw(_factorisation(draw(st.permutations(factors))))
+    out = draw(_factorisation(draw(st.permutations(factors))))
+    root = f"r = {shape('f32', out)} reshape(p0)"
+    return module([*parameters([shape("f32", operand)]), root])
+
+
+@st.composite
+def bitcast(draw: st.DrawFn) -> str:
+    # The same physical sizes seen through two (layout, logical shape) pairs.
+    factors = draw(st.lists(st.sampled_from([2, 3, 2]), min_size=0, max_size=4))
+    shapes = []
+    for _ in range(2):
+        physical = draw(_factorisation(factors))  # major to minor
+        minor_to_major = draw(st.permutations(range(len(physical))))
+        logical = [0] * len(physical)
+        for position, k in enumerate(reversed(minor_to_major)):
+            logical[k] = physical[position]
+        element_type = draw(st.sampled_from(["f32", "s32", "u32"]))
+        shapes.append(shape(element_type, logical, minor_to_major))
+    return module([f"p0 = {shapes[0]} parameter(0)", f"r = {shapes[1]} bitcast(p0)"])
+
+
+@st.composite
+def bitcast_convert(draw: st.DrawFn) -> str:
+    dims = draw(dims_strategy(0, 2))
+    kind = draw(st.sampled_from(["same", "narrow", "widen"]))
+    if kind == "same":
+        source, target = shape("f32", dims), shape("s32", dims)
+    else:
+        narrow_type, ratio = draw(st.sampled_from([("u8", 4), ("s16", 2)]))
+        wide, narrow = shape("f32", dims), shape(narrow_type, [*dims, ratio])
+        source, target = (wide, narrow) if kind == "narrow" else (narrow, wide)
+    return module([f"p0 = {source} parameter(0)", f"r = {target} bitcast-convert(p0)"])
+
+
+@st.composite
+def concatenate(draw: st.DrawFn) -> str:
+    dims = draw(dims_strategy(1, 3, 3))
+    dimension = draw(st.integers(0, len(dims) - 1))
+    sizes = draw(st.lists(st.integers(1, 3), min_size=1, max_size=4))
+    pieces = []
+    for size in sizes:
+        piece = list(dims)
+        piece[dimension] = size
+        pieces.append(shape("f32", piece))
+    out = list(dims)
+    out[dimension] = sum(sizes)
+    args = ", ".join(f"p{i}" for i in range(len(sizes)))
+    root = f"r = {shape('f32', out)} concatenate({args}), dimensions={{{dimension}}}"
+    return module([*parameters(pieces), root])
+
+
+@st.composite
+def pad(draw: st.DrawFn) -> str:
+    operand = draw(dims_strategy(1, 3, 4))
+    configs, out = [], []
+    for n in operand:
+        interior = draw(st.integers(0, 2))
+        dilated = n + (n - 1) * interior
+        low = draw(st.integers(-dilated + 1, 3))
+        high = draw(st.integers(max(-dilated - low + 1, -3), 3))
+        configs.append(f"{low}_{high}_{interior}")
+        out.append(low + dilated + high)
+    root = f"r = {shape('f32', out)} pad(p0, p1), padding={'x'.join(configs)}"
+    return module([*parameters([shape("f32", operand), "f32[]"]), root])
+
+
+# ------------------------------------------------------------------ reductions
+
+
+@st.composite
+def reduce(draw: st.DrawFn) -> str:
+    dims = draw(dims_strategy(0, 3))
+    reduced = sorted(draw(st.sets(st.sampled_from(range(len(dims))))) if dims else set())
+    out = [n for k, n in enumerate(dims) if k not in reduced]
+    variadic = draw(st.booleans())
+    if variadic:
+        inputs = [shape("f32", dims)] * 2
+        out_shape = f"({shape('f32', out)}, {shape('f32', out)})"
+        root = f"r = {out_shape} reduce(p0, p1, p2, p3), dimensions={ints(reduced)}, to_apply=add2"
+        return module([*parameters([*inputs, "f32[]", "f32[]"]), root], extra=_ADD2)
+    root = f"r = {shape('f32', out)} reduce(p0, p1), dimensions={ints(reduced)}, to_apply=add"
+    return module([*parameters([shape("f32", dims), "f32[]"]), root], extra=_ADD)
+
+
+@st.composite
+def reduce_window(draw: st.DrawFn) -> str:
+    rank = draw(st.integers(1, 2))
+    dims, out, sizes, strides, pads, base, window = [], [], [], [], [], [], []
+    for _ in range(rank):
+        n = draw(st.integers(1, 5))
+        size = draw(st.integers(1, 3))
+        stride = draw(st.integers(1, 3))
+        base_dilation = draw(st.integers(1, 3))
+        window_dilation = draw(st.integers(1, 2))
+        dilated_base = (n - 1) * base_dilation + 1
+        dilated_window = (size - 1) * window_dilation + 1
+        low = draw(st.integers(0, 2))
+        least = max(0, dilated_window - dilated_base - low)
+        high = draw(st.integers(least, least + 2))
+        dims.append(n)
+        out.append((dilated_base + low + high - dilated_window) // stride + 1)
+        sizes.append(size)
+        strides.append(stride)
+        pads.append(f"{low}_{high}")
+        base.append(base_dilation)
+        window.append(window_dilation)
+    spec = (
+        f"size={'x'.join(map(str, sizes))} stride={'x'.join(map(str, strides))} "
+        f"pad={'x'.join(pads)} lhs_dilate={'x'.join(map(str, base))} "
+        f"rhs_dilate={'x'.join(map(str, window))}"
+    )
+    if draw(st.booleans()):
+        out_shape = f"({shape('f32', out)}, {shape('f32', out)})"
+        root = f"r = {out_shape} reduce-window(p0, p1, p2, p3), window={{{spec}}}, to_apply=add2"
+        operands = [shape("f32", dims)] * 2 + ["f32[]", "f32[]"]
+        return module([*parameters(operands), root], extra=_ADD2)
+    root = f"r = {shape('f32', out)} reduce-window(p0, p1), window={{{spec}}}, to_apply=add"
+    return module([*parameters([shape("f32", dims), "f32[]"]), root], extra=_ADD)
+
+
+@st.composite
+def dot(draw: st.DrawFn) -> str:
+    batch = draw(st.lists(st.integers(1, 3), max_size=2))
+    contracting = draw(st.lists(st.integers(1, 3), max_size=2))
+    lhs_free = draw(st.lists(st.integers(1, 3), max_size=2))
+    rhs_free = draw(st.lists(st.integers(1, 3), max_size=1))
+
+    def layout(free: list[int]) -> tuple[list[int], list[int], list[int], list[int]]:
+        # Shuffle batch, contracting and free dims into one operand's dims;
+        # the free dims reach the output in the operand's order.
+        kinds = [("b", i) for i in range(len(batch))] + [("c", i) for i in range(len(contracting))]
+        kinds += [("f", i) for i in range(len(free))]
+        order = draw(st.permutations(kinds))
+        sizes = {"b": batch, "c": contracting, "f": free}
+        dims = [sizes[kind][i] for kind, i in order]
+        return (
+            dims,
+            [order.index(("b", i)) for i in range(len(batch))],
+            [order.index(("c", i)) for i in range(len(contracting))],
+            [free[i] for kind, i in order if kind == "f"],
+        )
+
+    lhs, lhs_batch, lhs_contracting, lhs_out = layout(lhs_free)
+    rhs, rhs_batch, rhs_contracting, rhs_out = layout(rhs_free)
+    out = batch + lhs_out + rhs_out
+    numbers = (
+        f"lhs_batch_dims={ints(lhs_batch)}, rhs_batch_dims={ints(rhs_batch)}, "
+        f"lhs_contracting_dims={ints(lhs_contracting)}, "
+        f"rhs_contracting_dims={ints(rhs_contracting)}"
+    )
+    root = f"r = {shape('f32', out)} dot(p0, p1), {numbers}"
+    return module([*parameters([shape("f32", lhs), shape("f32", rhs)]), root])
+
+
+# ------------------------------------------------------------------ dynamic offsets
+
+
+@st.composite
+def _offsets(draw: st.DrawFn, count: int, first_parameter: int) -> tuple[list[str], list[str]]:
+    """Offset operands: a runtime parameter or a constant (possibly out of range)."""
+    lines, names = [], []
+    next_parameter = first_parameter
+    for k in range(count):
+        if draw(st.booleans()):
+            lines.append(f"of{k} = s32[] parameter({next_parameter})")
+            next_parameter += 1
+        else:
+            lines.append(f"of{k} = s32[] constant({draw(st.integers(-2, 6))})")
+        names.append(f"of{k}")
+    return lines, names
+
+
+@st.composite
+def dynamic_slice(draw: st.DrawFn) -> str:
+    operand = draw(dims_strategy(1, 3, 5))
+    sizes = [draw(st.integers(1, n)) for n in operand]
+    lines, names = draw(_offsets(len(operand), 1))
+    root = (
+        f"r = {shape('f32', sizes)} dynamic-slice(p0, {', '.join(names)}), "
+        f"dynamic_slice_sizes={ints(sizes)}"
+    )
+    return module([f"p0 = {shape('f32', operand)} parameter(0)", *lines, root])
+
+
+@st.composite
+def dynamic_update_slice(draw: st.DrawFn) -> str:
+    operand = draw(dims_strategy(1, 2, 5))
+    update = [draw(st.integers(1, n)) for n in operand]
+    lines, names = draw(_offsets(len(operand), 2))
+    root = f"r = {shape('f32', operand)} dynamic-update-slice(p0, p1, {', '.join(names)})"
+    return module([*parameters([shape("f32", operand), shape("f32", update)]), *lines, root])
+
+
+@st.composite
+def gather(draw: st.DrawFn) -> str:
+    operand = draw(dims_strategy(1, 3, 5))
+    rank = len(operand)
+    start_index_map = list(draw(st.permutations(range(rank))))[: draw(st.integers(1, rank))]
+    collapsed = sorted(draw(st.sets(st.sampled_from(range(rank)))))
+    slice_sizes = [1 if k in collapsed else draw(st.integers(1, n)) for k, n in enumerate(operand)]
+    batch = draw(st.lists(st.integers(1, 3), max_size=2))
+    index_vector_dim = draw(st.integers(0, len(batch)))
+    implicit = len(start_index_map) == 1 and index_vector_dim == len(batch) and draw(st.booleans())
+    indices = list(batch)
+    if not implicit:
+        indices.insert(index_vector_dim, len(start_index_map))
+    window_dims = [k for k in range(rank) if k not in collapsed]
+    out_rank = len(batch) + len(window_dims)
+    offset_dims = sorted(draw(st.permutations(range(out_rank)))[: len(window_dims)])
+    out, batch_iter, window_iter = [], iter(batch), iter(window_dims)
+    for position in range(out_rank):
+        out.append(slice_sizes[next(window_iter)] if position in offset_dims else next(batch_iter))
+    numbers = (
+        f"offset_dims={ints(offset_dims)}, collapsed_slice_dims={ints(collapsed)}, "
+        f"start_index_map={ints(start_index_map)}, index_vector_dim={index_vector_dim}, "
+        f"slice_sizes={ints(slice_sizes)}"
+    )
+    root = f"r = {shape('f32', out)} gather(p0, p1), {numbers}"
+    return module([*parameters([shape("f32", operand), shape("s32", indices)]), root])
+
+
+# ------------------------------------------------------------------ tuples and leaves
+
+
+@st.composite
+def tuple_(draw: st.DrawFn) -> str:
+    shapes = [shape("f32", draw(dims_strategy(0, 2))) for _ in range(draw(st.integers(1, 3)))]
+    args = ", ".join(f"p{i}" for i in range(len(shapes)))
+    return module([*parameters(shapes), f"r = ({', '.join(shapes)}) tuple({args})"])
+
+
+@st.composite
+def get_tuple_element(draw: st.DrawFn) -> str:
+    shapes = [shape("f32", draw(dims_strategy(0, 2))) for _ in range(draw(st.integers(1, 3)))]
+    index = draw(st.integers(0, len(shapes) - 1))
+    tuple_shape = f"({', '.join(shapes)})"
+    root = f"r = {shapes[index]} get-tuple-element(p0), index={index}"
+    return module([f"p0 = {tuple_shape} parameter(0)", root])
+
+
+_LEAVES = {
+    "constant": "r = f32[2] constant({1, 2})",
+    "iota": "r = s32[3,2] iota(), iota_dimension=0",
+    "parameter": "r = f32[2,2] parameter(0)",
+    "partition-id": "r = u32[] partition-id()",
+    "replica-id": "r = u32[] replica-id()",
+    "rng-get-and-update-state": "r = u64[2] rng-get-and-update-state(), delta=4",
+}
+
+
+def leaf(opcode: str) -> st.SearchStrategy[str]:
+    return st.just(module([_LEAVES[opcode]]))
+
+
+STRATEGIES: dict[str, st.SearchStrategy[str]] = {
+    **{opcode: elementwise(opcode) for opcode in ELEMENTWISE_SIGNATURES},
+    **{opcode: leaf(opcode) for opcode in _LEAVES},
+    "broadcast": broadcast(),
+    "transpose": transpose(),
+    "reverse": reverse(),
+    "slice": slice_(),
+    "reshape": reshape(),
+    "bitcast": bitcast(),
+    "bitcast-convert": bitcast_convert(),
+    "concatenate": concatenate(),
+    "pad": pad(),
+    "reduce": reduce(),
+    "reduce-window": reduce_window(),
+    "dot": dot(),
+    "dynamic-slice": dynamic_slice(),
+    "dynamic-update-slice": dynamic_update_slice(),
+    "gather": gather(),
+    "tuple": tuple_(),
+    "get-tuple-element": get_tuple_element(),
+}

@@ -1,0 +1,30 @@
+"""An index-level reference interpreter for HLO instructions (test support).
+
+Written directly from XLA's operation semantics with plain loops over small
+shapes; it shares no code with `verifier.indexing` (only the HLO parser is
+used, to read instructions).  It is the judge of the symbolic rules.
+"""
+
+from oracle.interpreter import (
+    SUPPORTED_OPCODES,
+    Element,
+    Index,
+    Reads,
+    UnsupportedByOracle,
+    inverse_relation,
+    output_shapes,
+    reads,
+    relation,
+)
+
+__all__ = [
+    "SUPPORTED_OPCODES",
+    "Element",
+    "Index",
+    "Reads",
+    "UnsupportedByOracle",
+    "inverse_relation",
+    "output_shapes",
+    "reads",
+    "relation",
+]

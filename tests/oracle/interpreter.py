@@ -1,0 +1,493 @@
+"""Which operand elements does each output element of an HLO instruction read?
+
+Straight from XLA's operation semantics, by enumeration over small shapes.
+`reads(computation, instruction, output)` gives, for every index of output
+`output` (a tuple element, or the array output 0), the exact set of
+`(operand_number, operand_index)` elements read to compute it:
+
+>>> from verifier.hlo import parse_module
+>>> m = parse_module('''
+... HloModule m
+... ENTRY e {
+...   p0 = f32[3] parameter(0)
+...   ROOT b = f32[2,3] broadcast(p0), dimensions={1}
+... }''')
+>>> sorted(reads(m.entry, m.entry.root)[(1, 2)])
+[(0, (2,))]
+
+Runtime offsets (dynamic-slice, dynamic-update-slice, gather) are handled
+as XLA defines them: every start index is clamped to ``[0, dim - size]``,
+and the reads are the union over every feasible value of the offset
+operands (a constant scalar offset has exactly one value).  A rank-0 operand
+is read at the index ``()``.
+
+Nothing here is shared with `verifier.indexing`: no maps, no expressions,
+only loops and the parsed instruction's attributes.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterator, Sequence
+from typing import TypeAlias
+
+from verifier.hlo import Computation, Instruction, Shape
+
+Index: TypeAlias = tuple[int, ...]
+Element: TypeAlias = tuple[int, Index]
+"""``(operand_number, operand_index)``."""
+Reads: TypeAlias = dict[Index, frozenset[Element]]
+"""Output index → the operand elements read to compute it."""
+
+
+class UnsupportedByOracle(Exception):
+    """The oracle has no semantics for this instruction (or configuration)."""
+
+
+def indices(dimensions: Sequence[int]) -> Iterator[Index]:
+    """Every index of an array of `dimensions`, row-major (``()`` for rank 0)."""
+    return itertools.product(*(range(n) for n in dimensions))
+
+
+def output_shapes(instruction: Instruction) -> tuple[Shape, ...]:
+    """The array shapes of the outputs: the tuple elements, or the one array."""
+    shape = instruction.shape
+    return shape.tuple_shapes if shape.tuple_shapes is not None else (shape,)
+
+
+# ------------------------------------------------------------------ opcodes
+
+# Ops whose output element d reads element d of every operand (a rank-0
+# operand, as select's predicate or clamp's bounds may be, is read at ()).
+ELEMENTWISE = frozenset(
+    [
+        "abs",
+        "add",
+        "and",
+        "atan2",
+        "cbrt",
+        "ceil",
+        "clamp",
+        "compare",
+        "complex",
+        "convert",
+        "copy",
+        "cosine",
+        "count-leading-zeros",
+        "divide",
+        "erf",
+        "exponential",
+        "exponential-minus-one",
+        "floor",
+        "imag",
+        "is-finite",
+        "log",
+        "log-plus-one",
+        "logistic",
+        "map",
+        "maximum",
+        "minimum",
+        "multiply",
+        "negate",
+        "not",
+        "or",
+        "popcnt",
+        "power",
+        "real",
+        "reduce-precision",
+        "remainder",
+        "round-nearest-afz",
+        "round-nearest-even",
+        "rsqrt",
+        "select",
+        "shift-left",
+        "shift-right-arithmetic",
+        "shift-right-logical",
+        "sign",
+        "sine",
+        "sqrt",
+        "stochastic-convert",
+        "subtract",
+        "tan",
+        "tanh",
+        "xor",
+    ]
+)
+# Ops without operands: nothing is read.
+NO_OPERANDS = frozenset(
+    ["constant", "iota", "parameter", "partition-id", "replica-id", "rng-get-and-update-state"]
+)
+
+
+class _Context:
+    def __init__(self, computation: Computation, instruction: Instruction) -> None:
+        self.instruction = instruction
+        self.operands = computation.operand_instructions(instruction)
+
+    def operand_dims(self, number: int) -> tuple[int, ...]:
+        return self.operands[number].shape.dimensions
+
+
+Semantics: TypeAlias = Callable[[_Context, int, Index], set[Element]]
+
+
+def _elementwise(ctx: _Context, output: int, index: Index) -> set[Element]:
+    result: set[Element] = set()
+    for number, operand in enumerate(ctx.operands):
+        dims = operand.shape.dimensions
+        if len(dims) == 0 and len(index) > 0:
+            result.add((number, ()))
+        elif dims == ctx.instruction.shape.dimensions:
+            result.add((number, index))
+        else:
+            raise UnsupportedByOracle(f"elementwise operand {number} has shape {dims}")
+    return result
+
+
+def _nothing(ctx: _Context, output: int, index: Index) -> set[Element]:
+    return set()
+
+
+def _broadcast(ctx: _Context, output: int, index: Index) -> set[Element]:
+    # Operand dimension k becomes output dimension dimensions[k].
+    dimensions = ctx.instruction.int_list("dimensions")
+    return {(0, tuple(index[d] for d in dimensions))}
+
+
+def _transpose(ctx: _Context, output: int, index: Index) -> set[Element]:
+    # Output dimension i is operand dimension permutation[i].
+    permutation = ctx.instruction.int_list("dimensions")
+    operand = [0] * len(index)
+    for i, k in enumerate(permutation):
+        operand[k] = index[i]
+    return {(0, tuple(operand))}
+
+
+def _reverse(ctx: _Context, output: int, index: Index) -> set[Element]:
+    reversed_dims = set(ctx.instruction.int_list("dimensions"))
+    dims = ctx.instruction.shape.dimensions
+    return {(0, tuple(dims[k] - 1 - i if k in reversed_dims else i for k, i in enumerate(index)))}
+
+
+def _slice(ctx: _Context, output: int, index: Index) -> set[Element]:
+    config = ctx.instruction.slice_dims()
+    return {(0, tuple(c.start + i * c.stride for c, i in zip(config, index, strict=True)))}
+
+
+def _linear(index: Index, dims: Sequence[int]) -> int:
+    linear = 0
+    for i, n in zip(index, dims, strict=True):
+        linear = linear * n + i
+    return linear
+
+
+def _delinear(linear: int, dims: Sequence[int]) -> Index:
+    index = []
+    for n in reversed(dims):
+        index.append(linear % n)
+        linear //= n
+    return tuple(reversed(index))
+
+
+def _reshape(ctx: _Context, output: int, index: Index) -> set[Element]:
+    # Row-major order of the elements is preserved.
+    linear = _linear(index, ctx.instruction.shape.dimensions)
+    return {(0, _delinear(linear, ctx.operand_dims(0)))}
+
+
+def _physical_offset(shape: Shape, index: Index) -> int:
+    layout = shape.layout_or_default
+    if layout.tiles:
+        raise UnsupportedByOracle("tiled layouts")
+    major_to_minor = list(reversed(layout.minor_to_major))
+    return _linear(
+        tuple(index[k] for k in major_to_minor), [shape.dimensions[k] for k in major_to_minor]
+    )
+
+
+def _bitcast(ctx: _Context, output: int, index: Index) -> set[Element]:
+    # Same bytes: the operand element at the same physical offset.
+    source = ctx.operands[0].shape
+    offset = _physical_offset(ctx.instruction.shape, index)
+    for operand_index in indices(source.dimensions):
+        if _physical_offset(source, operand_index) == offset:
+            return {(0, operand_index)}
+    raise UnsupportedByOracle("bitcast between shapes of different sizes")
+
+
+def _bitcast_convert(ctx: _Context, output: int, index: Index) -> set[Element]:
+    # Equal widths: elementwise.  A wider operand element is split into the
+    # output's extra minor dimension; narrower operand elements (the
+    # operand's extra minor dimension) are joined into one output element.
+    rank, operand_dims = len(index), ctx.operand_dims(0)
+    if len(operand_dims) == rank:
+        return {(0, index)}
+    if len(operand_dims) == rank - 1:
+        return {(0, index[:-1])}
+    if len(operand_dims) == rank + 1:
+        return {(0, (*index, k)) for k in range(operand_dims[-1])}
+    raise UnsupportedByOracle("bitcast-convert ranks")
+
+
+def _concatenate(ctx: _Context, output: int, index: Index) -> set[Element]:
+    (dimension,) = ctx.instruction.int_list("dimensions")
+    position = index[dimension]
+    for number, operand in enumerate(ctx.operands):
+        size = operand.shape.dimensions[dimension]
+        if position < size:
+            operand_index = list(index)
+            operand_index[dimension] = position
+            return {(number, tuple(operand_index))}
+        position -= size
+    raise AssertionError("index beyond the concatenation")
+
+
+def _pad(ctx: _Context, output: int, index: Index) -> set[Element]:
+    # Output position i of a dimension holds operand element k when
+    # i = low + k * (interior + 1); every other position is padding.
+    operand_index: list[int] = []
+    for position, config, size in zip(
+        index, ctx.instruction.padding(), ctx.operand_dims(0), strict=True
+    ):
+        offset = position - config.low
+        step = config.interior + 1
+        if offset < 0 or offset % step != 0 or offset // step >= size:
+            return {(1, ())}
+        operand_index.append(offset // step)
+    return {(0, tuple(operand_index))}
+
+
+def _reduce(ctx: _Context, output: int, index: Index) -> set[Element]:
+    # Every output of a variadic reduce combines all inputs and all inits.
+    reduced = set(ctx.instruction.int_list("dimensions"))
+    count = len(ctx.operands) // 2
+    result: set[Element] = {(count + j, ()) for j in range(count)}
+    for j in range(count):
+        dims = ctx.operand_dims(j)
+        kept = [k for k in range(len(dims)) if k not in reduced]
+        for operand_index in indices(dims):
+            if tuple(operand_index[k] for k in kept) == index:
+                result.add((j, operand_index))
+    return result
+
+
+def _reduce_window(ctx: _Context, output: int, index: Index) -> set[Element]:
+    # The window slides over the operand dilated by base_dilation (holes
+    # between elements) and padded; window element k of output position o
+    # sits at o * stride + k * window_dilation - padding_low of that space.
+    # Positions on padding or holes take the init value, which every output
+    # reads anyway as the start of its reduction.
+    windows = ctx.instruction.window()
+    count = len(ctx.operands) // 2
+    result: set[Element] = {(count + j, ()) for j in range(count)}
+    dims = ctx.operand_dims(0)
+    if len(windows) != len(dims):
+        raise UnsupportedByOracle("window rank differs from operand rank")
+    per_dim: list[list[int]] = []
+    for o, w, n in zip(index, windows, dims, strict=True):
+        positions = []
+        for k in range(w.size):
+            p = o * w.stride + k * w.window_dilation - w.padding_low
+            if p < 0 or p % w.base_dilation != 0 or p // w.base_dilation >= n:
+                continue
+            positions.append(p // w.base_dilation)
+        per_dim.append(positions)
+    for operand_index in itertools.product(*per_dim):
+        for j in range(count):
+            result.add((j, operand_index))
+    return result
+
+
+def _dot(ctx: _Context, output: int, index: Index) -> set[Element]:
+    # Output dims: batch dims, then lhs free dims, then rhs free dims, in order.
+    numbers = ctx.instruction.dot_dimension_numbers()
+    lhs_dims, rhs_dims = ctx.operand_dims(0), ctx.operand_dims(1)
+    lhs_free = [
+        k
+        for k in range(len(lhs_dims))
+        if k not in numbers.lhs_batch and k not in numbers.lhs_contracting
+    ]
+    rhs_free = [
+        k
+        for k in range(len(rhs_dims))
+        if k not in numbers.rhs_batch and k not in numbers.rhs_contracting
+    ]
+    batch = index[: len(numbers.lhs_batch)]
+    lhs_out = index[len(batch) : len(batch) + len(lhs_free)]
+    rhs_out = index[len(batch) + len(lhs_free) :]
+    contracting_sizes = [lhs_dims[k] for k in numbers.lhs_contracting]
+    result: set[Element] = set()
+    for contracted in indices(contracting_sizes):
+        lhs = [0] * len(lhs_dims)
+        rhs = [0] * len(rhs_dims)
+        for position, (kl, kr) in enumerate(zip(numbers.lhs_batch, numbers.rhs_batch, strict=True)):
+            lhs[kl] = rhs[kr] = batch[position]
+        for position, k in enumerate(lhs_free):
+            lhs[k] = lhs_out[position]
+        for position, k in enumerate(rhs_free):
+            rhs[k] = rhs_out[position]
+        for c, kl, kr in zip(
+            contracted, numbers.lhs_contracting, numbers.rhs_contracting, strict=True
+        ):
+            lhs[kl] = rhs[kr] = c
+        result.add((0, tuple(lhs)))
+        result.add((1, tuple(rhs)))
+    return result
+
+
+def _constant_scalar(instruction: Instruction) -> int | None:
+    """The value of a rank-0 integer constant, None for anything else."""
+    if instruction.opcode != "constant" or instruction.shape.dimensions:
+        return None
+    if instruction.literal is None:
+        return None
+    try:
+        return int(instruction.literal.strip())
+    except ValueError:
+        return None
+
+
+def _clamped_starts(offset: Instruction, size: int, window: int) -> range | list[int]:
+    """Feasible start positions of a window of `window` in a dimension of `size`."""
+    value = _constant_scalar(offset)
+    if value is None:  # any value at run time; XLA clamps it into range
+        return range(size - window + 1)
+    return [min(max(value, 0), size - window)]
+
+
+def _dynamic_slice(ctx: _Context, output: int, index: Index) -> set[Element]:
+    operand_dims = ctx.operand_dims(0)
+    offsets = ctx.operands[1:]
+    if len(offsets) != len(operand_dims) or any(o.shape.dimensions for o in offsets):
+        raise UnsupportedByOracle("dynamic-slice offsets must be one scalar per dimension")
+    sizes = ctx.instruction.int_list("dynamic_slice_sizes")
+    result: set[Element] = {(1 + k, ()) for k in range(len(offsets))}
+    ranges = [
+        _clamped_starts(o, n, s) for o, n, s in zip(offsets, operand_dims, sizes, strict=True)
+    ]
+    for starts in itertools.product(*ranges):
+        result.add((0, tuple(s + i for s, i in zip(starts, index, strict=True))))
+    return result
+
+
+def _dynamic_update_slice(ctx: _Context, output: int, index: Index) -> set[Element]:
+    operand_dims, update_dims = ctx.operand_dims(0), ctx.operand_dims(1)
+    offsets = ctx.operands[2:]
+    if len(offsets) != len(operand_dims) or any(o.shape.dimensions for o in offsets):
+        raise UnsupportedByOracle("dynamic-update-slice offsets must be one scalar per dim")
+    result: set[Element] = {(2 + k, ()) for k in range(len(offsets))}
+    ranges = [
+        _clamped_starts(o, n, u) for o, n, u in zip(offsets, operand_dims, update_dims, strict=True)
+    ]
+    for starts in itertools.product(*ranges):
+        inside = all(s <= i < s + u for s, i, u in zip(starts, index, update_dims, strict=True))
+        if inside:
+            result.add((1, tuple(i - s for s, i in zip(starts, index, strict=True))))
+        else:
+            result.add((0, index))
+    return result
+
+
+def _gather(ctx: _Context, output: int, index: Index) -> set[Element]:
+    # From the operation semantics: batch dims of the output (those not in
+    # offset_dims) select a start-index vector in `indices`; its component k
+    # is the start in operand dim start_index_map[k], clamped so the slice
+    # fits; the offset dims of the output, in order, index the operand dims
+    # that are not collapsed.
+    numbers = ctx.instruction.gather_dimension_numbers()
+    if numbers.operand_batching_dims or numbers.start_indices_batching_dims:
+        raise UnsupportedByOracle("gather with batching dims")
+    slice_sizes = ctx.instruction.int_list("slice_sizes")
+    operand_dims, indices_dims = ctx.operand_dims(0), ctx.operand_dims(1)
+    if ctx.operands[1].opcode == "constant":
+        raise UnsupportedByOracle("gather with constant indices")
+    batch = [index[k] for k in range(len(index)) if k not in numbers.offset_dims]
+    vector_dim = numbers.index_vector_dim
+    result: set[Element] = set()
+    for k in range(len(numbers.start_index_map)):
+        position = list(batch)
+        if vector_dim < len(indices_dims):
+            position.insert(vector_dim, k)
+        result.add((1, tuple(position)))
+    window_dims = [k for k in range(len(operand_dims)) if k not in numbers.collapsed_slice_dims]
+    offset = [0] * len(operand_dims)
+    for position, k in enumerate(window_dims):
+        offset[k] = index[numbers.offset_dims[position]]
+    start_ranges: list[range] = []
+    for k in range(len(operand_dims)):
+        if k in numbers.start_index_map:
+            start_ranges.append(range(operand_dims[k] - slice_sizes[k] + 1))
+        else:
+            start_ranges.append(range(1))
+    for starts in itertools.product(*start_ranges):
+        result.add((0, tuple(s + o for s, o in zip(starts, offset, strict=True))))
+    return result
+
+
+def _tuple(ctx: _Context, output: int, index: Index) -> set[Element]:
+    return {(output, index)}
+
+
+def _get_tuple_element(ctx: _Context, output: int, index: Index) -> set[Element]:
+    # The operand index is an index into tuple element `index=`.
+    return {(0, index)}
+
+
+_SEMANTICS: dict[str, Semantics] = {
+    **dict.fromkeys(ELEMENTWISE, _elementwise),
+    **dict.fromkeys(NO_OPERANDS, _nothing),
+    "broadcast": _broadcast,
+    "transpose": _transpose,
+    "reverse": _reverse,
+    "slice": _slice,
+    "reshape": _reshape,
+    "bitcast": _bitcast,
+    "bitcast-convert": _bitcast_convert,
+    "concatenate": _concatenate,
+    "pad": _pad,
+    "reduce": _reduce,
+    "reduce-window": _reduce_window,
+    "dot": _dot,
+    "dynamic-slice": _dynamic_slice,
+    "dynamic-update-slice": _dynamic_update_slice,
+    "gather": _gather,
+    "tuple": _tuple,
+    "get-tuple-element": _get_tuple_element,
+}
+
+SUPPORTED_OPCODES = frozenset(_SEMANTICS)
+
+
+# ------------------------------------------------------------------ queries
+
+
+def reads(computation: Computation, instruction: Instruction, output: int = 0) -> Reads:
+    """Output `output`'s index → the `(operand_number, operand_index)` read for it."""
+    semantics = _SEMANTICS.get(instruction.opcode)
+    if semantics is None:
+        raise UnsupportedByOracle(f"no semantics for opcode '{instruction.opcode}'")
+    ctx = _Context(computation, instruction)
+    shape = output_shapes(instruction)[output]
+    return {index: frozenset(semantics(ctx, output, index)) for index in indices(shape.dimensions)}
+
+
+def relation(
+    computation: Computation, instruction: Instruction, output: int, operand: int
+) -> frozenset[tuple[Index, Index]]:
+    """Output→input: ``{(output_index, operand_index)}`` for one output and operand."""
+    return frozenset(
+        (index, element_index)
+        for index, elements in reads(computation, instruction, output).items()
+        for number, element_index in elements
+        if number == operand
+    )
+
+
+def inverse_relation(
+    computation: Computation, instruction: Instruction, operand: int, output: int
+) -> frozenset[tuple[Index, Index]]:
+    """Input→output: ``{(operand_index, output_index)}``, the inverse of `relation`."""
+    return frozenset(
+        (element_index, index)
+        for index, element_index in relation(computation, instruction, output, operand)
+    )
