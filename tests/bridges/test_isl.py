@@ -1,0 +1,98 @@
+"""The isl translation is exact: its points are the brute-force relation."""
+
+import itertools
+
+import pytest
+from hypothesis import given
+from strategies import indexing_maps
+
+from verifier.bridges import isl as isl_bridge
+from verifier.errors import InvalidMapError, UnsupportedError
+from verifier.expr.nodes import dim
+from verifier.expr.parser import parse_map
+
+maps = indexing_maps(max_dims=2, max_results=2)
+
+
+@given(maps)
+def test_relation_points_are_the_brute_force_relation(m):
+    points = isl_bridge.isl_points(isl_bridge.to_isl_map(m))
+    assert set(points) == {dims + results for dims, results in m.relation()}
+
+
+@given(maps)
+def test_graph_points_are_every_domain_point_with_its_results(m):
+    graph = isl_bridge.to_isl_map(m, existential_symbols=False)
+    expected = {tuple(p[v] for v in m.all_variables) + m.evaluate(p) for p in m.domain_points()}
+    assert set(isl_bridge.isl_points(graph)) == expected
+
+
+@given(indexing_maps(allow_empty=True))
+def test_domain_points_are_the_brute_force_domain(m):
+    expected = {tuple(p[v] for v in m.all_variables) for p in m.domain_points()}
+    assert set(isl_bridge.isl_points(isl_bridge.to_isl_set(m))) == expected
+    assert isl_bridge.is_empty(m) == (not expected)
+
+
+@given(maps)
+def test_back_from_isl_keeps_the_relation_where_expressible(m):
+    graph = isl_bridge.to_isl_map(m, existential_symbols=False)
+    try:
+        back = isl_bridge.from_isl_map(graph)
+    except UnsupportedError:
+        return  # several pieces (min/max) or a non-convex domain
+    assert back.relation() == m.relation()
+    assert len(back.range_vars) == len(m.range_vars)
+
+
+def test_back_from_isl_reads_divisions():
+    m = parse_map("(d0)[s0] -> (d0 floordiv 4 + s0, d0 mod 4), domain: d0 in [-5, 7], s0 in [0, 1]")
+    back = isl_bridge.from_isl_map(isl_bridge.to_isl_map(m, existential_symbols=False))
+    assert back.relation() == m.relation()
+    assert "floordiv 4" in str(back)
+
+
+def test_min_gives_several_pieces_which_do_not_come_back():
+    m = parse_map("(d0) -> (min(d0, 2)), domain: d0 in [0, 5]")
+    with pytest.raises(UnsupportedError, match="pieces"):
+        isl_bridge.from_isl_map(isl_bridge.to_isl_map(m))
+
+
+def test_huge_constants_are_exact():
+    m = parse_map(f"(d0) -> (d0 + {2**70}), domain: d0 in [0, 1]")
+    assert sorted(isl_bridge.isl_points(isl_bridge.to_isl_map(m))) == [(0, 2**70), (1, 2**70 + 1)]
+
+
+def test_an_exhausted_budget_is_unknown_not_an_error():
+    a = parse_map("(d0, d1) -> ((d0 * 7 + d1) mod 13), domain: d0 in [0, 99], d1 in [0, 99]")
+    b = parse_map("(d0, d1) -> ((d0 * 7 + d1 + 13) mod 13), domain: d0 in [0, 99], d1 in [0, 99]")
+    assert isl_bridge.compare_pointwise(a, b, max_operations=1).differs is None
+    assert isl_bridge.compare_relations(a, b, max_operations=1).differs is None
+    assert isl_bridge.is_empty(a, max_operations=1) is None
+    # The budget is per question: the next one runs normally.
+    assert isl_bridge.compare_pointwise(a, b).differs is False
+
+
+def test_pointwise_needs_the_same_variables():
+    a = parse_map("(d0)[s0] -> (d0), domain: d0 in [0, 3], s0 in [0, 1]")
+    b = parse_map("(d0){rt0} -> (d0), domain: d0 in [0, 3], rt0 in [0, 1]")
+    with pytest.raises(InvalidMapError, match="same variables"):
+        isl_bridge.compare_pointwise(a, b)
+
+
+def test_the_witness_is_the_smallest_point():
+    # Differ exactly where d0 + d1 >= 5, over a box around zero.
+    a = parse_map("(d0, d1) -> (min(d0 + d1, 5)), domain: d0 in [-9, 9], d1 in [-9, 9]")
+    b = parse_map("(d0, d1) -> (d0 + d1), domain: d0 in [-9, 9], d1 in [-9, 9]")
+    answer = isl_bridge.compare_pointwise(a, b)
+    witness = dict(answer.witness)
+    assert abs(witness["d0"]) + abs(witness["d1"]) == 6
+    smallest = min(
+        abs(x) + abs(y) for x, y in itertools.product(range(-9, 10), repeat=2) if x + y > 5
+    )
+    assert smallest == 6
+
+
+def test_the_converter_names_unknown_variables():
+    with pytest.raises(InvalidMapError, match="'d1' is not one of the variables d0"):
+        isl_bridge.IslExprConverter(["d0"]).convert(dim(1))

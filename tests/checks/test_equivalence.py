@@ -1,0 +1,221 @@
+"""Equivalence: the SPEC §4 golden cases, counterexample shapes, usage
+errors, batches, and verdicts held to brute force on generated pairs."""
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for `strategies`
+from strategies import map_pairs
+
+from verifier.checks import (
+    BatchFailure,
+    Budget,
+    PointwiseCounterexample,
+    RelationCounterexample,
+    Verdict,
+    check_equivalence,
+    check_equivalence_batch,
+)
+from verifier.errors import UsageError
+from verifier.expr.indexing_map import Undefined
+from verifier.expr.parser import parse_map
+
+# SPEC §4: each input is equal (pointwise) to its simplified form.
+GOLDEN = [
+    (
+        "(d0, d1) -> (d0 + d1 floordiv 16, d1 mod 16), domain: d0 in [0, 6], d1 in [0, 14]",
+        "(d0, d1) -> (d0, d1), domain: d0 in [0, 6], d1 in [0, 14]",
+    ),
+    (
+        "(d0, d1, d2) -> ((d0 * 100 + d1 * 10 + d2) floordiv 100, "
+        "((d0 * 100 + d1 * 10 + d2) mod 100) floordiv 10, d2 mod 10), "
+        "domain: d0 in [0, 9], d1 in [0, 9], d2 in [0, 9]",
+        "(d0, d1, d2) -> (d0, d1, d2), domain: d0 in [0, 9], d1 in [0, 9], d2 in [0, 9]",
+    ),
+    (
+        "(d0, d1, d2) -> ((d0 * 16 + d1 * 4 + d2) floordiv 8, (d0 * 16 + d1 * 4 + d2) mod 8), "
+        "domain: d0 in [0, 9], d1 in [0, 9], d2 in [0, 9]",
+        "(d0, d1, d2) -> (d0 * 2 + (d1 * 4 + d2) floordiv 8, (d1 * 4 + d2) mod 8), "
+        "domain: d0 in [0, 9], d1 in [0, 9], d2 in [0, 9]",
+    ),
+    (
+        "(d0, d1) -> (-((d0 * -11 - d1 + 109) floordiv 11) + 9), domain: d0 in [0, 9], d1 in [0, 10]",
+        "(d0, d1) -> (d0), domain: d0 in [0, 9], d1 in [0, 10]",
+    ),
+]
+
+
+@pytest.mark.parametrize(("before", "after"), GOLDEN)
+@pytest.mark.parametrize("pointwise", [True, False])
+def test_spec_simplifier_cases_are_equal(before, after, pointwise):
+    result = check_equivalence(parse_map(before), parse_map(after), pointwise=pointwise)
+    assert result.verdict is Verdict.EQUAL
+    assert result.counterexample is None
+    assert "z3: agrees (equal)" in result.notes
+
+
+def test_case_1_with_a_wider_domain_is_different_inside_the_domain():
+    a = parse_map(GOLDEN[0][0].replace("d1 in [0, 14]", "d1 in [0, 16]"))
+    b = parse_map(GOLDEN[0][1].replace("d1 in [0, 14]", "d1 in [0, 16]"))
+    result = check_equivalence(a, b, pointwise=True)
+    assert result.verdict is Verdict.DIFFERENT
+    assert result.to_json() == {
+        "verdict": "different",
+        "counterexample": {"point": {"d0": 0, "d1": 16}, "a": [1, 0], "b": [0, 16]},
+    }
+    point = dict(result.counterexample.point)
+    assert all(point[v.name] in a.bounds(v) for v in a.all_variables)
+
+
+def test_the_older_seeds_case_2_is_refuted():
+    # seeds/001 garbles case 2 as `d0 floordiv 100` for the first result.
+    wrong = parse_map(
+        "(d0, d1, d2) -> (d0 floordiv 100, d1, d2), domain: d0 in [0, 9], d1 in [0, 9], d2 in [0, 9]"
+    )
+    result = check_equivalence(parse_map(GOLDEN[1][0]), wrong, pointwise=True)
+    assert result.verdict is Verdict.DIFFERENT
+    assert result.counterexample == PointwiseCounterexample(
+        (("d0", 1), ("d1", 0), ("d2", 0)), (1, 0, 0), (0, 0, 0)
+    )
+
+
+def test_relation_counterexample_shape_and_witness():
+    a = parse_map("(d0)[s0] -> (d0 + s0), domain: d0 in [0, 3], s0 in [0, 1]")
+    b = parse_map("(d0)[s0] -> (d0 + 2 - s0), domain: d0 in [-3, 3], s0 in [0, 1]")
+    result = check_equivalence(a, b)
+    assert result.counterexample == RelationCounterexample((0,), (0,), "a", (("s0", 0),))
+    assert json.loads(json.dumps(result.to_json())) == {
+        "verdict": "different",
+        "counterexample": {"dims": {"d0": 0}, "result": [0], "only_in": "a", "symbols": {"s0": 0}},
+    }
+
+
+def test_symbols_are_existential_in_relation_mode_only():
+    a = parse_map("(d0)[s0] -> (d0 + s0), domain: d0 in [0, 3], s0 in [0, 1]")
+    b = parse_map("(d0)[s0] -> (d0 + 1 - s0), domain: d0 in [0, 3], s0 in [0, 1]")
+    assert check_equivalence(a, b).verdict is Verdict.EQUAL
+    pointwise = check_equivalence(a, b, pointwise=True)
+    assert pointwise.verdict is Verdict.DIFFERENT
+    assert pointwise.to_json()["counterexample"] == {
+        "point": {"d0": 0, "s0": 0},
+        "a": [0],
+        "b": [1],
+    }
+
+
+def test_relation_mode_compares_maps_with_different_symbols():
+    a = parse_map(
+        "(d0)[s0, s1] -> (d0 + s0 + s1), domain: d0 in [0, 3], s0 in [0, 1], s1 in [0, 1]"
+    )
+    b = parse_map("(d0)[s0] -> (d0 + s0), domain: d0 in [0, 3], s0 in [0, 2]")
+    assert check_equivalence(a, b).verdict is Verdict.EQUAL
+
+
+def test_empty_domains_are_vacuous_never_equal():
+    empty = parse_map("(d0) -> (d0), domain: d0 in [0, 3], d0 mod 5 in [4, 4]")
+    assert check_equivalence(parse_map("KNOWN EMPTY"), empty).verdict is Verdict.VACUOUS
+    assert check_equivalence(empty, empty, pointwise=True).verdict is Verdict.VACUOUS
+
+
+def test_an_empty_map_differs_from_a_non_empty_one():
+    a = parse_map("KNOWN EMPTY")
+    b = parse_map("(d0) -> (d0 * 2), domain: d0 in [2, 3]")
+    assert check_equivalence(a, b).to_json()["counterexample"] == {
+        "dims": {"d0": 2},
+        "result": [4],
+        "only_in": "b",
+        "symbols": {},
+    }
+    assert check_equivalence(a, b, pointwise=True).to_json()["counterexample"] == {
+        "point": {"d0": 2},
+        "a": None,
+        "b": [4],
+    }
+
+
+def test_maps_of_different_shapes_are_a_usage_error():
+    a = parse_map("(d0) -> (d0), domain: d0 in [0, 3]")
+    with pytest.raises(UsageError, match="different tensors"):
+        check_equivalence(a, parse_map("(d0) -> (d0, d0), domain: d0 in [0, 3]"))
+    b = parse_map("(d0)[s0] -> (d0), domain: d0 in [0, 3], s0 in [0, 0]")
+    with pytest.raises(UsageError, match=r"same variables.*\(d0\)\[s0\]"):
+        check_equivalence(a, b, pointwise=True)
+    assert check_equivalence(a, b).verdict is Verdict.EQUAL
+    with pytest.raises(UsageError, match="UNDEFINED"):
+        check_equivalence(Undefined(), a)
+
+
+def test_pointwise_allows_different_bounds_with_the_same_domain():
+    # A simplifier may fold a constraint into a bound: same domain, same map.
+    a = parse_map("(d0) -> (d0), domain: d0 in [0, 9], d0 floordiv 5 in [0, 0]")
+    b = parse_map("(d0) -> (d0), domain: d0 in [0, 4]")
+    assert check_equivalence(a, b, pointwise=True).verdict is Verdict.EQUAL
+
+
+def test_an_exhausted_budget_is_unknown():
+    a, b = parse_map(GOLDEN[1][0]), parse_map(GOLDEN[1][1])
+    result = check_equivalence(a, b, budget=Budget(isl_operations=1, z3_rlimit=1))
+    assert result.verdict is Verdict.UNKNOWN
+    assert result.to_json() == {"verdict": "unknown"}
+    assert "isl: operation budget exhausted" in result.notes
+
+
+def test_batches_keep_order_and_report_bad_pairs():
+    different = "(d0, d1) -> (d1), domain: d0 in [0, 9], d1 in [0, 10]"
+    pairs = [GOLDEN[0], ("(d0", GOLDEN[0][1]), (GOLDEN[3][0], different), GOLDEN[3]]
+    for workers in (1, 2):
+        results = check_equivalence_batch(pairs * 3, pointwise=True, workers=workers)
+        kinds = [r.verdict if not isinstance(r, BatchFailure) else "error" for r in results]
+        assert kinds == [Verdict.EQUAL, "error", Verdict.DIFFERENT, Verdict.EQUAL] * 3
+        assert "expected ','" in results[1].to_json()["error"]
+
+
+def _brute_force(a, b, pointwise):
+    if pointwise:
+        points_a, points_b = (
+            {tuple(p.values()): m.evaluate(p) for p in m.domain_points()} for m in (a, b)
+        )
+        if not points_a and not points_b:
+            return Verdict.VACUOUS
+        return Verdict.EQUAL if points_a == points_b else Verdict.DIFFERENT
+    ra, rb = a.relation(), b.relation()
+    if not ra and not rb:
+        return Verdict.VACUOUS
+    return Verdict.EQUAL if ra == rb else Verdict.DIFFERENT
+
+
+def _check_counterexample(a, b, result):
+    counterexample = result.counterexample
+    if isinstance(counterexample, PointwiseCounterexample):
+        point = dict(counterexample.point)
+        for m, shown in ((a, counterexample.a), (b, counterexample.b)):
+            values = {v: point[v.name] for v in m.all_variables}
+            assert shown == (m.evaluate(values) if m.contains(values) else None)
+        assert counterexample.a != counterexample.b
+    else:
+        shown, other = (a, b) if counterexample.only_in == "a" else (b, a)
+        pair = (counterexample.dims, counterexample.result)
+        assert pair in shown.relation()
+        assert pair not in other.relation()
+
+
+@settings(max_examples=120, deadline=None)
+@given(map_pairs())
+def test_verdicts_agree_with_brute_force(pair):
+    a, b = pair
+    for pointwise in (True, False):
+        result = check_equivalence(a, b, pointwise=pointwise)
+        assert result.verdict is _brute_force(a, b, pointwise)
+        if result.verdict is Verdict.DIFFERENT:
+            _check_counterexample(a, b, result)
+
+
+@pytest.mark.slow
+@settings(max_examples=2000, deadline=None)
+@given(map_pairs(max_dims=3, max_results=3, max_leaves=8))
+def test_verdicts_agree_with_brute_force_sweep(pair):
+    test_verdicts_agree_with_brute_force.hypothesis.inner_test(pair)

@@ -1,0 +1,65 @@
+"""Properties of indexing maps on generated maps: printing and parsing are
+inverses, known-empty is sound, `compose` is relation composition,
+`remove_unused_symbols` keeps the relation."""
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from strategies import indexing_maps
+
+from verifier.expr.indexing_map import compose
+from verifier.expr.parser import parse_map
+
+maps = indexing_maps(max_dims=3, max_results=3)
+
+
+@given(maps)
+def test_parse_inverts_print(m):
+    parsed = parse_map(str(m))
+    if m.is_known_empty:
+        assert parsed.is_known_empty
+    else:
+        assert parsed == m
+
+
+@given(indexing_maps(allow_empty=True))
+def test_known_empty_maps_have_no_points(m):
+    if m.is_known_empty:
+        assert not list(m.domain_points())
+
+
+@given(indexing_maps(allow_empty=True))
+def test_known_empty_maps_print_as_known_empty(m):
+    assert (str(m) == "KNOWN EMPTY") == m.is_known_empty
+
+
+def _composed(consumer_relation, producer_relation):
+    by_dims = {}
+    for dims, results in producer_relation:
+        by_dims.setdefault(dims, set()).add(results)
+    return {(x, z) for x, y in consumer_relation for z in by_dims.get(y, ())}
+
+
+@st.composite
+def composable(draw):
+    middle = draw(st.integers(0, 2))
+    consumer = draw(indexing_maps(max_dims=2, max_rt_vars=0, num_results=middle, max_constraints=1))
+    producer = draw(
+        indexing_maps(
+            num_dims=middle, max_range_vars=1, max_rt_vars=0, max_results=2, max_constraints=1
+        )
+    )
+    return consumer, producer
+
+
+@settings(max_examples=150)
+@given(composable())
+def test_compose_is_relation_composition(pair):
+    consumer, producer = pair
+    assert compose(consumer, producer).relation() == _composed(
+        consumer.relation(), producer.relation()
+    )
+
+
+@given(indexing_maps(max_range_vars=2, max_rt_vars=1, max_constraints=3))
+def test_remove_unused_symbols_keeps_the_relation(m):
+    assert m.remove_unused_symbols().relation() == m.relation()
