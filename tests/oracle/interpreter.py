@@ -399,23 +399,32 @@ def _gather(ctx: _Context, output: int, index: Index) -> set[Element]:
         raise UnsupportedByOracle("gather with batching dims")
     slice_sizes = ctx.instruction.int_list("slice_sizes")
     operand_dims, indices_dims = ctx.operand_dims(0), ctx.operand_dims(1)
-    if ctx.operands[1].opcode == "constant":
+    producer = ctx.operands[1]
+    if producer.opcode == "constant":
         raise UnsupportedByOracle("gather with constant indices")
+    iota_dimension = producer.integer("iota_dimension") if producer.opcode == "iota" else None
     batch = [index[k] for k in range(len(index)) if k not in numbers.offset_dims]
     vector_dim = numbers.index_vector_dim
     result: set[Element] = set()
-    for k in range(len(numbers.start_index_map)):
+    known_starts: dict[int, int] = {}  # operand dim → start, for iota indices
+    for k, operand_dim in enumerate(numbers.start_index_map):
         position = list(batch)
         if vector_dim < len(indices_dims):
             position.insert(vector_dim, k)
         result.add((1, tuple(position)))
+        if iota_dimension is not None:  # an iota holds its index along iota_dimension
+            value = position[iota_dimension]
+            limit = operand_dims[operand_dim] - slice_sizes[operand_dim]
+            known_starts[operand_dim] = min(max(value, 0), limit)
     window_dims = [k for k in range(len(operand_dims)) if k not in numbers.collapsed_slice_dims]
     offset = [0] * len(operand_dims)
     for position, k in enumerate(window_dims):
         offset[k] = index[numbers.offset_dims[position]]
     start_ranges: list[range] = []
     for k in range(len(operand_dims)):
-        if k in numbers.start_index_map:
+        if k in known_starts:
+            start_ranges.append(range(known_starts[k], known_starts[k] + 1))
+        elif k in numbers.start_index_map:
             start_ranges.append(range(operand_dims[k] - slice_sizes[k] + 1))
         else:
             start_ranges.append(range(1))
