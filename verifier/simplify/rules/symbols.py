@@ -48,11 +48,12 @@ def _has_empty_bounds(indexing_map: IndexingMap) -> IndexingMap | None:
 
 
 def _residues(indexing_map: IndexingMap) -> list[tuple[Mod, int]]:
-    """The constraints ``x mod c in [r, r]``."""
+    """The constraints ``x mod c in [r, r]`` with ``0 <= r < c`` (the lemmas'
+    hypothesis: a residue outside is infeasible, not a lattice)."""
     return [
         (expr, interval.lower)
         for expr, interval in indexing_map.constraints
-        if isinstance(expr, Mod) and interval.is_point
+        if isinstance(expr, Mod) and interval.is_point and 0 <= interval.lower < expr.modulus
     ]
 
 
@@ -124,7 +125,7 @@ def _lattices(indexing_map: IndexingMap) -> list[_Lattice]:
     return [
         _Lattice(indexing_map, expr.operand, expr.modulus, residue)
         for expr, residue in _residues(indexing_map)
-        if isinstance(expr.operand, Var) and 0 <= residue < expr.modulus
+        if isinstance(expr.operand, Var)
     ]
 
 

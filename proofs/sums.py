@@ -1,0 +1,25 @@
+"""Lemmas of the sum rules (`verifier.simplify.rules.sums`)."""
+
+from __future__ import annotations
+
+from proofs.lemma import Encoding, Goal, Lemma
+
+
+def _recombine(enc: Encoding) -> Goal:
+    x, c, k = enc.ints("x c k")
+    return Goal.of([c > 0], k * c * enc.floordiv(x, c) + k * enc.mod(x, c) == k * x, [x, c, k])
+
+
+def _to_mod(enc: Encoding) -> Goal:
+    x, c, k = enc.ints("x c k")
+    return Goal.of([c > 0], k * x - k * c * enc.floordiv(x, c) == k * enc.mod(x, c), [x, c, k])
+
+
+LEMMAS: tuple[Lemma, ...] = (
+    Lemma(
+        "sum_recombine_div_mod",
+        "c > 0 ⇒ k * c * (x floordiv c) + k * (x mod c) = k * x",
+        _recombine,
+    ),
+    Lemma("sum_floordiv_to_mod", "c > 0 ⇒ k * x - k * c * (x floordiv c) = k * (x mod c)", _to_mod),
+)
