@@ -4,6 +4,24 @@ Importing this package registers every rule; `verifier.indexing.analysis` is
 the entry point.
 """
 
-from verifier.indexing import data_movement, dynamic, elementwise, reductions
+from verifier.indexing import (
+    collectives,
+    convolution,
+    data_movement,
+    dynamic,
+    elementwise,
+    reductions,
+    scatter,
+    sort,
+)
 
-__all__ = ["data_movement", "dynamic", "elementwise", "reductions"]
+__all__ = [
+    "collectives",
+    "convolution",
+    "data_movement",
+    "dynamic",
+    "elementwise",
+    "reductions",
+    "scatter",
+    "sort",
+]

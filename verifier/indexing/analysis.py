@@ -18,7 +18,17 @@ from verifier.expr.indexing_map import Undefined
 from verifier.hlo.module import Computation, Instruction
 
 # Importing the rule modules registers them.
-from verifier.indexing import data_movement, dynamic, elementwise, reductions, registry  # noqa: F401
+from verifier.indexing import (  # noqa: F401
+    collectives,
+    convolution,
+    data_movement,
+    dynamic,
+    elementwise,
+    reductions,
+    registry,
+    scatter,
+    sort,
+)
 from verifier.indexing.registry import Indexing, OpContext
 
 

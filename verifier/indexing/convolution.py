@@ -1,0 +1,197 @@
+"""Convolution: each output element reads a window of the lhs (one feature
+group's input features) and the matching kernel elements.
+
+Output ``(b, o, x…)`` (in the output's ``dim_labels`` order) at window
+position ``s_k`` of spatial dim ``k`` and input feature ``c`` of its group:
+
+* the padded, lhs-dilated position ``p_k = x_k * stride + s_k * rhs_dilation
+  - padding_low`` reads lhs spatial ``p_k floordiv lhs_dilation`` when ``p_k``
+  is on the dilation lattice and inside the lhs; otherwise the window sees
+  padding or a dilation hole, and neither operand is read (constraints, as in
+  ``reduce-window``);
+* the lhs feature is ``(o floordiv (O / feature_group_count)) * C_g + c``
+  (``C_g`` = kernel input features) and the lhs batch is
+  ``(o floordiv (O / batch_group_count)) * B_out + b`` — the groups of
+  XLA's ``convolution_group_converter`` (group-major splits of the feature
+  and batch dims);
+* the kernel element is ``(c, o, s_k)``, or ``size_k - 1 - s_k`` along a
+  reversed window dim (window reversal flips the kernel, not the lhs).
+
+``conv = f32[1,3,2] convolution(f32[1,4,2] lhs, f32[2,2,2] rhs),
+window={size=2}, dim_labels=b0f_0io->b0f``: lhs
+``(d0, d1, d2)[s0, s1] -> (d0, d1 + s0, s1)``, rhs
+``(d0, d1, d2)[s0, s1] -> (s0, s1, d2)`` with s0, s1 ∈ [0, 1].
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from verifier.expr.indexing_map import IndexingMap, Undefined
+from verifier.expr.interval import Interval
+from verifier.expr.nodes import Expr, const, dim, range_var
+from verifier.hlo.attributes import ConvolutionDimensionNumbers, WindowDim
+from verifier.indexing.registry import Indexing, OpContext, OpRule, register
+from verifier.indexing.shapes import dims_box
+
+
+@dataclass(frozen=True)
+class _Convolution:
+    """The attributes and sizes one convolution's maps are built from."""
+
+    numbers: ConvolutionDimensionNumbers
+    window: tuple[WindowDim, ...]
+    lhs: tuple[int, ...]
+    rhs: tuple[int, ...]
+    out: tuple[int, ...]
+    feature_groups: int
+    batch_groups: int
+
+    @staticmethod
+    def of(ctx: OpContext) -> _Convolution:
+        instruction = ctx.instruction
+        numbers = instruction.convolution_dimension_numbers()
+        window = instruction.window()
+        if len(window) != len(numbers.input_spatial):
+            raise ValueError(
+                f"window has {len(window)} dims but dim_labels have "
+                f"{len(numbers.input_spatial)} spatial dims"
+            )
+        return _Convolution(
+            numbers,
+            window,
+            ctx.operand_shape(0).dimensions,
+            ctx.operand_shape(1).dimensions,
+            ctx.shape.dimensions,
+            instruction.attributes.integer("feature_group_count") or 1,
+            instruction.attributes.integer("batch_group_count") or 1,
+        )
+
+    @property
+    def output_features(self) -> int:
+        return self.rhs[self.numbers.kernel_output_feature]
+
+    @property
+    def group_input_features(self) -> int:
+        """``C_g``: the input features one output feature reads."""
+        return self.rhs[self.numbers.kernel_input_feature]
+
+    @property
+    def output_batch(self) -> int:
+        return self.out[self.numbers.output_batch]
+
+    def kernel_position(self, k: int, position: Expr) -> Expr:
+        """The kernel index along spatial dim `k` paired with window `position`."""
+        w = self.window[k]
+        return (w.size - 1) - position if w.window_reversal else position
+
+
+def _lhs_position(w: WindowDim, x: Expr, position: Expr) -> Expr:
+    """``x * stride + position * rhs_dilation - padding_low`` (lhs-dilated space)."""
+    return x * w.stride + position * w.window_dilation - w.padding_low
+
+
+def _on_lhs(w: WindowDim, padded: Expr, size: int) -> list[tuple[Expr, Interval]]:
+    """Constraints: `padded` is a real lhs element (not padding, not a hole)."""
+    constraints = [(padded, Interval(0, (size - 1) * w.base_dilation))]
+    if w.base_dilation != 1:
+        constraints.append((padded % w.base_dilation, Interval(0, 0)))
+    return constraints
+
+
+def _convolution_o2i(ctx: OpContext, output: int) -> tuple[Indexing, ...]:
+    conv = _Convolution.of(ctx)
+    n = conv.numbers
+    o = dim(n.output_feature)
+    range_vars = [Interval(0, w.size - 1) for w in conv.window]
+    feature = range_var(len(range_vars))
+    range_vars.append(Interval(0, conv.group_input_features - 1))
+    constraints: list[tuple[Expr, Interval]] = []
+    lhs: list[Expr] = [const(0)] * len(conv.lhs)
+    rhs: list[Expr] = [const(0)] * len(conv.rhs)
+    for k, w in enumerate(conv.window):
+        padded = _lhs_position(w, dim(n.output_spatial[k]), range_var(k))
+        lhs[n.input_spatial[k]] = padded // w.base_dilation
+        constraints += _on_lhs(w, padded, conv.lhs[n.input_spatial[k]])
+        rhs[n.kernel_spatial[k]] = conv.kernel_position(k, range_var(k))
+    feature_group_size = conv.output_features // conv.feature_groups
+    batch_group_size = conv.output_features // conv.batch_groups
+    lhs[n.input_feature] = (o // feature_group_size) * conv.group_input_features + feature
+    lhs[n.input_batch] = (o // batch_group_size) * conv.output_batch + dim(n.output_batch)
+    rhs[n.kernel_input_feature] = feature
+    rhs[n.kernel_output_feature] = o
+    box = dims_box(conv.out)
+    maps = [
+        IndexingMap.create(box, results, range_vars=range_vars, constraints=constraints)
+        for results in (lhs, rhs)
+    ]
+    return tuple(() if m.is_known_empty else (m,) for m in maps)
+
+
+def _convolution_i2o(ctx: OpContext, operand: int) -> tuple[Indexing, ...]:
+    conv = _Convolution.of(ctx)
+    if conv.feature_groups > 1 and conv.batch_groups > 1:
+        return (Undefined("convolution with both feature and batch groups is not valid HLO"),)
+    reached = _lhs_i2o(conv) if operand == 0 else _rhs_i2o(conv)
+    return (() if reached.is_known_empty else (reached,),)
+
+
+def _lhs_i2o(conv: _Convolution) -> IndexingMap:
+    """lhs ``y`` at window position ``s`` reaches output
+    ``(y * lhs_dilation + padding_low - s * rhs_dilation) floordiv stride``
+    when that divides exactly and is inside the output; the output features
+    are those of the lhs element's feature (or batch) group."""
+    n = conv.numbers
+    results: list[Expr] = [const(0)] * len(conv.out)
+    range_vars: list[Interval] = []
+    constraints: list[tuple[Expr, Interval]] = []
+    for k, w in enumerate(conv.window):
+        position = range_var(len(range_vars))
+        range_vars.append(Interval(0, w.size - 1))
+        numerator = dim(n.input_spatial[k]) * w.base_dilation + w.padding_low
+        numerator = numerator - position * w.window_dilation
+        results[n.output_spatial[k]] = numerator // w.stride
+        constraints.append((numerator, Interval(0, (conv.out[n.output_spatial[k]] - 1) * w.stride)))
+        if w.stride != 1:
+            constraints.append((numerator % w.stride, Interval(0, 0)))
+    in_group = range_var(len(range_vars))
+    if conv.batch_groups > 1:
+        group_size = conv.output_features // conv.batch_groups
+        batch = dim(n.input_batch)
+        results[n.output_batch] = batch % conv.output_batch
+        results[n.output_feature] = (batch // conv.output_batch) * group_size + in_group
+    else:
+        group_size = conv.output_features // conv.feature_groups
+        feature_group = dim(n.input_feature) // conv.group_input_features
+        results[n.output_batch] = dim(n.input_batch)
+        results[n.output_feature] = feature_group * group_size + in_group
+    range_vars.append(Interval(0, group_size - 1))
+    return IndexingMap.create(
+        dims_box(conv.lhs), results, range_vars=range_vars, constraints=constraints
+    )
+
+
+def _rhs_i2o(conv: _Convolution) -> IndexingMap:
+    """Kernel ``(c, o, k…)`` reaches output ``(b, o, x…)`` for every batch
+    ``b`` and every ``x`` whose window position paired with ``k`` lands on a
+    real lhs element."""
+    n = conv.numbers
+    results: list[Expr] = [const(0)] * len(conv.out)
+    range_vars: list[Interval] = []
+    constraints: list[tuple[Expr, Interval]] = []
+    for k, w in enumerate(conv.window):
+        x = range_var(len(range_vars))
+        range_vars.append(Interval(0, conv.out[n.output_spatial[k]] - 1))
+        results[n.output_spatial[k]] = x
+        # The kernel position is its own inverse under reversal.
+        position = conv.kernel_position(k, dim(n.kernel_spatial[k]))
+        constraints += _on_lhs(w, _lhs_position(w, x, position), conv.lhs[n.input_spatial[k]])
+    results[n.output_batch] = range_var(len(range_vars))
+    range_vars.append(Interval(0, conv.output_batch - 1))
+    results[n.output_feature] = dim(n.kernel_output_feature)
+    return IndexingMap.create(
+        dims_box(conv.rhs), results, range_vars=range_vars, constraints=constraints
+    )
+
+
+register("convolution")(OpRule(_convolution_o2i, _convolution_i2o))
