@@ -79,6 +79,21 @@ def _drop_small(enc: Encoding) -> Goal:
     )
 
 
+def _mod_shift(enc: Encoding) -> Goal:
+    # Residues by their definition (as in `proofs.symbols`): m = (r - k) mod c
+    # is r - k = c * q1 + m with 0 <= m < c; "(x + k) mod c = r" is
+    # x + k = c * q + r, and "x mod c = m" is x = c * q2 + m, each with the
+    # quotient free where assumed and an explicit witness where concluded.
+    x, k, c, r, m, q, q1, q2 = enc.ints("x k c r m q q1 q2")
+    forward = z3.Implies(x + k == c * q + r, x == c * (q + q1) + m)
+    backward = z3.Implies(x == c * q2 + m, x + k == c * (q2 - q1) + r)
+    return Goal.of(
+        [c > 0, between(0, r, c - 1), between(0, m, c - 1), r - k == c * q1 + m],
+        z3.And(forward, backward),
+        [x, k, c, r],
+    )
+
+
 LEMMAS: tuple[Lemma, ...] = (
     Lemma("constraint_infeasible", "x in R ∧ R ∩ [lo, hi] = ∅ ⇒ ¬(x in [lo, hi])", _infeasible),
     Lemma("constraint_implied", "x in R ∧ R ⊆ [lo, hi] ⇒ x in [lo, hi]", _implied),
@@ -99,6 +114,11 @@ LEMMAS: tuple[Lemma, ...] = (
         "constraint_ceildiv_bounds",
         "c > 0 ⇒ (x ceildiv c in [lo, hi] ⇔ x in [lo * c - c + 1, hi * c])",
         _ceildiv_bounds,
+    ),
+    Lemma(
+        "constraint_mod_shift_constant",
+        "c > 0 ∧ 0 <= r < c ⇒ ((x + k) mod c = r ⇔ x mod c = (r - k) mod c)",
+        _mod_shift,
     ),
     Lemma(
         "constraint_drop_small_summand",

@@ -167,8 +167,10 @@ def _round(indexing_map: IndexingMap, log: _Log) -> IndexingMap:
 
 
 def _emptied(indexing_map: IndexingMap, log: _Log) -> IndexingMap:
+    """The canonical KNOWN EMPTY form of a map whose constraint cannot hold."""
     empty = known_empty_like(indexing_map)
     if empty != indexing_map:
+        log.record("constraint_infeasible")
         log.changes_variables = log.changes_variables or bool(indexing_map.symbols)
     return empty
 

@@ -116,7 +116,7 @@ class Ranges:
         """An interval containing the value of `expr` at every domain point.
 
         >>> from verifier.expr.nodes import dim
-        >>> Ranges({dim(0): Interval(0, 9)}, {dim(0) mod 4: Interval(1, 1)}).interval(
+        >>> Ranges({dim(0): Interval(0, 9)}, {dim(0) % 4: Interval(1, 1)}).interval(
         ...     (dim(0) % 4) * 3)
         Interval(lower=3, upper=3)
         """

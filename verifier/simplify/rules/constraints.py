@@ -20,8 +20,10 @@ from verifier.expr.nodes import (
     Const,
     Expr,
     FloorDiv,
+    Mod,
     from_linear_terms,
     linear_terms,
+    mod,
 )
 from verifier.simplify.ranges import Ranges
 from verifier.simplify.rules.base import INFEASIBLE, ConstraintRewrite, ConstraintRule
@@ -130,6 +132,21 @@ def _drop_small(match: _Blocks, ranges: Ranges) -> ConstraintRewrite:
     raise AssertionError("side condition not checked")
 
 
+def _match_mod_residue(constraint: Constraint) -> tuple[Mod, int, int] | None:
+    """``(x + k) mod c in [r, r]`` with ``0 <= r < c`` and a constant ``k``."""
+    expr, interval = constraint
+    if not (isinstance(expr, Mod) and interval.is_point and 0 <= interval.lower < expr.modulus):
+        return None
+    _, constant = linear_terms(expr.operand)
+    return (expr, constant, interval.lower) if constant else None
+
+
+def _shift_residue(match: tuple[Mod, int, int], ranges: Ranges) -> ConstraintRewrite:
+    node, constant, residue = match
+    shifted = (residue - constant) % node.modulus
+    return ((mod(node.operand - constant, node.modulus), Interval.point(shifted)),)
+
+
 def _divide_interval(interval: Interval, g: int) -> Interval:
     """``{y : g * y in interval}`` for g > 0: round the bounds inward."""
     return Interval(-(-interval.lower // g), interval.upper // g)
@@ -233,6 +250,16 @@ RULES: tuple[ConstraintRule[Any], ...] = (
                 ),
             ),
         ),
+    ),
+    ConstraintRule(
+        name="constraint_mod_shift_constant",
+        family=FAMILY,
+        description="a constant leaves a residue constraint: (d0 - 1) mod 2 in [0, 0]"
+        " -> d0 mod 2 in [1, 1]",
+        lemma="c > 0 ∧ 0 <= r < c ⇒ ((x + k) mod c = r ⇔ x mod c = (r - k) mod c)",
+        matches=_match_mod_residue,
+        side_condition=_always,
+        rewrite=_shift_residue,
     ),
     ConstraintRule(
         name="constraint_drop_small_summand",
