@@ -150,7 +150,13 @@ def _scatter_i2o(ctx: OpContext, operand: int) -> tuple[Indexing, ...]:
     if operand < scatter.count:
         reached: Indexing = (IndexingMap.identity(scatter.operand),)
     elif operand == scatter.count:
-        reached = (_everywhere(scatter.operand),)
+        reached = (
+            IndexingMap.create(
+                dims_box(scatter.indices),
+                [range_var(k) for k in range(len(scatter.operand))],
+                range_vars=dims_box(scatter.operand),
+            ),
+        )
     else:
         reached = _scatter_updates_i2o(scatter)
     return tuple(reached for _ in ctx.output_shapes)

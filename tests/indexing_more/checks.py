@@ -1,0 +1,68 @@
+"""The rules of one instruction against `oracle_more`: o2i unions equal the
+oracle's relation, i2o unions its inverse (an UNDEFINED i2o is returned, not
+compared), and every map's image lies inside its target shape."""
+
+from __future__ import annotations
+
+from oracle_more import inverse_relation, relation
+
+from verifier.expr.indexing_map import IndexingMap, Undefined
+from verifier.hlo import parse_module
+from verifier.indexing.analysis import input_to_output, output_to_input
+
+Pair = tuple[tuple[int, ...], tuple[int, ...]]
+
+
+def _union(maps: tuple[IndexingMap, ...]) -> frozenset[Pair]:
+    pairs: set[Pair] = set()
+    for m in maps:
+        pairs |= m.relation()
+    return frozenset(pairs)
+
+
+def _assert_in_bounds(m: IndexingMap, dims: tuple[int, ...], where: str) -> None:
+    assert m.num_results == len(dims), f"{where}: {m.num_results} results for {dims}"
+    for point in m.domain_points():
+        image = m.evaluate(point)
+        assert all(0 <= e < n for e, n in zip(image, dims, strict=True)), (
+            f"{where}: image {image} leaves {dims}\n{m}"
+        )
+
+
+def check(text: str) -> list[str]:
+    """Check the ENTRY root of `text`; return the reasons of UNDEFINED i2o results."""
+    module = parse_module(text)
+    computation, instruction = module.entry, module.entry.root
+    operands = computation.operand_instructions(instruction)
+    shape = instruction.shape
+    outputs = shape.tuple_shapes if shape.tuple_shapes is not None else (shape,)
+    undefined: list[str] = []
+    for output in range(len(outputs)):
+        for operand, indexing in enumerate(output_to_input(computation, instruction, output)):
+            where = f"o2i output {output} operand {operand}"
+            assert not isinstance(indexing, Undefined), f"{where}: {indexing.reason}\n{text}"
+            for m in indexing:
+                _assert_in_bounds(m, operands[operand].shape.dimensions, where)
+            want = relation(computation, instruction, output, operand)
+            got = _union(indexing)
+            assert got == want, (
+                f"{where}\nonly maps: {sorted(got - want)[:5]}\n"
+                f"only oracle: {sorted(want - got)[:5]}\n"
+                + "\n".join(map(str, indexing)) + f"\n{text}"
+            )
+    for operand in range(len(operands)):
+        for output, indexing in enumerate(input_to_output(computation, instruction, operand)):
+            where = f"i2o operand {operand} output {output}"
+            if isinstance(indexing, Undefined):
+                undefined.append(indexing.reason)
+                continue
+            for m in indexing:
+                _assert_in_bounds(m, outputs[output].dimensions, where)
+            want = inverse_relation(computation, instruction, operand, output)
+            got = _union(indexing)
+            assert got == want, (
+                f"{where}\nonly maps: {sorted(got - want)[:5]}\n"
+                f"only oracle: {sorted(want - got)[:5]}\n"
+                + "\n".join(map(str, indexing)) + f"\n{text}"
+            )
+    return undefined

@@ -1,0 +1,167 @@
+"""Hypothesis strategies: tiny HLO modules whose ROOT is one op of
+`verifier.indexing`'s convolution, sort, scatter and collectives rules."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from hypothesis import strategies as st
+
+
+def _shape(dims: Sequence[int], element_type: str = "f32") -> str:
+    return f"{element_type}[{','.join(map(str, dims))}]"
+
+
+def _ints(values: Sequence[int]) -> str:
+    return "{" + ",".join(map(str, values)) + "}"
+
+
+def _module(operands: Sequence[str], root: str, extra: str = "") -> str:
+    lines = [f"  p{i} = {s} parameter({i})" for i, s in enumerate(operands)]
+    return "HloModule test\n" + extra + "ENTRY main {\n" + "\n".join(lines) + f"\n  ROOT {root}\n}}\n"
+
+
+_ADD = "add {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\n"
+_GE = "ge {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT c = pred[] compare(a, b), direction=GE\n}\n"
+
+
+def _labels(draw: st.DrawFn, named: str, rank: int) -> tuple[str, dict[str, int]]:
+    """A random order of the role letters and spatial digits; the position of each."""
+    letters = list(named) + [str(k) for k in range(rank - 2)]
+    order = draw(st.permutations(letters))
+    return "".join(order), {c: order.index(c) for c in letters}
+
+
+@st.composite
+def convolution(draw: st.DrawFn) -> str:
+    spatial = draw(st.integers(0, 2))
+    rank = spatial + 2
+    feature_groups, batch_groups = draw(st.sampled_from([(1, 1), (2, 1), (1, 2)]))
+    batch = draw(st.integers(1, 2))
+    group_features = draw(st.integers(1, 2))
+    out_features = max(feature_groups, batch_groups) * draw(st.integers(1, 2))
+    sizes, windows, out_sizes = [], [], []
+    for _ in range(spatial):
+        n, size = draw(st.integers(1, 4)), draw(st.integers(1, 3))
+        stride, lhs_dilation, rhs_dilation = (draw(st.integers(1, 2)) for _ in range(3))
+        low, high = draw(st.integers(-1, 2)), draw(st.integers(-1, 2))
+        effective = (size - 1) * rhs_dilation + 1
+        high = max(high, effective - ((n - 1) * lhs_dilation + 1 + low))
+        padded = (n - 1) * lhs_dilation + 1 + low + high
+        sizes.append((n, size))
+        out_sizes.append((padded - effective) // stride + 1)
+        windows.append((size, stride, f"{low}_{high}", lhs_dilation, rhs_dilation, draw(st.integers(0, 1))))
+    lhs_labels, lhs_at = _labels(draw, "bf", rank)
+    rhs_labels, rhs_at = _labels(draw, "io", rank)
+    out_labels, out_at = _labels(draw, "bf", rank)
+    lhs, rhs, out = [0] * rank, [0] * rank, [0] * rank
+    lhs[lhs_at["b"]], lhs[lhs_at["f"]] = batch * batch_groups, group_features * feature_groups
+    rhs[rhs_at["i"]], rhs[rhs_at["o"]] = group_features, out_features
+    out[out_at["b"]], out[out_at["f"]] = batch, out_features
+    for k in range(spatial):
+        lhs[lhs_at[str(k)]] = sizes[k][0]
+        rhs[rhs_at[str(k)]] = sizes[k][1]
+        out[out_at[str(k)]] = out_sizes[k]
+    attributes = ""
+    if spatial:
+        fields = zip(*windows, strict=True)
+        names = ("size", "stride", "pad", "lhs_dilate", "rhs_dilate", "rhs_reversal")
+        attributes = "window={" + " ".join(
+            f"{name}={'x'.join(map(str, values))}" for name, values in zip(names, fields, strict=True)
+        ) + "}, "
+    root = (
+        f"r = {_shape(out)} convolution(p0, p1), {attributes}"
+        f"dim_labels={lhs_labels}_{rhs_labels}->{out_labels}, "
+        f"feature_group_count={feature_groups}, batch_group_count={batch_groups}"
+    )
+    return _module([_shape(lhs), _shape(rhs)], root)
+
+
+@st.composite
+def sort(draw: st.DrawFn) -> str:
+    dims = draw(st.lists(st.integers(1, 3), min_size=1, max_size=3))
+    count = draw(st.integers(1, 2))
+    axis = draw(st.integers(0, len(dims) - 1))
+    params = "".join(
+        f"  a{k} = f32[] parameter({2 * k})\n  b{k} = f32[] parameter({2 * k + 1})\n"
+        for k in range(count)
+    )
+    comparator = "cmp {\n" + params + "  ROOT c = pred[] compare(a0, b0), direction=LT\n}\n"
+    out = _shape(dims) if count == 1 else "(" + ", ".join([_shape(dims)] * count) + ")"
+    operands = ", ".join(f"p{k}" for k in range(count))
+    root = f"r = {out} sort({operands}), dimensions={{{axis}}}, to_apply=cmp"
+    return _module([_shape(dims)] * count, root, comparator)
+
+
+@st.composite
+def scatter(draw: st.DrawFn) -> str:
+    operand = draw(st.lists(st.integers(1, 3), min_size=1, max_size=3))
+    rank = len(operand)
+    inserted = sorted(draw(st.sets(st.sampled_from(range(rank)))))
+    mapped = draw(st.lists(st.sampled_from(range(rank)), unique=True, min_size=1, max_size=rank))
+    batch = draw(st.lists(st.integers(1, 2), min_size=0, max_size=2))
+    vector_dim = draw(st.integers(0, len(batch)))
+    explicit = len(mapped) != 1 or vector_dim < len(batch) or draw(st.booleans())
+    indices = list(batch)
+    if explicit:
+        indices.insert(vector_dim, len(mapped))
+    window = [draw(st.integers(1, operand[j])) for j in range(rank) if j not in inserted]
+    update_rank = len(batch) + len(window)
+    window_positions = sorted(draw(st.permutations(range(update_rank)))[: len(window)])
+    updates, batch_iter, window_iter = [], iter(batch), iter(window)
+    for k in range(update_rank):
+        updates.append(next(window_iter) if k in window_positions else next(batch_iter))
+    root = (
+        f"r = {_shape(operand)} scatter(p0, p1, p2), update_window_dims={_ints(window_positions)}, "
+        f"inserted_window_dims={_ints(inserted)}, scatter_dims_to_operand_dims={_ints(mapped)}, "
+        f"index_vector_dim={vector_dim}, to_apply=add"
+    )
+    return _module([_shape(operand), _shape(indices, "s32"), _shape(updates)], root, _ADD)
+
+
+@st.composite
+def select_and_scatter(draw: st.DrawFn) -> str:
+    rank = draw(st.integers(1, 2))
+    operand, source, fields = [], [], []
+    for _ in range(rank):
+        n, size, stride = draw(st.integers(1, 4)), draw(st.integers(1, 3)), draw(st.integers(1, 2))
+        low, high = draw(st.integers(0, 1)), draw(st.integers(0, 1))
+        high = max(high, size - n - low)
+        operand.append(n)
+        source.append((n + low + high - size) // stride + 1)
+        fields.append((size, stride, f"{low}_{high}"))
+    size, stride, pad = ("x".join(map(str, f)) for f in zip(*fields, strict=True))
+    root = (
+        f"r = {_shape(operand)} select-and-scatter(p0, p1, p2), "
+        f"window={{size={size} stride={stride} pad={pad}}}, select=ge, scatter=add"
+    )
+    return _module([_shape(operand), _shape(source), "f32[]"], root, _ADD + _GE)
+
+
+@st.composite
+def collective(draw: st.DrawFn) -> str:
+    opcode = draw(
+        st.sampled_from(["all-reduce", "collective-permute", "all-gather", "reduce-scatter", "all-to-all"])
+    )
+    dims = draw(st.lists(st.integers(1, 3), min_size=1, max_size=2))
+    groups = draw(st.integers(1, 3))
+    axis = draw(st.integers(0, len(dims) - 1))
+    replicas = "replica_groups={" + _ints(range(groups)) + "}"
+    operand, out = list(dims), list(dims)
+    attributes = replicas
+    if opcode == "all-reduce":
+        attributes += ", to_apply=add"
+    elif opcode == "collective-permute":
+        attributes = "source_target_pairs={{0,1},{1,0}}"
+    elif opcode == "all-gather":
+        out[axis] *= groups
+        attributes += f", dimensions={{{axis}}}"
+    elif opcode == "reduce-scatter":
+        operand[axis] *= groups
+        attributes += f", dimensions={{{axis}}}, to_apply=add"
+    else:
+        operand[axis] *= groups
+        out[axis] *= groups
+        attributes += f", dimensions={{{axis}}}"
+    root = f"r = {_shape(out)} {opcode}(p0), {attributes}"
+    return _module([_shape(operand)], root, _ADD)

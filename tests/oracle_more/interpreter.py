@@ -1,0 +1,253 @@
+"""Which operand elements does each output element read? (convolution, sort,
+scatter, select-and-scatter, collectives), by enumeration.
+
+Conventions shared with `tests/oracle`: a runtime value (a scatter index) is
+the union over every value it may take; an update whose window would leave
+the operand is skipped (XLA's scatter semantics); a window position in
+padding or in a dilation hole reads nothing.  For a collective the reads are
+those of the output on the replica at each group position, unioned over the
+group, all replicas holding operands of the same shape.
+
+Convolution groups follow XLA's ``convolution_group_converter``: the lhs
+feature dim is split group-major into ``feature_group_count`` groups of
+``C_g`` features (the kernel's input features), the kernel's output
+features into as many groups; the lhs batch is split group-major into
+``batch_group_count`` groups of the output batch size, the output features
+likewise.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterator, Sequence
+from typing import TypeAlias
+
+from verifier.hlo import Computation, Instruction
+
+Index: TypeAlias = tuple[int, ...]
+Element: TypeAlias = tuple[int, Index]
+Semantics: TypeAlias = Callable[[Instruction, list[Instruction], int, Index], set[Element]]
+
+
+def _indices(dimensions: Sequence[int]) -> Iterator[Index]:
+    return itertools.product(*(range(n) for n in dimensions))
+
+
+def _outputs(instruction: Instruction) -> list[tuple[int, ...]]:
+    shape = instruction.shape
+    if shape.tuple_shapes is not None:
+        return [s.dimensions for s in shape.tuple_shapes]
+    return [shape.dimensions]
+
+
+# ------------------------------------------------------------------ convolution
+
+
+def _convolution(
+    instruction: Instruction, operands: list[Instruction], output: int, index: Index
+) -> set[Element]:
+    labels = instruction.convolution_dimension_numbers()
+    window = instruction.window()
+    lhs, rhs = operands[0].shape.dimensions, operands[1].shape.dimensions
+    feature_groups = instruction.attributes.integer("feature_group_count") or 1
+    batch_groups = instruction.attributes.integer("batch_group_count") or 1
+    out_features = rhs[labels.kernel_output_feature]
+    group_features = rhs[labels.kernel_input_feature]
+    out_batch = instruction.shape.dimensions[labels.output_batch]
+    o = index[labels.output_feature]
+    feature_group = o // (out_features // feature_groups)
+    batch_group = o // (out_features // batch_groups)
+    lhs_batch = batch_group * out_batch + index[labels.output_batch]
+    found: set[Element] = set()
+    for positions in _indices([w.size for w in window]):
+        lhs_spatial: list[int] = []
+        for k, w in enumerate(window):
+            dilated = index[labels.output_spatial[k]] * w.stride
+            dilated += positions[k] * w.window_dilation - w.padding_low
+            if dilated < 0 or dilated % w.base_dilation != 0:
+                break
+            if dilated // w.base_dilation >= lhs[labels.input_spatial[k]]:
+                break
+            lhs_spatial.append(dilated // w.base_dilation)
+        else:
+            for c in range(group_features):
+                lhs_index = [0] * len(lhs)
+                lhs_index[labels.input_batch] = lhs_batch
+                lhs_index[labels.input_feature] = feature_group * group_features + c
+                rhs_index = [0] * len(rhs)
+                rhs_index[labels.kernel_input_feature] = c
+                rhs_index[labels.kernel_output_feature] = o
+                for k, w in enumerate(window):
+                    lhs_index[labels.input_spatial[k]] = lhs_spatial[k]
+                    flipped = w.size - 1 - positions[k] if w.window_reversal else positions[k]
+                    rhs_index[labels.kernel_spatial[k]] = flipped
+                found.add((0, tuple(lhs_index)))
+                found.add((1, tuple(rhs_index)))
+    return found
+
+
+# ------------------------------------------------------------------ sort
+
+
+def _sort(
+    instruction: Instruction, operands: list[Instruction], output: int, index: Index
+) -> set[Element]:
+    (axis,) = instruction.int_list("dimensions")
+    found: set[Element] = set()
+    for number, operand in enumerate(operands):
+        for position in range(operand.shape.dimensions[axis]):
+            row = list(index)
+            row[axis] = position
+            found.add((number, tuple(row)))
+    return found
+
+
+# ------------------------------------------------------------------ scatter
+
+
+def _scatter(
+    instruction: Instruction, operands: list[Instruction], output: int, index: Index
+) -> set[Element]:
+    numbers = instruction.scatter_dimension_numbers()
+    count = (len(operands) - 1) // 2
+    operand = operands[0].shape.dimensions
+    indices = operands[count].shape.dimensions
+    updates = operands[count + 1].shape.dimensions
+    found: set[Element] = {(k, index) for k in range(count)}
+    found |= {(count, i) for i in _indices(indices)}
+    window_dims = [j for j in range(len(operand)) if j not in numbers.inserted_window_dims]
+    sizes = [1] * len(operand)
+    for position, j in enumerate(window_dims):
+        sizes[j] = updates[numbers.update_window_dims[position]]
+    for update in _indices(updates):
+        # Every start the index vector may hold: along a scattered dim any
+        # value that keeps the window inside the operand, elsewhere 0.
+        start_ranges = [
+            range(operand[j] - sizes[j] + 1) if j in numbers.scatter_dims_to_operand_dims
+            else range(1)
+            for j in range(len(operand))
+        ]
+        for start in itertools.product(*start_ranges):
+            target = list(start)
+            for position, j in enumerate(window_dims):
+                target[j] += update[numbers.update_window_dims[position]]
+            if tuple(target) == index:
+                found |= {(count + 1 + k, update) for k in range(count)}
+    return found
+
+
+# ------------------------------------------------------------------ select-and-scatter
+
+
+def _select_and_scatter(
+    instruction: Instruction, operands: list[Instruction], output: int, index: Index
+) -> set[Element]:
+    window = instruction.window()
+    operand = operands[0].shape.dimensions
+    source = operands[1].shape.dimensions
+    found: set[Element] = {(2, ())}
+    for w_index in _indices(source):
+        members = []
+        for positions in _indices([w.size for w in window]):
+            member = tuple(
+                w_index[k] * w.stride + positions[k] - w.padding_low for k, w in enumerate(window)
+            )
+            if all(0 <= m < n for m, n in zip(member, operand, strict=True)):
+                members.append(member)
+        if index in members:
+            found.add((1, w_index))
+            found |= {(0, m) for m in members}
+    return found
+
+
+# ------------------------------------------------------------------ collectives
+
+
+def _same_element(
+    instruction: Instruction, operands: list[Instruction], output: int, index: Index
+) -> set[Element]:
+    return {(output, index)}
+
+
+def _all_gather(
+    instruction: Instruction, operands: list[Instruction], output: int, index: Index
+) -> set[Element]:
+    (axis,) = instruction.int_list("dimensions")
+    chunk = operands[output].shape.dimensions[axis]
+    read = list(index)
+    read[axis] = index[axis] % chunk  # from the replica at group position index // chunk
+    return {(output, tuple(read))}
+
+
+def _reduce_scatter(
+    instruction: Instruction, operands: list[Instruction], output: int, index: Index
+) -> set[Element]:
+    (axis,) = instruction.int_list("dimensions")
+    chunk = _outputs(instruction)[output][axis]
+    groups = operands[output].shape.dimensions[axis] // chunk
+    found: set[Element] = set()
+    for replica in range(groups):
+        read = list(index)
+        read[axis] = replica * chunk + index[axis]
+        found.add((output, tuple(read)))
+    return found
+
+
+def _all_to_all(
+    instruction: Instruction, operands: list[Instruction], output: int, index: Index
+) -> set[Element]:
+    (axis,) = instruction.int_list("dimensions")
+    groups = len(instruction.attributes.get("replica_groups").groups[0])  # type: ignore[union-attr]
+    chunk = instruction.shape.dimensions[axis] // groups
+    found: set[Element] = set()
+    for replica in range(groups):
+        # On this replica, output chunk j is chunk `replica` of replica j's operand.
+        read = list(index)
+        read[axis] = replica * chunk + index[axis] % chunk
+        found.add((0, tuple(read)))
+    return found
+
+
+_SEMANTICS: dict[str, Semantics] = {
+    "convolution": _convolution,
+    "sort": _sort,
+    "scatter": _scatter,
+    "select-and-scatter": _select_and_scatter,
+    "all-reduce": _same_element,
+    "collective-permute": _same_element,
+    "all-gather": _all_gather,
+    "reduce-scatter": _reduce_scatter,
+    "all-to-all": _all_to_all,
+}
+SUPPORTED_OPCODES = frozenset(_SEMANTICS)
+
+
+def reads(
+    computation: Computation, instruction: Instruction, output: int = 0
+) -> dict[Index, set[Element]]:
+    """Output `output`'s index → the `(operand_number, operand_index)` it reads."""
+    semantics = _SEMANTICS[instruction.opcode]
+    operands = list(computation.operand_instructions(instruction))
+    return {
+        index: semantics(instruction, operands, output, index)
+        for index in _indices(_outputs(instruction)[output])
+    }
+
+
+def relation(
+    computation: Computation, instruction: Instruction, output: int, operand: int
+) -> frozenset[tuple[Index, Index]]:
+    """Output→input ``{(output_index, operand_index)}`` for one output and operand."""
+    return frozenset(
+        (index, element)
+        for index, elements in reads(computation, instruction, output).items()
+        for number, element in elements
+        if number == operand
+    )
+
+
+def inverse_relation(
+    computation: Computation, instruction: Instruction, operand: int, output: int
+) -> frozenset[tuple[Index, Index]]:
+    """Input→output ``{(operand_index, output_index)}``, the inverse of `relation`."""
+    return frozenset((e, i) for i, e in relation(computation, instruction, output, operand))
