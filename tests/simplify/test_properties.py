@@ -1,0 +1,94 @@
+"""Properties of `simplify` on generated maps: same relation, same values
+point by point when the variables are kept, never larger; isl agrees."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from strategies import indexing_maps
+
+from verifier.expr.evaluate import evaluate
+from verifier.expr.indexing_map import IndexingMap
+from verifier.expr.nodes import VarKind
+from verifier.simplify import simplify
+from verifier.simplify.ranges import Ranges
+from verifier.simplify.size import map_size
+
+_SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def _domain_values(m: IndexingMap) -> dict[tuple[int, ...], tuple[int, ...]]:
+    variables = m.all_variables
+    return {tuple(p[v] for v in variables): m.evaluate(p) for p in m.domain_points()}
+
+
+@_SETTINGS
+@given(indexing_maps(max_leaves=8, max_constraints=3))
+def test_simplified_map_has_the_same_relation(m: IndexingMap) -> None:
+    result = simplify(m)
+    assert result.map.relation() == m.relation() or (result.map.is_known_empty and not m.relation())
+
+
+@_SETTINGS
+@given(indexing_maps(max_leaves=8, max_constraints=3))
+def test_kept_variables_give_the_same_values_pointwise(m: IndexingMap) -> None:
+    result = simplify(m)
+    if result.changes_variables or result.map.is_known_empty:
+        return
+    assert _domain_values(result.map) == _domain_values(m)
+
+
+@_SETTINGS
+@given(indexing_maps(max_leaves=8, max_constraints=3))
+def test_simplified_map_is_never_larger(m: IndexingMap) -> None:
+    assert map_size(simplify(m).map) <= map_size(m)
+
+
+@_SETTINGS
+@given(indexing_maps(max_leaves=8, max_constraints=3))
+def test_simplification_is_a_fixpoint(m: IndexingMap) -> None:
+    once = simplify(m).map
+    assert simplify(once).map == once
+
+
+@settings(max_examples=200, deadline=None)
+@given(indexing_maps(max_leaves=8, max_constraints=3))
+def test_range_evaluation_contains_every_value(m: IndexingMap) -> None:
+    ranges = Ranges.of_map(m)
+    points = list(m.domain_points())
+    for expr in (*m.results, *(e for e, _ in m.constraints)):
+        interval = ranges.interval(expr)
+        assert all(evaluate(expr, point) in interval for point in points)
+
+
+@pytest.mark.slow
+@settings(max_examples=300, deadline=None)
+@given(indexing_maps(max_leaves=8, max_constraints=3))
+def test_isl_proves_every_simplification(m: IndexingMap) -> None:
+    from verifier.checks.verdict import Verdict
+    from verifier.simplify import prove_simplification
+
+    result = simplify(m)
+    proven = prove_simplification(m, result)
+    assert proven.verdict in (Verdict.EQUAL, Verdict.VACUOUS)
+
+
+@settings(max_examples=40, deadline=None)
+@given(indexing_maps(max_leaves=6, max_constraints=2))
+def test_isl_proves_simplifications_quick_tier(m: IndexingMap) -> None:
+    from verifier.checks.verdict import Verdict
+    from verifier.simplify import prove_simplification
+
+    proven = prove_simplification(m, simplify(m))
+    assert proven.verdict in (Verdict.EQUAL, Verdict.VACUOUS)
+    if proven.verdict is Verdict.VACUOUS:
+        assert not m.relation()
+
+
+def test_dims_never_disappear() -> None:
+    from verifier.expr.parser import parse_map
+
+    m = parse_map("(d0, d1)[s0] -> (s0), domain: d0 in [0, 3], d1 in [0, 3], s0 in [0, 1]")
+    simplified = simplify(m).map
+    assert simplified.num_dims == 2
+    assert all(v.kind is not VarKind.DIM or v.index < 2 for v in simplified.all_variables)
