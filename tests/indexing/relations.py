@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from oracle import inverse_relation, output_shapes, relation
+from oracle import inverse, output_shapes, relations
 
 from verifier.expr.indexing_map import IndexingMap, Undefined
 from verifier.hlo import Computation, Instruction, Module, parse_module
@@ -42,15 +42,27 @@ def operand_dims(
     return shape.dimensions
 
 
-def out_of_bounds(indexing_map: IndexingMap, dims: tuple[int, ...]) -> dict[str, int] | None:
-    """A domain point whose image leaves `dims`, or None when the image is inside."""
-    if indexing_map.num_results != len(dims):
-        return {"results": indexing_map.num_results}
-    for point in indexing_map.domain_points():
-        image = indexing_map.evaluate(point)
-        if not all(0 <= e < n for e, n in zip(image, dims, strict=True)):
-            return {v.name: value for v, value in point.items()}
+def out_of_bounds(
+    pairs: frozenset[Pair], dims: tuple[int, ...]
+) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+    """A pair of a map's relation whose image leaves `dims`, or None."""
+    for source, image in sorted(pairs):
+        if len(image) != len(dims) or not all(0 <= e < n for e, n in zip(image, dims, strict=True)):
+            return source, image
     return None
+
+
+def _checked_union(
+    where: str, indexing: tuple[IndexingMap, ...], dims: tuple[int, ...]
+) -> frozenset[Pair]:
+    """The union of the maps' relations, after checking every image is inside `dims`."""
+    pairs: set[Pair] = set()
+    for indexing_map in indexing:
+        relation = indexing_map.relation()
+        bad = out_of_bounds(relation, dims)
+        assert bad is None, f"{where}: image leaves {dims} at {bad[0]} -> {bad[1]}\n{indexing_map}"
+        pairs |= relation
+    return frozenset(pairs)
 
 
 def _describe(pairs: frozenset[Pair], limit: int = 6) -> str:
@@ -87,18 +99,15 @@ def check_instruction(
     report = CheckReport()
     operand_count = len(instruction.operands)
     shapes = output_shapes(instruction)
+    oracle = [relations(computation, instruction, output) for output in range(len(shapes))]
     for output in range(len(shapes)):
         o2i = output_to_input(computation, instruction, output)
         assert len(o2i) == operand_count, f"o2i has {len(o2i)} entries for {operand_count} operands"
         for operand, indexing in enumerate(o2i):
             where = f"{instruction.opcode} o2i output {output} operand {operand}"
             assert not isinstance(indexing, Undefined), f"{where}: UNDEFINED ({indexing.reason})"
-            target = operand_dims(computation, instruction, operand)
-            for indexing_map in indexing:
-                bad = out_of_bounds(indexing_map, target)
-                assert bad is None, f"{where}: image leaves {target} at {bad}\n{indexing_map}"
-            got = union_relation(indexing)
-            want = relation(computation, instruction, output, operand)
+            got = _checked_union(where, indexing, operand_dims(computation, instruction, operand))
+            want = oracle[output][operand]
             assert got == want, _mismatch(where, text, indexing, got, want)
             report.o2i_compared += 1
     for operand in range(operand_count):
@@ -109,12 +118,8 @@ def check_instruction(
             if isinstance(indexing, Undefined):
                 report.i2o_undefined.append(f"{where}: {indexing.reason}")
                 continue
-            target = shapes[output].dimensions
-            for indexing_map in indexing:
-                bad = out_of_bounds(indexing_map, target)
-                assert bad is None, f"{where}: image leaves {target} at {bad}\n{indexing_map}"
-            got = union_relation(indexing)
-            want = inverse_relation(computation, instruction, operand, output)
+            got = _checked_union(where, indexing, shapes[output].dimensions)
+            want = inverse(oracle[output][operand])
             assert got == want, _mismatch(where, text, indexing, got, want)
             report.i2o_compared += 1
     return report

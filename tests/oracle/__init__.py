@@ -11,10 +11,12 @@ from oracle.interpreter import (
     Index,
     Reads,
     UnsupportedByOracle,
+    inverse,
     inverse_relation,
     output_shapes,
     reads,
     relation,
+    relations,
 )
 
 __all__ = [
@@ -23,8 +25,10 @@ __all__ = [
     "Index",
     "Reads",
     "UnsupportedByOracle",
+    "inverse",
     "inverse_relation",
     "output_shapes",
     "reads",
     "relation",
+    "relations",
 ]

@@ -480,23 +480,31 @@ def reads(computation: Computation, instruction: Instruction, output: int = 0) -
     return {index: frozenset(semantics(ctx, output, index)) for index in indices(shape.dimensions)}
 
 
+def relations(
+    computation: Computation, instruction: Instruction, output: int
+) -> list[frozenset[tuple[Index, Index]]]:
+    """Output→input, per operand: ``{(output_index, operand_index)}`` for one output."""
+    pairs: list[set[tuple[Index, Index]]] = [set() for _ in instruction.operands]
+    for index, elements in reads(computation, instruction, output).items():
+        for number, element_index in elements:
+            pairs[number].add((index, element_index))
+    return [frozenset(p) for p in pairs]
+
+
 def relation(
     computation: Computation, instruction: Instruction, output: int, operand: int
 ) -> frozenset[tuple[Index, Index]]:
     """Output→input: ``{(output_index, operand_index)}`` for one output and operand."""
-    return frozenset(
-        (index, element_index)
-        for index, elements in reads(computation, instruction, output).items()
-        for number, element_index in elements
-        if number == operand
-    )
+    return relations(computation, instruction, output)[operand]
+
+
+def inverse(pairs: frozenset[tuple[Index, Index]]) -> frozenset[tuple[Index, Index]]:
+    """Input→output from output→input: ``{(operand_index, output_index)}``."""
+    return frozenset((b, a) for a, b in pairs)
 
 
 def inverse_relation(
     computation: Computation, instruction: Instruction, operand: int, output: int
 ) -> frozenset[tuple[Index, Index]]:
     """Input→output: ``{(operand_index, output_index)}``, the inverse of `relation`."""
-    return frozenset(
-        (element_index, index)
-        for index, element_index in relation(computation, instruction, output, operand)
-    )
+    return inverse(relation(computation, instruction, output, operand))
