@@ -6,8 +6,13 @@ from proofs.lemma import Encoding, Goal, Lemma
 
 
 def _recombine(enc: Encoding) -> Goal:
-    x, c, k = enc.ints("x c k")
-    return Goal.of([c > 0], k * c * enc.floordiv(x, c) + k * enc.mod(x, c) == k * x, [x, c, k])
+    x, a, b, k = enc.ints("x a b k")
+    return Goal.of(
+        [a > 0, b > 0],
+        k * b * enc.floordiv(x, a * b) + k * enc.mod(enc.floordiv(x, a), b)
+        == k * enc.floordiv(x, a),
+        [x, a, b, k],
+    )
 
 
 def _to_mod(enc: Encoding) -> Goal:

@@ -170,3 +170,14 @@ def test_construction_rules_are_applied_by_the_constructors() -> None:
     assert str(floordiv(-7, 2)) == "-4"
     m = parse_map(f"(d0) -> (d0), {D} d0 in [0, 9], d0 in [2, 20], 3 in [0, 5]")
     assert " ".join(str(m).split()) == f"(d0) -> (d0), {D} d0 in [2, 9]"
+
+
+def test_nested_remainders_recombine_into_the_dividend() -> None:
+    # Delinearising 0..999 as (2, 5, 5, 10) and linearising again.
+    m = parse_map(
+        "(d0) -> (((d0 floordiv 10) mod 5) * 10 + ((d0 floordiv 50) mod 5) * 50"
+        f" + (d0 floordiv 250) * 250 + d0 mod 10), {D} d0 in [0, 999]"
+    )
+    result = simplify(m)
+    assert result.rule_counts == (("sum_recombine_div_mod", 3),)
+    assert str(result.map).splitlines()[0] == "(d0) -> (d0),"

@@ -34,7 +34,10 @@ def expr_size(expr: Expr) -> int:
 
 def map_size(indexing_map: IndexingMap) -> int:
     """Nodes of every result and constraint expression, plus one per variable
-    and per constraint (each carries an interval)."""
+    and per constraint (each carries an interval); 0 for a known-empty map,
+    which prints as ``KNOWN EMPTY`` whatever it holds."""
+    if indexing_map.is_known_empty:
+        return 0
     return (
         sum(expr_size(r) for r in indexing_map.results)
         + sum(expr_size(e) + 1 for e, _ in indexing_map.constraints)

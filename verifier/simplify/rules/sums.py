@@ -9,7 +9,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from verifier.expr.nodes import Add, Expr, FloorDiv, from_linear_terms, linear_terms, mod
+from verifier.expr.nodes import (
+    Add,
+    Expr,
+    FloorDiv,
+    Mod,
+    floordiv,
+    from_linear_terms,
+    linear_terms,
+    mod,
+)
 from verifier.simplify.ranges import Ranges
 from verifier.simplify.rules.base import ExprRule
 from verifier.simplify.rules.terms import Terms
@@ -27,27 +36,50 @@ class _Pair:
     scale: int
 
 
-def _match_recombine(expr: Expr) -> _Pair | None:
+def _remainder_partner(division: FloorDiv, base: Expr) -> tuple[Expr, int] | None:
+    """For ``x floordiv (a * b)``, the quotient ``x floordiv a`` (or ``x`` when
+    ``a = 1``) and ``b`` when `base` is ``(x floordiv a) mod b``."""
+    if not isinstance(base, Mod) or division.divisor % base.modulus:
+        return None
+    a = division.divisor // base.modulus
+    quotient = floordiv(division.operand, a)
+    return (quotient, a) if base.operand is quotient else None
+
+
+@dataclass(frozen=True)
+class _Nested:
+    """``K * (x floordiv (a * b))`` and ``k * ((x floordiv a) mod b)`` with
+    ``K = k * b``: together ``k * (x floordiv a)``."""
+
+    terms: Terms
+    constant: int
+    division: FloorDiv
+    remainder: Expr
+    quotient: Expr
+    scale: int
+
+
+def _match_recombine(expr: Expr) -> _Nested | None:
     if not isinstance(expr, Add):
         return None
     terms, constant = linear_terms(expr)
-    for base, coefficient in terms.items():
-        if not isinstance(base, FloorDiv) or coefficient % base.divisor:
+    for division, coefficient in terms.items():
+        if not isinstance(division, FloorDiv):
             continue
-        scale = coefficient // base.divisor
-        if terms.get(mod(base.operand, base.divisor)) == scale:
-            return _Pair(terms, constant, base, scale)
+        for base, scale in terms.items():
+            partner = _remainder_partner(division, base)
+            if partner is None or not isinstance(base, Mod):
+                continue
+            if coefficient == scale * base.modulus:
+                return _Nested(terms, constant, division, base, partner[0], scale)
     return None
 
 
-def _recombine(match: _Pair, ranges: Ranges) -> Expr:
-    division = match.division
+def _recombine(match: _Nested, ranges: Ranges) -> Expr:
     rest = {
-        b: k
-        for b, k in match.terms.items()
-        if b is not division and b is not mod(division.operand, division.divisor)
+        b: k for b, k in match.terms.items() if b is not match.division and b is not match.remainder
     }
-    return from_linear_terms(rest, match.constant) + division.operand * match.scale
+    return from_linear_terms(rest, match.constant) + match.quotient * match.scale
 
 
 def _match_to_mod(expr: Expr) -> _Pair | None:
@@ -76,9 +108,11 @@ RULES: tuple[ExprRule[Any], ...] = (
     ExprRule(
         name="sum_recombine_div_mod",
         family=FAMILY,
-        description="(x floordiv c) * c * k + (x mod c) * k -> x * k:"
-        " (d0 floordiv 8) * 8 + d0 mod 8 -> d0",
-        lemma="c > 0 ⇒ k * c * (x floordiv c) + k * (x mod c) = k * x",
+        description="(x floordiv (a * b)) * b * k + ((x floordiv a) mod b) * k ->"
+        " (x floordiv a) * k, and with a = 1: (d0 floordiv 8) * 8 + d0 mod 8 -> d0,"
+        " (d0 floordiv 250) * 250 + ((d0 floordiv 50) mod 5) * 50 -> (d0 floordiv 50) * 50",
+        lemma="a > 0 ∧ b > 0 ⇒ k * b * (x floordiv (a * b)) + k * ((x floordiv a) mod b)"
+        " = k * (x floordiv a)",
         matches=_match_recombine,
         side_condition=lambda match, ranges: True,
         rewrite=_recombine,

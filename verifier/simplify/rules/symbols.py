@@ -188,6 +188,7 @@ RULES: tuple[MapRule[Any], ...] = (
         matches=_has_empty_bounds,
         side_condition=lambda m, ranges: True,
         rewrite=lambda m, ranges: known_empty_like(m),
+        changes_variables=True,
     ),
     MapRule(
         name="constraint_mod_merge_lcm",
