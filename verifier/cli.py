@@ -211,19 +211,19 @@ def _run_maps(args: argparse.Namespace, out: TextIO) -> int:
 def _run_prove_rules(args: argparse.Namespace, out: TextIO) -> int:
     from verifier.simplify.prove_rules import prove_all_rules
 
-    results = prove_all_rules()
-    answer = [
-        {"rule": r.rule, "verdict": r.verdict, "seconds": round(r.seconds, 3)} for r in results
-    ]
+    proofs = prove_all_rules()
     if args.format == "json":
-        print(json.dumps(answer, indent=2), file=out)
+        print(json.dumps([proof.to_json() for proof in proofs], indent=2), file=out)
     else:
-        width = max((len(r["rule"]) for r in answer), default=4)
-        for row in answer:
-            print(f"{row['rule']:<{width}}  {row['verdict']:<8}  {row['seconds']:.3f}s", file=out)
-        proved = sum(1 for r in answer if r["verdict"] == "proved")
-        print(f"{proved}/{len(answer)} rules proved", file=out)
-    return EXIT_OK if all(r["verdict"] == "proved" for r in answer) else EXIT_REFUTED
+        width = max((len(proof.rule) for proof in proofs), default=4)
+        for proof in proofs:
+            print(f"{proof.rule:<{width}}  {proof.verdict:<8}  {proof.seconds:.3f}s", file=out)
+        proved = sum(1 for proof in proofs if proof.verdict == "proved")
+        print(f"{proved}/{len(proofs)} rules proved", file=out)
+    verdicts = {proof.verdict for proof in proofs}
+    if "refuted" in verdicts:
+        return EXIT_REFUTED
+    return EXIT_OK if verdicts <= {"proved"} else EXIT_UNKNOWN
 
 
 # ---------------------------------------------------------------- plumbing
