@@ -36,8 +36,10 @@ def ints(values: Sequence[int]) -> str:
     return "{" + ",".join(str(v) for v in values) + "}"
 
 
-_ADD = "add {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\n"
-_ADD2 = (
+ADD_COMPUTATION = (
+    "add {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\n"
+)
+ADD_PAIR_COMPUTATION = (
     "add2 {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
     "  c = f32[] parameter(2)\n  d = f32[] parameter(3)\n"
     "  x = f32[] add(a, c)\n  y = f32[] add(b, d)\n  ROOT t = (f32[], f32[]) tuple(x, y)\n}\n"
@@ -121,7 +123,9 @@ def elementwise(draw: st.DrawFn, opcode: str) -> str:
         operand_shapes.append(shape(element_type, [] if scalar else dims))
     args = ", ".join(f"p{i}" for i in range(len(types)))
     root = f"r = {shape(out_type, dims)} {opcode}({args}){attrs}"
-    return module([*parameters(operand_shapes), root], extra=_ADD if opcode == "map" else "")
+    return module(
+        [*parameters(operand_shapes), root], extra=ADD_COMPUTATION if opcode == "map" else ""
+    )
 
 
 # ------------------------------------------------------------------ data movement
@@ -267,9 +271,9 @@ def reduce(draw: st.DrawFn) -> str:
         inputs = [shape("f32", dims)] * 2
         out_shape = f"({shape('f32', out)}, {shape('f32', out)})"
         root = f"r = {out_shape} reduce(p0, p1, p2, p3), dimensions={ints(reduced)}, to_apply=add2"
-        return module([*parameters([*inputs, "f32[]", "f32[]"]), root], extra=_ADD2)
+        return module([*parameters([*inputs, "f32[]", "f32[]"]), root], extra=ADD_PAIR_COMPUTATION)
     root = f"r = {shape('f32', out)} reduce(p0, p1), dimensions={ints(reduced)}, to_apply=add"
-    return module([*parameters([shape("f32", dims), "f32[]"]), root], extra=_ADD)
+    return module([*parameters([shape("f32", dims), "f32[]"]), root], extra=ADD_COMPUTATION)
 
 
 @st.composite
@@ -303,9 +307,9 @@ def reduce_window(draw: st.DrawFn) -> str:
         out_shape = f"({shape('f32', out)}, {shape('f32', out)})"
         root = f"r = {out_shape} reduce-window(p0, p1, p2, p3), window={{{spec}}}, to_apply=add2"
         operands = [shape("f32", dims)] * 2 + ["f32[]", "f32[]"]
-        return module([*parameters(operands), root], extra=_ADD2)
+        return module([*parameters(operands), root], extra=ADD_PAIR_COMPUTATION)
     root = f"r = {shape('f32', out)} reduce-window(p0, p1), window={{{spec}}}, to_apply=add"
-    return module([*parameters([shape("f32", dims), "f32[]"]), root], extra=_ADD)
+    return module([*parameters([shape("f32", dims), "f32[]"]), root], extra=ADD_COMPUTATION)
 
 
 @st.composite
@@ -397,7 +401,8 @@ def gather(draw: st.DrawFn) -> str:
     window_dims = [k for k in range(rank) if k not in collapsed]
     out_rank = len(batch) + len(window_dims)
     offset_dims = sorted(draw(st.permutations(range(out_rank)))[: len(window_dims)])
-    out, batch_iter, window_iter = [], iter(batch), iter(window_dims)
+    out: list[int] = []
+    batch_iter, window_iter = iter(batch), iter(window_dims)
     for position in range(out_rank):
         out.append(slice_sizes[next(window_iter)] if position in offset_dims else next(batch_iter))
     numbers = (
@@ -406,9 +411,10 @@ def gather(draw: st.DrawFn) -> str:
         f"slice_sizes={ints(slice_sizes)}"
     )
     root = f"r = {shape('f32', out)} gather(p0, p1), {numbers}"
-    if indices and out and draw(st.booleans()):
+    use_iota: bool = draw(st.booleans())
+    if use_iota and indices and out:
         # iota indices have known values; the rules fold them in when no
-        # clamping is needed (the other cases are xfail tests in test_gather_iota).
+        # clamping is needed (the other cases are xfail tests in test_corner_cases.py).
         iota_dimension = draw(st.integers(0, len(indices) - 1))
         largest = indices[iota_dimension] - 1
         if all(operand[k] - slice_sizes[k] >= largest for k in start_index_map):

@@ -18,7 +18,6 @@ _RICH = {
     "concatenate", "pad", "reduce", "reduce-window", "dot", "dynamic-slice",
     "dynamic-update-slice", "gather", "tuple", "get-tuple-element",
 }  # fmt: skip
-_SETTINGS = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow]}
 
 
 def _run(opcode: str, data: st.DataObject) -> None:
@@ -27,14 +26,14 @@ def _run(opcode: str, data: st.DataObject) -> None:
 
 
 @pytest.mark.parametrize("opcode", sorted(_RICH))
-@settings(max_examples=250, **_SETTINGS)
+@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_rich_op_matches_oracle(opcode: str, data: st.DataObject) -> None:
     _run(opcode, data)
 
 
 @pytest.mark.parametrize("opcode", sorted(set(STRATEGIES) - _RICH))
-@settings(max_examples=15, **_SETTINGS)
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_simple_op_matches_oracle(opcode: str, data: st.DataObject) -> None:
     _run(opcode, data)
@@ -42,7 +41,7 @@ def test_simple_op_matches_oracle(opcode: str, data: st.DataObject) -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("opcode", sorted(STRATEGIES))
-@settings(max_examples=1000, **_SETTINGS)
+@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_op_matches_oracle_sweep(opcode: str, data: st.DataObject) -> None:
     _run(opcode, data)

@@ -418,8 +418,8 @@ def _gather(ctx: _Context, output: int, index: Index) -> set[Element]:
             known_starts[operand_dim] = min(max(value, 0), limit)
     window_dims = [k for k in range(len(operand_dims)) if k not in numbers.collapsed_slice_dims]
     offset = [0] * len(operand_dims)
-    for position, k in enumerate(window_dims):
-        offset[k] = index[numbers.offset_dims[position]]
+    for slot, k in enumerate(window_dims):
+        offset[k] = index[numbers.offset_dims[slot]]
     start_ranges: list[range] = []
     for k in range(len(operand_dims)):
         if k in known_starts:
