@@ -442,7 +442,15 @@ def mul(lhs: ExprLike, rhs: ExprLike) -> Expr:
 
 
 def _divisor(value: ExprLike, operation: str, lhs: Expr) -> int:
-    divisor = _constant_of(value, f"{operation} by a non-constant in '{lhs} {operation} {value}'")
+    # The common case first: formatting the error context prints `lhs`,
+    # which would dominate the cost of building every division.
+    divisor_expr = as_expr(value)
+    if isinstance(divisor_expr, Const):
+        divisor = divisor_expr.value
+    else:
+        divisor = _constant_of(
+            value, f"{operation} by a non-constant in '{lhs} {operation} {value}'"
+        )
     if divisor == 0:
         raise NotQuasiAffineError(f"{operation} by zero in '{lhs} {operation} 0'")
     return divisor

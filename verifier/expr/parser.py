@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from verifier.errors import NotQuasiAffineError, ParseError, span_at
 from verifier.expr.indexing_map import IndexingMap, Undefined, Variable
@@ -47,14 +47,18 @@ from verifier.expr.nodes import (
     rt_var,
 )
 
+# One alternative per token kind; `error` catches any other character, so
+# consecutive matches cover the text and only trailing whitespace is left.
 _TOKEN = re.compile(
-    r"\s*(?:(?P<int>\d+)|(?P<ident>[A-Za-z_][A-Za-z0-9_]*)|(?P<punct>->|[()\[\]{},:+\-*/]))"
+    r"\s*(?:(?P<int>\d+)|(?P<ident>[A-Za-z_][A-Za-z0-9_]*)|(?P<punct>->|[()\[\]{},:+\-*/])"
+    r"|(?P<error>\S))"
 )
 _MULTIPLICATIVE = {"*", "/", "floordiv", "floorDiv", "ceildiv", "ceilDiv", "mod"}
 
 
-@dataclass(frozen=True)
-class _Token:
+class _Token(NamedTuple):
+    # A named tuple, not a dataclass: a map has dozens of tokens and
+    # tokenizing is on the hot path of batch equivalence checks.
     kind: str  # "int", "ident", "punct", "end"
     text: str
     offset: int
@@ -62,21 +66,17 @@ class _Token:
 
 def _tokenize(text: str, filename: str) -> list[_Token]:
     tokens: list[_Token] = []
-    position = 0
-    while True:
-        while position < len(text) and text[position].isspace():
-            position += 1
-        if position == len(text):
-            tokens.append(_Token("end", "", position))
-            return tokens
-        match = _TOKEN.match(text, position)
-        if match is None or match.lastgroup is None:
-            raise ParseError(
-                f"unexpected character {text[position]!r}", span_at(text, position, filename)
-            )
+    for match in _TOKEN.finditer(text):
         kind = match.lastgroup
-        tokens.append(_Token(kind, match.group(kind), match.start(kind)))
-        position = match.end()
+        assert kind is not None
+        offset = match.start(kind)
+        if kind == "error":
+            raise ParseError(
+                f"unexpected character {text[offset]!r}", span_at(text, offset, filename)
+            )
+        tokens.append(_Token(kind, match.group(kind), offset))
+    tokens.append(_Token("end", "", len(text)))
+    return tokens
 
 
 class _Parser:
