@@ -68,7 +68,9 @@ class _Node:
         if node is None:
             node = object.__new__(cls)
             node._set_fields(*fields)
-            node._key = (cls._RANK, *key)
+            # The class name breaks ties between kinds of equal rank
+            # (floordiv/ceildiv, min/max), so the order is total.
+            node._key = (cls._RANK, cls.__name__, *key)
             node._hash = hash(node._key)
             _TABLE[table_key] = node
         return node
