@@ -17,18 +17,8 @@ from verifier.errors import ParseError, VerifierError
 from verifier.expr.indexing_map import Undefined
 from verifier.hlo.module import Computation, Instruction
 
-# Importing the rule modules registers them.
-from verifier.indexing import (  # noqa: F401
-    collectives,
-    convolution,
-    data_movement,
-    dynamic,
-    elementwise,
-    reductions,
-    registry,
-    scatter,
-    sort,
-)
+# Importing the package (verifier/indexing/__init__.py) registers every rule.
+from verifier.indexing import registry
 from verifier.indexing.registry import Indexing, OpContext
 
 
