@@ -364,6 +364,10 @@ def compare_relations(
             full_a, full_b = _relation_with_witnesses(a), _relation_with_witnesses(b)
             relation_a = full_a.project_out(_OUT, a.num_results, _num_symbols(a))
             relation_b = full_b.project_out(_OUT, b.num_results, _num_symbols(b))
+            # Equality first: it is the common answer, and then one
+            # emptiness test tells equal from vacuous.
+            if _same_arity(a, b) and relation_a.is_equal(relation_b):
+                return IslComparison(differs=False, vacuous=relation_a.is_empty())
             empty_a, empty_b = relation_a.is_empty(), relation_b.is_empty()
             if empty_a and empty_b:
                 return IslComparison(differs=False, vacuous=True)
@@ -372,8 +376,6 @@ def compare_relations(
                 difference = relation_b if empty_a else relation_a
             else:
                 _require_same_arity(a, b)
-                if relation_a.is_equal(relation_b):
-                    return IslComparison(differs=False)
                 side, difference = "a", relation_a.subtract(relation_b)
                 if difference.is_empty():
                     side, difference = "b", relation_b.subtract(relation_a)
@@ -407,6 +409,9 @@ def compare_pointwise(
     try:
         with _budget(max_operations):
             graph_a, graph_b = _graph(a), _graph(b)
+            same_variables = _variable_names(a) == _variable_names(b)
+            if same_variables and _same_arity(a, b) and graph_a.is_equal(graph_b):
+                return IslComparison(differs=False, vacuous=graph_a.is_empty())
             empty_a, empty_b = graph_a.is_empty(), graph_b.is_empty()
             if empty_a and empty_b:
                 return IslComparison(differs=False, vacuous=True)
@@ -414,14 +419,12 @@ def compare_pointwise(
                 shown = b if empty_a else a
                 difference = (graph_b if empty_a else graph_a).domain()
             else:
-                if _variable_names(a) != _variable_names(b):
+                if not same_variables:
                     raise InvalidMapError(
                         "pointwise comparison needs the same variables, got "
                         f"{', '.join(_variable_names(a))} and {', '.join(_variable_names(b))}"
                     )
                 _require_same_arity(a, b)
-                if graph_a.is_equal(graph_b):
-                    return IslComparison(differs=False)
                 shown = a
                 difference = (
                     graph_a.subtract(graph_b).domain().union(graph_b.subtract(graph_a).domain())
@@ -449,8 +452,12 @@ def is_empty(
         return None
 
 
+def _same_arity(a: IndexingMap, b: IndexingMap) -> bool:
+    return (a.num_dims, a.num_results) == (b.num_dims, b.num_results)
+
+
 def _require_same_arity(a: IndexingMap, b: IndexingMap) -> None:
-    if (a.num_dims, a.num_results) != (b.num_dims, b.num_results):
+    if not _same_arity(a, b):
         raise InvalidMapError(
             f"cannot compare a map with {a.num_dims} dims and {a.num_results} results "
             f"to one with {b.num_dims} dims and {b.num_results} results"
