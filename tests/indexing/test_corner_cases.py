@@ -2,8 +2,8 @@
 dimensions, operands cut away entirely, iota gather indices that need
 clamping), each judged by the reference interpreter.
 
-Known rule bugs are `xfail(strict=True)` with the reason; they turn into
-failures as soon as the rule is fixed, so the marker gets removed.
+The zero-sized reshape/bitcast and the iota gather cases were rule bugs
+found by this file (a crash, and iota indices not folded); they now pass.
 """
 
 from __future__ import annotations
@@ -14,6 +14,31 @@ from .hlo_strategies import ADD_COMPUTATION, module
 from .relations import check_module
 
 PASSING = {
+    "reshape with a zero-sized dimension": module(
+        ["p0 = f32[0,3] parameter(0)", "r = f32[3,0] reshape(p0)"]
+    ),
+    "reshape collapsing a zero-sized dimension": module(
+        ["p0 = f32[2,0] parameter(0)", "r = f32[0] reshape(p0)"]
+    ),
+    "bitcast with a zero-sized dimension": module(
+        ["p0 = f32[0,3]{0,1} parameter(0)", "r = f32[3,0]{1,0} bitcast(p0)"]
+    ),
+    "gather of a rank-0 output with iota indices": module(
+        [
+            "p0 = f32[2] parameter(0)",
+            "p1 = s32[1] iota(), iota_dimension=0",
+            "r = f32[] gather(p0, p1), offset_dims={}, collapsed_slice_dims={0}, "
+            "start_index_map={0}, index_vector_dim=0, slice_sizes={1}",
+        ]
+    ),
+    "gather with iota indices that need clamping": module(
+        [
+            "p0 = f32[1,2] parameter(0)",
+            "p1 = s32[2,3] iota(), iota_dimension=1",
+            "r = f32[1,3] gather(p0, p1), offset_dims={0}, collapsed_slice_dims={0}, "
+            "start_index_map={0,1}, index_vector_dim=0, slice_sizes={1,1}",
+        ]
+    ),
     "reshape zero-sized to zero-sized (rank grows)": module(
         ["p0 = f32[0] parameter(0)", "r = f32[0,5] reshape(p0)"]
     ),
@@ -108,59 +133,7 @@ PASSING = {
     ),
 }
 
-# Rule bugs (verifier/indexing), reported; see the reasons.
-KNOWN_BUGS = {
-    "reshape with a zero-sized dimension": (
-        module(["p0 = f32[0,3] parameter(0)", "r = f32[3,0] reshape(p0)"]),
-        "reshape rule divides by a zero dimension: NotQuasiAffineError "
-        "'floordiv by zero in d0 * 3 + d1 floordiv 0' instead of an (empty) map",
-    ),
-    "reshape collapsing a zero-sized dimension": (
-        module(["p0 = f32[2,0] parameter(0)", "r = f32[0] reshape(p0)"]),
-        "reshape rule: NotQuasiAffineError 'floordiv by zero in d0 floordiv 0'",
-    ),
-    "bitcast with a zero-sized dimension": (
-        module(["p0 = f32[0,3]{0,1} parameter(0)", "r = f32[3,0]{1,0} bitcast(p0)"]),
-        "bitcast rule (via reshape): NotQuasiAffineError 'floordiv by zero in d1 floordiv 0'",
-    ),
-    "gather of a rank-0 output with iota indices": (
-        module(
-            [
-                "p0 = f32[2] parameter(0)",
-                "p1 = s32[1] iota(), iota_dimension=0",
-                "r = f32[] gather(p0, p1), offset_dims={}, collapsed_slice_dims={0}, "
-                "start_index_map={0}, index_vector_dim=0, slice_sizes={1}",
-            ]
-        ),
-        "precision: the iota index is not folded when the output has rank 0 "
-        "(read_at.num_dims == 0), so (){rt0} -> (rt0), rt0 in [0, 1] also reads element 1",
-    ),
-    "gather with iota indices that need clamping": (
-        module(
-            [
-                "p0 = f32[1,2] parameter(0)",
-                "p1 = s32[2,3] iota(), iota_dimension=1",
-                "r = f32[1,3] gather(p0, p1), offset_dims={0}, collapsed_slice_dims={0}, "
-                "start_index_map={0,1}, index_vector_dim=0, slice_sizes={1,1}",
-            ]
-        ),
-        "precision: iota index values beyond the clamped range are not folded "
-        "(min(max(v, 0), hi) is quasi-affine), so output (0, 0) also reads operand (0, 1)",
-    ),
-}
-
 
 @pytest.mark.parametrize("text", list(PASSING.values()), ids=list(PASSING))
 def test_corner_case_matches_oracle(text: str) -> None:
-    check_module(text)
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        pytest.param(text, marks=pytest.mark.xfail(strict=True, reason=reason), id=name)
-        for name, (text, reason) in KNOWN_BUGS.items()
-    ],
-)
-def test_known_rule_bug(text: str) -> None:
     check_module(text)

@@ -62,7 +62,9 @@ def _along(rank: int, axis: int, value: Expr) -> list[Expr]:
     return results
 
 
-def _slice_of_group(shape: tuple[int, ...], axis: int, chunk: int, groups: int, sign: int) -> IndexingMap:
+def _slice_of_group(
+    shape: tuple[int, ...], axis: int, chunk: int, groups: int, sign: int
+) -> IndexingMap:
     """``(d…)[s0] -> (d… with d_axis + sign * s0 * chunk)``, kept inside ``[0, chunk)``
     when `sign` is -1 (the gathered output's slice of group position s0)."""
     position = dim(axis) + range_var(0) * (sign * chunk)
@@ -149,7 +151,9 @@ def _all_to_all_map(ctx: OpContext, index: int) -> tuple[Indexing, ...]:
     return (
         (
             IndexingMap.create(
-                dims_box(shape), _along(len(shape), axis, value), range_vars=[Interval(0, groups - 1)]
+                dims_box(shape),
+                _along(len(shape), axis, value),
+                range_vars=[Interval(0, groups - 1)],
             ),
         ),
     )

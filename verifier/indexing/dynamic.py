@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from verifier.expr.evaluate import interval_of
 from verifier.expr.indexing_map import IndexingMap, RuntimeSource, Undefined, Variable
 from verifier.expr.interval import Interval
-from verifier.expr.nodes import Expr, const, dim, range_var, rt_var
+from verifier.expr.nodes import Expr, const, dim, max_, min_, range_var, rt_var
 from verifier.hlo.module import Instruction
 from verifier.indexing.registry import Indexing, OpContext, OpRule, register
 from verifier.indexing.shapes import dims_box
@@ -52,21 +52,19 @@ def _runtime_start(
     """The start read from `producer` at `read_at`, clamped into `feasible`.
 
     A scalar constant folds to its clamped value; an iota folds to the index
-    it is read at when every such index is already feasible (no clamping).
+    it is read at, clamped (``min(max(index, lo), hi)``) unless every such
+    index is already feasible.
     """
     value = _scalar_constant(producer)
     if value is not None:
         return _Offset(const(min(max(value, feasible.lower), feasible.upper)), None)
     if producer.opcode == "iota":
         iota_dim = producer.attributes.integer("iota_dimension")
-        if iota_dim is not None and iota_dim < read_at.num_results:
+        if iota_dim is not None and iota_dim < read_at.num_results and not read_at.symbols:
             index = read_at.results[iota_dim]
-            if (
-                read_at.num_dims
-                and not read_at.symbols
-                and feasible.contains_interval(interval_of(index, read_at.bounds))
-            ):
+            if feasible.contains_interval(interval_of(index, read_at.bounds)):
                 return _Offset(index, None)
+            return _Offset(min_(max_(index, feasible.lower), feasible.upper), None)
     return _Offset(None, Variable(feasible, RuntimeSource(producer.name, read_at)))
 
 

@@ -57,6 +57,8 @@ def reshape_indices(
     >>> [str(e) for e in reshape_indices([dim(0)], [32], [4, 8])]
     ['d0 floordiv 8', 'd0 mod 8']
     """
+    if prod(source) == 0:
+        return [const(0)] * len(target)  # no elements: the map's domain is empty
     results: list[Expr] = []
     for source_dims, target_dims in dimension_groups(source, target):
         linear: Expr = const(0)

@@ -78,8 +78,13 @@ class _Scatter:
         return position
 
     def starts(
-        self, box: list[Interval], scatter_index: list[Expr], scatter_ranges: list[Interval],
-        producer: str, *, with_sources: bool,
+        self,
+        box: list[Interval],
+        scatter_index: list[Expr],
+        scatter_ranges: list[Interval],
+        producer: str,
+        *,
+        with_sources: bool,
     ) -> tuple[list[Expr], list[Variable]]:
         """The window start along every operand dim: a runtime variable for a
         dim in `scatter_dims_to_operand_dims` (its feasible range: an update
@@ -132,7 +137,9 @@ def _scatter_o2i(ctx: OpContext, output: int) -> tuple[Indexing, ...]:
     box = dims_box(ctx.output_shapes[output])
     operand_read = IndexingMap.identity(scatter.operand)
     every_index = IndexingMap.create(
-        box, [range_var(k) for k in range(len(scatter.indices))], range_vars=dims_box(scatter.indices)
+        box,
+        [range_var(k) for k in range(len(scatter.indices))],
+        range_vars=dims_box(scatter.indices),
     )
     updates = _scatter_updates_o2i(ctx, scatter)
     update_read: Indexing = () if updates.is_known_empty else (updates,)
