@@ -27,7 +27,7 @@ from verifier.expr.nodes import (
 )
 from verifier.simplify.ranges import Ranges
 from verifier.simplify.rules.base import INFEASIBLE, ConstraintRewrite, ConstraintRule
-from verifier.simplify.rules.terms import divided
+from verifier.simplify.rules.terms import GcdSplit, divided, first_fitting
 
 FAMILY = "constraints"
 
@@ -96,17 +96,17 @@ def _match_ceildiv(constraint: Constraint) -> tuple[CeilDiv, Interval] | None:
 
 @dataclass(frozen=True)
 class _Blocks:
-    """``a * g + b in [g * p, g * q + g - 1]`` candidates (a, g, b): the
+    """``a * g + b in [g * p, g * q + g - 1]`` splits (g, a, b): the
     constraint only depends on ``a`` when ``b`` stays in ``[0, g - 1]``."""
 
     interval: Interval
-    candidates: tuple[tuple[Expr, int, Expr], ...]
+    splits: tuple[GcdSplit, ...]
 
 
 def _match_blocks(constraint: Constraint) -> _Blocks | None:
     expr, interval = constraint
     terms, constant = linear_terms(expr)
-    candidates = []
+    splits = []
     for threshold in sorted({abs(k) for k in terms.values() if abs(k) > 1}, reverse=True):
         big = {b: k for b, k in terms.items() if abs(k) >= threshold}
         small = {b: k for b, k in terms.items() if abs(k) < threshold}
@@ -115,21 +115,15 @@ def _match_blocks(constraint: Constraint) -> _Blocks | None:
             g = math.gcd(g, coefficient)
         if g <= 1 or not small or interval.lower % g or interval.upper % g != g - 1:
             continue
-        candidates.append((divided(big, 0, g), g, from_linear_terms(small, constant)))
-    return _Blocks(interval, tuple(candidates)) if candidates else None
-
-
-def _block_fits(candidate: tuple[Expr, int, Expr], ranges: Ranges) -> bool:
-    _, g, small = candidate
-    return Interval(0, g - 1).contains_interval(ranges.interval(small))
+        splits.append(GcdSplit(g, divided(big, 0, g), from_linear_terms(small, constant)))
+    return _Blocks(interval, tuple(splits)) if splits else None
 
 
 def _drop_small(match: _Blocks, ranges: Ranges) -> ConstraintRewrite:
-    for candidate in match.candidates:
-        if _block_fits(candidate, ranges):
-            big, g, _ = candidate
-            return ((big, Interval(match.interval.lower // g, match.interval.upper // g)),)
-    raise AssertionError("side condition not checked")
+    split = first_fitting(match.splits, ranges)
+    assert split is not None, "side condition not checked"
+    g = split.g
+    return ((split.big, Interval(match.interval.lower // g, match.interval.upper // g)),)
 
 
 def _match_mod_residue(constraint: Constraint) -> tuple[Mod, int, int] | None:
@@ -268,7 +262,7 @@ RULES: tuple[ConstraintRule[Any], ...] = (
         " d0 * 4 + d1 in [0, 11] with d1 in [0, 3] -> d0 in [0, 2]",
         lemma="g > 0 ∧ 0 <= b < g ⇒ (a * g + b in [g * p, g * q + g - 1] ⇔ a in [p, q])",
         matches=_match_blocks,
-        side_condition=lambda match, ranges: any(_block_fits(c, ranges) for c in match.candidates),
+        side_condition=lambda match, ranges: first_fitting(match.splits, ranges) is not None,
         rewrite=_drop_small,
     ),
 )

@@ -23,7 +23,13 @@ from verifier.expr.nodes import (
 )
 from verifier.simplify.ranges import Ranges
 from verifier.simplify.rules.base import ExprRule
-from verifier.simplify.rules.terms import Terms, divided, divisors_descending
+from verifier.simplify.rules.terms import (
+    GcdSplit,
+    Terms,
+    divided,
+    first_fitting,
+    gcd_splits,
+)
 
 FAMILY = "floordiv"
 
@@ -64,41 +70,23 @@ def _match_pull_ceildiv(expr: Expr) -> _Pulled | None:
 
 @dataclass(frozen=True)
 class _Factoring:
-    """``(g * y + r) floordiv (g * m)`` candidates (g, y, r), largest g first."""
+    """``(g * y + r) floordiv (g * m)`` splits (g, y, r), largest g first."""
 
     divisor: int
-    candidates: tuple[tuple[int, Expr, Expr], ...]
+    splits: tuple[GcdSplit, ...]
 
 
 def _match_gcd(expr: Expr) -> _Factoring | None:
     if not isinstance(expr, FloorDiv):
         return None
-    terms, constant = linear_terms(expr.operand)
-    candidates = []
-    for g in divisors_descending(expr.divisor):
-        if g == expr.divisor:
-            continue  # g = c: pulling out multiples covers it.
-        big = {b: k for b, k in terms.items() if k % g == 0}
-        if not big:
-            continue
-        small = from_linear_terms({b: k for b, k in terms.items() if k % g}, constant % g)
-        candidates.append((g, divided(big, constant - constant % g, g), small))
-    return _Factoring(expr.divisor, tuple(candidates)) if candidates else None
-
-
-def _fits_below(small: Expr, g: int, ranges: Ranges) -> bool:
-    return Interval(0, g - 1).contains_interval(ranges.interval(small))
-
-
-def _gcd_applies(match: _Factoring, ranges: Ranges) -> bool:
-    return any(_fits_below(small, g, ranges) for g, _, small in match.candidates)
+    splits = gcd_splits(expr.operand, expr.divisor)
+    return _Factoring(expr.divisor, splits) if splits else None
 
 
 def _gcd_rewrite(match: _Factoring, ranges: Ranges) -> Expr:
-    for g, big, small in match.candidates:
-        if _fits_below(small, g, ranges):
-            return floordiv(big, match.divisor // g)
-    raise AssertionError("side condition not checked")
+    split = first_fitting(match.splits, ranges)
+    assert split is not None, "side condition not checked"
+    return floordiv(split.big, match.divisor // split.g)
 
 
 def _match_of_mod(expr: Expr) -> FloorDiv | None:
@@ -185,7 +173,7 @@ RULES: tuple[ExprRule[Any], ...] = (
         " (d0 * 4 + d1) floordiv 8 with d1 in [0, 3] -> d0 floordiv 2",
         lemma="g > 0 ∧ m > 0 ∧ 0 <= r < g ⇒ (g * y + r) floordiv (g * m) = y floordiv m",
         matches=_match_gcd,
-        side_condition=_gcd_applies,
+        side_condition=lambda match, ranges: first_fitting(match.splits, ranges) is not None,
         rewrite=_gcd_rewrite,
     ),
     ExprRule(

@@ -9,11 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from verifier.expr.interval import Interval
 from verifier.expr.nodes import Expr, Mod, from_linear_terms, linear_terms, mod
 from verifier.simplify.ranges import Ranges
 from verifier.simplify.rules.base import ExprRule
-from verifier.simplify.rules.terms import Terms, divided, divisors_descending
+from verifier.simplify.rules.terms import GcdSplit, Terms, first_fitting, gcd_splits
 
 FAMILY = "mod"
 
@@ -84,41 +83,23 @@ def _drop_inner_mod(match: _InnerMod, ranges: Ranges) -> Expr:
 
 @dataclass(frozen=True)
 class _Factoring:
-    """``(g * y + r) mod (g * m)`` candidates: (g, y, r) for divisors g of the modulus."""
+    """``(g * y + r) mod (g * m)`` splits (g, y, r) for divisors g of the modulus."""
 
     modulus: int
-    candidates: tuple[tuple[int, Expr, Expr], ...]
+    splits: tuple[GcdSplit, ...]
 
 
 def _match_gcd(expr: Expr) -> _Factoring | None:
     if not isinstance(expr, Mod):
         return None
-    terms, constant = linear_terms(expr.operand)
-    candidates = []
-    for g in divisors_descending(expr.modulus):
-        if g == expr.modulus:
-            continue  # g = c: the multiples rule and "no wrap" cover it.
-        big = {b: k for b, k in terms.items() if k % g == 0}
-        if not big:
-            continue
-        small = from_linear_terms({b: k for b, k in terms.items() if k % g}, constant % g)
-        candidates.append((g, divided(big, constant - constant % g, g), small))
-    return _Factoring(expr.modulus, tuple(candidates)) if candidates else None
-
-
-def _fits_below(small: Expr, g: int, ranges: Ranges) -> bool:
-    return Interval(0, g - 1).contains_interval(ranges.interval(small))
-
-
-def _gcd_applies(match: _Factoring, ranges: Ranges) -> bool:
-    return any(_fits_below(small, g, ranges) for g, _, small in match.candidates)
+    splits = gcd_splits(expr.operand, expr.modulus)
+    return _Factoring(expr.modulus, splits) if splits else None
 
 
 def _gcd_rewrite(match: _Factoring, ranges: Ranges) -> Expr:
-    for g, big, small in match.candidates:
-        if _fits_below(small, g, ranges):
-            return mod(big, match.modulus // g) * g + small
-    raise AssertionError("side condition not checked")
+    split = first_fitting(match.splits, ranges)
+    assert split is not None, "side condition not checked"
+    return mod(split.big, match.modulus // split.g) * split.g + split.small
 
 
 RULES: tuple[ExprRule[Any], ...] = (
@@ -172,7 +153,7 @@ RULES: tuple[ExprRule[Any], ...] = (
         " -> (d0 mod 2) * 4 + d1",
         lemma="g > 0 ∧ m > 0 ∧ 0 <= r < g ⇒ (g * y + r) mod (g * m) = g * (y mod m) + r",
         matches=_match_gcd,
-        side_condition=_gcd_applies,
+        side_condition=lambda match, ranges: first_fitting(match.splits, ranges) is not None,
         rewrite=_gcd_rewrite,
     ),
 )

@@ -2,11 +2,57 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
+from verifier.expr.interval import Interval
 from verifier.expr.nodes import Expr, from_linear_terms, linear_terms
+from verifier.simplify.ranges import Ranges
 
 Terms = dict[Expr, int]
+
+
+@dataclass(frozen=True)
+class GcdSplit:
+    """A sum written ``g * big + small``; the `floordiv`, `mod` and block
+    constraint rules apply when ``small`` stays in ``[0, g - 1]``.
+
+    ``d0 * 4 + d1`` with g = 4 is big = ``d0``, small = ``d1``.
+    """
+
+    g: int
+    big: Expr
+    small: Expr
+
+    def fits(self, ranges: Ranges) -> bool:
+        """Whether ``small`` provably lies in ``[0, g - 1]``."""
+        return Interval(0, self.g - 1).contains_interval(ranges.interval(self.small))
+
+
+def first_fitting(splits: Sequence[GcdSplit], ranges: Ranges) -> GcdSplit | None:
+    """The first split whose small part fits below its ``g`` (None if none does)."""
+    return next((split for split in splits if split.fits(ranges)), None)
+
+
+def gcd_splits(operand: Expr, divisor: int) -> tuple[GcdSplit, ...]:
+    """`operand` split by each proper divisor ``g`` of `divisor`, largest first:
+    the summands whose coefficients ``g`` divides (and the constant's multiple
+    of ``g``) form ``big``; the rest is ``small``.
+
+    ``(d0 * 4 + d1 + 5)`` with divisor 8: g = 4 gives big = ``d0 + 1``,
+    small = ``d1 + 1``; g = 2 gives big = ``d0 * 2 + 2``, small = ``d1 + 1``.
+    """
+    terms, constant = linear_terms(operand)
+    splits: list[GcdSplit] = []
+    for g in divisors_descending(divisor):
+        if g == divisor:
+            continue  # g = c is the "multiples" rules' case.
+        big = {b: k for b, k in terms.items() if k % g == 0}
+        if not big:
+            continue
+        small = from_linear_terms({b: k for b, k in terms.items() if k % g}, constant % g)
+        splits.append(GcdSplit(g, divided(big, constant - constant % g, g), small))
+    return tuple(splits)
 
 
 def split_by(expr: Expr, keep: Iterable[Expr]) -> tuple[Expr, Expr]:
