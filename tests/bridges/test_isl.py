@@ -4,7 +4,7 @@ import itertools
 
 import pytest
 from hypothesis import given
-from strategies import indexing_maps
+from strategies import indexing_maps, map_pairs
 
 from verifier.bridges import isl as isl_bridge
 from verifier.errors import InvalidMapError, UnsupportedError
@@ -96,3 +96,14 @@ def test_the_witness_is_the_smallest_point():
 def test_the_converter_names_unknown_variables():
     with pytest.raises(InvalidMapError, match="'d1' is not one of the variables d0"):
         isl_bridge.IslExprConverter(["d0"]).convert(dim(1))
+
+
+@given(map_pairs())
+def test_relations_equal_is_brute_force_relation_equality(pair):
+    a, b = pair
+    assert isl_bridge.relations_equal(a, b) == (a.relation() == b.relation())
+
+
+def test_relations_equal_is_unknown_when_the_budget_runs_out():
+    a = parse_map("(d0, d1) -> ((d0 * 7 + d1) mod 13), domain: d0 in [0, 99], d1 in [0, 99]")
+    assert isl_bridge.relations_equal(a, a, max_operations=1) is None

@@ -349,6 +349,25 @@ class IslComparison:
     witness: tuple[tuple[str, int], ...] = ()
 
 
+def relations_equal(
+    a: IndexingMap, b: IndexingMap, *, max_operations: int = DEFAULT_MAX_OPERATIONS
+) -> bool | None:
+    """Whether `a` and `b` relate the same pairs (symbols existential); None
+    when the budget runs out.  The decision alone, without the witness work
+    of `compare_relations`: what merging equal maps needs.
+
+    ``(d0)[s0] -> (d0 + s0)`` and ``(d0)[s0] -> (d0 + 1 - s0)`` over
+    ``d0 in [0, 3], s0 in [0, 1]`` are equal.
+    """
+    if not _same_arity(a, b):
+        return False  # relations of different spaces are never the same set
+    try:
+        with _budget(max_operations):
+            return bool(to_isl_map(a).is_equal(to_isl_map(b)))
+    except _BudgetExhausted:
+        return None
+
+
 def compare_relations(
     a: IndexingMap, b: IndexingMap, *, max_operations: int = DEFAULT_MAX_OPERATIONS
 ) -> IslComparison:
