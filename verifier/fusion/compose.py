@@ -77,7 +77,8 @@ class ComposedIndexing:
 class Composer:
     """Composes output→input maps through computations of `module`.
 
-    `transform` is applied to every composed map (the simplifier);
+    `transform` is applied to every map it returns, each op's own and each
+    composed one (the simplifier);
     `same` decides that two maps are equal as relations (e.g. isl equality)
     when they are not already identical.
     """
@@ -98,7 +99,7 @@ class Composer:
             ComposedIndexing(
                 indexing
                 if isinstance(indexing, Undefined)
-                else tuple(CountedMap(m) for m in indexing)
+                else tuple(CountedMap(self.transform(m)) for m in indexing)
             )
             for indexing in analysis.output_to_input(computation, instruction, output)
         )
