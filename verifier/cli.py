@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from verifier.errors import VerifierError
+from verifier.expr.indexing_map import IndexingMap
 
 EXIT_OK, EXIT_REFUTED, EXIT_BAD_INPUT, EXIT_UNKNOWN, EXIT_VACUOUS = 0, 1, 2, 3, 4
 
@@ -176,7 +177,7 @@ def _run_maps(args: argparse.Namespace, out: TextIO) -> int:
     if not args.no_simplify:
         from verifier.simplify import simplify
 
-        def transform(m: Any) -> Any:
+        def transform(m: IndexingMap) -> IndexingMap:
             return simplify(m).map
 
     options = MapsOptions(args.direction, transform)

@@ -29,7 +29,17 @@ from typing import TypeAlias
 from verifier.errors import InvalidMapError
 from verifier.expr.evaluate import evaluate, interval_of, substitute, variables_of
 from verifier.expr.interval import Interval
-from verifier.expr.nodes import Const, Expr, Var, VarKind, dim, range_var, rt_var, var
+from verifier.expr.nodes import (
+    Const,
+    Expr,
+    Var,
+    VarKind,
+    as_expr,
+    dim,
+    range_var,
+    rt_var,
+    var,
+)
 
 Constraint: TypeAlias = tuple[Expr, Interval]
 # Largest box of otherwise-unconstrained symbols whose feasibility
@@ -106,8 +116,6 @@ class IndexingMap:
         >>> str(IndexingMap.create([(0, 9)], [dim(0) + 1]).results[0])
         'd0 + 1'
         """
-        from verifier.expr.nodes import as_expr
-
         dim_vars = tuple(_variable(v) for v in dims)
         range_variables = tuple(_variable(v) for v in range_vars)
         rt_variables = tuple(_variable(v) for v in rt_vars)
@@ -305,6 +313,8 @@ class IndexingMap:
         return self._keep_symbols(kept)
 
     def _keep_symbols(self, kept: set[Var]) -> IndexingMap:
+        """The map over the `kept` variables (every dim is in `kept`) and the
+        constraints among them."""
         renaming: dict[Var, Expr] = {}
         range_vars: list[Variable] = []
         rt_vars: list[Variable] = []
@@ -326,10 +336,7 @@ class IndexingMap:
             range_vars=range_vars,
             rt_vars=rt_vars,
             constraints=[
-                (substitute(e, rename), b)
-                for e, b in self.constraints
-                if variables_of(e)
-                <= kept | {v for v in self.all_variables if v.kind is VarKind.DIM}
+                (substitute(e, rename), b) for e, b in self.constraints if variables_of(e) <= kept
             ],
         )
 
