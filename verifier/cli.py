@@ -92,19 +92,33 @@ def _equiv_text(answer: dict[str, Any]) -> str:
 
 def _run_equiv(args: argparse.Namespace, out: TextIO) -> int:
     if args.batch:
+        from verifier.checks.equivalence import BatchFailure, check_equivalence_batch
+
+        numbered = list(_batch_lines(args.batch))
+        fields = [line.split("\t") for _, line in numbered]
+        # Well-formed lines go to the workers (both cores) in one batch.
+        results = iter(
+            check_equivalence_batch(
+                [(f[0], f[1]) for f in fields if len(f) == 2], pointwise=args.pointwise
+            )
+        )
         codes = []
-        for number, line in _batch_lines(args.batch):
-            try:
-                parts = line.split("\t")
-                if len(parts) != 2:
-                    raise VerifierError(
-                        f"line {number}: expected two maps separated by a tab, got {len(parts)} field(s)"
-                    )
-                answer = _equiv_answer(parts[0], parts[1], args.pointwise)
-                codes.append(_VERDICT_EXIT[answer["verdict"]])
-            except VerifierError as error:
-                answer = {"error": f"line {number}: {error}"}
-                codes.append(EXIT_BAD_INPUT)
+        for (number, _), parts in zip(numbered, fields, strict=True):
+            answer: dict[str, Any]
+            if len(parts) != 2:
+                answer = {
+                    "error": f"line {number}: expected two maps separated by a tab, "
+                    f"got {len(parts)} field(s)"
+                }
+            else:
+                result = next(results)
+                if isinstance(result, BatchFailure):
+                    answer = {"error": f"line {number}: {result.error}"}
+                else:
+                    answer = dict(result.to_json())
+            codes.append(
+                _VERDICT_EXIT[answer["verdict"]] if "verdict" in answer else EXIT_BAD_INPUT
+            )
             print(json.dumps(answer, sort_keys=True), file=out)
         return _worst(codes)
     if args.map_a is None or args.map_b is None:
