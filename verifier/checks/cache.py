@@ -1,0 +1,66 @@
+"""Where checks remember answers they have proved: a key → JSON-able answer
+store, so that a second run over unchanged modules does not ask the solvers
+again.
+
+A key is the canonical text of the question (the check's name and the
+canonical text of every map and shape it is about); the store adds the tool
+and solver versions, so an upgrade never reuses an old answer.  `MemoryCache`
+keeps answers for one process; the gate uses a persistent store with the same
+protocol.
+
+>>> cache = MemoryCache()
+>>> calls = []
+>>> def prove():
+...     calls.append(1)
+...     return {"outcome": "proved"}
+>>> cached(cache, "in-bounds|(d0) -> (d0), domain: d0 in [0, 3]|[4]", prove)
+{'outcome': 'proved'}
+>>> cached(cache, "in-bounds|(d0) -> (d0), domain: d0 in [0, 3]|[4]", prove)
+{'outcome': 'proved'}
+>>> len(calls)
+1
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Protocol
+
+Answer = dict[str, Any]
+
+
+class ProofCache(Protocol):
+    """A store of answers by question key."""
+
+    def lookup(self, key: str) -> Answer | None:
+        """The stored answer to `key`, or None."""
+
+    def store(self, key: str, answer: Answer) -> None:
+        """Remember `answer` for `key`."""
+
+
+class MemoryCache:
+    """A `ProofCache` that lives as long as the object."""
+
+    def __init__(self) -> None:
+        self._answers: dict[str, Answer] = {}
+
+    def lookup(self, key: str) -> Answer | None:
+        return self._answers.get(key)
+
+    def store(self, key: str, answer: Answer) -> None:
+        self._answers[key] = answer
+
+
+def cached(cache: ProofCache, key: str, compute: Callable[[], Answer]) -> Answer:
+    """The answer to `key` from `cache`, computing and storing it if absent.
+
+    Only settled answers should be worth storing; `compute` decides what it
+    returns, and an ``unknown`` is stored like any other answer because the
+    budgets are deterministic (the same question gives the same answer).
+    """
+    answer = cache.lookup(key)
+    if answer is None:
+        answer = compute()
+        cache.store(key, answer)
+    return answer

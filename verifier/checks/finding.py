@@ -1,0 +1,74 @@
+"""One answered check about one place of a module: the unit every check
+produces and every report (text, JSON, JUnit, SARIF) renders.
+
+A `Finding` names the check (``in-bounds``, ``partition``, ``inverse``,
+``bitcast``, ``overflow``, ``simplification``), where it applies (module,
+computation, instruction, the source span of the instruction, and a short
+`subject` such as ``operand 1 (p1)``), the `Outcome`, a one-line message,
+and — for ``refuted`` — a witness: named integers that a reader can plug in
+to see the failure (``{"d0": 2, "d1": 3, "offset": 17}``).
+
+>>> f = Finding("in-bounds", Outcome.REFUTED, "m", "main", "dot", "operand 1 (p1)",
+...             "result 1 reaches 255, outside [0, 63]", witness=(("d0", 0), ("d1", 255)))
+>>> f.witness_dict
+{'d0': 0, 'd1': 255}
+>>> f.key
+'m/main/dot/operand 1 (p1)/in-bounds'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from verifier.checks.verdict import Outcome
+from verifier.errors import SourceSpan
+
+NO_SOURCE = SourceSpan("<unknown>", 0, 0)
+
+
+@dataclass(frozen=True)
+class Finding:
+    """The answer of one check at one place."""
+
+    check: str
+    outcome: Outcome
+    module: str
+    computation: str
+    instruction: str
+    subject: str
+    message: str
+    witness: tuple[tuple[str, int], ...] = ()
+    span: SourceSpan = field(default=NO_SOURCE, compare=False)
+
+    @property
+    def witness_dict(self) -> dict[str, int]:
+        """The witness as a name → value dictionary, in its order."""
+        return dict(self.witness)
+
+    @property
+    def key(self) -> str:
+        """A stable identifier of the place and the check (test-case name,
+        SARIF fingerprint)."""
+        return f"{self.module}/{self.computation}/{self.instruction}/{self.subject}/{self.check}"
+
+    def to_json(self) -> dict[str, Any]:
+        """The canonical JSON object of this finding."""
+        answer: dict[str, Any] = {
+            "check": self.check,
+            "outcome": self.outcome.value,
+            "module": self.module,
+            "computation": self.computation,
+            "instruction": self.instruction,
+            "subject": self.subject,
+            "message": self.message,
+        }
+        if self.witness:
+            answer["witness"] = self.witness_dict
+        if self.span is not NO_SOURCE:
+            answer["location"] = {
+                "file": self.span.filename,
+                "line": self.span.line,
+                "column": self.span.column,
+            }
+        return answer
