@@ -36,6 +36,7 @@ from verifier.expr.interval import Interval
 from verifier.expr.nodes import (
     Expr,
     Var,
+    add,
     ceildiv,
     const,
     dim,
@@ -123,12 +124,15 @@ class _Parser:
     # ------------------------------------------------------------- expressions
 
     def expr(self) -> Expr:
-        result = self.term()
+        # One canonical n-ary sum, not a chain of binary ones: the linear
+        # terms are merged once.
+        summands = [self.term()]
         while self.peek.kind == "punct" and self.peek.text in ("+", "-"):
-            op = self.peek
+            negate = self.peek.text == "-"
             self.position += 1
-            result = self.combine(op, result, self.term())
-        return result
+            summand = self.term()
+            summands.append(-summand if negate else summand)
+        return summands[0] if len(summands) == 1 else add(*summands)
 
     def term(self) -> Expr:
         result = self.unary()
@@ -142,10 +146,6 @@ class _Parser:
         """``lhs op rhs``; a non-quasi-affine result is an error at `op`."""
         try:
             match op.text:
-                case "+":
-                    return lhs + rhs
-                case "-":
-                    return lhs - rhs
                 case "*":
                     return lhs * rhs
                 case "/" | "floordiv" | "floorDiv":
