@@ -10,6 +10,7 @@ jax is not a dependency of the project; install it only to regenerate::
 
     pip install jax jaxlib
     python examples/real/generate.py            # writes examples/real/*.hlo
+    python examples/real/generate.py softmax    # writes only softmax.hlo
 
 The output depends on the jax/XLA version (recorded in README.md); small
 shapes keep each file small.
@@ -17,6 +18,7 @@ shapes keep each file small.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -145,6 +147,80 @@ def einsum_heads() -> tuple[Callable[..., Any], tuple[Any, ...]]:
     return f, (jnp.ones((2, 6, 16)), jnp.ones((2, 6, 16)))
 
 
+def transformer_train_step() -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    """A decoder-only transformer training step (the SPEC §8 target module).
+
+    Token embeddings (gather) plus learned positions, LAYERS pre-norm decoder
+    layers (layer norm, causal multi-head attention with softmax, GELU MLP),
+    a final layer norm, tied output projection, cross-entropy loss over the
+    vocabulary, the backward pass, and an Adam update of every parameter.
+    """
+    vocab, width, heads, length, batch, layers = 64, 32, 4, 16, 2, 2
+    head_width = width // heads
+
+    def layer_norm(x: Any, scale: Any, bias: Any) -> Any:
+        mean = jnp.mean(x, axis=-1, keepdims=True)
+        variance = jnp.mean((x - mean) ** 2, axis=-1, keepdims=True)
+        return (x - mean) * lax.rsqrt(variance + 1e-5) * scale + bias
+
+    def attention(x: Any, layer: Any) -> Any:
+        q, k, v = ((x @ layer[name]).reshape(batch, length, heads, head_width) for name in "qkv")
+        scores = jnp.einsum("bqhd,bkhd->bhqk", q, k) / jnp.sqrt(float(head_width))
+        causal = jnp.tril(jnp.ones((length, length), dtype=bool))
+        weights = jax.nn.softmax(jnp.where(causal, scores, -1e9), axis=-1)
+        mixed = jnp.einsum("bhqk,bkhd->bqhd", weights, v).reshape(batch, length, width)
+        return mixed @ layer["o"]
+
+    def forward(params: Any, tokens: Any) -> Any:
+        x = params["embedding"][tokens] + params["position"][None]
+        for layer in params["layers"]:
+            x = x + attention(layer_norm(x, layer["ln1_scale"], layer["ln1_bias"]), layer)
+            hidden = layer_norm(x, layer["ln2_scale"], layer["ln2_bias"])
+            x = x + jax.nn.gelu(hidden @ layer["up"] + layer["up_bias"]) @ layer["down"]
+        return layer_norm(x, params["ln_scale"], params["ln_bias"]) @ params["embedding"].T
+
+    def loss(params: Any, tokens: Any, targets: Any) -> Any:
+        log_probs = jax.nn.log_softmax(forward(params, tokens), axis=-1)
+        picked = jnp.take_along_axis(log_probs, targets[..., None], axis=-1)
+        return -jnp.mean(picked)
+
+    def step(params: Any, moments: Any, tokens: Any, targets: Any) -> Any:
+        grads = jax.grad(loss)(params, tokens, targets)
+        first, second, count = moments
+        count = count + 1
+        first = jax.tree.map(lambda m, g: 0.9 * m + 0.1 * g, first, grads)
+        second = jax.tree.map(lambda v, g: 0.999 * v + 0.001 * g * g, second, grads)
+        correction = jnp.sqrt(1 - 0.999**count) / (1 - 0.9**count)
+        params = jax.tree.map(
+            lambda p, m, v: p - 1e-3 * correction * m / (jnp.sqrt(v) + 1e-8), params, first, second
+        )
+        return params, (first, second, count)
+
+    def layer_params() -> dict[str, Any]:
+        square = {name: jnp.ones((width, width)) for name in "qkvo"}
+        norms = {
+            name: jnp.ones((width,)) for name in ("ln1_scale", "ln1_bias", "ln2_scale", "ln2_bias")
+        }
+        mlp = {
+            "up": jnp.ones((width, 4 * width)),
+            "up_bias": jnp.ones((4 * width,)),
+            "down": jnp.ones((4 * width, width)),
+        }
+        return square | norms | mlp
+
+    params = {
+        "embedding": jnp.ones((vocab, width)),
+        "position": jnp.ones((length, width)),
+        "layers": [layer_params() for _ in range(layers)],
+        "ln_scale": jnp.ones((width,)),
+        "ln_bias": jnp.ones((width,)),
+    }
+    zeros = jax.tree.map(jnp.zeros_like, params)
+    moments = (zeros, zeros, jnp.zeros((), dtype=jnp.int32))
+    tokens = jnp.arange(batch * length, dtype=jnp.int32).reshape(batch, length) % vocab
+    return step, (params, moments, tokens, (tokens + 1) % vocab)
+
+
 PROGRAMS: dict[str, Callable[[], tuple[Callable[..., Any], tuple[Any, ...]]]] = {
     "mlp_train_step": mlp_train_step,
     "softmax": softmax,
@@ -155,16 +231,20 @@ PROGRAMS: dict[str, Callable[[], tuple[Callable[..., Any], tuple[Any, ...]]]] = 
     "dynamic_loop": dynamic_loop,
     "concat_pad": concat_pad,
     "einsum_heads": einsum_heads,
+    "transformer_train_step": transformer_train_step,
 }
 
 
-def main() -> None:
-    """Compile every program and write its optimized HLO next to this script."""
-    for name, build in PROGRAMS.items():
+def main(names: list[str]) -> None:
+    """Compile the named programs (all when none is named) and write their
+    optimized HLO next to this script."""
+    for name in names or list(PROGRAMS):
+        build = PROGRAMS[name]
         function, args = build()
         text = jax.jit(function).lower(*args).compile().as_text()
+        assert text is not None, f"XLA printed no HLO for {name}"
         (HERE / f"{name}.hlo").write_text(text, encoding="utf-8")
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])
