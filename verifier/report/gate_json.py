@@ -1,0 +1,57 @@
+"""The canonical JSON of a `verifier check` run: the status, the counts, the
+files that could not be read, and every finding (proved ones included).
+
+The shape (README, "JSON shapes")::
+
+    {"tool": "verifier", "version": "0.1.0", "status": "refuted", "strict": false,
+     "files": ["a.hlo", "b.hlo"],
+     "summary": {"total": {"proved": 5, "refuted": 1, "unknown": 0,
+                           "unsupported": 2, "vacuous": 0},
+                 "by_check": {"in-bounds": {"proved": 5, "refuted": 1, ...}}},
+     "errors": [{"file": "b.hlo", "line": 3, "column": 7, "message": "..."}],
+     "findings": [{"check": "in-bounds", "outcome": "refuted", "module": "m",
+                   "computation": "main", "instruction": "dot",
+                   "subject": "operand 1 (p1)", "message": "...",
+                   "witness": {"d0": 0, "d1": 255},
+                   "location": {"file": "a.hlo", "line": 12, "column": 3}}]}
+
+It holds nothing that changes between two runs over the same files (no
+times, no cache statistics), so reports can be compared with ``diff``.
+
+>>> from verifier.checks.finding import Finding
+>>> from verifier.checks.verdict import Outcome
+>>> run = GateRun(("m.hlo",), (Finding("in-bounds", Outcome.PROVED, "m", "main", "add",
+...                                     "operand 0 (p0)", "inside [0, 9]"),))
+>>> report = gate_json(run)
+>>> report["status"], report["summary"]["total"]["proved"]
+('ok', 1)
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from verifier.checks.verdict import Outcome
+from verifier.report.gate import OUTCOMES, GateRun, tool_version
+
+
+def _counts_json(counts: Counter[Outcome]) -> dict[str, int]:
+    return {outcome.value: counts[outcome] for outcome in OUTCOMES}
+
+
+def gate_json(run: GateRun) -> dict[str, Any]:
+    """The canonical JSON object of `run`."""
+    return {
+        "tool": "verifier",
+        "version": tool_version(),
+        "status": run.status,
+        "strict": run.strict,
+        "files": list(run.files),
+        "summary": {
+            "total": _counts_json(run.totals()),
+            "by_check": {check: _counts_json(c) for check, c in run.counts().items()},
+        },
+        "errors": [error.to_json() for error in run.errors],
+        "findings": [finding.to_json() for finding in run.findings],
+    }

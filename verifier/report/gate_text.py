@@ -1,0 +1,122 @@
+"""The readable summary of a `verifier check` run: a table of outcome counts
+per check, then every refuted and unknown finding with its place
+(``file:line:column``) and witness, the unsupported and vacuous ones grouped
+by reason, the files that could not be read, and the gate's status.
+
+>>> from verifier.checks.verdict import Outcome
+>>> from verifier.errors import SourceSpan
+>>> refuted = Finding("in-bounds", Outcome.REFUTED, "m", "main", "dot", "operand 1 (p1)",
+...                   "result 1 reaches 255, outside [0, 63]", witness=(("d0", 0), ("d1", 255)),
+...                   span=SourceSpan("m.hlo", 7, 3))
+>>> print(gate_text(GateRun(("m.hlo",), (refuted,))))
+verifier check: 1 file, 1 finding
+<BLANKLINE>
+check      proved  refuted  unknown  unsupported  vacuous
+in-bounds       0        1        0            0        0
+<BLANKLINE>
+refuted (1):
+  m.hlo:7:3: in-bounds: main/dot operand 1 (p1): result 1 reaches 255, outside [0, 63]
+    witness: d0 = 0, d1 = 255
+<BLANKLINE>
+gate: FAIL (refuted)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from verifier.checks.finding import NO_SOURCE, Finding
+from verifier.checks.verdict import Outcome
+from verifier.report.gate import OUTCOMES, GateRun
+
+# Places listed under one unsupported/vacuous reason before "and N more".
+PLACES_PER_REASON = 5
+
+_GATE_LINES = {
+    "bad-input": "gate: FAIL (some files could not be read)",
+    "refuted": "gate: FAIL (refuted)",
+    "unknown": "gate: FAIL (unknown: a solver budget ran out, nothing refuted)",
+    "vacuous": "gate: VACUOUS (nothing proved: every question was about an empty domain)",
+    "ok": "gate: PASS",
+}
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+
+def _where(finding: Finding) -> str:
+    return str(finding.span) if finding.span is not NO_SOURCE else finding.module
+
+
+def _line(finding: Finding) -> str:
+    return (
+        f"{_where(finding)}: {finding.check}: {finding.computation}/{finding.instruction} "
+        f"{finding.subject}: {finding.message}"
+    )
+
+
+def _table(run: GateRun) -> Iterator[str]:
+    counts = run.counts()
+    rows = [(check, [c[o] for o in OUTCOMES]) for check, c in counts.items()]
+    if len(rows) > 1:
+        totals = run.totals()
+        rows.append(("total", [totals[o] for o in OUTCOMES]))
+    width = max([len("check")] + [len(name) for name, _ in rows])
+    header = [o.value for o in OUTCOMES]
+    yield "  ".join([f"{'check':<{width}}", *header])
+    for name, values in rows:
+        cells = [f"{v:>{len(h)}}" for v, h in zip(values, header, strict=True)]
+        yield "  ".join([f"{name:<{width}}", *cells])
+
+
+def _listed(run: GateRun, outcome: Outcome) -> Iterator[str]:
+    findings = [f for f in run.findings if f.outcome is outcome]
+    if not findings:
+        return
+    yield ""
+    yield f"{outcome.value} ({len(findings)}):"
+    for finding in findings:
+        yield f"  {_line(finding)}"
+        if finding.witness:
+            yield "    witness: " + ", ".join(f"{k} = {v}" for k, v in finding.witness)
+
+
+def _grouped(run: GateRun, outcome: Outcome, note: str) -> Iterator[str]:
+    by_reason: dict[str, list[Finding]] = {}
+    for finding in run.findings:
+        if finding.outcome is outcome:
+            by_reason.setdefault(finding.message, []).append(finding)
+    if not by_reason:
+        return
+    total = sum(len(group) for group in by_reason.values())
+    yield ""
+    yield f"{outcome.value} ({total}{note}), by reason:"
+    for reason, group in sorted(by_reason.items(), key=lambda item: (-len(item[1]), item[0])):
+        yield f"  {len(group)}× {reason}"
+        places = [
+            f"{_where(f)} {f.computation}/{f.instruction} ({f.check})"
+            for f in group[:PLACES_PER_REASON]
+        ]
+        more = len(group) - PLACES_PER_REASON
+        yield "    " + ", ".join(places) + (f", and {more} more" if more > 0 else "")
+
+
+def gate_text(run: GateRun) -> str:
+    """The summary of `run` as text (no trailing newline)."""
+    head = f"verifier check: {_plural(len(run.files), 'file')}"
+    if run.errors:
+        head += f" ({len(run.errors)} could not be read)"
+    lines = [f"{head}, {_plural(len(run.findings), 'finding')}"]
+    if run.findings:
+        lines += ["", *_table(run)]
+    lines += _listed(run, Outcome.REFUTED)
+    lines += _listed(run, Outcome.UNKNOWN)
+    unsupported_note = "; they fail the gate under --strict" if run.strict else " warnings"
+    lines += _grouped(run, Outcome.UNSUPPORTED, unsupported_note)
+    lines += _grouped(run, Outcome.VACUOUS, "")
+    if run.errors:
+        lines += ["", f"could not be read ({len(run.errors)}):"]
+        lines += [f"  {error}" for error in run.errors]
+    lines += ["", _GATE_LINES[run.status]]
+    return "\n".join(lines)

@@ -1,0 +1,162 @@
+"""A `verifier check` run as SARIF 2.1.0, the format code-scanning services
+read (GitHub, GitLab, VS Code's SARIF viewer).
+
+One run; the tool's rules are the checks.  Every finding that is not
+``proved`` is a result, with a level that says how it bears on the gate:
+``refuted`` is an ``error``, ``unknown`` a ``warning`` (undecided, not a
+defect, yet failing), ``unsupported`` a ``note`` (a ``warning`` under
+``--strict``), ``vacuous`` a ``note``.  Proved findings are not results —
+code-scanning services list every result as an alert — but their counts
+are in the run's ``properties.summary``.  A result points at the ``.hlo``
+file, line and column of its instruction, names the instruction as a
+logical location (``module/computation/instruction``), carries the witness
+in its message and in ``properties.witness``, and is fingerprinted by
+`Finding.key` (stable across runs while the place and the check are the
+same).  A file that could not be read is an ``error`` notification of the
+invocation, which is then not successful.
+
+The document is plain JSON built here and validated against the official
+SARIF 2.1.0 schema in the tests (sarif-om, the object model, is a 2019
+release that needs its own serializer; a JSON document needs none).
+
+>>> from verifier.checks.verdict import Outcome
+>>> from verifier.errors import SourceSpan
+>>> refuted = Finding("in-bounds", Outcome.REFUTED, "m", "main", "dot", "operand 1 (p1)",
+...                   "result 1 reaches 255", witness=(("d1", 255),),
+...                   span=SourceSpan("m.hlo", 7, 3))
+>>> result = sarif_log(GateRun(("m.hlo",), (refuted,)))["runs"][0]["results"][0]
+>>> result["level"], result["message"]["text"]
+('error', 'operand 1 (p1): result 1 reaches 255 (witness: d1 = 255)')
+>>> result["locations"][0]["physicalLocation"]
+{'artifactLocation': {'uri': 'm.hlo'}, 'region': {'startLine': 7, 'startColumn': 3}}
+"""
+
+from __future__ import annotations
+
+from pathlib import PurePath
+from typing import Any
+from urllib.parse import quote
+
+from verifier.checks.finding import NO_SOURCE, Finding
+from verifier.checks.verdict import Outcome
+from verifier.errors import SourceSpan
+from verifier.report.gate import GateRun, InputError, describe, tool_version
+from verifier.report.gate_json import gate_json
+
+SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
+FINGERPRINT = "verifierFindingKey/v1"
+
+
+def _level(finding: Finding, strict: bool) -> str:
+    match finding.outcome:
+        case Outcome.REFUTED:
+            return "error"
+        case Outcome.UNKNOWN:
+            return "warning"
+        case Outcome.UNSUPPORTED:
+            return "warning" if strict else "note"
+        case _:
+            return "note"
+
+
+def _uri(filename: str) -> str:
+    path = PurePath(filename)
+    if path.is_absolute():
+        return "file://" + quote(path.as_posix())
+    return quote(path.as_posix())
+
+
+def _physical_location(span: SourceSpan) -> dict[str, Any]:
+    location: dict[str, Any] = {"artifactLocation": {"uri": _uri(span.filename)}}
+    if span.line > 0:
+        region = {"startLine": span.line}
+        if span.column > 0:
+            region["startColumn"] = span.column
+        location["region"] = region
+    return location
+
+
+def _message(finding: Finding) -> str:
+    text = f"{finding.subject}: {finding.message}"
+    if finding.witness:
+        text += " (witness: " + ", ".join(f"{k} = {v}" for k, v in finding.witness) + ")"
+    return text
+
+
+def _result(finding: Finding, rule_index: int, strict: bool) -> dict[str, Any]:
+    location: dict[str, Any] = {
+        "logicalLocations": [
+            {
+                "fullyQualifiedName": (
+                    f"{finding.module}/{finding.computation}/{finding.instruction}"
+                ),
+                "name": finding.instruction,
+                "kind": "function",
+            }
+        ]
+    }
+    if finding.span is not NO_SOURCE:
+        location["physicalLocation"] = _physical_location(finding.span)
+    properties: dict[str, Any] = {"outcome": finding.outcome.value, "subject": finding.subject}
+    if finding.witness:
+        properties["witness"] = finding.witness_dict
+    return {
+        "ruleId": finding.check,
+        "ruleIndex": rule_index,
+        "level": _level(finding, strict),
+        "message": {"text": _message(finding)},
+        "locations": [location],
+        "partialFingerprints": {FINGERPRINT: finding.key},
+        "properties": properties,
+    }
+
+
+def _notification(error: InputError) -> dict[str, Any]:
+    return {
+        "level": "error",
+        "message": {"text": error.message},
+        "locations": [{"physicalLocation": _physical_location(error.span)}],
+    }
+
+
+def sarif_log(run: GateRun) -> dict[str, Any]:
+    """The SARIF 2.1.0 log of `run`, as JSON-able data."""
+    checks = run.checks
+    rules = [
+        {
+            "id": check,
+            "shortDescription": {"text": describe(check)},
+            "defaultConfiguration": {"level": "error"},
+        }
+        for check in checks
+    ]
+    index = {check: position for position, check in enumerate(checks)}
+    results = [
+        _result(finding, index[finding.check], run.strict)
+        for finding in run.findings
+        if finding.outcome is not Outcome.PROVED
+    ]
+    canonical = gate_json(run)
+    return {
+        "$schema": SCHEMA_URI,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {"name": "verifier", "version": tool_version(), "rules": rules}
+                },
+                "invocations": [
+                    {
+                        "executionSuccessful": not run.errors,
+                        "toolExecutionNotifications": [_notification(e) for e in run.errors],
+                    }
+                ],
+                "results": results,
+                "properties": {
+                    "status": canonical["status"],
+                    "strict": run.strict,
+                    "summary": canonical["summary"],
+                },
+            }
+        ],
+    }
