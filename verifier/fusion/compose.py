@@ -11,6 +11,13 @@ is unknown, every producer reached through it is unknown too.
 The doc's ``p0 + transpose(p0)`` gives p0 two maps, ``(d0, d1) -> (d0, d1)``
 and ``(d0, d1) -> (d1, d0)``; ``add(p0, p0)`` gives one map with
 multiplicity 2.
+
+Input→output maps go the other way: from one parameter, in topological
+order (every producer before its users), each value's set of maps (parameter
+index → the value's index) is composed with the user's own input→output maps
+and merged at the user the same way.  For ``p0 + transpose(p0)`` parameter 0
+reaches the output through ``(d0, d1) -> (d0, d1)`` and ``(d0, d1) -> (d1,
+d0)``, the inverses of the output→input maps.
 """
 
 from __future__ import annotations
@@ -165,13 +172,101 @@ class Composer:
             if isinstance(operand.maps, Undefined):
                 destination.undefined = operand.maps
                 continue
-            for consumer in current.maps:
-                for producer in operand.maps:
-                    composed = self.transform(compose(consumer.map, producer.map))
-                    if composed.is_known_empty:
-                        continue
-                    multiplicity = consumer.multiplicity * producer.multiplicity
-                    destination.add(CountedMap(composed, multiplicity), self.same)
+            self._compose_into(destination, current, operand.maps)
+
+    def input_to_output(
+        self, computation: Computation, instruction: Instruction, operand: int
+    ) -> tuple[ComposedIndexing, ...]:
+        """Like `analysis.input_to_output` (per output of `instruction`), with
+        fusions and calls composed, and the multiplicity of each map."""
+        if instruction.opcode in CALLING_OPCODES:
+            called = self.module.computation(instruction.called_computations[0])
+            return self.computation_input_to_output(called, operand)
+        return tuple(
+            ComposedIndexing(
+                indexing
+                if isinstance(indexing, Undefined)
+                else tuple(CountedMap(self.transform(m)) for m in indexing)
+            )
+            for indexing in analysis.input_to_output(computation, instruction, operand)
+        )
+
+    def computation_input_to_output(
+        self, computation: Computation, parameter: int
+    ) -> tuple[ComposedIndexing, ...]:
+        """For parameter number `parameter` of `computation`: one entry per
+        output of the computation (the root's tuple elements, or the root)."""
+        graph = computation_graph(computation)
+        root = computation.root
+        outputs = analysis.output_count(root)
+        start = computation.parameters[parameter]
+        if start.shape.tuple_shapes is not None:
+            return tuple(ComposedIndexing(_TUPLE_VALUE) for _ in range(outputs))
+        sets: dict[tuple[str, int], _MapSet] = {
+            (start.name, 0): _MapSet([CountedMap(IndexingMap.identity(start.shape.dimensions))])
+        }
+        for instruction in reversed(users_first_order(graph, computation)):
+            if instruction.opcode != "parameter":
+                self._propagate_forward(computation, instruction, sets)
+        results: list[ComposedIndexing] = []
+        for output in range(outputs):
+            found = sets.get((root.name, output))
+            if found is None:
+                results.append(ComposedIndexing(()))
+            elif found.undefined is not None:
+                results.append(ComposedIndexing(found.undefined))
+            else:
+                results.append(ComposedIndexing(tuple(found.maps)))
+        return tuple(results)
+
+    def _propagate_forward(
+        self,
+        computation: Computation,
+        instruction: Instruction,
+        sets: dict[tuple[str, int], _MapSet],
+    ) -> None:
+        """Extend the maps reaching `instruction`'s operands to its outputs."""
+        for position, operand_name in enumerate(instruction.operands):
+            operand_shape = computation.instruction(operand_name).shape
+            if instruction.opcode == "get-tuple-element":
+                current = sets.get((operand_name, instruction.integer("index")))
+                if current is not None:
+                    self._merge_into(sets, (instruction.name, 0), current)
+                continue
+            if operand_shape.tuple_shapes is not None:
+                if any(name == operand_name for name, _ in sets):
+                    for output in range(analysis.output_count(instruction)):
+                        sets.setdefault(
+                            (instruction.name, output), _MapSet()
+                        ).undefined = _TUPLE_VALUE
+                continue
+            current = sets.get((operand_name, 0))
+            if current is None:
+                continue
+            if instruction.opcode == "tuple":
+                self._merge_into(sets, (instruction.name, position), current)
+                continue
+            per_output = self.input_to_output(computation, instruction, position)
+            for output, reached in enumerate(per_output):
+                destination = sets.setdefault((instruction.name, output), _MapSet())
+                if current.undefined is not None:
+                    destination.undefined = current.undefined
+                elif isinstance(reached.maps, Undefined):
+                    destination.undefined = reached.maps
+                else:
+                    self._compose_into(destination, current, reached.maps)
+
+    def _compose_into(
+        self, destination: _MapSet, current: _MapSet, then: tuple[CountedMap, ...]
+    ) -> None:
+        """Add every ``first`` of `current` followed by every map of `then`."""
+        for first in current.maps:
+            for second in then:
+                composed = self.transform(compose(first.map, second.map))
+                if composed.is_known_empty:
+                    continue
+                multiplicity = first.multiplicity * second.multiplicity
+                destination.add(CountedMap(composed, multiplicity), self.same)
 
     def _merge_into(
         self, sets: dict[tuple[str, int], _MapSet], target: tuple[str, int], current: _MapSet

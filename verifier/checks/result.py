@@ -1,0 +1,80 @@
+"""What one check says about one place, before it becomes a `Finding`: the
+outcome, a one-line message and the witness — exactly what the proof cache
+stores (`to_answer` / `from_answer` are inverses), so a warm cache rebuilds
+the finding without a solver.
+
+Several answers about one place (the maps of one operand) combine into the
+most telling one: ``refuted`` over ``unknown`` over ``unsupported`` over
+``proved`` over ``vacuous`` (all vacuous stays vacuous).
+
+>>> proved = CheckResult(Outcome.PROVED, "inside [4]")
+>>> refuted = CheckResult(Outcome.REFUTED, "r0 = 4", (("d0", 4),))
+>>> CheckResult.from_answer(refuted.to_answer()) == refuted
+True
+>>> combine([proved, refuted]).message
+'r0 = 4'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from verifier.checks.cache import Answer
+from verifier.checks.equivalence import Budget
+from verifier.checks.verdict import Outcome
+
+Witness = tuple[tuple[str, int], ...]
+
+# The default solver budgets of every check (a shared immutable value).
+DEFAULT_BUDGET = Budget()
+
+_PRECEDENCE = (
+    Outcome.REFUTED,
+    Outcome.UNKNOWN,
+    Outcome.UNSUPPORTED,
+    Outcome.PROVED,
+    Outcome.VACUOUS,
+)
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """The answer of a check: outcome, message, and a witness when refuted."""
+
+    outcome: Outcome
+    message: str
+    witness: Witness = ()
+
+    def to_answer(self) -> Answer:
+        """The JSON-able form the proof cache stores."""
+        return {
+            "outcome": self.outcome.value,
+            "message": self.message,
+            "witness": [[name, value] for name, value in self.witness],
+        }
+
+    @staticmethod
+    def from_answer(answer: Answer) -> CheckResult:
+        """The result a cached answer stands for."""
+        return CheckResult(
+            Outcome(answer["outcome"]),
+            str(answer["message"]),
+            tuple((str(name), int(value)) for name, value in answer.get("witness", ())),
+        )
+
+
+def combine(results: Iterable[CheckResult], *, empty: CheckResult | None = None) -> CheckResult:
+    """The most telling of `results` (the first of its outcome), or `empty`
+    (vacuous by default) when there are none."""
+    collected = list(results)
+    for outcome in _PRECEDENCE:
+        for result in collected:
+            if result.outcome is outcome:
+                return result
+    return empty or CheckResult(Outcome.VACUOUS, "nothing to check")
+
+
+def point_text(witness: Witness) -> str:
+    """``d0 = 1, s0 = 64`` — a witness as a reader writes it."""
+    return ", ".join(f"{name} = {value}" for name, value in witness)
