@@ -13,9 +13,11 @@ from verifier.checks.equivalence import (
     check_equivalence,
     check_equivalence_batch,
 )
+from verifier.checks.suite import CHECKS, run_checks
 from verifier.checks.verdict import Outcome, Verdict
 
 __all__ = [
+    "CHECKS",
     "BatchFailure",
     "Budget",
     "Counterexample",
@@ -26,4 +28,5 @@ __all__ = [
     "Verdict",
     "check_equivalence",
     "check_equivalence_batch",
+    "run_checks",
 ]
