@@ -4,14 +4,40 @@ the buffer (test support; shares no code with `verifier.indexing.layout`).
 The buffer is the row-major enumeration of the final tiled shape; each
 coordinate is mapped back level by level (the last tiling first): in-tile
 coordinate ``r`` of grid coordinate ``q`` is element ``q * t + r`` of the
-level below, or padding when that is past the dim's size.
+level below, or padding when that is past the dim's size.  A tile size
+``*`` (or ``-1``) folds its dim into the next minor one before tiling, so
+an element of a folded dim is split back into the folded dims' coordinates
+(``divmod`` from the most minor up).
 """
 
 from __future__ import annotations
 
 import itertools
+import math
 
 from verifier.hlo import Shape
+from verifier.hlo.shape import COMBINE_DIMENSION
+
+
+def _fold(sizes: list[int], tile: tuple[int, ...]) -> tuple[list[list[int]], list[int]]:
+    """The tiled dims' sizes grouped by folding, and the tile of each group."""
+    groups: list[list[int]] = [[]]
+    tiles: list[int] = []
+    for size, t in zip(sizes, tile, strict=True):
+        groups[-1].append(size)
+        if t not in (COMBINE_DIMENSION, -1):
+            tiles.append(t)
+            groups.append([])
+    assert not groups.pop(), f"tile {tile} folds its most minor dim into nothing"
+    return groups, tiles
+
+
+def _unfold(element: int, sizes: list[int]) -> list[int]:
+    coordinates = []
+    for size in reversed(sizes):
+        element, coordinate = divmod(element, size)
+        coordinates.append(coordinate)
+    return coordinates[::-1]
 
 
 def element_at_offsets(shape: Shape) -> dict[int, tuple[int, ...]]:
@@ -22,21 +48,28 @@ def element_at_offsets(shape: Shape) -> dict[int, tuple[int, ...]]:
     for tile in layout.tiles:
         below = levels[-1]
         keep = len(below) - len(tile.dimensions)
-        grid = [(d + t - 1) // t for d, t in zip(below[keep:], tile.dimensions, strict=True)]
-        levels.append(below[:keep] + grid + list(tile.dimensions))
+        groups, tiles = _fold(below[keep:], tile.dimensions)
+        grid = [(math.prod(g) + t - 1) // t for g, t in zip(groups, tiles, strict=True)]
+        levels.append(below[:keep] + grid + tiles)
     found: dict[int, tuple[int, ...]] = {}
     for offset, coordinate in enumerate(itertools.product(*(range(n) for n in levels[-1]))):
         point: list[int] | None = list(coordinate)
         for tile, below in zip(reversed(layout.tiles), reversed(levels[:-1]), strict=True):
             assert point is not None
-            rank = len(tile.dimensions)
-            keep = len(below) - rank
-            grid, inner = point[keep : keep + rank], point[keep + rank :]
-            element = [q * t + r for q, r, t in zip(grid, inner, tile.dimensions, strict=True)]
-            if any(e >= d for e, d in zip(element, below[keep:], strict=True)):
-                point = None
-                break
-            point = point[:keep] + element
+            keep = len(below) - len(tile.dimensions)
+            groups, tiles = _fold(below[keep:], tile.dimensions)
+            grid, inner = point[keep : keep + len(tiles)], point[keep + len(tiles) :]
+            unfolded: list[int] = []
+            for q, r, t, group in zip(grid, inner, tiles, groups, strict=True):
+                element = q * t + r
+                if element >= math.prod(group):
+                    break
+                unfolded += _unfold(element, group)
+            else:
+                point = point[:keep] + unfolded
+                continue
+            point = None
+            break
         if point is None:
             continue
         logical = [0] * shape.rank

@@ -1,5 +1,5 @@
 """Physical layouts as indexing maps: logical index → linear offset in the
-buffer, tile padding included (SPEC §5).
+buffer, tile padding included, and back (SPEC §5, XLA's tiled layout).
 
 The dims are first put in physical order (most major first, the reverse of
 ``minor_to_major``).  A tiling ``T(t…)`` applies to the ``len(t)`` most minor
@@ -11,56 +11,138 @@ linear index in the final shape.
 
 ``f32[3,5]{1,0:T(2,2)}``: ``(d0, d1) -> ((d0 floordiv 2) * 12 + (d1 floordiv 2) * 4
 + (d0 mod 2) * 2 + d1 mod 2)``; element (2, 3) is at offset 17.
+
+Combined dimensions: a tile size ``*`` (XLA's ``Tile::kCombineDimension``;
+the tiled-layout document writes the same sub-dimension as a tile value
+``-1``, "not otherwise valid in a tile as a dimension size") removes that dim
+from the tile and from the dims being tiled and multiplies it into the next
+more minor one, before the tiling applies: ``f32[2,7,8,11,10]{4,3,2,1,0}``
+with tile ``(*,*,2,*,3)`` is ``f32[112,110]`` tiled by ``(2,3)``, element
+``(a, b, c, d, e)`` being ``((a * 7 + b) * 8 + c, d * 10 + e)`` there.
+
+`logical_index` is the exact inverse: offset → the logical index stored
+there, undefined (outside the map's domain) on tile-padding slots.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from math import prod
+
 from verifier.expr.indexing_map import IndexingMap
+from verifier.expr.interval import Interval
 from verifier.expr.nodes import Expr, const, dim
-from verifier.hlo.shape import COMBINE_DIMENSION, Shape
+from verifier.hlo.shape import COMBINE_DIMENSION, Shape, Tile
 from verifier.indexing.shapes import dims_box
+
+COMBINED = (COMBINE_DIMENSION, -1)
+"""Tile sizes that combine a dim with the next minor one (``*`` and ``-1``)."""
+
+
+@dataclass(frozen=True)
+class _Tiling:
+    """One tiling as applied to the dims it sees: the `kept` most major dims
+    are untouched; the rest form `groups` (consecutive dims combined into one,
+    major first), group ``j`` tiled by ``tile[j]``."""
+
+    kept: int
+    groups: tuple[tuple[int, ...], ...]
+    tile: tuple[int, ...]
+
+    @property
+    def combined_sizes(self) -> tuple[int, ...]:
+        return tuple(prod(group) for group in self.groups)
+
+    def sizes_after(self, before: tuple[int, ...]) -> tuple[int, ...]:
+        grid = (-(-d // t) for d, t in zip(self.combined_sizes, self.tile, strict=True))
+        return before[: self.kept] + tuple(grid) + self.tile
+
+
+def _tiling(tile: Tile, sizes: tuple[int, ...], shape: Shape) -> _Tiling:
+    rank = len(tile.dimensions)
+    if rank > len(sizes):
+        raise ValueError(f"tile {tile} has more dimensions than {shape} after tiling")
+    if tile.dimensions and tile.dimensions[-1] in COMBINED:
+        raise ValueError(f"tile {tile} of {shape} combines its most minor dim with nothing")
+    groups: list[tuple[int, ...]] = []
+    sizes_of_tile: list[int] = []
+    pending: tuple[int, ...] = ()
+    for size, t in zip(sizes[len(sizes) - rank :], tile.dimensions, strict=True):
+        pending += (size,)
+        if t not in COMBINED:
+            groups.append(pending)
+            sizes_of_tile.append(t)
+            pending = ()
+    return _Tiling(len(sizes) - rank, tuple(groups), tuple(sizes_of_tile))
+
+
+def _physical_order(shape: Shape) -> tuple[int, ...]:
+    return tuple(reversed(shape.layout_or_default.minor_to_major))
+
+
+def _levels(shape: Shape) -> tuple[tuple[int, ...], tuple[tuple[_Tiling, tuple[int, ...]], ...]]:
+    """The physical-order sizes, then each tiling with the sizes it produces."""
+    first = tuple(shape.dimensions[k] for k in _physical_order(shape))
+    sizes, levels = first, []
+    for tile in shape.layout_or_default.tiles:
+        tiling = _tiling(tile, sizes, shape)
+        sizes = tiling.sizes_after(sizes)
+        levels.append((tiling, sizes))
+    return first, tuple(levels)
+
+
+def _row_major(indices: list[Expr], sizes: tuple[int, ...]) -> Expr:
+    linear: Expr = const(0)
+    for index, size in zip(indices, sizes, strict=True):
+        linear = linear * size + index
+    return linear
+
+
+def _row_major_split(linear: Expr, sizes: tuple[int, ...]) -> list[Expr]:
+    """The coordinates of `linear` (known to be below ``prod(sizes)``) in `sizes`."""
+    coordinates: list[Expr] = []
+    for position, size in enumerate(sizes):
+        stride = prod(sizes[position + 1 :])
+        coordinate = linear // stride if stride != 1 else linear
+        if size == 1:
+            coordinate = const(0)
+        elif position > 0:
+            coordinate = coordinate % size
+        coordinates.append(coordinate)
+    return coordinates
 
 
 def physical_offset(shape: Shape) -> IndexingMap:
     """The map from a logical index of `shape` to its linear physical offset.
 
-    Raises `ValueError` for tiles this does not model: a ``*`` (combined
-    dimension) or ``-1`` tile size, or a tile of higher rank than the shape.
+    Raises `ValueError` for tiles no valid layout has: a tile of higher rank
+    than the dims it tiles, or a ``*`` on the most minor dim of a tile.
 
     >>> from verifier.hlo.shape import parse_shape
-    >>> m = physical_offset(parse_shape("f32[3,5]{1,0:T(2,2)}"))
     >>> from verifier.expr.nodes import dim
-    >>> m.evaluate({dim(0): 2, dim(1): 3})
+    >>> physical_offset(parse_shape("f32[3,5]{1,0:T(2,2)}")).evaluate({dim(0): 2, dim(1): 3})
     (17,)
+    >>> combined = physical_offset(parse_shape("f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}"))
+    >>> point = {dim(0): 1, dim(1): 6, dim(2): 7, dim(3): 10, dim(4): 9}  # (111, 109) in [112,110]
+    >>> combined.evaluate(point) == ((111 // 2 * 37 + 109 // 3) * 6 + 111 % 2 * 3 + 109 % 3,)
+    True
     """
-    layout = shape.layout_or_default
-    order = list(reversed(layout.minor_to_major))
-    indices: list[Expr] = [dim(k) for k in order]
-    sizes = [shape.dimensions[k] for k in order]
-    for tile in layout.tiles:
-        if any(t == COMBINE_DIMENSION or t < 1 for t in tile.dimensions):
-            raise ValueError(f"tile {tile} of {shape}: '*' and -1 tile sizes are not modelled")
-        rank = len(tile.dimensions)
-        if rank > len(sizes):
-            raise ValueError(f"tile {tile} has more dimensions than {shape} after tiling")
-        major_indices, minor_indices = indices[: len(sizes) - rank], indices[len(sizes) - rank :]
-        major_sizes, minor_sizes = sizes[: len(sizes) - rank], sizes[len(sizes) - rank :]
+    first, levels = _levels(shape)
+    indices: list[Expr] = [dim(k) for k in _physical_order(shape)]
+    sizes = first
+    for tiling, after in levels:
+        combined: list[Expr] = []
+        start = tiling.kept
+        for group in tiling.groups:
+            combined.append(_row_major(indices[start : start + len(group)], group))
+            start += len(group)
         indices = (
-            major_indices
-            + [e // t for e, t in zip(minor_indices, tile.dimensions, strict=True)]
-            + [e % t for e, t in zip(minor_indices, tile.dimensions, strict=True)]
+            indices[: tiling.kept]
+            + [e // t for e, t in zip(combined, tiling.tile, strict=True)]
+            + [e % t for e, t in zip(combined, tiling.tile, strict=True)]
         )
-        sizes = (
-            major_sizes
-            + [-(-d // t) for d, t in zip(minor_sizes, tile.dimensions, strict=True)]
-            + list(tile.dimensions)
-        )
-    offset: Expr = const(0)
-    stride = 1
-    for index, size in zip(reversed(indices), reversed(sizes), strict=True):
-        offset = offset + index * stride
-        stride *= size
-    return IndexingMap.create(dims_box(shape), [offset])
+        sizes = after
+    return IndexingMap.create(dims_box(shape), [_row_major(indices, sizes)])
 
 
 def physical_size(shape: Shape) -> int:
@@ -69,15 +151,43 @@ def physical_size(shape: Shape) -> int:
     >>> from verifier.hlo.shape import parse_shape
     >>> physical_size(parse_shape("f32[3,5]{1,0:T(2,2)}"))
     24
+    >>> physical_size(parse_shape("f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}"))  # 112 * 111
+    12432
     """
-    layout = shape.layout_or_default
-    sizes = [shape.dimensions[k] for k in reversed(layout.minor_to_major)]
-    for tile in layout.tiles:
-        rank = len(tile.dimensions)
-        major, minor = sizes[: len(sizes) - rank], sizes[len(sizes) - rank :]
-        sizes = major + [-(-d // t) for d, t in zip(minor, tile.dimensions, strict=True)]
-        sizes += list(tile.dimensions)
-    total = 1
-    for size in sizes:
-        total *= size
-    return total
+    first, levels = _levels(shape)
+    return prod(levels[-1][1] if levels else first)
+
+
+def logical_index(shape: Shape) -> IndexingMap:
+    """The map from a physical offset (``d0`` in ``[0, physical_size - 1]``) to
+    the logical index of `shape` stored there; tile-padding offsets are
+    outside its domain (its constraints keep every tiled element below its
+    dim's size).  The exact inverse of `physical_offset`.
+
+    >>> from verifier.hlo.shape import parse_shape
+    >>> from verifier.expr.nodes import dim
+    >>> inverse = logical_index(parse_shape("f32[3,5]{1,0:T(2,2)}"))
+    >>> inverse.evaluate({dim(0): 17})
+    (2, 3)
+    >>> inverse.contains({dim(0): 14})  # tile (1, 0), in-tile (1, 0): row 3 of 3 is padding
+    False
+    """
+    first, levels = _levels(shape)
+    final = levels[-1][1] if levels else first
+    indices = _row_major_split(dim(0), final)
+    constraints: list[tuple[Expr, Interval]] = []
+    for tiling, _ in reversed(levels):
+        rank = len(tiling.tile)
+        grid = indices[tiling.kept : tiling.kept + rank]
+        inner = indices[tiling.kept + rank :]
+        below: list[Expr] = []
+        for q, r, t, group in zip(grid, inner, tiling.tile, tiling.groups, strict=True):
+            element = q * t + r
+            if prod(group) % t:
+                constraints.append((element, Interval(0, prod(group) - 1)))
+            below += _row_major_split(element, group)
+        indices = indices[: tiling.kept] + below
+    logical: list[Expr] = [const(0)] * shape.rank
+    for position, k in enumerate(_physical_order(shape)):
+        logical[k] = indices[position]
+    return IndexingMap.create([Interval(0, prod(final) - 1)], logical, constraints=constraints)
