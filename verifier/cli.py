@@ -18,10 +18,16 @@ import json
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from verifier.errors import VerifierError
 from verifier.expr.indexing_map import IndexingMap
+
+if TYPE_CHECKING:
+    from verifier.checks.cache import MemoryCache
+    from verifier.checks.finding import Finding
+    from verifier.checks.sqlite_cache import SqliteCache
+    from verifier.report.gate import InputError
 
 EXIT_OK, EXIT_REFUTED, EXIT_BAD_INPUT, EXIT_UNKNOWN, EXIT_VACUOUS = 0, 1, 2, 3, 4
 
@@ -241,6 +247,175 @@ def _run_prove_rules(args: argparse.Namespace, out: TextIO) -> int:
     return EXIT_OK if verdicts <= {"proved"} else EXIT_UNKNOWN
 
 
+# ---------------------------------------------------------------- check
+
+_STATUS_EXIT = {
+    "ok": EXIT_OK,
+    "refuted": EXIT_REFUTED,
+    "bad-input": EXIT_BAD_INPUT,
+    "unknown": EXIT_UNKNOWN,
+    "vacuous": EXIT_VACUOUS,
+}
+
+_CHECK_HELP = """\
+Run every check on every instruction of every HLO module under PATH (an .hlo
+file, or a directory searched recursively for *.hlo, in sorted order) and
+print a summary: outcome counts per check, every refuted finding with its
+file:line:column and witness, unknown ones, unsupported ones grouped by
+reason. A file that cannot be read or parsed is reported (file:line:column)
+and counted; the other modules are still checked.
+
+exit codes (the first that applies):
+  2  some file could not be read or parsed (or a usage error)
+  1  some check was refuted; with --strict, also any unsupported finding
+  3  unknown: a solver budget ran out, nothing refuted
+  4  vacuous: nothing was proved and some question was about an empty domain
+  0  everything else: unsupported findings (an op without an exact indexing
+     rule) are warnings, counted in every report, unless --strict
+
+--format json|junit|sarif writes the report in that form (JSON is canonical);
+with --output FILE the report goes to FILE and the text summary to stdout.
+Proofs are cached in an SQLite file (default $XDG_CACHE_HOME/verifier or
+~/.cache/verifier), keyed by the question and the verifier, islpy and z3
+versions, so a second run over unchanged modules skips the solvers.
+Progress goes to stderr when it is a terminal (or with --progress).
+"""
+
+
+class _Progress:
+    """Progress lines on a stream: per module, and per instruction — rewritten
+    in place on a terminal (about every 1%), every 10% (at least 100
+    instructions apart) in a log."""
+
+    def __init__(self, stream: TextIO, files: int) -> None:
+        self.stream = stream
+        self.files = files
+        self.in_place = stream.isatty()
+        self.label = ""
+        self.next_report = 0
+
+    def start(self, number: int, path: Path) -> None:
+        self.label = f"[{number}/{self.files}] {path}"
+        self.next_report = 0
+        self._write(f"{self.label}: parsing")
+
+    def instructions(self, done: int, total: int) -> None:
+        if done >= self.next_report and done < total:
+            step = max(1, total // 100) if self.in_place else max(100, total // 10)
+            self.next_report = done + step
+            self._write(f"{self.label}: {done}/{total} instructions")
+
+    def finish(self, findings: int) -> None:
+        self._write(f"{self.label}: done, {findings} findings")
+        if self.in_place:
+            print(file=self.stream, flush=True)
+
+    def _write(self, text: str) -> None:
+        if self.in_place:
+            print(f"\r\033[K{text}", end="", file=self.stream, flush=True)
+        else:
+            print(text, file=self.stream, flush=True)
+
+
+def _hlo_files(paths: Sequence[str]) -> tuple[list[Path], list[InputError]]:
+    """The .hlo files named by `paths` (directories searched recursively,
+    sorted), each once, and an `InputError` per path that names none."""
+    from verifier.errors import SourceSpan
+    from verifier.report.gate import InputError
+
+    files: dict[Path, None] = {}
+    errors: list[InputError] = []
+    for name in paths:
+        path = Path(name)
+        found = sorted(path.rglob("*.hlo")) if path.is_dir() else [path]
+        if not path.exists():
+            errors.append(InputError(SourceSpan(name, 0, 0), "no such file or directory"))
+        elif not found:
+            errors.append(InputError(SourceSpan(name, 0, 0), "no .hlo file under this directory"))
+        files.update(dict.fromkeys(f for f in found if f.is_file()))
+    return list(files), errors
+
+
+def _check_cache(args: argparse.Namespace) -> SqliteCache | MemoryCache:
+    from verifier.checks.cache import MemoryCache
+    from verifier.checks.sqlite_cache import FILE_NAME, SqliteCache, default_cache_dir
+
+    if args.no_cache:
+        return MemoryCache()
+    directory = Path(args.cache_dir) if args.cache_dir else default_cache_dir()
+    return SqliteCache(directory / FILE_NAME)
+
+
+def _run_check(args: argparse.Namespace, out: TextIO) -> int:
+    from verifier.checks.sqlite_cache import SqliteCache
+    from verifier.checks.suite import CHECKS, run_checks
+    from verifier.errors import ParseError, SourceSpan, UsageError
+    from verifier.hlo.parser import parse_module_file
+    from verifier.report.gate import GateRun, InputError
+    from verifier.report.gate_text import gate_text
+
+    only = None
+    if args.checks is not None:
+        only = [name.strip() for name in args.checks.split(",") if name.strip()]
+        unknown = sorted(set(only) - set(CHECKS))
+        if unknown or not only:
+            raise UsageError(
+                f"--checks: unknown check(s) {', '.join(unknown) or '(none given)'}; "
+                f"the checks are {', '.join(CHECKS)}"
+            )
+    files, errors = _hlo_files(args.paths)
+    show_progress = sys.stderr.isatty() if args.progress is None else args.progress
+    progress = _Progress(sys.stderr, len(files)) if show_progress else None
+    findings: list[Finding] = []
+    cache = _check_cache(args)
+    try:
+        for number, path in enumerate(files, start=1):
+            if progress is not None:
+                progress.start(number, path)
+            before = len(findings)
+            try:
+                module = parse_module_file(path)
+                findings += run_checks(
+                    module, cache, only=only, progress=progress.instructions if progress else None
+                )
+            except ParseError as error:
+                errors.append(InputError(error.span, error.message))
+            except (OSError, UnicodeDecodeError, VerifierError) as error:
+                errors.append(InputError(SourceSpan(str(path), 0, 0), str(error)))
+            if progress is not None:
+                progress.finish(len(findings) - before)
+    finally:
+        if isinstance(cache, SqliteCache):
+            cache.close()
+    if progress is not None and isinstance(cache, SqliteCache):
+        print(
+            f"proof cache: {cache.hits} hits, {cache.misses} misses ({cache.path})",
+            file=sys.stderr,
+        )
+    run = GateRun(tuple(str(f) for f in files), tuple(findings), tuple(errors), args.strict)
+    summary = gate_text(run)
+    if args.format == "text":
+        report = summary
+    elif args.format == "json":
+        from verifier.report.gate_json import gate_json
+
+        report = json.dumps(gate_json(run), indent=2)
+    elif args.format == "junit":
+        from verifier.report.junit import junit_xml
+
+        report = junit_xml(run).decode("utf-8")
+    else:
+        from verifier.report.sarif import sarif_log
+
+        report = json.dumps(sarif_log(run), indent=2)
+    if args.output:
+        Path(args.output).write_text(report + "\n", encoding="utf-8")
+        print(summary, file=out)
+    else:
+        print(report, file=out)
+    return _STATUS_EXIT[run.status]
+
+
 # ---------------------------------------------------------------- plumbing
 
 
@@ -323,6 +498,38 @@ def build_parser() -> argparse.ArgumentParser:
 
     prove = command("prove-rules", "prove every simplifier rule's lemma (z3)")
     prove.set_defaults(run=_run_prove_rules)
+
+    check = commands.add_parser(
+        "check",
+        help="every check on every module under PATH: the CI gate",
+        description=_CHECK_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    check.add_argument("paths", nargs="+", metavar="PATH", help="an .hlo file or a directory")
+    check.add_argument(
+        "--format",
+        choices=("text", "json", "junit", "sarif"),
+        default="text",
+        help="report format (json is the canonical form; junit and sarif for CI services)",
+    )
+    check.add_argument("--output", metavar="FILE", help="write the report to FILE")
+    check.add_argument(
+        "--strict", action="store_true", help="unsupported findings fail the gate (exit 1)"
+    )
+    check.add_argument(
+        "--checks", metavar="NAME,...", help="run only these checks (default: every check)"
+    )
+    check.add_argument(
+        "--no-cache", action="store_true", help="keep proofs in memory for this run only"
+    )
+    check.add_argument("--cache-dir", metavar="DIR", help="where the proof cache lives (see above)")
+    check.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="progress on stderr (default: when stderr is a terminal)",
+    )
+    check.set_defaults(run=_run_check)
     return parser
 
 

@@ -182,7 +182,9 @@ def test_status_precedence(
 
 def test_text_lists_refuted_with_witness_and_groups_unsupported() -> None:
     text = gate_text(RUN)
-    assert "dir with space/m.hlo:5:3: in-bounds: main/dot operand 0 (p0): result 1 reaches 255" in text
+    assert (
+        "dir with space/m.hlo:5:3: in-bounds: main/dot operand 0 (p0): result 1 reaches 255" in text
+    )
     assert "witness: d0 = 0, d1 = 255" in text
     assert "unsupported (2 warnings), by reason:" in text
     assert "  2× custom-call has no indexing rule" in text
@@ -200,5 +202,5 @@ def test_text_caps_the_places_listed_per_reason() -> None:
     )
     text = gate_text(GateRun(("m.hlo",), many))
     assert f"  {PLACES_PER_REASON + 3}× custom-call has no indexing rule" in text
-    assert "and 3 more" in text
+    assert "and 3 more places" in text
     assert text.endswith("gate: PASS")

@@ -1,7 +1,7 @@
 """The readable summary of a `verifier check` run: a table of outcome counts
 per check, then every refuted and unknown finding with its place
 (``file:line:column``) and witness, the unsupported and vacuous ones grouped
-by reason, the files that could not be read, and the gate's status.
+by reason (each reason with its count and the first few distinct places), the files that could not be read, and the gate's status.
 
 >>> from verifier.checks.verdict import Outcome
 >>> from verifier.errors import SourceSpan
@@ -94,12 +94,10 @@ def _grouped(run: GateRun, outcome: Outcome, note: str) -> Iterator[str]:
     yield f"{outcome.value} ({total}{note}), by reason:"
     for reason, group in sorted(by_reason.items(), key=lambda item: (-len(item[1]), item[0])):
         yield f"  {len(group)}× {reason}"
-        places = [
-            f"{_where(f)} {f.computation}/{f.instruction} ({f.check})"
-            for f in group[:PLACES_PER_REASON]
-        ]
-        more = len(group) - PLACES_PER_REASON
-        yield "    " + ", ".join(places) + (f", and {more} more" if more > 0 else "")
+        places = list(dict.fromkeys(f"{_where(f)} {f.computation}/{f.instruction}" for f in group))
+        more = len(places) - PLACES_PER_REASON
+        listed = ", ".join(places[:PLACES_PER_REASON])
+        yield f"    at {listed}" + (f", and {more} more places" if more > 0 else "")
 
 
 def gate_text(run: GateRun) -> str:

@@ -142,9 +142,7 @@ def sarif_log(run: GateRun) -> dict[str, Any]:
         "version": "2.1.0",
         "runs": [
             {
-                "tool": {
-                    "driver": {"name": "verifier", "version": tool_version(), "rules": rules}
-                },
+                "tool": {"driver": {"name": "verifier", "version": tool_version(), "rules": rules}},
                 "invocations": [
                     {
                         "executionSuccessful": not run.errors,
