@@ -1,11 +1,15 @@
 """Hypothesis strategies: tiny HLO modules whose ROOT is one op of
-`verifier.indexing`'s convolution, sort, scatter and collectives rules."""
+`verifier.indexing`'s convolution, sort, scatter, collectives and tiled
+bitcast rules, and tiled shapes."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from hypothesis import strategies as st
+from oracle_more.layout import buffer_size
+
+from verifier.hlo.shape import parse_shape
 
 
 def _shape(dims: Sequence[int], element_type: str = "f32") -> str:
@@ -18,7 +22,9 @@ def _ints(values: Sequence[int]) -> str:
 
 def _module(operands: Sequence[str], root: str, extra: str = "") -> str:
     lines = [f"  p{i} = {s} parameter({i})" for i, s in enumerate(operands)]
-    return "HloModule test\n" + extra + "ENTRY main {\n" + "\n".join(lines) + f"\n  ROOT {root}\n}}\n"
+    return (
+        "HloModule test\n" + extra + "ENTRY main {\n" + "\n".join(lines) + f"\n  ROOT {root}\n}}\n"
+    )
 
 
 _ADD = "add {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\n"
@@ -50,7 +56,9 @@ def convolution(draw: st.DrawFn) -> str:
         padded = (n - 1) * lhs_dilation + 1 + low + high
         sizes.append((n, size))
         out_sizes.append((padded - effective) // stride + 1)
-        windows.append((size, stride, f"{low}_{high}", lhs_dilation, rhs_dilation, draw(st.integers(0, 1))))
+        windows.append(
+            (size, stride, f"{low}_{high}", lhs_dilation, rhs_dilation, draw(st.integers(0, 1)))
+        )
     lhs_labels, lhs_at = _labels(draw, "bf", rank)
     rhs_labels, rhs_at = _labels(draw, "io", rank)
     out_labels, out_at = _labels(draw, "bf", rank)
@@ -66,9 +74,14 @@ def convolution(draw: st.DrawFn) -> str:
     if spatial:
         fields = zip(*windows, strict=True)
         names = ("size", "stride", "pad", "lhs_dilate", "rhs_dilate", "rhs_reversal")
-        attributes = "window={" + " ".join(
-            f"{name}={'x'.join(map(str, values))}" for name, values in zip(names, fields, strict=True)
-        ) + "}, "
+        attributes = (
+            "window={"
+            + " ".join(
+                f"{name}={'x'.join(map(str, values))}"
+                for name, values in zip(names, fields, strict=True)
+            )
+            + "}, "
+        )
     root = (
         f"r = {_shape(out)} convolution(p0, p1), {attributes}"
         f"dim_labels={lhs_labels}_{rhs_labels}->{out_labels}, "
@@ -141,7 +154,9 @@ def select_and_scatter(draw: st.DrawFn) -> str:
 @st.composite
 def collective(draw: st.DrawFn) -> str:
     opcode = draw(
-        st.sampled_from(["all-reduce", "collective-permute", "all-gather", "reduce-scatter", "all-to-all"])
+        st.sampled_from(
+            ["all-reduce", "collective-permute", "all-gather", "reduce-scatter", "all-to-all"]
+        )
     )
     dims = draw(st.lists(st.integers(1, 3), min_size=1, max_size=2))
     groups = draw(st.integers(1, 3))
@@ -165,3 +180,53 @@ def collective(draw: st.DrawFn) -> str:
         attributes += f", dimensions={{{axis}}}"
     root = f"r = {_shape(out)} {opcode}(p0), {attributes}"
     return _module([_shape(operand)], root, _ADD)
+
+
+@st.composite
+def tiled_shape(draw: st.DrawFn, element_type: str = "f32", min_tilings: int = 0) -> str:
+    """A small shape with a random layout and up to two tilings, whose tile
+    sizes may be ``*`` or ``-1`` (folded into the next minor dim)."""
+    dims = draw(st.lists(st.integers(1, 5), min_size=1, max_size=3))
+    order = draw(st.permutations(range(len(dims))))
+    tiles = ""
+    rank = len(dims)
+    for _ in range(draw(st.integers(min_tilings, 2))):
+        tile_rank = draw(st.integers(1, rank))
+        sizes = [
+            draw(st.sampled_from(["1", "2", "3", "2", "3", "*", "-1"])) for _ in range(tile_rank)
+        ]
+        sizes[-1] = str(draw(st.integers(1, 3)))  # the most minor tile dim folds into nothing
+        tiles += "(" + ",".join(sizes) + ")"
+        folds = sum(1 for size in sizes if size in ("*", "-1"))
+        rank += tile_rank - 2 * folds  # the folded dims go; each other gets a grid dim
+    layout = ",".join(map(str, order)) + (f":T{tiles}" if tiles else "")
+    return f"{element_type}[{','.join(map(str, dims))}]{{{layout}}}"
+
+
+@st.composite
+def _untiled_of_size(draw: st.DrawFn, size: int, element_type: str) -> str:
+    """An untiled shape of `size` elements, random factorisation and layout."""
+    dims: list[int] = []
+    rest = size
+    while rest > 1 and len(dims) < 3:
+        factor = draw(st.sampled_from([d for d in range(1, rest + 1) if rest % d == 0]))
+        dims.append(factor)
+        rest //= factor
+    dims.append(rest)
+    order = draw(st.permutations(range(len(dims))))
+    return f"{element_type}[{','.join(map(str, dims))}]{{{','.join(map(str, order))}}}"
+
+
+@st.composite
+def bitcast_tiled(draw: st.DrawFn) -> str:
+    """A bitcast with a tiled operand or output (or both): the other side is
+    an untiled shape of the same buffer size, or another tiled shape (whose
+    buffer may be larger or smaller: the maps then cover the overlap)."""
+    element_type = draw(st.sampled_from(["f32", "s32", "u32"]))
+    tiled = draw(tiled_shape(element_type, min_tilings=1))
+    if draw(st.booleans()):
+        other = draw(_untiled_of_size(buffer_size(parse_shape(tiled)), element_type))
+    else:
+        other = draw(tiled_shape(element_type))
+    operand, output = (tiled, other) if draw(st.booleans()) else (other, tiled)
+    return _module([operand], f"r = {output} bitcast(p0)")

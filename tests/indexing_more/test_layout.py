@@ -9,7 +9,6 @@ import itertools
 
 import pytest
 from hypothesis import given, settings
-from hypothesis import strategies as st
 from oracle_more.layout import element_at_offsets
 
 from verifier.bridges.isl import relations_equal
@@ -18,6 +17,8 @@ from verifier.expr.interval import Interval
 from verifier.expr.nodes import dim
 from verifier.hlo.shape import Shape, parse_shape
 from verifier.indexing.layout import logical_index, physical_offset, physical_size
+
+from .strategies import tiled_shape
 
 
 def offsets_by_index(shape: Shape) -> dict[tuple[int, ...], int]:
@@ -73,27 +74,8 @@ def test_padding_offsets_are_outside_the_inverse() -> None:
     assert not inverse.contains({dim(0): 14})
 
 
-@st.composite
-def tiled_shapes(draw: st.DrawFn) -> str:
-    dims = draw(st.lists(st.integers(1, 5), min_size=1, max_size=3))
-    order = draw(st.permutations(range(len(dims))))
-    tiles = ""
-    rank = len(dims)
-    for _ in range(draw(st.integers(0, 2))):
-        tile_rank = draw(st.integers(1, rank))
-        sizes = [
-            draw(st.sampled_from(["1", "2", "3", "2", "3", "*", "-1"])) for _ in range(tile_rank)
-        ]
-        sizes[-1] = str(draw(st.integers(1, 3)))  # the most minor tile dim folds into nothing
-        tiles += "(" + ",".join(sizes) + ")"
-        folds = sum(1 for size in sizes if size in ("*", "-1"))
-        rank += tile_rank - 2 * folds  # the folded dims go; each other gets a grid dim
-    layout = ",".join(map(str, order)) + (f":T{tiles}" if tiles else "")
-    return f"f32[{','.join(map(str, dims))}]{{{layout}}}"
-
-
 @settings(max_examples=150, deadline=None)
-@given(text=tiled_shapes())
+@given(text=tiled_shape())
 def test_offsets_match_buffer_walk(text: str) -> None:
     shape = parse_shape(text)
     want = {index: offset for offset, index in element_at_offsets(shape).items()}
@@ -103,14 +85,14 @@ def test_offsets_match_buffer_walk(text: str) -> None:
 
 
 @settings(max_examples=150, deadline=None)
-@given(text=tiled_shapes())
+@given(text=tiled_shape())
 def test_inverse_matches_buffer_walk(text: str) -> None:
     shape = parse_shape(text)
     assert indices_by_offset(shape) == element_at_offsets(shape), text
 
 
 @settings(max_examples=40, deadline=None)
-@given(text=tiled_shapes())
+@given(text=tiled_shape())
 def test_inverse_composed_with_offset_is_the_identity(text: str) -> None:
     shape = parse_shape(text)
     there_and_back = compose(physical_offset(shape), logical_index(shape))

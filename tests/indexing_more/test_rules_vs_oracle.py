@@ -1,4 +1,4 @@
-"""Convolution, sort, scatter, select-and-scatter and collectives on
+"""Convolution, sort, scatter, select-and-scatter, collectives and tiled bitcasts on
 generated tiny configurations: o2i equals the oracle, i2o is its inverse,
 every map is in bounds."""
 
@@ -17,6 +17,7 @@ _STRATEGIES = {
     "scatter": strategies.scatter(),
     "select-and-scatter": strategies.select_and_scatter(),
     "collectives": strategies.collective(),
+    "bitcast (tiled)": strategies.bitcast_tiled(),
 }
 _SETTINGS = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow]}
 

@@ -1,5 +1,6 @@
 """Which operand elements does each output element read? (convolution, sort,
-scatter, select-and-scatter, collectives), by enumeration.
+scatter, select-and-scatter, collectives, bitcast through tiled layouts), by
+enumeration.
 
 Conventions shared with `tests/oracle`: a runtime value (a scatter index) is
 the union over every value it may take; an update whose window would leave
@@ -7,6 +8,10 @@ the operand is skipped (XLA's scatter semantics); a window position in
 padding or in a dilation hole reads nothing.  For a collective the reads are
 those of the output on the replica at each group position, unioned over the
 group, all replicas holding operands of the same shape.
+
+A bitcast reads the operand elements whose bytes overlap the output
+element's bytes, both buffers laid out by walking their tiled layouts
+(`oracle_more.layout`); padding slots hold no element.
 
 Convolution groups follow XLA's ``convolution_group_converter``: the lhs
 feature dim is split group-major into ``feature_group_count`` groups of
@@ -18,11 +23,15 @@ likewise.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Callable, Iterator, Sequence
 from typing import TypeAlias
 
-from verifier.hlo import Computation, Instruction
+from verifier.hlo import Computation, Instruction, Shape
+from verifier.hlo.shape import element_bit_width
+
+from .layout import element_at_offsets
 
 Index: TypeAlias = tuple[int, ...]
 Element: TypeAlias = tuple[int, Index]
@@ -123,7 +132,8 @@ def _scatter(
         # Every start the index vector may hold: along a scattered dim any
         # value that keeps the window inside the operand, elsewhere 0.
         start_ranges = [
-            range(operand[j] - sizes[j] + 1) if j in numbers.scatter_dims_to_operand_dims
+            range(operand[j] - sizes[j] + 1)
+            if j in numbers.scatter_dims_to_operand_dims
             else range(1)
             for j in range(len(operand))
         ]
@@ -208,6 +218,30 @@ def _all_to_all(
     return found
 
 
+# ------------------------------------------------------------------ bitcast
+
+
+@functools.cache
+def _byte_ranges(shape: Shape) -> dict[Index, range]:
+    """Logical index → the bytes (bits, for sub-byte types) it occupies."""
+    width = element_bit_width(shape.element_type)
+    return {
+        index: range(offset * width, (offset + 1) * width)
+        for offset, index in element_at_offsets(shape).items()
+    }
+
+
+def _bitcast(
+    instruction: Instruction, operands: list[Instruction], output: int, index: Index
+) -> set[Element]:
+    bits = _byte_ranges(instruction.shape)[index]
+    return {
+        (0, element)
+        for element, held in _byte_ranges(operands[0].shape).items()
+        if held.start < bits.stop and bits.start < held.stop
+    }
+
+
 _SEMANTICS: dict[str, Semantics] = {
     "convolution": _convolution,
     "sort": _sort,
@@ -218,6 +252,7 @@ _SEMANTICS: dict[str, Semantics] = {
     "all-gather": _all_gather,
     "reduce-scatter": _reduce_scatter,
     "all-to-all": _all_to_all,
+    "bitcast": _bitcast,
 }
 SUPPORTED_OPCODES = frozenset(_SEMANTICS)
 

@@ -40,17 +40,29 @@ def _unfold(element: int, sizes: list[int]) -> list[int]:
     return coordinates[::-1]
 
 
-def element_at_offsets(shape: Shape) -> dict[int, tuple[int, ...]]:
-    """Offset → logical index, for every offset holding an element (not padding)."""
+def _levels(shape: Shape) -> list[list[int]]:
+    """The dims in physical order, then after each tiling."""
     layout = shape.layout_or_default
-    order = list(reversed(layout.minor_to_major))
-    levels = [[shape.dimensions[k] for k in order]]
+    levels = [[shape.dimensions[k] for k in reversed(layout.minor_to_major)]]
     for tile in layout.tiles:
         below = levels[-1]
         keep = len(below) - len(tile.dimensions)
         groups, tiles = _fold(below[keep:], tile.dimensions)
         grid = [(math.prod(g) + t - 1) // t for g, t in zip(groups, tiles, strict=True)]
         levels.append(below[:keep] + grid + tiles)
+    return levels
+
+
+def buffer_size(shape: Shape) -> int:
+    """The number of element slots of the buffer, padding included."""
+    return math.prod(_levels(shape)[-1])
+
+
+def element_at_offsets(shape: Shape) -> dict[int, tuple[int, ...]]:
+    """Offset → logical index, for every offset holding an element (not padding)."""
+    layout = shape.layout_or_default
+    order = list(reversed(layout.minor_to_major))
+    levels = _levels(shape)
     found: dict[int, tuple[int, ...]] = {}
     for offset, coordinate in enumerate(itertools.product(*(range(n) for n in levels[-1]))):
         point: list[int] | None = list(coordinate)

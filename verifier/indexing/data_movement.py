@@ -1,6 +1,6 @@
 """Ops that move elements without combining them: broadcast, transpose,
-reverse, slice, reshape, bitcast (untiled layouts), concatenate, pad, and the
-ops without operands (constant, iota, parameter).
+reverse, slice, reshape, bitcast, concatenate, pad, and the ops without
+operands (constant, iota, parameter).
 
 Golden cases (SPEC §2), output→input:
 
@@ -18,11 +18,12 @@ Golden cases (SPEC §2), output→input:
 from __future__ import annotations
 
 from verifier.expr.evaluate import substitute
-from verifier.expr.indexing_map import IndexingMap, Undefined
+from verifier.expr.indexing_map import IndexingMap, Undefined, compose
 from verifier.expr.interval import Interval
 from verifier.expr.nodes import Expr, const, dim, range_var
 from verifier.hlo.attributes import PaddingDim
 from verifier.hlo.shape import Shape, element_bit_width
+from verifier.indexing.layout import logical_index, physical_offset
 from verifier.indexing.registry import Indexing, OpContext, OpRule, register
 from verifier.indexing.reshape import reshape_indices
 from verifier.indexing.shapes import dims_box
@@ -298,11 +299,19 @@ def _physical_order(shape: Shape) -> tuple[int, ...]:
 
 def _bitcast_map(source: Shape, target: Shape) -> Indexing:
     """Element ``d`` of `source` and the `target` element at the same physical
-    offset: transpose to physical order, reshape, transpose back."""
-    if source.layout_or_default.tiles or target.layout_or_default.tiles:
-        return Undefined("bitcast between tiled layouts has no rule yet")
+    offset.  Untiled: transpose to physical order, reshape, transpose back.
+    Tiled: ``physical_offset(source)`` then ``logical_index(target)``, the
+    offsets of `target`'s tile padding (or past its buffer) reaching nothing.
+
+    ``f32[3,4]{1,0:T(2,2)}`` as ``f32[16]``: ``(d0, d1) -> ((d0 floordiv 2) * 8
+    + (d1 floordiv 2) * 4 + (d0 mod 2) * 2 + d1 mod 2)``; target elements 10,
+    11, 14 and 15 sit in the padding row of the tiles: no source element
+    reaches them.
+    """
     if element_bit_width(source.element_type) != element_bit_width(target.element_type):
         return Undefined("bitcast between element types of different widths")
+    if source.layout_or_default.tiles or target.layout_or_default.tiles:
+        return (compose(physical_offset(source), logical_index(target)),)
     source_order, target_order = _physical_order(source), _physical_order(target)
     physical = reshape_indices(
         [dim(k) for k in source_order],
