@@ -1,0 +1,94 @@
+"""The persistent proof cache: answers survive the process, a version change
+misses, two processes can share the file, a bad place is a clear error."""
+
+from __future__ import annotations
+
+import multiprocessing
+from pathlib import Path
+
+import pytest
+
+from verifier.checks.cache import cached
+from verifier.checks.sqlite_cache import FLUSH_EVERY, SqliteCache, tool_versions
+from verifier.errors import UsageError
+
+V1 = (("verifier", "1"), ("islpy", "a"), ("z3-solver", "x"))
+
+
+def test_answers_survive_and_count_hits_and_misses(tmp_path: Path) -> None:
+    path = tmp_path / "c.sqlite3"
+    calls: list[str] = []
+
+    def prove(key: str) -> dict[str, object]:
+        calls.append(key)
+        return {"outcome": "proved", "key": key}
+
+    keys = [f"in-bounds|map {i}" for i in range(3)]
+    with SqliteCache(path, versions=V1) as cache:
+        for key in keys:
+            cached(cache, key, lambda key=key: prove(key))
+        assert (cache.hits, cache.misses) == (0, 3)
+    with SqliteCache(path, versions=V1) as cache:
+        answers = [cached(cache, key, lambda key=key: prove(key)) for key in keys]
+        assert (cache.hits, cache.misses) == (3, 0)
+    assert calls == keys
+    assert answers == [{"outcome": "proved", "key": key} for key in keys]
+
+
+@pytest.mark.parametrize("changed", ["verifier", "islpy", "z3-solver"])
+def test_any_version_change_misses(tmp_path: Path, changed: str) -> None:
+    path = tmp_path / "c.sqlite3"
+    with SqliteCache(path, versions=V1) as cache:
+        cache.store("k", {"outcome": "proved"})
+    other = tuple((name, value + "'" if name == changed else value) for name, value in V1)
+    with SqliteCache(path, versions=other) as cache:
+        assert cache.lookup("k") is None
+        assert cache.misses == 1
+    with SqliteCache(path, versions=V1) as cache:
+        assert cache.lookup("k") == {"outcome": "proved"}
+
+
+def test_the_tool_version_includes_a_digest_of_its_source() -> None:
+    names = [name for name, _ in tool_versions()]
+    assert names == ["verifier", "islpy", "z3-solver"]
+    assert "+src." in dict(tool_versions())["verifier"]
+
+
+def test_large_runs_are_written_in_batches(tmp_path: Path) -> None:
+    path = tmp_path / "c.sqlite3"
+    cache = SqliteCache(path, versions=V1)
+    for i in range(FLUSH_EVERY):
+        cache.store(f"k{i}", {"i": i})
+    # Already on disk before close: another reader sees them.
+    with SqliteCache(path, versions=V1) as reader:
+        assert reader.lookup(f"k{FLUSH_EVERY - 1}") == {"i": FLUSH_EVERY - 1}
+    cache.close()
+
+
+def _writer(path: str, start: int) -> None:
+    with SqliteCache(Path(path), versions=V1) as cache:
+        for i in range(start, start + 2000):
+            cache.store(f"k{i}", {"i": i})
+            if i % 100 == 0:
+                cache.flush()
+
+
+def test_two_processes_share_one_file(tmp_path: Path) -> None:
+    path = tmp_path / "c.sqlite3"
+    SqliteCache(path, versions=V1).close()
+    context = multiprocessing.get_context("spawn")
+    workers = [context.Process(target=_writer, args=(str(path), s)) for s in (0, 1000)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(timeout=120)
+    assert [worker.exitcode for worker in workers] == [0, 0]
+    with SqliteCache(path, versions=V1) as cache:
+        assert all(cache.lookup(f"k{i}") == {"i": i} for i in range(3000))
+
+
+def test_an_unusable_place_is_a_usage_error(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    with pytest.raises(UsageError, match="--no-cache"):
+        SqliteCache(blocker / "sub" / "c.sqlite3", versions=V1)
