@@ -416,6 +416,27 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
     return _STATUS_EXIT[run.status]
 
 
+# ---------------------------------------------------------------- utilization
+
+
+def _run_utilization(args: argparse.Namespace, out: TextIO) -> int:
+    from verifier.checks.utilization import module_utilization
+    from verifier.hlo.parser import parse_module_file
+    from verifier.report.utilization import module_json, render_text
+
+    module = parse_module_file(args.file)
+    instructions = None
+    if args.instruction is not None:
+        if not module.entry.has_instruction(args.instruction):
+            raise VerifierError(
+                f"{args.file}: no instruction '{args.instruction}' in the entry computation"
+            )
+        instructions = [module.entry.instruction(args.instruction)]
+    report = module_json(module.name, module_utilization(module, instructions))
+    _emit(report, args.format, render_text, out)
+    return EXIT_OK
+
+
 # ---------------------------------------------------------------- plumbing
 
 
@@ -498,6 +519,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     prove = command("prove-rules", "prove every simplifier rule's lemma (z3)")
     prove.set_defaults(run=_run_prove_rules)
+
+    utilization = command(
+        "utilization", "exact elements read per operand, beside XLA's heuristic"
+    )
+    utilization.add_argument("file", metavar="FILE.hlo", help="an HLO module in text form")
+    utilization.add_argument(
+        "--instruction", metavar="NAME", help="one instruction of the entry (default: all)"
+    )
+    utilization.set_defaults(run=_run_utilization)
 
     check = commands.add_parser(
         "check",

@@ -635,3 +635,81 @@ def from_isl_map(isl_map: Any) -> IndexingMap:
         rt_vars=declared(VarKind.RT),
         constraints=constraints,
     )
+
+
+# ----------------------------------------------------------------- counting
+
+# Counting scans isl's representation row by row (PyPI's islpy has no
+# barvinok), so it is given far more operations than a comparison.
+COUNT_MAX_OPERATIONS = 200_000_000
+
+
+def _box(space: Any, dimensions: Sequence[int]) -> Any:
+    """``{ [x…] : 0 <= x_i < dimensions_i }`` in `space`."""
+    local_space = isl.LocalSpace.from_space(space)
+    box = isl.BasicSet.universe(space)
+    for position, size in enumerate(dimensions):
+        lower = isl.Constraint.inequality_alloc(local_space).set_coefficient_val(
+            _DIM, position, _val(1)
+        )
+        box = box.add_constraint(lower)
+        upper = isl.Constraint.inequality_alloc(local_space).set_coefficient_val(
+            _DIM, position, _val(-1)
+        )
+        box = box.add_constraint(upper.set_constant_val(_val(size - 1)))
+    return isl.Set.from_basic_set(box)
+
+
+def _count(points: Any) -> int:
+    value = points.count_val()
+    if not value.is_int():
+        raise SolverError(f"isl counts {value} points in {points}: not a finite set")
+    return _int(value)
+
+
+def count_image(
+    maps: Sequence[IndexingMap],
+    dimensions: Sequence[int],
+    *,
+    max_operations: int = COUNT_MAX_OPERATIONS,
+) -> int | None:
+    """``|(⋃ image(m)) ∩ box(dimensions)|``, every symbol (range and runtime)
+    existential; `None` when the budget runs out.  The maps must have
+    ``len(dimensions)`` results.
+
+    ``(d0) -> (d0 floordiv 2)`` and ``(d0) -> (d0 + 4)`` over ``d0 in [0, 7]``
+    into ``[10]`` read ``{0, …, 3} ∪ {4, …, 9}``: 10 elements.
+    """
+    try:
+        with _budget(max_operations):
+            space = isl.Space.set_alloc(_CONTEXT, 0, len(dimensions))
+            image = isl.Set.empty(space)
+            for indexing_map in maps:
+                if indexing_map.num_results != len(dimensions):
+                    raise InvalidMapError(
+                        f"a map with {indexing_map.num_results} results cannot read "
+                        f"an operand of rank {len(dimensions)}"
+                    )
+                image = image.union(to_isl_map(indexing_map).range())
+            return _count(image.intersect(_box(space, dimensions)).coalesce())
+    except _BudgetExhausted:
+        return None
+
+
+def count_domain(
+    indexing_map: IndexingMap, *, max_operations: int = COUNT_MAX_OPERATIONS
+) -> int | None:
+    """The number of points ``(d, s)`` (dims and range variables) of the
+    domain for which some runtime value is feasible; `None` when the budget
+    runs out.
+
+    ``(d0)[s0] -> (d0 + s0), domain: d0 in [0, 3], s0 in [0, 2], d0 + s0 in
+    [0, 3]`` has 3 + 3 + 2 + 1 = 9 points.
+    """
+    try:
+        with _budget(max_operations):
+            domain = to_isl_set(indexing_map)
+            kept = indexing_map.num_dims + len(indexing_map.range_vars)
+            return _count(domain.project_out(_DIM, kept, len(indexing_map.rt_vars)).coalesce())
+    except _BudgetExhausted:
+        return None

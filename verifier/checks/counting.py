@@ -1,0 +1,209 @@
+"""Exact counts of the elements a set of indexing maps reads, and of their
+domains: closed form for strided boxes, isl for everything else.
+
+A map's image is a strided box when every result is a sum ``Σ a_i * v_i +
+c`` of variables used by no other result whose values form one arithmetic
+progression (``d1 * 2 + s0`` with s0 ∈ [0, 1] does; ``d0 * 3 + s0`` with s0
+∈ [0, 1] does not), and every constraint either bounds a single variable
+(``d0 - rt0 in [0, 4]`` once ``rt0`` is fixed) or clips one result (the
+convolution's ``d1 + s0 in [1, 8]`` beside the result ``d1 + s0 - 1``).
+Symbols are existential: a variable in no result only has to have a value.
+
+>>> from verifier.expr.parser import parse_map
+>>> window = parse_map("(d0, d1)[s0] -> (d0, d1 * 2 + s0), "
+...                    "domain: d0 in [0, 999999], d1 in [0, 499999], s0 in [0, 1]")
+>>> count_image([window], (10**6, 10**6))
+Count(value=1000000000000, method='closed form')
+
+A map outside that fragment (``floordiv``, ``mod``, coupled results) is
+counted by isl (`verifier.bridges.isl.count_image`), which is exact but
+scans row by row.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from verifier.bridges import isl
+from verifier.errors import SolverError, UnsupportedError
+from verifier.expr.indexing_map import IndexingMap
+from verifier.expr.interval import Interval
+from verifier.expr.nodes import Expr, Var, VarKind, linear_terms
+from verifier.expr.progressions import Progression, StridedBox, count_union
+
+Method = Literal["closed form", "isl"]
+
+
+@dataclass(frozen=True)
+class Count:
+    """An exact number of points and how it was obtained."""
+
+    value: int
+    method: Method
+
+
+def count_image(maps: Sequence[IndexingMap], dimensions: Sequence[int]) -> Count:
+    """``|(⋃ image(m)) ∩ box(dimensions)|`` with every symbol existential.
+
+    Raises `SolverError` when isl runs out of its budget.
+    """
+    shape = StridedBox(tuple(Progression.interval(0, n - 1) for n in dimensions))
+    boxes: list[StridedBox] = []
+    for indexing_map in maps:
+        pieces = image_boxes(indexing_map)
+        if pieces is None:
+            break
+        boxes += [box.intersect(shape) for box in pieces]
+    else:
+        try:
+            return Count(count_union(boxes), "closed form")
+        except UnsupportedError:
+            pass
+    value = isl.count_image(maps, dimensions)
+    if value is None:
+        raise SolverError("isl ran out of operations counting the elements read")
+    return Count(value, "isl")
+
+
+def count_domain(indexing_map: IndexingMap) -> Count:
+    """The number of ``(d, s)`` points of the domain (dims and range
+    variables) for which some runtime value is feasible: how many reads one
+    use of the map performs.
+
+    Raises `SolverError` when isl runs out of its budget.
+    """
+    folded = _fold_bounds(indexing_map)
+    if folded is not None and not folded.coupled:
+        if folded.empty:
+            return Count(0, "closed form")
+        counted = (v for v in folded.bounds if v.kind is not VarKind.RT)
+        return Count(math.prod(folded.bounds[v].size for v in counted), "closed form")
+    value = isl.count_domain(indexing_map)
+    if value is None:
+        raise SolverError("isl ran out of operations counting a domain")
+    return Count(value, "isl")
+
+
+# ---------------------------------------------------------------- strided boxes
+
+
+@dataclass(frozen=True)
+class _Folded:
+    """A map's variable bounds with every single-variable constraint folded
+    in, and the constraints left (on two or more variables), as linear terms."""
+
+    bounds: dict[Var, Interval]
+    coupled: tuple[tuple[dict[Var, int], int, Interval], ...]
+    infeasible: bool  # an empty bound or a constant constraint that fails
+
+    @property
+    def empty(self) -> bool:
+        return self.infeasible or any(b.is_empty for b in self.bounds.values())
+
+
+def _fold_bounds(indexing_map: IndexingMap) -> _Folded | None:
+    """None when a constraint is not linear in plain variables."""
+    bounds = {v: indexing_map.bounds(v) for v in indexing_map.all_variables}
+    coupled: list[tuple[dict[Var, int], int, Interval]] = []
+    infeasible = False
+    for expr, interval in indexing_map.constraints:
+        terms = _variable_terms(expr)
+        if terms is None:
+            return None
+        coefficients, constant = terms
+        if not coefficients:
+            infeasible |= constant not in interval
+            continue
+        if len(coefficients) != 1:
+            coupled.append((coefficients, constant, interval))
+            continue
+        ((variable, a),) = coefficients.items()
+        lower, upper = interval.lower - constant, interval.upper - constant
+        if a < 0:
+            lower, upper, a = -upper, -lower, -a
+        bounds[variable] = bounds[variable].intersect(Interval(-(-lower // a), upper // a))
+    return _Folded(bounds, tuple(coupled), infeasible)
+
+
+def _variable_terms(expr: Expr) -> tuple[dict[Var, int], int] | None:
+    """``{variable: coefficient}`` and the constant of a linear expression;
+    None when a term is not a plain variable (``floordiv``, ``mod``, …)."""
+    terms, constant = linear_terms(expr)
+    variables: dict[Var, int] = {}
+    for base, coefficient in terms.items():
+        if not isinstance(base, Var):
+            return None
+        variables[base] = coefficient
+    return variables, constant
+
+
+def _sum_values(
+    coefficients: dict[Var, int], constant: int, bounds: dict[Var, Interval]
+) -> Progression | None:
+    """The values of ``Σ a_i * v_i + c`` over the box of the ``v_i``, when
+    they form one arithmetic progression (None otherwise).
+
+    Terms are added by increasing step: a progression of step ``s`` and
+    ``n`` values plus ``a * [0, m)`` stays a progression of step ``s`` when
+    ``s`` divides ``a`` and ``a <= s * n`` (the translates leave no gap).
+    """
+    base = constant
+    parts: list[tuple[int, int]] = []
+    for variable, a in coefficients.items():
+        interval = bounds[variable]
+        base += a * (interval.lower if a > 0 else interval.upper)
+        if interval.size > 1:
+            parts.append((abs(a), interval.size))
+    step, count = 1, 1
+    for a, n in sorted(parts):
+        if count == 1:
+            step, count = a, n
+        elif a % step == 0 and a <= step * count:
+            count = (step * (count - 1) + a * (n - 1)) // step + 1
+        else:
+            return None
+    return Progression.of(base, step, count)
+
+
+def image_boxes(indexing_map: IndexingMap) -> list[StridedBox] | None:
+    """The image as one strided box (``[]`` when the domain is empty), or
+    None when it is not of that form (symbols existential).
+
+    >>> from verifier.expr.parser import parse_map
+    >>> image_boxes(parse_map("(d0)[s0] -> (d0 + s0 - 1), domain: "
+    ...                       "d0 in [0, 7], s0 in [0, 2], d0 + s0 in [1, 8]"))
+    [StridedBox(sides=(Progression(first=0, step=1, count=8),))]
+    """
+    folded = _fold_bounds(indexing_map)
+    if folded is None:
+        return None
+    if folded.empty:
+        return []
+    owner: dict[Var, int] = {}
+    sums: list[tuple[dict[Var, int], int]] = []
+    for position, result in enumerate(indexing_map.results):
+        terms = _variable_terms(result)
+        if terms is None or any(v in owner for v in terms[0]):
+            return None
+        owner.update(dict.fromkeys(terms[0], position))
+        sums.append(terms)
+    clips = [Interval(-(1 << 62) * 4, (1 << 62) * 4) for _ in sums]
+    for coefficients, constant, interval in folded.coupled:
+        # Only a constraint on exactly one result's sum clips that result;
+        # anything else couples variables in a way a box cannot express.
+        position = owner.get(next(iter(coefficients)), -1)
+        if position < 0 or sums[position][0] != coefficients:
+            return None
+        shift = sums[position][1] - constant
+        clips[position] = clips[position].intersect(interval + shift)
+    sides: list[Progression] = []
+    for (coefficients, constant), clip in zip(sums, clips, strict=True):
+        values = _sum_values(coefficients, constant, folded.bounds)
+        if values is None:
+            return None
+        sides.append(values.clip(clip.lower, clip.upper))
+    box = StridedBox(tuple(sides))
+    return [box] if box.size or not sides else []
