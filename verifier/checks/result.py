@@ -78,3 +78,8 @@ def combine(results: Iterable[CheckResult], *, empty: CheckResult | None = None)
 def point_text(witness: Witness) -> str:
     """``d0 = 1, s0 = 64`` — a witness as a reader writes it."""
     return ", ".join(f"{name} = {value}" for name, value in witness)
+
+
+def tuple_text(values: Iterable[int]) -> str:
+    """``(2, 3)`` — an index as a reader writes it."""
+    return "(" + ", ".join(str(v) for v in values) + ")"

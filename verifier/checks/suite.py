@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 
-from verifier.checks import bounds
+from verifier.checks import bitcast, bounds, inverse, overflow, partition, simplification
 from verifier.checks.cache import ProofCache
 from verifier.checks.equivalence import Budget
 from verifier.checks.finding import Finding
@@ -38,11 +38,29 @@ from verifier.checks.module_maps import ModuleMaps
 from verifier.checks.result import DEFAULT_BUDGET, CheckResult
 from verifier.checks.verdict import Outcome
 from verifier.errors import UsageError
+from verifier.expr.indexing_map import IndexingMap, Undefined
+from verifier.fusion.compose import CALLING_OPCODES
 from verifier.hlo.module import Computation, Instruction, Module
 from verifier.hlo.shape import Shape
+from verifier.indexing import analysis
 from verifier.indexing.analysis import output_count
+from verifier.indexing.registry import Indexing
 
-CHECKS: tuple[str, ...] = ("in-bounds",)
+CHECKS: tuple[str, ...] = (
+    "in-bounds",
+    "partition",
+    "inverse",
+    "bitcast",
+    "overflow",
+    "overflow-int32",
+    "simplification",
+)
+
+# Checks whose refutation informs and does not fail the gate: a fusion
+# whose indices do not fit int32 is correct (XLA then uses int64), it is
+# only slower on GPUs.  The finding's outcome stays the truth (``refuted``:
+# "fits int32" is false); the gate decides the severity from this set.
+INFORMATIONAL_CHECKS: frozenset[str] = frozenset({"overflow-int32"})
 
 
 @dataclass(frozen=True)
@@ -129,12 +147,17 @@ def _operand_shape(place: _Place, operand: int) -> Shape | str:
     return f"operand {operand} is a whole tuple"
 
 
+def _is_empty(indexing: Indexing) -> bool:
+    return not isinstance(indexing, Undefined) and not indexing
+
+
 def _in_bounds(place: _Place, run: _Run) -> Iterator[Finding]:
     instruction = place.instruction
-    outputs = output_count(instruction)
-    for output in range(outputs):
+    for output in range(output_count(instruction)):
         per_operand = run.maps.output_to_input(place.computation, instruction, output)
         for operand, composed in enumerate(per_operand):
+            if _is_empty(composed.indexing):
+                continue
             subject = f"output {output} -> {place.operand_subject(operand)}"
             target = _operand_shape(place, operand)
             if isinstance(target, str):
@@ -147,6 +170,8 @@ def _in_bounds(place: _Place, run: _Run) -> Iterator[Finding]:
     for operand in range(len(instruction.operands)):
         per_output = run.maps.input_to_output(place.computation, instruction, operand)
         for output, composed in enumerate(per_output):
+            if _is_empty(composed.indexing):
+                continue
             subject = f"{place.operand_subject(operand)} -> output {output}"
             result = bounds.check_in_bounds(
                 composed.indexing,
@@ -157,6 +182,131 @@ def _in_bounds(place: _Place, run: _Run) -> Iterator[Finding]:
             yield place.finding(bounds.CHECK, subject, result)
 
 
+def _partition(place: _Place, run: _Run) -> Iterator[Finding]:
+    instruction = place.instruction
+    if instruction.opcode not in partition.PIECES:
+        return
+    numbers = partition.PIECES[instruction.opcode] or range(len(instruction.operands))
+    # The rules' own maps: simplification renumbers runtime variables per
+    # map, and the pieces must share them (the same offsets).
+    pieces = [
+        (
+            place.operand_subject(k),
+            analysis.input_to_output(place.computation, instruction, k)[0],
+        )
+        for k in numbers
+    ]
+    result = partition.check_partition(
+        pieces, instruction.shape.dimensions, run.cache, budget=run.budget
+    )
+    yield place.finding(partition.CHECK, "output 0", result)
+
+
+def _inverse(place: _Place, run: _Run) -> Iterator[Finding]:
+    instruction = place.instruction
+    for output in range(output_count(instruction)):
+        output_rank = len(_output_shape(instruction, output).dimensions)
+        per_operand = run.maps.output_to_input(place.computation, instruction, output)
+        for operand, composed in enumerate(per_operand):
+            target = _operand_shape(place, operand)
+            if isinstance(target, str):
+                continue  # a whole tuple: in-bounds already reports it
+            reached = run.maps.input_to_output(place.computation, instruction, operand)
+            backward = reached[output].indexing
+            if _is_empty(composed.indexing) and _is_empty(backward):
+                continue
+            result = inverse.check_inverse(
+                composed.indexing,
+                backward,
+                output_rank,
+                len(target.dimensions),
+                run.cache,
+                budget=run.budget,
+            )
+            subject = f"{place.operand_subject(operand)} <-> output {output}"
+            yield place.finding(inverse.CHECK, subject, result)
+
+
+def _bitcast(place: _Place, run: _Run) -> Iterator[Finding]:
+    instruction = place.instruction
+    if instruction.opcode != "bitcast":
+        return
+    operand = place.computation.instruction(instruction.operands[0]).shape
+    (indexing,) = analysis.output_to_input(place.computation, instruction, 0)
+    result = bitcast.check_bitcast(
+        operand, instruction.shape, indexing, run.cache, budget=run.budget
+    )
+    yield place.finding(bitcast.CHECK, place.operand_subject(0), result)
+
+
+def _all_maps(place: _Place, run: _Run) -> tuple[IndexingMap, ...]:
+    """Every defined map of the instruction, both directions (the unknown
+    ones are reported by in-bounds)."""
+    instruction = place.instruction
+    indexings = [
+        composed.indexing
+        for output in range(output_count(instruction))
+        for composed in run.maps.output_to_input(place.computation, instruction, output)
+    ] + [
+        composed.indexing
+        for operand in range(len(instruction.operands))
+        for composed in run.maps.input_to_output(place.computation, instruction, operand)
+    ]
+    maps: list[IndexingMap] = []
+    for indexing in indexings:
+        if isinstance(indexing, Undefined):
+            continue
+        maps.extend(indexing)
+    return tuple(dict.fromkeys(maps))
+
+
+def _overflow(place: _Place, run: _Run) -> Iterator[Finding]:
+    maps = _all_maps(place, run)
+    if not maps:
+        return
+    result = overflow.check_overflow(maps, 64, run.cache, budget=run.budget)
+    yield place.finding(overflow.CHECK, "maps", result)
+
+
+def _overflow_int32(place: _Place, run: _Run) -> Iterator[Finding]:
+    if place.instruction.opcode not in CALLING_OPCODES:
+        return
+    maps = _all_maps(place, run)
+    if not maps:
+        return
+    result = overflow.check_overflow(maps, 32, run.cache, budget=run.budget)
+    yield place.finding(overflow.CHECK_INT32, "maps", result)
+
+
+def _simplification(place: _Place, run: _Run) -> Iterator[Finding]:
+    instruction = place.instruction
+    for output in range(output_count(instruction)):
+        raw = run.maps.raw_output_to_input(place.computation, instruction, output)
+        simplified = run.maps.output_to_input(place.computation, instruction, output)
+        for operand, (before, after) in enumerate(zip(raw, simplified, strict=True)):
+            if _is_empty(before.indexing) and _is_empty(after.indexing):
+                continue
+            target = _operand_shape(place, operand)
+            if isinstance(target, str):
+                continue
+            result = simplification.check_simplification(
+                before.indexing,
+                after.indexing,
+                len(_output_shape(instruction, output).dimensions),
+                len(target.dimensions),
+                run.cache,
+                budget=run.budget,
+            )
+            subject = f"output {output} -> {place.operand_subject(operand)}"
+            yield place.finding(simplification.CHECK, subject, result)
+
+
 _CHECKERS: dict[str, Callable[[_Place, _Run], Iterator[Finding]]] = {
     bounds.CHECK: _in_bounds,
+    partition.CHECK: _partition,
+    inverse.CHECK: _inverse,
+    bitcast.CHECK: _bitcast,
+    overflow.CHECK: _overflow,
+    overflow.CHECK_INT32: _overflow_int32,
+    simplification.CHECK: _simplification,
 }

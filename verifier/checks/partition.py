@@ -1,0 +1,109 @@
+"""The partition check: the operands of a concatenate, a pad or a
+dynamic-update-slice each write their own part of the output, and together
+all of it — the images of their input→output maps are pairwise disjoint and
+cover the output exactly.  A witness is an output point covered twice, or
+not at all, or reached outside the output.
+
+Runtime variables (a dynamic-update-slice's offsets) are held fixed: the
+pieces must partition the output for *every* feasible offset, so the update
+window and the rest of the operand are compared at the same offsets.
+
+>>> from verifier.checks.cache import MemoryCache
+>>> from verifier.expr.parser import parse_map
+>>> low = parse_map("(d0) -> (d0), domain: d0 in [0, 4]")
+>>> high = parse_map("(d0) -> (d0 + 4), domain: d0 in [0, 11]")
+>>> result = check_partition([("operand 0", (low,)), ("operand 1", (high,))], (16,), MemoryCache())
+>>> result.outcome.value, result.message
+('refuted', 'output point o0 = 4 is written by operand 0 and by operand 1')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from verifier.bridges import isl_sets
+from verifier.checks.bounds import map_key
+from verifier.checks.cache import ProofCache, cached
+from verifier.checks.equivalence import Budget
+from verifier.checks.result import DEFAULT_BUDGET, CheckResult, point_text
+from verifier.checks.verdict import Outcome
+from verifier.expr.indexing_map import IndexingMap, Undefined
+from verifier.expr.interval import Interval
+from verifier.indexing.registry import Indexing
+
+CHECK = "partition"
+
+# The ops whose operands partition the output, and which operands are the
+# pieces (a dynamic-update-slice's offsets and a pad's value are read by
+# many points but written only where the op puts them).
+PIECES: dict[str, tuple[int, ...] | None] = {
+    "concatenate": None,  # every operand
+    "pad": (0, 1),
+    "dynamic-update-slice": (0, 1),
+}
+
+Piece = tuple[str, Indexing]
+
+
+def check_partition(
+    pieces: Sequence[Piece],
+    box: Sequence[int],
+    cache: ProofCache,
+    *,
+    budget: Budget = DEFAULT_BUDGET,
+) -> CheckResult:
+    """Whether the images of the `pieces` (a label and the input→output maps
+    of one operand) partition the box ``[0, box_i - 1]``."""
+    groups: list[tuple[IndexingMap, ...]] = []
+    for label, indexing in pieces:
+        if isinstance(indexing, Undefined):
+            return CheckResult(Outcome.UNSUPPORTED, f"{label}: unknown indexing: {indexing.reason}")
+        groups.append(tuple(indexing))
+    counts = {len(m.rt_vars) for group in groups for m in group}
+    if len(counts) > 1:
+        return CheckResult(Outcome.UNSUPPORTED, "the pieces' maps have different runtime variables")
+    parameters = _parameters([m for group in groups for m in group], counts.pop() if counts else 0)
+    shape = list(box)
+    key = f"{CHECK}|{shape}|" + " | ".join(
+        f"{label}: " + " ; ".join(map_key(m) for m in group)
+        for (label, _), group in zip(pieces, groups, strict=True)
+    )
+    labels = [label for label, _ in pieces]
+
+    def ask() -> dict[str, object]:
+        defect = isl_sets.partition_defect(
+            groups, box, parameters, max_operations=budget.isl_operations
+        )
+        return _result(defect, labels, shape, len(parameters)).to_answer()
+
+    return CheckResult.from_answer(cached(cache, key, ask))
+
+
+def _parameters(maps: Sequence[IndexingMap], count: int) -> list[Interval]:
+    """The feasible values of each runtime variable (the hull over the maps)."""
+    hulls = [Interval(0, -1)] * count
+    for indexing_map in maps:
+        for index, variable in enumerate(indexing_map.rt_vars):
+            hulls[index] = hulls[index].hull(variable.bounds)
+    return hulls
+
+
+def _result(
+    defect: isl_sets.PartitionDefect, labels: list[str], box: list[int], count: int
+) -> CheckResult:
+    if not defect.decided:
+        return CheckResult(Outcome.UNKNOWN, "isl: operation budget exhausted")
+    if defect.kind is None:
+        return CheckResult(Outcome.PROVED, f"{', '.join(labels)} partition the output {box}")
+    names = [f"o{i}" for i in range(len(box))] + [f"rt{i}" for i in range(count)]
+    witness = tuple(zip(names, defect.point, strict=True))
+    point = point_text(witness[: len(box)])
+    offsets = f" (with {point_text(witness[len(box) :])})" if count else ""
+    if defect.kind == "overlap":
+        first, second = (labels[g] for g in defect.groups)
+        message = f"output point {point}{offsets} is written by {first} and by {second}"
+    elif defect.kind == "uncovered":
+        message = f"output point {point}{offsets} is written by no operand"
+    else:
+        message = f"{labels[defect.groups[0]]} writes {point}{offsets}, outside the output {box}"
+    return CheckResult(Outcome.REFUTED, message, witness)

@@ -1,0 +1,111 @@
+"""The simplification check: the simplified maps of a place (composed and
+simplified step by step, then merged) relate exactly the pairs of the maps
+composed without simplification — as relations, symbols existential, since
+the simplifier may drop or rescale symbols.
+
+One map on each side goes through `check_equivalence` (isl, cross-checked
+by z3); unions of several maps (merging may differ between the two
+compositions) are compared by isl as unions.
+
+>>> from verifier.checks.cache import MemoryCache
+>>> from verifier.expr.parser import parse_map
+>>> raw = parse_map("(d0) -> (d0 floordiv 4 * 4 + d0 mod 4), domain: d0 in [0, 15]")
+>>> simplified = parse_map("(d0) -> (d0), domain: d0 in [0, 15]")
+>>> check_simplification((raw,), (simplified,), 1, 1, MemoryCache()).outcome.value
+'proved'
+>>> wrong = parse_map("(d0) -> (d0 mod 4), domain: d0 in [0, 15]")
+>>> check_simplification((raw,), (wrong,), 1, 1, MemoryCache()).message
+'d0 = 4 -> (4) only by the unsimplified maps'
+"""
+
+from __future__ import annotations
+
+from verifier.bridges import isl_sets
+from verifier.checks.bounds import map_key
+from verifier.checks.cache import ProofCache, cached
+from verifier.checks.equivalence import Budget, RelationCounterexample, check_equivalence
+from verifier.checks.result import DEFAULT_BUDGET, CheckResult, point_text, tuple_text
+from verifier.checks.verdict import Outcome, Verdict
+from verifier.expr.indexing_map import IndexingMap, Undefined
+from verifier.indexing.registry import Indexing
+
+CHECK = "simplification"
+
+_SIDES = ("unsimplified", "simplified")
+
+
+def check_simplification(
+    raw: Indexing,
+    simplified: Indexing,
+    num_dims: int,
+    num_results: int,
+    cache: ProofCache,
+    *,
+    budget: Budget = DEFAULT_BUDGET,
+) -> CheckResult:
+    """Whether ``⋃ simplified`` equals ``⋃ raw`` as relations."""
+    if isinstance(raw, Undefined) or isinstance(simplified, Undefined):
+        undefined = raw if isinstance(raw, Undefined) else simplified
+        assert isinstance(undefined, Undefined)
+        return CheckResult(Outcome.UNSUPPORTED, f"unknown indexing: {undefined.reason}")
+    if tuple(raw) == tuple(simplified):
+        outcome = Outcome.PROVED if raw else Outcome.VACUOUS
+        return CheckResult(outcome, "the simplifier changed nothing")
+    key = (
+        f"{CHECK}|{num_dims}->{num_results}|"
+        + " ; ".join(map_key(m) for m in raw)
+        + " | "
+        + " ; ".join(map_key(m) for m in simplified)
+    )
+
+    def ask() -> dict[str, object]:
+        if len(raw) == 1 and len(simplified) == 1:
+            return _single(raw[0], simplified[0], budget).to_answer()
+        compared = isl_sets.compare_unions(
+            tuple(raw),
+            tuple(simplified),
+            num_in=num_dims,
+            num_out=num_results,
+            max_operations=budget.isl_operations,
+        )
+        return _union_result(compared).to_answer()
+
+    return CheckResult.from_answer(cached(cache, key, ask))
+
+
+def _single(raw: IndexingMap, simplified: IndexingMap, budget: Budget) -> CheckResult:
+    answer = check_equivalence(raw, simplified, budget=budget)
+    if answer.verdict is Verdict.UNKNOWN:
+        return CheckResult(Outcome.UNKNOWN, "; ".join(answer.notes))
+    if answer.verdict is Verdict.VACUOUS:
+        return CheckResult(Outcome.VACUOUS, "both maps are empty")
+    if answer.verdict is Verdict.EQUAL:
+        return CheckResult(Outcome.PROVED, "the simplified map equals the unsimplified one")
+    counterexample = answer.counterexample
+    assert isinstance(counterexample, RelationCounterexample)
+    side = _SIDES[0] if counterexample.only_in == "a" else _SIDES[1]
+    dims = tuple((f"d{i}", v) for i, v in enumerate(counterexample.dims))
+    results = tuple((f"r{i}", v) for i, v in enumerate(counterexample.result))
+    return CheckResult(
+        Outcome.REFUTED,
+        f"{point_text(dims)} -> {tuple_text(counterexample.result)} only by the {side} maps",
+        dims + results + counterexample.symbols,
+    )
+
+
+def _union_result(compared: isl_sets.UnionComparison) -> CheckResult:
+    if compared.differs is None:
+        return CheckResult(Outcome.UNKNOWN, "isl: operation budget exhausted")
+    if not compared.differs:
+        if compared.vacuous:
+            return CheckResult(Outcome.VACUOUS, "both relations are empty")
+        return CheckResult(Outcome.PROVED, "the simplified maps equal the unsimplified ones")
+    assert compared.only_in is not None
+    dims = tuple((f"d{i}", v) for i, v in enumerate(compared.source))
+    results = tuple((f"r{i}", v) for i, v in enumerate(compared.target))
+    return CheckResult(
+        Outcome.REFUTED,
+        f"{point_text(dims)} -> {tuple_text(compared.target)} only by the "
+        f"{_SIDES[compared.only_in]} maps",
+        dims + results,
+    )
