@@ -13,11 +13,12 @@ from verifier.checks.equivalence import (
     check_equivalence,
     check_equivalence_batch,
 )
-from verifier.checks.suite import CHECKS, run_checks
+from verifier.checks.suite import CHECKS, INFORMATIONAL_CHECKS, run_checks
 from verifier.checks.verdict import Outcome, Verdict
 
 __all__ = [
     "CHECKS",
+    "INFORMATIONAL_CHECKS",
     "BatchFailure",
     "Budget",
     "Counterexample",
