@@ -24,7 +24,7 @@ from verifier.errors import VerifierError
 from verifier.expr.indexing_map import IndexingMap
 
 if TYPE_CHECKING:
-    from verifier.checks.cache import MemoryCache
+    from verifier.checks.cache import MemoryCache, ProofCache
     from verifier.checks.finding import Finding
     from verifier.checks.sqlite_cache import SqliteCache
     from verifier.report.gate import InputError
@@ -305,8 +305,8 @@ class _Progress:
             self.next_report = done + step
             self._write(f"{self.label}: {done}/{total} instructions")
 
-    def finish(self, findings: int) -> None:
-        self._write(f"{self.label}: done, {findings} findings")
+    def finish(self, outcome: str) -> None:
+        self._write(f"{self.label}: {outcome}")
         if self.in_place:
             print(file=self.stream, flush=True)
 
@@ -346,23 +346,47 @@ def _check_cache(args: argparse.Namespace) -> SqliteCache | MemoryCache:
     return SqliteCache(directory / FILE_NAME)
 
 
+def _module_findings(
+    path: Path, cache: ProofCache, checks: Sequence[str], progress: _Progress | None
+) -> tuple[Finding, ...]:
+    """The findings of `checks` on the module in `path`: remembered ones when
+    its text is unchanged, else parsed and checked (and remembered)."""
+    from verifier.checks.findings_cache import module_key, recall, remember
+    from verifier.checks.suite import run_checks
+    from verifier.hlo.parser import parse_module
+
+    text = path.read_text(encoding="utf-8")
+    key = module_key(text, checks)
+    findings = recall(cache, key, str(path))
+    if findings is None:
+        module = parse_module(text, str(path))
+        report = progress.instructions if progress else None
+        findings = tuple(run_checks(module, cache, only=checks, progress=report))
+        remember(cache, key, findings)
+        if progress is not None:
+            progress.finish(f"done, {len(findings)} findings")
+    elif progress is not None:
+        progress.finish(f"{len(findings)} findings from the cache (unchanged)")
+    return findings
+
+
 def _run_check(args: argparse.Namespace, out: TextIO) -> int:
     from verifier.checks.sqlite_cache import SqliteCache
-    from verifier.checks.suite import CHECKS, run_checks
+    from verifier.checks.suite import CHECKS
     from verifier.errors import ParseError, SourceSpan, UsageError
-    from verifier.hlo.parser import parse_module_file
     from verifier.report.gate import GateRun, InputError
     from verifier.report.gate_text import gate_text
 
-    only = None
+    checks = CHECKS
     if args.checks is not None:
-        only = [name.strip() for name in args.checks.split(",") if name.strip()]
-        unknown = sorted(set(only) - set(CHECKS))
-        if unknown or not only:
+        named = {name.strip() for name in args.checks.split(",") if name.strip()}
+        unknown = sorted(named - set(CHECKS))
+        if unknown or not named:
             raise UsageError(
                 f"--checks: unknown check(s) {', '.join(unknown) or '(none given)'}; "
                 f"the checks are {', '.join(CHECKS)}"
             )
+        checks = tuple(check for check in CHECKS if check in named)
     files, errors = _hlo_files(args.paths)
     show_progress = sys.stderr.isatty() if args.progress is None else args.progress
     progress = _Progress(sys.stderr, len(files)) if show_progress else None
@@ -372,18 +396,12 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
         for number, path in enumerate(files, start=1):
             if progress is not None:
                 progress.start(number, path)
-            before = len(findings)
             try:
-                module = parse_module_file(path)
-                findings += run_checks(
-                    module, cache, only=only, progress=progress.instructions if progress else None
-                )
+                findings += _module_findings(path, cache, checks, progress)
             except ParseError as error:
                 errors.append(InputError(error.span, error.message))
             except (OSError, UnicodeDecodeError, VerifierError) as error:
                 errors.append(InputError(SourceSpan(str(path), 0, 0), str(error)))
-            if progress is not None:
-                progress.finish(len(findings) - before)
     finally:
         if isinstance(cache, SqliteCache):
             cache.close()
