@@ -10,7 +10,9 @@ The JSON shape (DESIGN.md) is one object per module::
        "input_to_output": [{"operand": 0, "output": 0, "maps": [...]}]}]}
 
 An operand whose indexing is unknown gets ``"maps": "UNDEFINED"`` and a
-``"reason"``; an operand that is not read gets ``"maps": []``.
+``"reason"``; an operand that is not read gets ``"maps": []``.  A fusion's
+(or call's) maps are composed through its computation in both directions,
+with ``"multiplicities"``.
 """
 
 from __future__ import annotations
@@ -95,10 +97,11 @@ def instruction_json(
     if options.direction in ("i2o", "both"):
         rows = []
         for operand in range(len(instruction.operands)):
-            per_output: tuple[Indexing, ...]
+            per_output: tuple[Indexing | ComposedIndexing, ...]
+            transform: MapTransform | None = options.transform
             if instruction.opcode in CALLING_OPCODES:
-                reason = f"input→output maps through a {instruction.opcode} are not composed yet"
-                per_output = tuple(Undefined(reason) for _ in range(output_count(instruction)))
+                per_output = composer.input_to_output(computation, instruction, operand)
+                transform = None  # the composer simplified
             else:
                 per_output = input_to_output(computation, instruction, operand)
             for output, reached in enumerate(per_output):
@@ -106,7 +109,7 @@ def instruction_json(
                     {
                         "operand": operand,
                         "output": output,
-                        **_indexing_json(reached, options.transform),
+                        **_indexing_json(reached, transform),
                     }
                 )
         entry["input_to_output"] = rows
