@@ -391,14 +391,27 @@ def gather(draw: st.DrawFn) -> str:
     rank = len(operand)
     start_index_map = list(draw(st.permutations(range(rank))))[: draw(st.integers(1, rank))]
     collapsed = sorted(draw(st.sets(st.sampled_from(range(rank)))))
-    slice_sizes = [1 if k in collapsed else draw(st.integers(1, n)) for k, n in enumerate(operand)]
-    batch = draw(st.lists(st.integers(1, 3), max_size=2))
+    free = [k for k in range(rank) if k not in start_index_map and k not in collapsed]
+    batching = sorted(draw(st.sets(st.sampled_from(free), max_size=2))) if free else []
+    slice_sizes = [
+        1 if k in collapsed or k in batching else draw(st.integers(1, n))
+        for k, n in enumerate(operand)
+    ]
+    extra = draw(st.lists(st.integers(1, 3), max_size=2 - len(batching)))
+    # The indices' batch dims: the extra ones and one per operand batching dim
+    # (of its size), in a random order.
+    order = draw(
+        st.permutations([("extra", n) for n in extra] + [("batching", k) for k in batching])
+    )
+    batch = [n if kind == "extra" else operand[n] for kind, n in order]
     index_vector_dim = draw(st.integers(0, len(batch)))
     implicit = len(start_index_map) == 1 and index_vector_dim == len(batch) and draw(st.booleans())
     indices = list(batch)
     if not implicit:
         indices.insert(index_vector_dim, len(start_index_map))
-    window_dims = [k for k in range(rank) if k not in collapsed]
+    at = {n: p for p, (kind, n) in enumerate(order) if kind == "batching"}
+    indices_batching = [at[k] if at[k] < index_vector_dim else at[k] + 1 for k in batching]
+    window_dims = [k for k in range(rank) if k not in collapsed and k not in batching]
     out_rank = len(batch) + len(window_dims)
     offset_dims = sorted(draw(st.permutations(range(out_rank)))[: len(window_dims)])
     out: list[int] = []
@@ -410,6 +423,11 @@ def gather(draw: st.DrawFn) -> str:
         f"start_index_map={ints(start_index_map)}, index_vector_dim={index_vector_dim}, "
         f"slice_sizes={ints(slice_sizes)}"
     )
+    if batching:
+        numbers += (
+            f", operand_batching_dims={ints(batching)}, "
+            f"start_indices_batching_dims={ints(indices_batching)}"
+        )
     root = f"r = {shape('f32', out)} gather(p0, p1), {numbers}"
     use_iota: bool = draw(st.booleans())
     if use_iota and indices and out:

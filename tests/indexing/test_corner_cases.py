@@ -39,6 +39,15 @@ PASSING = {
             "start_index_map={0,1}, index_vector_dim=0, slice_sizes={1,1}",
         ]
     ),
+    "gather with batching dims after the index vector dim, paired in swapped order": module(
+        [
+            "p0 = f32[4,3,2] parameter(0)",
+            "p1 = s32[1,2,3] parameter(1)",
+            "r = f32[2,2,3] gather(p0, p1), offset_dims={0}, collapsed_slice_dims={}, "
+            "start_index_map={0}, index_vector_dim=0, slice_sizes={2,1,1}, "
+            "operand_batching_dims={1,2}, start_indices_batching_dims={2,1}",
+        ]
+    ),
     "reshape zero-sized to zero-sized (rank grows)": module(
         ["p0 = f32[0] parameter(0)", "r = f32[0,5] reshape(p0)"]
     ),

@@ -112,22 +112,38 @@ def scatter(draw: st.DrawFn) -> str:
     rank = len(operand)
     inserted = sorted(draw(st.sets(st.sampled_from(range(rank)))))
     mapped = draw(st.lists(st.sampled_from(range(rank)), unique=True, min_size=1, max_size=rank))
-    batch = draw(st.lists(st.integers(1, 2), min_size=0, max_size=2))
+    free = [j for j in range(rank) if j not in inserted and j not in mapped]
+    batching = sorted(draw(st.sets(st.sampled_from(free), max_size=2))) if free else []
+    extra = draw(st.lists(st.integers(1, 2), min_size=0, max_size=2 - len(batching)))
+    # The scatter dims: the extra ones and one per batching dim (of its size).
+    order = draw(
+        st.permutations([("extra", n) for n in extra] + [("batching", j) for j in batching])
+    )
+    batch = [n if kind == "extra" else operand[n] for kind, n in order]
     vector_dim = draw(st.integers(0, len(batch)))
     explicit = len(mapped) != 1 or vector_dim < len(batch) or draw(st.booleans())
     indices = list(batch)
     if explicit:
         indices.insert(vector_dim, len(mapped))
-    window = [draw(st.integers(1, operand[j])) for j in range(rank) if j not in inserted]
+    at = {n: p for p, (kind, n) in enumerate(order) if kind == "batching"}
+    indices_batching = [at[j] if at[j] < vector_dim else at[j] + 1 for j in batching]
+    hidden = inserted + batching
+    window = [draw(st.integers(1, operand[j])) for j in range(rank) if j not in hidden]
     update_rank = len(batch) + len(window)
     window_positions = sorted(draw(st.permutations(range(update_rank)))[: len(window)])
     updates, batch_iter, window_iter = [], iter(batch), iter(window)
     for k in range(update_rank):
         updates.append(next(window_iter) if k in window_positions else next(batch_iter))
+    batching_numbers = (
+        f", input_batching_dims={_ints(batching)}, "
+        f"scatter_indices_batching_dims={_ints(indices_batching)}"
+        if batching
+        else ""
+    )
     root = (
         f"r = {_shape(operand)} scatter(p0, p1, p2), update_window_dims={_ints(window_positions)}, "
         f"inserted_window_dims={_ints(inserted)}, scatter_dims_to_operand_dims={_ints(mapped)}, "
-        f"index_vector_dim={vector_dim}, to_apply=add"
+        f"index_vector_dim={vector_dim}{batching_numbers}, to_apply=add"
     )
     return _module([_shape(operand), _shape(indices, "s32"), _shape(updates)], root, _ADD)
 

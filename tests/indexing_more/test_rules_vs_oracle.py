@@ -37,3 +37,29 @@ def test_matches_oracle(family: str, data: st.DataObject) -> None:
 def test_matches_oracle_sweep(family: str, data: st.DataObject) -> None:
     undefined = check(data.draw(_STRATEGIES[family], label="hlo"))
     assert not undefined, undefined
+
+
+# Batching dims after the index vector dim, paired in swapped order: the batch
+# coordinate of indices dim b is b - 1 there (sizes 2 and 3 tell them apart).
+_BATCHING_CASES = {
+    "scatter": """HloModule test
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  p0 = f32[2,3,2] parameter(0)
+  p1 = s32[1,2,3] parameter(1)
+  p2 = f32[2,2,3] parameter(2)
+  ROOT r = f32[2,3,2] scatter(p0, p1, p2), update_window_dims={0}, inserted_window_dims={},
+    scatter_dims_to_operand_dims={0}, index_vector_dim=0, input_batching_dims={1,2},
+    scatter_indices_batching_dims={2,1}, to_apply=add
+}
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(_BATCHING_CASES))
+def test_batching_dims_after_the_index_vector_dim(name: str) -> None:
+    assert not check(_BATCHING_CASES[name])

@@ -393,10 +393,10 @@ def _gather(ctx: _Context, output: int, index: Index) -> set[Element]:
     # offset_dims) select a start-index vector in `indices`; its component k
     # is the start in operand dim start_index_map[k], clamped so the slice
     # fits; the offset dims of the output, in order, index the operand dims
-    # that are not collapsed.
+    # that are neither collapsed nor batching dims.  Operand batching dim
+    # operand_batching_dims[i] is read at the batch coordinate of indices dim
+    # start_indices_batching_dims[i] (StableHLO's full_batching_index).
     numbers = ctx.instruction.gather_dimension_numbers()
-    if numbers.operand_batching_dims or numbers.start_indices_batching_dims:
-        raise UnsupportedByOracle("gather with batching dims")
     slice_sizes = ctx.instruction.int_list("slice_sizes")
     operand_dims, indices_dims = ctx.operand_dims(0), ctx.operand_dims(1)
     producer = ctx.operands[1]
@@ -406,7 +406,7 @@ def _gather(ctx: _Context, output: int, index: Index) -> set[Element]:
     batch = [index[k] for k in range(len(index)) if k not in numbers.offset_dims]
     vector_dim = numbers.index_vector_dim
     result: set[Element] = set()
-    known_starts: dict[int, int] = {}  # operand dim → start, for iota indices
+    known_starts: dict[int, int] = {}  # operand dim → start (iota indices, batching dims)
     for k, operand_dim in enumerate(numbers.start_index_map):
         position = list(batch)
         if vector_dim < len(indices_dims):
@@ -416,7 +416,13 @@ def _gather(ctx: _Context, output: int, index: Index) -> set[Element]:
             value = position[iota_dimension]
             limit = operand_dims[operand_dim] - slice_sizes[operand_dim]
             known_starts[operand_dim] = min(max(value, 0), limit)
-    window_dims = [k for k in range(len(operand_dims)) if k not in numbers.collapsed_slice_dims]
+    for operand_dim, indices_dim in zip(
+        numbers.operand_batching_dims, numbers.start_indices_batching_dims, strict=True
+    ):
+        coordinate = batch[indices_dim if indices_dim < vector_dim else indices_dim - 1]
+        known_starts[operand_dim] = coordinate
+    hidden = numbers.collapsed_slice_dims + numbers.operand_batching_dims
+    window_dims = [k for k in range(len(operand_dims)) if k not in hidden]
     offset = [0] * len(operand_dims)
     for slot, k in enumerate(window_dims):
         offset[k] = index[numbers.offset_dims[slot]]

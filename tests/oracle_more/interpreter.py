@@ -117,26 +117,40 @@ def _sort(
 def _scatter(
     instruction: Instruction, operands: list[Instruction], output: int, index: Index
 ) -> set[Element]:
+    # StableHLO: update u's target is full_start_index + full_batching_index
+    # + full_window_index; input_batching_dims[i] takes the update's scatter
+    # coordinate of indices dim scatter_indices_batching_dims[i].
     numbers = instruction.scatter_dimension_numbers()
     count = (len(operands) - 1) // 2
     operand = operands[0].shape.dimensions
     indices = operands[count].shape.dimensions
     updates = operands[count + 1].shape.dimensions
+    batching = list(
+        zip(numbers.input_batching_dims, numbers.scatter_indices_batching_dims, strict=True)
+    )
     found: set[Element] = {(k, index) for k in range(count)}
-    found |= {(count, i) for i in _indices(indices)}
-    window_dims = [j for j in range(len(operand)) if j not in numbers.inserted_window_dims]
+    # An index decides whether its update lands on `index` unless its batch differs.
+    found |= {(count, i) for i in _indices(indices) if all(i[b] == index[j] for j, b in batching)}
+    hidden = numbers.inserted_window_dims + numbers.input_batching_dims
+    window_dims = [j for j in range(len(operand)) if j not in hidden]
     sizes = [1] * len(operand)
     for position, j in enumerate(window_dims):
         sizes[j] = updates[numbers.update_window_dims[position]]
+    scatter_dims = [k for k in range(len(updates)) if k not in numbers.update_window_dims]
     for update in _indices(updates):
+        scatter_index = [update[k] for k in scatter_dims]
         # Every start the index vector may hold: along a scattered dim any
-        # value that keeps the window inside the operand, elsewhere 0.
+        # value that keeps the window inside the operand, along a batching
+        # dim the update's batch coordinate, elsewhere 0.
         start_ranges = [
             range(operand[j] - sizes[j] + 1)
             if j in numbers.scatter_dims_to_operand_dims
             else range(1)
             for j in range(len(operand))
         ]
+        for j, b in batching:
+            coordinate = scatter_index[b if b < numbers.index_vector_dim else b - 1]
+            start_ranges[j] = range(coordinate, coordinate + 1)
         for start in itertools.product(*start_ranges):
             target = list(start)
             for position, j in enumerate(window_dims):

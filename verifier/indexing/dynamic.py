@@ -209,29 +209,54 @@ register("dynamic-update-slice")(OpRule(_dus_o2i, _dus_i2o))
 
 @dataclass(frozen=True)
 class _Gather:
-    """A gather's dimension numbers, with the implicit trailing index vector dim."""
+    """A gather's dimension numbers, with the implicit trailing index vector dim.
+
+    Operand batching dim ``operand_batching_dims[i]`` is read at the output's
+    batch coordinate of indices dim ``start_indices_batching_dims[i]`` (the
+    batch coordinates are the indices dims without `index_vector_dim`, in
+    order); like a collapsed dim it has slice size 1 and no offset dim.
+    """
 
     offset_dims: tuple[int, ...]
     collapsed_slice_dims: tuple[int, ...]
     start_index_map: tuple[int, ...]
     index_vector_dim: int
     slice_sizes: tuple[int, ...]
+    operand_batching_dims: tuple[int, ...]
+    start_indices_batching_dims: tuple[int, ...]
 
     @staticmethod
-    def of(ctx: OpContext) -> _Gather | Undefined:
+    def of(ctx: OpContext) -> _Gather:
         numbers = ctx.instruction.gather_dimension_numbers()
-        if numbers.operand_batching_dims:
-            return Undefined("gather with operand_batching_dims has no rule yet")
+        if len(numbers.operand_batching_dims) != len(numbers.start_indices_batching_dims):
+            raise ValueError("operand_batching_dims and start_indices_batching_dims differ in size")
+        batching = set(numbers.operand_batching_dims)
+        if batching & set(numbers.start_index_map + numbers.collapsed_slice_dims):
+            raise ValueError("an operand batching dim is also mapped or collapsed")
         return _Gather(
             numbers.offset_dims,
             numbers.collapsed_slice_dims,
             numbers.start_index_map,
             numbers.index_vector_dim,
             ctx.instruction.int_list("slice_sizes"),
+            numbers.operand_batching_dims,
+            numbers.start_indices_batching_dims,
         )
 
     def batch_dims(self, output_rank: int) -> list[int]:
         return [k for k in range(output_rank) if k not in self.offset_dims]
+
+    def window_dims(self, operand_rank: int) -> list[int]:
+        """The operand dims with an offset dim, in order."""
+        hidden = self.collapsed_slice_dims + self.operand_batching_dims
+        return [j for j in range(operand_rank) if j not in hidden]
+
+    def batching_coordinate(self, operand_dim: int) -> int:
+        """The batch coordinate holding the index of batching dim `operand_dim`."""
+        indices_dim = self.start_indices_batching_dims[
+            self.operand_batching_dims.index(operand_dim)
+        ]
+        return indices_dim if indices_dim < self.index_vector_dim else indices_dim - 1
 
     def index_position(
         self, batch: Sequence[Expr], component: Expr, indices_rank: int
@@ -245,8 +270,6 @@ class _Gather:
 
 def _gather_o2i(ctx: OpContext, output: int) -> tuple[Indexing, ...]:
     gather = _Gather.of(ctx)
-    if isinstance(gather, Undefined):
-        return (gather, gather)
     operand_shape = ctx.operand_shape(0)
     indices_rank = ctx.operand_shape(1).rank
     output_box = dims_box(ctx.shape)
@@ -261,13 +284,15 @@ def _gather_o2i(ctx: OpContext, output: int) -> tuple[Indexing, ...]:
         )
         offsets.append(_runtime_start(ctx.operands[1], feasible, read_at))
     starts, rt_vars = _assemble(offsets)
-    window_dims = [j for j in range(operand_shape.rank) if j not in gather.collapsed_slice_dims]
+    window_dims = gather.window_dims(operand_shape.rank)
     results: list[Expr] = []
     for j in range(operand_shape.rank):
         within: Expr = (
             dim(gather.offset_dims[window_dims.index(j)]) if j in window_dims else const(0)
         )
-        if j in gather.start_index_map:
+        if j in gather.operand_batching_dims:
+            within = batch[gather.batching_coordinate(j)]
+        elif j in gather.start_index_map:
             within = within + starts[gather.start_index_map.index(j)]
         results.append(within)
     operand_map = IndexingMap.create(output_box, results, rt_vars=rt_vars)
@@ -285,8 +310,6 @@ def _gather_o2i(ctx: OpContext, output: int) -> tuple[Indexing, ...]:
 
 def _gather_i2o(ctx: OpContext, operand: int) -> tuple[Indexing, ...]:
     gather = _Gather.of(ctx)
-    if isinstance(gather, Undefined):
-        return (gather,)
     if operand == 0:
         return (Undefined("gather input→output depends on the index values of each output row"),)
     # Index element (batch…, component) reaches every output with that batch.

@@ -9,6 +9,11 @@ reads ``op`` through ``(d0, d1) -> (d0, d1)``, ``upd`` through
 ``(d0, d1)[s0]{rt0} -> (s0, d1)`` with ``d0 - rt0 in [0, 0]``, s0 ∈ [0, 2],
 rt0 ∈ [0, 4] read from ``idx`` at ``(d0, d1)[s0] -> (s0, 0)``, and every
 index: ``(d0, d1)[s0, s1] -> (s0, s1)``.
+
+Batching dims: operand dim ``input_batching_dims[i]`` of an update's
+target is the update's scatter coordinate of indices dim
+``scatter_indices_batching_dims[i]`` (no window, no runtime start), so an
+output reads only the updates and the indices of its own batch.
 """
 
 from __future__ import annotations
@@ -33,15 +38,20 @@ class _Scatter:
     inserted_window_dims: tuple[int, ...]
     scatter_dims_to_operand_dims: tuple[int, ...]
     index_vector_dim: int
+    input_batching_dims: tuple[int, ...]
+    scatter_indices_batching_dims: tuple[int, ...]
     operand: tuple[int, ...]
     indices: tuple[int, ...]
     updates: tuple[int, ...]
 
     @staticmethod
-    def of(ctx: OpContext) -> _Scatter | Undefined:
+    def of(ctx: OpContext) -> _Scatter:
         numbers = ctx.instruction.scatter_dimension_numbers()
-        if numbers.input_batching_dims:
-            return Undefined("scatter with input_batching_dims has no rule yet")
+        batching = numbers.input_batching_dims
+        if len(batching) != len(numbers.scatter_indices_batching_dims):
+            raise ValueError("input_batching_dims and scatter_indices_batching_dims differ in size")
+        if set(batching) & set(numbers.scatter_dims_to_operand_dims + numbers.inserted_window_dims):
+            raise ValueError("an input batching dim is also mapped or inserted")
         count = (len(ctx.operands) - 1) // 2
         return _Scatter(
             count,
@@ -49,6 +59,8 @@ class _Scatter:
             numbers.inserted_window_dims,
             numbers.scatter_dims_to_operand_dims,
             numbers.index_vector_dim,
+            batching,
+            numbers.scatter_indices_batching_dims,
             ctx.operand_shape(0).dimensions,
             ctx.operand_shape(count).dimensions,
             ctx.operand_shape(count + 1).dimensions,
@@ -57,7 +69,17 @@ class _Scatter:
     @property
     def window_operand_dims(self) -> list[int]:
         """Operand dims covered by an update window dim, in window order."""
-        return [j for j in range(len(self.operand)) if j not in self.inserted_window_dims]
+        hidden = self.inserted_window_dims + self.input_batching_dims
+        return [j for j in range(len(self.operand)) if j not in hidden]
+
+    def batching_coordinate(self, indices_dim: int) -> int:
+        """The update scatter coordinate of batching dim `indices_dim` of the indices."""
+        return indices_dim if indices_dim < self.index_vector_dim else indices_dim - 1
+
+    @property
+    def batching_pairs(self) -> list[tuple[int, int]]:
+        """``(operand dim, indices dim)`` of every batching dim."""
+        return list(zip(self.input_batching_dims, self.scatter_indices_batching_dims, strict=True))
 
     @property
     def update_scatter_dims(self) -> list[int]:
@@ -88,8 +110,11 @@ class _Scatter:
     ) -> tuple[list[Expr], list[Variable]]:
         """The window start along every operand dim: a runtime variable for a
         dim in `scatter_dims_to_operand_dims` (its feasible range: an update
-        whose window leaves the operand is skipped), else 0."""
+        whose window leaves the operand is skipped), the scatter coordinate
+        for a batching dim, else 0."""
         starts: list[Expr] = [const(0)] * len(self.operand)
+        for j, indices_dim in self.batching_pairs:
+            starts[j] = scatter_index[self.batching_coordinate(indices_dim)]
         variables: list[Variable] = []
         for component, j in enumerate(self.scatter_dims_to_operand_dims):
             feasible = Interval(0, self.operand[j] - self.window_size(j))
@@ -132,15 +157,14 @@ def _scatter_o2i(ctx: OpContext, output: int) -> tuple[Indexing, ...]:
     them), every update whose window may cover ``d``, and every index (each
     one decides whether its update lands on ``d``)."""
     scatter = _Scatter.of(ctx)
-    if isinstance(scatter, Undefined):
-        return tuple(scatter for _ in ctx.operands)
     box = dims_box(ctx.output_shapes[output])
     operand_read = IndexingMap.identity(scatter.operand)
+    index_results: list[Expr] = [range_var(k) for k in range(len(scatter.indices))]
+    for j, indices_dim in scatter.batching_pairs:
+        index_results[indices_dim] = dim(j)
     every_index = IndexingMap.create(
-        box,
-        [range_var(k) for k in range(len(scatter.indices))],
-        range_vars=dims_box(scatter.indices),
-    )
+        box, index_results, range_vars=dims_box(scatter.indices)
+    ).remove_unused_symbols()
     updates = _scatter_updates_o2i(ctx, scatter)
     update_read: Indexing = () if updates.is_known_empty else (updates,)
     return (
@@ -152,18 +176,16 @@ def _scatter_o2i(ctx: OpContext, output: int) -> tuple[Indexing, ...]:
 
 def _scatter_i2o(ctx: OpContext, operand: int) -> tuple[Indexing, ...]:
     scatter = _Scatter.of(ctx)
-    if isinstance(scatter, Undefined):
-        return tuple(scatter for _ in ctx.output_shapes)
     if operand < scatter.count:
         reached: Indexing = (IndexingMap.identity(scatter.operand),)
     elif operand == scatter.count:
-        reached = (
-            IndexingMap.create(
-                dims_box(scatter.indices),
-                [range_var(k) for k in range(len(scatter.operand))],
-                range_vars=dims_box(scatter.operand),
-            ),
+        results: list[Expr] = [range_var(j) for j in range(len(scatter.operand))]
+        for j, indices_dim in scatter.batching_pairs:
+            results[j] = dim(indices_dim)
+        every_output = IndexingMap.create(
+            dims_box(scatter.indices), results, range_vars=dims_box(scatter.operand)
         )
+        reached = (every_output.remove_unused_symbols(),)
     else:
         reached = _scatter_updates_i2o(scatter)
     return tuple(reached for _ in ctx.output_shapes)
@@ -173,7 +195,8 @@ def _scatter_updates_i2o(scatter: _Scatter) -> Indexing:
     """Update ``u`` lands on ``start + window index`` for a feasible runtime start
     (the source is unknown from the update's side: it is read per update row)."""
     box = dims_box(scatter.updates)
-    starts, variables = scatter.starts(box, [], [], "", with_sources=False)
+    scatter_index: list[Expr] = [dim(k) for k in scatter.update_scatter_dims]
+    starts, variables = scatter.starts(box, scatter_index, [], "", with_sources=False)
     window_dims = scatter.window_operand_dims
     results: list[Expr] = []
     for j in range(len(scatter.operand)):
