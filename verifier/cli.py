@@ -272,6 +272,8 @@ exit codes (the first that applies):
   4  vacuous: nothing was proved and some question was about an empty domain
   0  everything else: unsupported findings (an op without an exact indexing
      rule) are warnings, counted in every report, unless --strict
+Informational checks (overflow-int32: int64 indexing is correct, only slower)
+are reported and never change the exit code.
 
 --format json|junit|sarif writes the report in that form (JSON is canonical);
 with --output FILE the report goes to FILE and the text summary to stdout.
@@ -372,7 +374,7 @@ def _module_findings(
 
 def _run_check(args: argparse.Namespace, out: TextIO) -> int:
     from verifier.checks.sqlite_cache import SqliteCache
-    from verifier.checks.suite import CHECKS
+    from verifier.checks.suite import CHECKS, INFORMATIONAL_CHECKS
     from verifier.errors import ParseError, SourceSpan, UsageError
     from verifier.report.gate import GateRun, InputError
     from verifier.report.gate_text import gate_text
@@ -410,7 +412,13 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
             f"proof cache: {cache.hits} hits, {cache.misses} misses ({cache.path})",
             file=sys.stderr,
         )
-    run = GateRun(tuple(str(f) for f in files), tuple(findings), tuple(errors), args.strict)
+    run = GateRun(
+        tuple(str(f) for f in files),
+        tuple(findings),
+        tuple(errors),
+        args.strict,
+        INFORMATIONAL_CHECKS,
+    )
     summary = gate_text(run)
     if args.format == "text":
         report = summary

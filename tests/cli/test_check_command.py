@@ -154,6 +154,7 @@ UNKNOWN = finding(Outcome.UNKNOWN, "gather", "isl budget exhausted")
 UNSUPPORTED = finding(Outcome.UNSUPPORTED, "cc", "custom-call has no indexing rule")
 VACUOUS = finding(Outcome.VACUOUS, "slice", "empty domain")
 PROVED = finding(Outcome.PROVED, "add", "inside")
+INT32 = Finding("overflow-int32", Outcome.REFUTED, "m", "main", "f", "indices", "needs int64")
 
 
 @pytest.fixture
@@ -192,6 +193,8 @@ def answers(monkeypatch: pytest.MonkeyPatch) -> Callable[..., Path]:
         ((VACUOUS, VACUOUS), False, EXIT_VACUOUS),
         ((VACUOUS, UNSUPPORTED), False, EXIT_VACUOUS),
         ((PROVED,), True, EXIT_OK),
+        ((PROVED, INT32), True, EXIT_OK),  # informational: reported, never failing
+        ((INT32, REFUTED), False, EXIT_REFUTED),
     ],
 )
 def test_exit_codes(

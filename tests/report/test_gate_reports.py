@@ -204,3 +204,38 @@ def test_text_caps_the_places_listed_per_reason() -> None:
     assert f"  {PLACES_PER_REASON + 3}× custom-call has no indexing rule" in text
     assert "and 3 more places" in text
     assert text.endswith("gate: PASS")
+
+
+INT32 = Finding(
+    "overflow-int32",
+    Outcome.REFUTED,
+    "m",
+    "main",
+    "fusion",
+    "index expressions",
+    "d0 * 4096 + d1 reaches 2^31",
+    witness=(("d0", 524288),),
+    span=SourceSpan("m.hlo", 9, 3),
+)
+INFORMATIONAL = frozenset({"overflow-int32"})
+
+
+def test_informational_refutations_are_reported_and_never_fail() -> None:
+    run = GateRun(("m.hlo",), (finding(Outcome.PROVED), INT32), informational=INFORMATIONAL)
+    assert run.status == "ok"
+    assert GateRun(("m.hlo",), (INT32,)).status == "refuted"  # not informational: fails
+    text = gate_text(run)
+    assert "informational (1; they do not fail the gate):" in text
+    assert "m.hlo:9:3: overflow-int32: main/fusion index expressions" in text
+    assert "witness: d0 = 524288" in text
+    assert "\nrefuted (" not in text
+    assert "overflow-int32 (informational)" in text
+    assert text.endswith("gate: PASS")
+    (result,) = sarif_log(run)["runs"][0]["results"]
+    assert (result["level"], result["properties"]["informational"]) == ("note", True)
+    validate_sarif(sarif_log(run))
+    suite = next(iter(JUnitXml.fromfile(io.BytesIO(junit_xml(run)))))
+    assert (suite.tests, suite.failures, suite.errors, suite.skipped) == (2, 0, 0, 0)
+    cases = {case.name: case for case in suite}
+    assert "witness: d0 = 524288" in cases["overflow-int32: index expressions"].system_out
+    assert gate_json(run)["informational_checks"] == ["overflow-int32"]

@@ -12,6 +12,10 @@ The status, in order of precedence:
   was about an empty domain);
 * ``ok``: everything else — ``unsupported`` findings are warnings then.
 
+Findings of an *informational* check (e.g. ``overflow-int32``: a fusion whose
+indices need int64 is correct, only slower) are reported but never move the
+status.
+
 >>> from verifier.checks.verdict import Outcome
 >>> def finding(outcome):
 ...     return Finding("in-bounds", outcome, "m", "main", "add", "operand 0 (p0)", "...")
@@ -21,6 +25,8 @@ The status, in order of precedence:
 'refuted'
 >>> GateRun(("m.hlo",), (finding(Outcome.VACUOUS),)).status
 'vacuous'
+>>> GateRun(("m.hlo",), (finding(Outcome.REFUTED),), informational=frozenset({"in-bounds"})).status
+'ok'
 """
 
 from __future__ import annotations
@@ -45,7 +51,9 @@ CHECK_DESCRIPTIONS = {
     "output exactly once",
     "inverse": "the input→output relation is the inverse of the output→input relation",
     "bitcast": "a bitcast keeps every element's physical offset and the physical size",
-    "overflow": "every sub-term of every index expression fits the index type",
+    "overflow": "every sub-term of every index expression fits int64",
+    "overflow-int32": "every sub-term of a fusion's index expressions fits int32 "
+    "(informational: int64 indexing is correct, only slower)",
     "simplification": "every simplified map equals the composition it simplifies",
 }
 
@@ -93,6 +101,7 @@ class GateRun:
     findings: tuple[Finding, ...]
     errors: tuple[InputError, ...] = ()
     strict: bool = False
+    informational: frozenset[str] = frozenset()
 
     @property
     def checks(self) -> tuple[str, ...]:
@@ -110,17 +119,14 @@ class GateRun:
         """Outcome counts over every check."""
         return Counter(f.outcome for f in self.findings)
 
-    def failing(self, finding: Finding) -> bool:
-        """Whether `finding` fails the gate (refuted or unknown; unsupported
-        under strict)."""
-        return finding.outcome in (Outcome.REFUTED, Outcome.UNKNOWN) or (
-            self.strict and finding.outcome is Outcome.UNSUPPORTED
-        )
+    def is_informational(self, finding: Finding) -> bool:
+        """Whether `finding` belongs to a check that informs and never fails the gate."""
+        return finding.check in self.informational
 
     @property
     def status(self) -> Status:
         """The gate's answer (see the module docstring for the precedence)."""
-        totals = self.totals()
+        totals = Counter(f.outcome for f in self.findings if f.check not in self.informational)
         if self.errors:
             return "bad-input"
         if totals[Outcome.REFUTED] or (self.strict and totals[Outcome.UNSUPPORTED]):

@@ -4,6 +4,7 @@ files that could not be read, and every finding (proved ones included).
 The shape (README, "JSON shapes")::
 
     {"tool": "verifier", "version": "0.1.0", "status": "refuted", "strict": false,
+     "informational_checks": ["overflow-int32"],   # reported, never failing
      "files": ["a.hlo", "b.hlo"],
      "summary": {"total": {"proved": 5, "refuted": 1, "unknown": 0,
                            "unsupported": 2, "vacuous": 0},
@@ -47,6 +48,7 @@ def gate_json(run: GateRun) -> dict[str, Any]:
         "version": tool_version(),
         "status": run.status,
         "strict": run.strict,
+        "informational_checks": sorted(run.informational),
         "files": list(run.files),
         "summary": {
             "total": _counts_json(run.totals()),

@@ -1,6 +1,7 @@
 """The readable summary of a `verifier check` run: a table of outcome counts
 per check, then every refuted and unknown finding with its place
-(``file:line:column``) and witness, the unsupported and vacuous ones grouped
+(``file:line:column``) and witness, those of informational checks apart
+(they do not fail the gate), the unsupported and vacuous ones grouped
 by reason (each reason with its count and the first few distinct places), the files that could not be read, and the gate's status.
 
 >>> from verifier.checks.verdict import Outcome
@@ -58,7 +59,13 @@ def _line(finding: Finding) -> str:
 
 def _table(run: GateRun) -> Iterator[str]:
     counts = run.counts()
-    rows = [(check, [c[o] for o in OUTCOMES]) for check, c in counts.items()]
+    rows = [
+        (
+            f"{check} (informational)" if check in run.informational else check,
+            [c[o] for o in OUTCOMES],
+        )
+        for check, c in counts.items()
+    ]
     if len(rows) > 1:
         totals = run.totals()
         rows.append(("total", [totals[o] for o in OUTCOMES]))
@@ -71,11 +78,24 @@ def _table(run: GateRun) -> Iterator[str]:
 
 
 def _listed(run: GateRun, outcome: Outcome) -> Iterator[str]:
-    findings = [f for f in run.findings if f.outcome is outcome]
+    findings = [f for f in run.findings if f.outcome is outcome and not run.is_informational(f)]
+    yield from _lines(f"{outcome.value} ({len(findings)}):", findings)
+
+
+def _informational(run: GateRun) -> Iterator[str]:
+    findings = [
+        f
+        for f in run.findings
+        if run.is_informational(f) and f.outcome in (Outcome.REFUTED, Outcome.UNKNOWN)
+    ]
+    yield from _lines(f"informational ({len(findings)}; they do not fail the gate):", findings)
+
+
+def _lines(title: str, findings: list[Finding]) -> Iterator[str]:
     if not findings:
         return
     yield ""
-    yield f"{outcome.value} ({len(findings)}):"
+    yield title
     for finding in findings:
         yield f"  {_line(finding)}"
         if finding.witness:
@@ -110,6 +130,7 @@ def gate_text(run: GateRun) -> str:
         lines += ["", *_table(run)]
     lines += _listed(run, Outcome.REFUTED)
     lines += _listed(run, Outcome.UNKNOWN)
+    lines += _informational(run)
     unsupported_note = "; they fail the gate under --strict" if run.strict else " warnings"
     lines += _grouped(run, Outcome.UNSUPPORTED, unsupported_note)
     lines += _grouped(run, Outcome.VACUOUS, "")

@@ -11,7 +11,9 @@ answers, so the testcase is the same place as a SARIF result and its
   decided, which is not a failed assertion but fails the gate all the same;
 * ``unsupported`` is ``<skipped type="unsupported">`` — a ``<failure>``
   under ``--strict``, where it fails the gate;
-* ``vacuous`` is ``<skipped type="vacuous">``: nothing was checked.
+* ``vacuous`` is ``<skipped type="vacuous">``: nothing was checked;
+* a refuted or unknown finding of an informational check (it never fails
+  the gate) passes, with its answer and witness in ``<system-out>``.
 
 Each testcase carries ``file`` and ``line`` attributes (read by GitLab and
 others).  A file that could not be read is a suite named after the file with
@@ -57,7 +59,7 @@ def _witness_text(finding: Finding) -> str:
     return "witness: " + ", ".join(f"{k} = {v}" for k, v in finding.witness)
 
 
-def _testcase(finding: Finding, strict: bool) -> _PlacedTestCase:
+def _testcase(finding: Finding, strict: bool, informational: bool) -> _PlacedTestCase:
     case = _PlacedTestCase(
         f"{finding.check}: {finding.subject}",
         f"{finding.module}.{finding.computation}.{finding.instruction}",
@@ -66,6 +68,11 @@ def _testcase(finding: Finding, strict: bool) -> _PlacedTestCase:
         case.file = finding.span.filename
         case.line = finding.span.line
     result: Failure | Error | Skipped | None
+    if informational and finding.outcome in (Outcome.REFUTED, Outcome.UNKNOWN):
+        # Passes: the check informs and never fails the gate; the fact is kept.
+        text = f"{finding.outcome.value} (informational): {finding.message}"
+        case.system_out = text + (f"\n{_witness_text(finding)}" if finding.witness else "")
+        return case
     match finding.outcome:
         case Outcome.PROVED:
             result = None
@@ -85,11 +92,12 @@ def _testcase(finding: Finding, strict: bool) -> _PlacedTestCase:
     return case
 
 
-def _module_suite(name: str, findings: list[Finding], strict: bool) -> TestSuite:
+def _module_suite(run: GateRun, name: str, findings: list[Finding]) -> TestSuite:
     suite = TestSuite(name)
     for finding in findings:
+        case = _testcase(finding, run.strict, run.is_informational(finding))
         # add_testcase recounts the suite at every case: quadratic on big modules.
-        suite.append(_testcase(finding, strict))  # type: ignore[no-untyped-call]
+        suite.append(case)  # type: ignore[no-untyped-call]
     suite.update_statistics()  # type: ignore[no-untyped-call]
     return suite
 
@@ -112,7 +120,7 @@ def junit_xml(run: GateRun) -> bytes:
         by_module.setdefault(finding.module, []).append(finding)
     document = JUnitXml()
     for module, findings in by_module.items():
-        document.add_testsuite(_module_suite(module, findings, run.strict))
+        document.add_testsuite(_module_suite(run, module, findings))
     for error in run.errors:
         document.add_testsuite(_error_suite(error))
     document.update_statistics()  # type: ignore[no-untyped-call]

@@ -5,7 +5,8 @@ One run; the tool's rules are the checks.  Every finding that is not
 ``proved`` is a result, with a level that says how it bears on the gate:
 ``refuted`` is an ``error``, ``unknown`` a ``warning`` (undecided, not a
 defect, yet failing), ``unsupported`` a ``note`` (a ``warning`` under
-``--strict``), ``vacuous`` a ``note``.  Proved findings are not results —
+``--strict``), ``vacuous`` a ``note``; every finding of an informational
+check (it never fails the gate) is a ``note``.  Proved findings are not results —
 code-scanning services list every result as an alert — but their counts
 are in the run's ``properties.summary``.  A result points at the ``.hlo``
 file, line and column of its instruction, names the instruction as a
@@ -47,14 +48,16 @@ SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 FINGERPRINT = "verifierFindingKey/v1"
 
 
-def _level(finding: Finding, strict: bool) -> str:
+def _level(finding: Finding, run: GateRun) -> str:
+    if run.is_informational(finding):
+        return "note"
     match finding.outcome:
         case Outcome.REFUTED:
             return "error"
         case Outcome.UNKNOWN:
             return "warning"
         case Outcome.UNSUPPORTED:
-            return "warning" if strict else "note"
+            return "warning" if run.strict else "note"
         case _:
             return "note"
 
@@ -83,7 +86,7 @@ def _message(finding: Finding) -> str:
     return text
 
 
-def _result(finding: Finding, rule_index: int, strict: bool) -> dict[str, Any]:
+def _result(finding: Finding, rule_index: int, run: GateRun) -> dict[str, Any]:
     location: dict[str, Any] = {
         "logicalLocations": [
             {
@@ -98,12 +101,14 @@ def _result(finding: Finding, rule_index: int, strict: bool) -> dict[str, Any]:
     if finding.span is not NO_SOURCE:
         location["physicalLocation"] = _physical_location(finding.span)
     properties: dict[str, Any] = {"outcome": finding.outcome.value, "subject": finding.subject}
+    if run.is_informational(finding):
+        properties["informational"] = True
     if finding.witness:
         properties["witness"] = finding.witness_dict
     return {
         "ruleId": finding.check,
         "ruleIndex": rule_index,
-        "level": _level(finding, strict),
+        "level": _level(finding, run),
         "message": {"text": _message(finding)},
         "locations": [location],
         "partialFingerprints": {FINGERPRINT: finding.key},
@@ -132,7 +137,7 @@ def sarif_log(run: GateRun) -> dict[str, Any]:
     ]
     index = {check: position for position, check in enumerate(checks)}
     results = [
-        _result(finding, index[finding.check], run.strict)
+        _result(finding, index[finding.check], run)
         for finding in run.findings
         if finding.outcome is not Outcome.PROVED
     ]
