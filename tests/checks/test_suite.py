@@ -1,0 +1,86 @@
+"""run_checks: nothing refuted on the examples, the hand-broken ones refuted,
+deterministic findings, a warm cache answering every solver question, the
+`only` and `progress` options."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from verifier.checks import CHECKS, INFORMATIONAL_CHECKS, run_checks
+from verifier.checks.cache import MemoryCache
+from verifier.checks.verdict import Outcome
+from verifier.errors import UsageError
+from verifier.hlo import parse_module_file
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+SMALL = sorted(
+    [*EXAMPLES.glob("spec/*.hlo"), *EXAMPLES.glob("fusion/*.hlo")]
+    + [p for p in EXAMPLES.glob("real/*.hlo") if p.stat().st_size < 100_000]
+)
+
+
+class CountingCache(MemoryCache):
+    def __init__(self) -> None:
+        super().__init__()
+        self.stores = 0
+
+    def store(self, key: str, answer: dict[str, Any]) -> None:
+        self.stores += 1
+        super().store(key, answer)
+
+
+@pytest.mark.parametrize("path", SMALL, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_no_example_is_refuted_and_a_warm_cache_asks_nothing(path: Path) -> None:
+    module = parse_module_file(path)
+    cache = CountingCache()
+    cold = list(run_checks(module, cache))
+    refuted = [f for f in cold if f.outcome is Outcome.REFUTED]
+    assert not [f for f in refuted if f.check not in INFORMATIONAL_CHECKS], refuted
+    assert not [f for f in cold if f.outcome is Outcome.UNKNOWN]
+    stored = cache.stores
+    warm = list(run_checks(module, cache))
+    assert warm == cold and cache.stores == stored
+
+
+@pytest.mark.parametrize(
+    ("name", "checks"),
+    [
+        ("concat_too_wide.hlo", {"partition"}),
+        ("concat_too_narrow.hlo", {"partition", "in-bounds"}),
+        ("bitcast_tiled.hlo", {"bitcast"}),
+    ],
+)
+def test_hand_broken_modules_are_refuted_by_the_right_checks(name: str, checks: set[str]) -> None:
+    findings = list(run_checks(parse_module_file(EXAMPLES / "checks" / name), MemoryCache()))
+    refuted = [f for f in findings if f.outcome is Outcome.REFUTED]
+    assert {f.check for f in refuted} == checks
+    assert all(f.witness and f.span.line > 0 for f in refuted)
+
+
+def test_only_selects_checks_and_rejects_unknown_names() -> None:
+    module = parse_module_file(EXAMPLES / "spec" / "concatenate.hlo")
+    findings = list(run_checks(module, MemoryCache(), only=["partition", "bitcast"]))
+    assert {f.check for f in findings} == {"partition"}
+    with pytest.raises(UsageError, match="in-bound"):
+        list(run_checks(module, MemoryCache(), only=["in-bound"]))
+    assert set(CHECKS) >= INFORMATIONAL_CHECKS
+
+
+def test_progress_counts_every_instruction() -> None:
+    module = parse_module_file(EXAMPLES / "fusion" / "spec_cases.hlo")
+    calls: list[tuple[int, int]] = []
+    list(
+        run_checks(module, MemoryCache(), progress=lambda done, total: calls.append((done, total)))
+    )
+    total = sum(len(c.instructions) for c in module.computations)
+    assert calls == [(n, total) for n in range(1, total + 1)]
+
+
+@pytest.mark.slow
+def test_the_large_real_module_has_no_refutation() -> None:
+    module = parse_module_file(EXAMPLES / "real" / "transformer_train_step.hlo")
+    findings = list(run_checks(module, MemoryCache()))
+    assert not [f for f in findings if f.outcome in (Outcome.REFUTED, Outcome.UNKNOWN)]
