@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import TypeAlias
@@ -50,7 +50,7 @@ from verifier.errors import VerifierError
 from verifier.expr.evaluate import interval_of, substitute, variables_of
 from verifier.expr.indexing_map import IndexingMap, Undefined, Variable
 from verifier.expr.nodes import Expr, Var, VarKind, const, linear_terms, rt_var
-from verifier.fusion.compose import Composer, CountedMap
+from verifier.fusion.compose import ComposedIndexing, Composer, CountedMap
 from verifier.fusion.heuristic import elements, operand_utilizations
 from verifier.hlo.module import Computation, Instruction, Module
 from verifier.hlo.shape import Shape
@@ -162,24 +162,23 @@ def instruction_utilization(
 ) -> InstructionUtilization:
     """Every operand's counts (fusions composed through their computation)."""
     composer = composer or default_composer(module)
-    per_output = [
-        composer.output_to_input(computation, instruction, output)
-        for output in range(output_count(instruction))
-    ]
+    # Simplification drops range variables that do not change the relation
+    # (a reduce of a broadcast); the reads count them, so they come from the
+    # maps as composed.
+    raw = Composer(module, transform=lambda m: m)
+    outputs = range(output_count(instruction))
+    per_output = [composer.output_to_input(computation, instruction, k) for k in outputs]
+    raw_per_output = [raw.output_to_input(computation, instruction, k) for k in outputs]
     heuristic = operand_utilizations(module, computation, instruction)
     rows = []
     for number, operand in enumerate(computation.operand_instructions(instruction)):
         shape = _read_shape(instruction, operand.shape)
-        maps: list[CountedMap] = []
-        undefined: Undefined | None = None
-        for composed in per_output:
-            indexing = composed[number].maps
-            if isinstance(indexing, Undefined):
-                undefined = indexing
-            else:
-                maps += indexing
+        maps, undefined = _union(composed[number] for composed in per_output)
+        raw_maps, _ = _union(composed[number] for composed in raw_per_output)
         may_read, per_execution, reads = (
-            _unknown_indexing(undefined) if undefined is not None else operand_counts(maps, shape)
+            _unknown_indexing(undefined)
+            if undefined is not None
+            else operand_counts(maps, raw_maps, shape)
         )
         rows.append(
             OperandUtilization(
@@ -218,6 +217,16 @@ def module_utilization(
     return tuple(sorted(ordered, key=lambda r: -r.disagreement))
 
 
+def _union(indexings: Iterable[ComposedIndexing]) -> tuple[list[CountedMap], Undefined | None]:
+    """The maps of every output, or the reason one of them is unknown."""
+    maps: list[CountedMap] = []
+    for indexing in indexings:
+        if isinstance(indexing.maps, Undefined):
+            return [], indexing.maps
+        maps += indexing.maps
+    return maps, None
+
+
 def _read_shape(instruction: Instruction, shape: Shape) -> Shape | Unknown:
     """The array the maps index: a get-tuple-element reads one tuple element."""
     if shape.tuple_shapes is None:
@@ -236,36 +245,48 @@ def _unknown_indexing(undefined: Undefined) -> tuple[Unknown, Unknown, Unknown]:
 
 
 def operand_counts(
-    maps: Sequence[CountedMap], shape: Shape | Unknown
+    maps: Sequence[CountedMap], raw_maps: Sequence[CountedMap], shape: Shape | Unknown
 ) -> tuple[int | Unknown, Answer, Answer]:
     """``(may read, per execution, reads)`` of an operand of `shape` read
-    through `maps`."""
+    through `maps` (simplified and merged: the relation) and `raw_maps` (as
+    composed, every range variable kept: the reads)."""
     if isinstance(shape, Unknown):
         return shape, shape, shape
     dimensions = shape.dimensions
     try:
         may_read = count_image([c.map for c in maps], dimensions).value
-        if not any(c.map.rt_vars for c in maps):
-            return may_read, may_read, _reads(maps)
-        per_execution, reads = _runtime_counts(maps, dimensions)
-        return may_read, per_execution, reads
+        per_execution: Answer = may_read
+        if any(c.map.rt_vars for c in maps):
+            per_execution = _per_execution(maps, dimensions)
+        return may_read, per_execution, _reads(raw_maps)
     except VerifierError as error:
         unknown = Unknown(f"not counted: {error}")
         return unknown, unknown, unknown
 
 
-def _reads(maps: Sequence[CountedMap]) -> int:
+def _total_reads(maps: Sequence[CountedMap]) -> int:
     return sum(c.multiplicity * count_domain(c.map).value for c in maps)
 
 
-def _runtime_counts(maps: Sequence[CountedMap], dimensions: Sequence[int]) -> tuple[Answer, Answer]:
-    """Per execution and reads when some map has runtime variables."""
-    keys = [[_scalar_source(v) for v in c.map.rt_vars] for c in maps]
-    if all(key is not None for row in keys for key in row):
-        return _fixed_scalars(maps, dimensions)
-    constrained = any(_rt_in_constraints(c.map) for c in maps)
-    reads: Answer = Unknown(RUNTIME_DEPENDENT) if constrained else _reads(maps)
-    return _per_row(maps, dimensions), reads
+def _reads(maps: Sequence[CountedMap]) -> Answer:
+    """Σ multiplicity * |domain| per execution: the same for every runtime
+    value when no constraint mentions one (the domain over dims and range
+    variables does not move)."""
+    if not any(_rt_in_constraints(c.map) for c in maps):
+        return _total_reads(maps)
+    return _over_assignments(maps, _total_reads)
+
+
+def _per_execution(maps: Sequence[CountedMap], dimensions: Sequence[int]) -> Answer:
+    if not all(_scalar_source(v) is not None for c in maps for v in c.map.rt_vars):
+        return _per_row(maps, dimensions)
+    if len(maps) == 1 and _translation_invariant(maps[0].map, dimensions):
+        return count_image([_at_lower_bounds(maps[0].map)], dimensions).value
+
+    def distinct(fixed: Sequence[CountedMap]) -> int:
+        return count_image([c.map for c in fixed], dimensions).value
+
+    return _over_assignments(maps, distinct)
 
 
 _ScalarKey: TypeAlias = tuple[str, tuple[int, ...], int, int]
@@ -288,33 +309,32 @@ def _scalar_source(variable: Variable) -> _ScalarKey | None:
     return (source.instruction, tuple(point), variable.bounds.lower, variable.bounds.upper)
 
 
-def _fixed_scalars(maps: Sequence[CountedMap], dimensions: Sequence[int]) -> tuple[Answer, Answer]:
-    """Every runtime variable is one scalar per execution: fix them jointly
-    (the same source element is the same value in every map)."""
+def _over_assignments(
+    maps: Sequence[CountedMap], measure: Callable[[Sequence[CountedMap]], int]
+) -> Answer:
+    """`measure` of the maps for every joint assignment of their runtime
+    variables, each one scalar per execution (the same source element is the
+    same value in every map): one number, or the span, when there are at
+    most `ASSIGNMENT_LIMIT` assignments."""
     keys: list[_ScalarKey] = []
     for c in maps:
         for variable in c.map.rt_vars:
             key = _scalar_source(variable)
-            assert key is not None
+            if key is None:
+                return Unknown(RUNTIME_DEPENDENT)
             if key not in keys:
                 keys.append(key)
     if len({key[:2] for key in keys}) != len(keys):
         # One source element clamped into different ranges: the variables are
         # related in a way the maps do not state.
-        return Unknown(RUNTIME_DEPENDENT), Unknown(RUNTIME_DEPENDENT)
-    if len(maps) == 1 and _translation_invariant(maps[0].map, dimensions):
-        lowest = [_fix(maps[0], {k: k[2] for k in keys})]
-        return count_image([c.map for c in lowest], dimensions).value, _reads(lowest)
-    assignments = math.prod(key[3] - key[2] + 1 for key in keys)
-    if assignments > ASSIGNMENT_LIMIT:
-        return Unknown(RUNTIME_DEPENDENT), Unknown(RUNTIME_DEPENDENT)
-    counts: list[int] = []
-    reads: list[int] = []
-    for values in itertools.product(*(range(key[2], key[3] + 1) for key in keys)):
-        fixed = [_fix(c, dict(zip(keys, values, strict=True))) for c in maps]
-        counts.append(count_image([c.map for c in fixed], dimensions).value)
-        reads.append(_reads(fixed))
-    return _span(counts), _span(reads)
+        return Unknown(RUNTIME_DEPENDENT)
+    if math.prod(key[3] - key[2] + 1 for key in keys) > ASSIGNMENT_LIMIT:
+        return Unknown(RUNTIME_DEPENDENT)
+    values = [
+        measure([_fix(c, dict(zip(keys, assignment, strict=True))) for c in maps])
+        for assignment in itertools.product(*(range(key[2], key[3] + 1) for key in keys))
+    ]
+    return _span(values)
 
 
 def _span(values: Sequence[int]) -> int | Span:
@@ -330,16 +350,20 @@ def _fix(counted: CountedMap, values: dict[_ScalarKey, int]) -> CountedMap:
         key = _scalar_source(variable)
         assert key is not None
         table[rt_var(index)] = const(values[key])
+    return CountedMap(_substituted(indexing_map, table), counted.multiplicity)
+
+
+def _substituted(indexing_map: IndexingMap, table: dict[Var, Expr]) -> IndexingMap:
+    """The map with its runtime variables replaced (`table`), and dropped."""
 
     def value(v: Var) -> Expr:
         return table.get(v, v)
 
-    fixed = indexing_map.replaced(
+    return indexing_map.replaced(
         results=[substitute(r, value) for r in indexing_map.results],
         constraints=[(substitute(e, value), b) for e, b in indexing_map.constraints],
         rt_vars=(),
     )
-    return CountedMap(fixed, counted.multiplicity)
 
 
 def _rt_in_constraints(indexing_map: IndexingMap) -> bool:
@@ -422,12 +446,7 @@ def _per_row(maps: Sequence[CountedMap], dimensions: Sequence[int]) -> Answer:
 
 def _at_lower_bounds(indexing_map: IndexingMap) -> IndexingMap:
     """The map with every runtime variable fixed at its lowest value."""
-
-    def lowest(v: Var) -> Expr:
-        return const(indexing_map.bounds(v).lower) if v.kind is VarKind.RT else v
-
-    return indexing_map.replaced(
-        results=[substitute(r, lowest) for r in indexing_map.results],
-        constraints=[(substitute(e, lowest), b) for e, b in indexing_map.constraints],
-        rt_vars=(),
-    )
+    table: dict[Var, Expr] = {
+        rt_var(k): const(v.bounds.lower) for k, v in enumerate(indexing_map.rt_vars)
+    }
+    return _substituted(indexing_map, table)

@@ -131,7 +131,9 @@ class StridedBox:
         return math.prod(side.count for side in self.sides)
 
     def intersect(self, other: StridedBox) -> StridedBox:
-        return StridedBox(tuple(a.intersect(b) for a, b in zip(self.sides, other.sides, strict=True)))
+        return StridedBox(
+            tuple(a.intersect(b) for a, b in zip(self.sides, other.sides, strict=True))
+        )
 
     def contains(self, other: StridedBox) -> bool:
         return other.size == 0 or all(

@@ -76,9 +76,7 @@ def operand_json(row: OperandUtilization) -> dict[str, Any]:
     }
 
 
-def module_json(
-    module: str, instructions: tuple[InstructionUtilization, ...]
-) -> dict[str, Any]:
+def module_json(module: str, instructions: tuple[InstructionUtilization, ...]) -> dict[str, Any]:
     return {
         "module": module,
         "instructions": [

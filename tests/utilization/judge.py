@@ -1,0 +1,120 @@
+"""Brute-force utilization from the reference interpreters (plain loops over
+every output element; no maps, no counting code).
+
+For an instruction of a module: per operand, the distinct elements read over
+every output (`distinct`), and the number of (output element, operand
+element) reads (`pairs`).  For a fusion, reads are followed through the
+fused computation element by element, path by path, so `pairs` counts one
+read per use path, as SPEC §6's reads with multiplicity do.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+import oracle
+import oracle_more
+from oracle.interpreter import indices
+
+from verifier.hlo import Computation, Instruction, Module, parse_module
+
+Index = tuple[int, ...]
+
+
+def _reads(computation: Computation, instruction: Instruction, output: int) -> dict[Index, set]:
+    if instruction.opcode in oracle_more.SUPPORTED_OPCODES:
+        return dict(oracle_more.reads(computation, instruction, output))
+    return dict(oracle.reads(computation, instruction, output))
+
+
+def _outputs(instruction: Instruction) -> int:
+    shape = instruction.shape
+    return len(shape.tuple_shapes) if shape.tuple_shapes is not None else 1
+
+
+@dataclass(frozen=True)
+class Judged:
+    distinct: tuple[int, ...]
+    pairs: tuple[int, ...]
+
+
+def judge(module: Module, instruction: Instruction) -> Judged:
+    """Distinct elements and reads per operand of an ENTRY instruction."""
+    computation = module.entry
+    seen: list[set[Index]] = [set() for _ in instruction.operands]
+    pairs = [0 for _ in instruction.operands]
+    for output in range(_outputs(instruction)):
+        if instruction.opcode == "fusion":
+            table = _fused_reads(module, instruction, output)
+        else:
+            table = {
+                index: Counter(elements)
+                for index, elements in _reads(computation, instruction, output).items()
+            }
+        for counter in table.values():
+            for (number, element), paths in counter.items():
+                seen[number].add(element)
+                pairs[number] += paths
+    return Judged(tuple(len(s) for s in seen), tuple(pairs))
+
+
+def _fused_reads(module: Module, fusion: Instruction, output: int) -> dict[Index, Counter]:
+    """Root output index → Counter of (parameter number, element) → paths."""
+    fused = module.computation(fusion.called_computations[0])
+    numbers = {p.name: k for k, p in enumerate(fused.parameters)}
+    memo: dict[tuple[str, int], dict[Index, set]] = {}
+
+    def reads_of(instruction: Instruction, out: int) -> dict[Index, set]:
+        key = (instruction.name, out)
+        if key not in memo:
+            memo[key] = _reads(fused, instruction, out)
+        return memo[key]
+
+    def follow(instruction: Instruction, out: int, index: Index) -> Counter:
+        if instruction.opcode == "parameter":
+            return Counter({(numbers[instruction.name], index): 1})
+        total: Counter = Counter()
+        operands = fused.operand_instructions(instruction)
+        for number, element in reads_of(instruction, out)[index]:
+            producer = operands[number]
+            if instruction.opcode == "get-tuple-element":
+                total += follow(producer, instruction.integer("index"), element)
+            else:
+                total += follow(producer, 0, element)
+        return total
+
+    root = fused.root
+    if root.opcode == "tuple":
+        start, out = fused.operand_instructions(root)[output], 0
+    else:
+        start, out = root, output
+    shape = start.shape if start.shape.tuple_shapes is None else start.shape.tuple_shapes[out]
+    return {index: follow(start, out, index) for index in indices(shape.dimensions)}
+
+
+_RUNTIME_OFFSET = re.compile(r"^(\s*of\d+ = s32\[\] )parameter\(\d+\)$", re.MULTILINE)
+
+
+def runtime_offsets(text: str) -> int:
+    """How many scalar offsets of `text` are runtime parameters."""
+    return len(_RUNTIME_OFFSET.findall(text))
+
+
+def with_offsets(text: str, values: tuple[int, ...]) -> str:
+    """`text` with its runtime offsets replaced by constants (in order)."""
+    replacement = iter(values)
+    return _RUNTIME_OFFSET.sub(lambda m: f"{m.group(1)}constant({next(replacement)})", text)
+
+
+def per_execution(text: str, values_per_offset: range) -> list[tuple[int, ...]]:
+    """Distinct elements per operand, for every assignment of the runtime
+    offsets (the offset operands, which become constants, are dropped from
+    the comparison by the caller)."""
+    results = []
+    for values in itertools.product(values_per_offset, repeat=runtime_offsets(text)):
+        module = parse_module(with_offsets(text, values))
+        results.append(judge(module, module.entry.root).distinct)
+    return results
