@@ -1,0 +1,63 @@
+"""Per execution with runtime values read per output row (a gather): the
+exact minimum and maximum against every assignment of the indices, by plain
+loops; an explicit "depends on runtime values" where no exact span is known."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from verifier.checks.utilization import RUNTIME_DEPENDENT, Span, Unknown, instruction_utilization
+from verifier.hlo import parse_module
+
+
+def _gather(table: int, width: int, rows: int, slice_rows: int, slice_width: int) -> str:
+    return (
+        f"HloModule m\nENTRY e {{\n  t = f32[{table},{width}] parameter(0)\n"
+        f"  i = s32[{rows}] parameter(1)\n"
+        f"  ROOT g = f32[{rows},{slice_rows},{slice_width}] gather(t, i), offset_dims={{1,2}},"
+        f" collapsed_slice_dims={{}}, start_index_map={{0}}, index_vector_dim=1,"
+        f" slice_sizes={{{slice_rows},{slice_width}}}\n}}\n"
+    )
+
+
+def _every_execution(table: int, rows: int, slice_rows: int, slice_width: int) -> list[int]:
+    """Distinct table elements read, for every value of every index (the
+    start is clamped to [0, table - slice_rows])."""
+    counts = []
+    for starts in itertools.product(range(table), repeat=rows):
+        read = set()
+        for start in starts:
+            clamped = min(max(start, 0), table - slice_rows)
+            for r in range(slice_rows):
+                for c in range(slice_width):
+                    read.add((clamped + r, c))
+        counts.append(len(read))
+    return counts
+
+
+@pytest.mark.parametrize(
+    ("table", "width", "rows", "slice_width"),
+    [(4, 3, 3, 2), (3, 2, 5, 2), (5, 4, 2, 1), (1, 3, 3, 3)],
+)
+def test_gather_of_rows_spans_one_row_to_every_distinct_row(
+    table: int, width: int, rows: int, slice_width: int
+) -> None:
+    module = parse_module(_gather(table, width, rows, 1, slice_width))
+    row = instruction_utilization(module, module.entry, module.entry.root).operands[0]
+    counts = _every_execution(table, rows, 1, slice_width)
+    low, high = min(counts), max(counts)
+    assert row.per_execution == (low if low == high else Span(low, high))
+    assert row.may_read == table * slice_width
+    assert row.reads == rows * slice_width
+
+
+def test_overlapping_windows_depend_on_the_values() -> None:
+    # Windows of 2 rows overlap for neighbouring starts: the maximum is a
+    # covering problem, not a product, so no exact span is claimed.
+    module = parse_module(_gather(5, 2, 3, 2, 2))
+    row = instruction_utilization(module, module.entry, module.entry.root).operands[0]
+    assert row.per_execution == Unknown(RUNTIME_DEPENDENT)
+    assert row.may_read == 10
+    assert row.reads == 3 * 2 * 2
