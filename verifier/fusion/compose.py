@@ -93,6 +93,16 @@ class Composer:
     module: Module
     transform: MapTransform = lambda m: m.remove_unused_symbols()
     same: MapEquality = lambda a, b: False
+    # Users-first order per computation name, computed once (a fusion is
+    # composed once per parameter and per output).
+    _orders: dict[str, list[Instruction]] = field(default_factory=dict, compare=False)
+
+    def _users_first(self, computation: Computation) -> list[Instruction]:
+        order = self._orders.get(computation.name)
+        if order is None:
+            order = users_first_order(computation_graph(computation), computation)
+            self._orders[computation.name] = order
+        return order
 
     def output_to_input(
         self, computation: Computation, instruction: Instruction, output: int = 0
@@ -115,12 +125,11 @@ class Composer:
         self, computation: Computation, output: int = 0
     ) -> tuple[ComposedIndexing, ...]:
         """For output `output` of `computation`: one entry per parameter."""
-        graph = computation_graph(computation)
         sets: dict[tuple[str, int], _MapSet] = {}
         start = _root_target(computation, output)
         shape = _output_shape(computation.instruction(start[0]), start[1])
         sets[start] = _MapSet([CountedMap(IndexingMap.identity(shape.dimensions))])
-        for instruction in users_first_order(graph, computation):
+        for instruction in self._users_first(computation):
             for output_index in range(analysis.output_count(instruction)):
                 current = sets.pop((instruction.name, output_index), None)
                 if current is None or instruction.opcode == "parameter":
@@ -196,7 +205,6 @@ class Composer:
     ) -> tuple[ComposedIndexing, ...]:
         """For parameter number `parameter` of `computation`: one entry per
         output of the computation (the root's tuple elements, or the root)."""
-        graph = computation_graph(computation)
         root = computation.root
         outputs = analysis.output_count(root)
         start = computation.parameters[parameter]
@@ -205,7 +213,7 @@ class Composer:
         sets: dict[tuple[str, int], _MapSet] = {
             (start.name, 0): _MapSet([CountedMap(IndexingMap.identity(start.shape.dimensions))])
         }
-        for instruction in reversed(users_first_order(graph, computation)):
+        for instruction in reversed(self._users_first(computation)):
             if instruction.opcode != "parameter":
                 self._propagate_forward(computation, instruction, sets)
         results: list[ComposedIndexing] = []
