@@ -14,7 +14,7 @@ the value that does not fit.
 'proved'
 >>> result = check_overflow((m,), 32, MemoryCache())
 >>> result.outcome.value, result.message
-('refuted', "sub-term 'd0 * 65536' reaches 2621440000 at d0 = 40000, d1 = 0: beyond int32")
+('refuted', "sub-term 'd0 * 65536 + d1' reaches 2621505535 at d0 = 40000, d1 = 65535: beyond int32")
 """
 
 from __future__ import annotations
