@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from strategies import indexing_maps
 
-from verifier.checks.counting import count_domain, count_image
+from verifier.checks.counting import Count, count_domain, count_image
 from verifier.expr.indexing_map import IndexingMap, Variable
 from verifier.expr.interval import Interval
 from verifier.expr.nodes import Expr, Var, VarKind, dim, range_var, rt_var
@@ -107,8 +107,14 @@ def test_strided_windows_count_in_closed_form() -> None:
     assert count_domain(conv).method == "isl"  # the coupled constraint cuts the domain
 
 
-def test_gaps_between_translates_are_left_to_isl() -> None:
-    # d0 * 3 + s0 with s0 in [0, 1] reads {0, 1, 3, 4, …}: not one progression.
+def test_gaps_split_into_progressions_until_too_many() -> None:
+    # d0 * 3 + s0 with s0 in [0, 1] reads {0, 1, 3, 4, …}: {0, 3, …} ∪ {1, 4, …}.
     gappy = parse_map("(d0)[s0] -> (d0 * 3 + s0), domain: d0 in [0, 3], s0 in [0, 1]")
     count = count_image([gappy], (12,))
-    assert (count.value, count.method) == (8, "isl")
+    assert (count.value, count.method) == (8, "closed form")
+    # 100 values of each variable and gaps: more pieces than the closed form takes.
+    wide = parse_map("(d0)[s0] -> (d0 * 200 + s0), domain: d0 in [0, 99], s0 in [0, 99]")
+    count = count_image([wide], (20000,))
+    assert (count.value, count.method) == (10000, "isl")
+    halves = parse_map("(d0) -> (d0 floordiv 2), domain: d0 in [0, 9]")
+    assert count_image([halves], (5,)) == Count(5, "isl")

@@ -22,6 +22,7 @@ scans row by row.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -35,6 +36,10 @@ from verifier.expr.nodes import Expr, Var, VarKind, linear_terms
 from verifier.expr.progressions import Progression, StridedBox, count_union
 
 Method = Literal["closed form", "isl"]
+
+# Most strided boxes one map's image is split into (a result whose values
+# have gaps is a union of progressions, one per value of a small variable).
+_PIECE_LIMIT = 64
 
 
 @dataclass(frozen=True)
@@ -142,13 +147,16 @@ def _variable_terms(expr: Expr) -> tuple[dict[Var, int], int] | None:
 
 def _sum_values(
     coefficients: dict[Var, int], constant: int, bounds: dict[Var, Interval]
-) -> Progression | None:
-    """The values of ``Σ a_i * v_i + c`` over the box of the ``v_i``, when
-    they form one arithmetic progression (None otherwise).
+) -> list[Progression] | None:
+    """The values of ``Σ a_i * v_i + c`` over the box of the ``v_i`` as a
+    union of arithmetic progressions (None past `_PIECE_LIMIT` pieces).
 
     Terms are added by increasing step: a progression of step ``s`` and
     ``n`` values plus ``a * [0, m)`` stays a progression of step ``s`` when
     ``s`` divides ``a`` and ``a <= s * n`` (the translates leave no gap).
+    When they would leave gaps (``d1 * 3 + s0``, s0 ∈ [0, 1]: ``{0, 1, 3, 4,
+    …}``), the variable with the fewest values is split off: one progression
+    per value (``{0, 3, …} ∪ {1, 4, …}``).
     """
     base = constant
     parts: list[tuple[int, int]] = []
@@ -164,13 +172,33 @@ def _sum_values(
         elif a % step == 0 and a <= step * count:
             count = (step * (count - 1) + a * (n - 1)) // step + 1
         else:
+            return _split(coefficients, constant, bounds)
+    return [Progression.of(base, step, count)]
+
+
+def _split(
+    coefficients: dict[Var, int], constant: int, bounds: dict[Var, Interval]
+) -> list[Progression] | None:
+    """`_sum_values` with the variable of fewest values (more than one)
+    fixed to each of its values in turn."""
+    variable = min(
+        (v for v in coefficients if bounds[v].size > 1), key=lambda v: bounds[v].size
+    )
+    if bounds[variable].size > _PIECE_LIMIT:
+        return None
+    rest = {v: a for v, a in coefficients.items() if v != variable}
+    pieces: list[Progression] = []
+    for value in range(bounds[variable].lower, bounds[variable].upper + 1):
+        values = _sum_values(rest, constant + coefficients[variable] * value, bounds)
+        if values is None or len(pieces) + len(values) > _PIECE_LIMIT:
             return None
-    return Progression.of(base, step, count)
+        pieces += values
+    return pieces
 
 
 def image_boxes(indexing_map: IndexingMap) -> list[StridedBox] | None:
-    """The image as one strided box (``[]`` when the domain is empty), or
-    None when it is not of that form (symbols existential).
+    """The image as a union of strided boxes (``[]`` when the domain is
+    empty), or None when it is not of that form (symbols existential).
 
     >>> from verifier.expr.parser import parse_map
     >>> image_boxes(parse_map("(d0)[s0] -> (d0 + s0 - 1), domain: "
@@ -199,11 +227,13 @@ def image_boxes(indexing_map: IndexingMap) -> list[StridedBox] | None:
             return None
         shift = sums[position][1] - constant
         clips[position] = clips[position].intersect(interval + shift)
-    sides: list[Progression] = []
+    sides: list[list[Progression]] = []
     for (coefficients, constant), clip in zip(sums, clips, strict=True):
         values = _sum_values(coefficients, constant, folded.bounds)
         if values is None:
             return None
-        sides.append(values.clip(clip.lower, clip.upper))
-    box = StridedBox(tuple(sides))
-    return [box] if box.size or not sides else []
+        sides.append([v.clip(clip.lower, clip.upper) for v in values])
+    if math.prod(len(side) for side in sides) > _PIECE_LIMIT:
+        return None
+    boxes = [StridedBox(choice) for choice in itertools.product(*sides)]
+    return [box for box in boxes if box.size]
