@@ -32,9 +32,7 @@ from verifier.expr.parser import parse_map
 def _maps(n: int) -> tuple[list[IndexingMap], tuple[int, int]]:
     """The two reads of a ``[n, 2n]`` operand (about ``2 n²`` elements)."""
     width = 2 * n
-    slice_ = parse_map(
-        f"(d0, d1) -> (d0, d1 * 2), domain: d0 in [0, {n - 1}], d1 in [0, {n - 1}]"
-    )
+    slice_ = parse_map(f"(d0, d1) -> (d0, d1 * 2), domain: d0 in [0, {n - 1}], d1 in [0, {n - 1}]")
     windows = (width - 2) // 3 + 1
     pooled = parse_map(
         f"(d0, d1)[s0] -> (d0, d1 * 3 + s0), domain: d0 in [0, {n - 1}], "

@@ -181,9 +181,7 @@ def _split(
 ) -> list[Progression] | None:
     """`_sum_values` with the variable of fewest values (more than one)
     fixed to each of its values in turn."""
-    variable = min(
-        (v for v in coefficients if bounds[v].size > 1), key=lambda v: bounds[v].size
-    )
+    variable = min((v for v in coefficients if bounds[v].size > 1), key=lambda v: bounds[v].size)
     if bounds[variable].size > _PIECE_LIMIT:
         return None
     rest = {v: a for v, a in coefficients.items() if v != variable}
