@@ -600,6 +600,8 @@ def from_isl_map(isl_map: Any) -> IndexingMap:
             [0] * isl_map.dim(_OUT),
             range_vars=[(0, -1)] * counts[VarKind.RANGE],
             rt_vars=[(0, -1)] * counts[VarKind.RT],
+            # With no variable to carry the empty bound, a false constraint.
+            constraints=[(const(0), Interval(1, 1))],
         )
     function = isl_map.as_pw_multi_aff()
     pieces: list[tuple[Any, Any]] = []
