@@ -440,6 +440,14 @@ def _per_row(maps: Sequence[CountedMap], dimensions: Sequence[int]) -> Answer:
     if any(e.lower < 0 for e in extents):
         return depends
     distinct_rows = count_image([read_at], [e.upper + 1 for e in extents]).value
+    # Rows must pick their values independently: no two rows with different
+    # index tuples may share one index element (``(d0, 0)`` and ``(d0, 1)``
+    # share none; ``(d0 floordiv 2, 0)`` beside ``(d0, 1)`` would).
+    for k in relevant:
+        single = first.replaced(results=index_maps[k].results)
+        sizes = [interval_of(r, single.bounds).upper + 1 for r in single.results]
+        if count_image([single], sizes).value != distinct_rows:
+            return depends
     values = math.prod(indexing_map.rt_vars[k].bounds.size for k in relevant)
     return _span([slice_size, min(distinct_rows, values) * slice_size])
 
