@@ -96,6 +96,15 @@ class Composer:
     # Users-first order per computation name, computed once (a fusion is
     # composed once per parameter and per output).
     _orders: dict[str, list[Instruction]] = field(default_factory=dict, compare=False)
+    # Composed maps per (computation name, output or parameter), computed
+    # once: a fused computation called from many places, or reached by many
+    # map sets of its caller, is composed once.
+    _outputs: dict[tuple[str, int], tuple[ComposedIndexing, ...]] = field(
+        default_factory=dict, compare=False
+    )
+    _inputs: dict[tuple[str, int], tuple[ComposedIndexing, ...]] = field(
+        default_factory=dict, compare=False
+    )
 
     def _users_first(self, computation: Computation) -> list[Instruction]:
         order = self._orders.get(computation.name)
@@ -125,6 +134,15 @@ class Composer:
         self, computation: Computation, output: int = 0
     ) -> tuple[ComposedIndexing, ...]:
         """For output `output` of `computation`: one entry per parameter."""
+        key = (computation.name, output)
+        found = self._outputs.get(key)
+        if found is None:
+            found = self._outputs[key] = self._compose_to_parameters(computation, output)
+        return found
+
+    def _compose_to_parameters(
+        self, computation: Computation, output: int
+    ) -> tuple[ComposedIndexing, ...]:
         sets: dict[tuple[str, int], _MapSet] = {}
         start = _root_target(computation, output)
         shape = _output_shape(computation.instruction(start[0]), start[1])
@@ -205,6 +223,15 @@ class Composer:
     ) -> tuple[ComposedIndexing, ...]:
         """For parameter number `parameter` of `computation`: one entry per
         output of the computation (the root's tuple elements, or the root)."""
+        key = (computation.name, parameter)
+        found = self._inputs.get(key)
+        if found is None:
+            found = self._inputs[key] = self._compose_to_outputs(computation, parameter)
+        return found
+
+    def _compose_to_outputs(
+        self, computation: Computation, parameter: int
+    ) -> tuple[ComposedIndexing, ...]:
         root = computation.root
         outputs = analysis.output_count(root)
         start = computation.parameters[parameter]
