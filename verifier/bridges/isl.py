@@ -21,6 +21,10 @@ the same space, so their graphs compare directly.
 
 Budget: every question runs under ``isl_ctx_set_max_operations``; running out
 is the three-valued answer `None`, never an exception or a hang.
+
+The building blocks (`operation_budget`, `graph_of`, `domain_set`,
+`minimal_point`, `set_space`, `isl_val`, `variable_names`) are public within
+the bridges: `isl_sets` asks its set questions with them.
 """
 
 from __future__ import annotations
@@ -75,12 +79,12 @@ _DIV = isl.dim_type.div
 _CONTEXT = isl.Context()
 
 
-class _BudgetExhausted(Exception):
+class BudgetExhausted(Exception):
     """isl ran out of operations (internal: surfaces as a `None` answer)."""
 
 
 @contextlib.contextmanager
-def _budget(max_operations: int) -> Iterator[None]:
+def operation_budget(max_operations: int) -> Iterator[None]:
     """Run the body under an operation budget; translate isl's failures."""
     _CONTEXT.set_max_operations(max_operations)
     _CONTEXT.reset_operations()
@@ -88,14 +92,15 @@ def _budget(max_operations: int) -> Iterator[None]:
         yield
     except isl.Error as error:
         if _QUOTA_MESSAGE in str(error):
-            raise _BudgetExhausted from error
+            raise BudgetExhausted from error
         raise SolverError(f"isl failed: {error}") from error
     finally:
         _CONTEXT.set_max_operations(0)
         _CONTEXT.reset_operations()
 
 
-def _val(value: int) -> Any:
+def isl_val(value: int) -> Any:
+    """`value` as an `isl.Val` (any size)."""
     # isl.Val's int constructor takes a C long; larger Python ints go as text.
     if -(1 << 62) <= value < (1 << 62):
         return isl.Val(value, _CONTEXT)
@@ -120,7 +125,8 @@ class _SetSpace:
 
 
 @functools.lru_cache(maxsize=256)
-def _set_space(names: tuple[str, ...]) -> _SetSpace:
+def set_space(names: tuple[str, ...]) -> _SetSpace:
+    """A set space over `names`, with its local space and zero function."""
     space = isl.Space.create_from_names(_CONTEXT, set=list(names))
     local_space = isl.LocalSpace.from_space(space)
     return _SetSpace(names, space, local_space, isl.Aff.zero_on_domain(local_space))
@@ -129,7 +135,7 @@ def _set_space(names: tuple[str, ...]) -> _SetSpace:
 @functools.lru_cache(maxsize=256)
 def _map_space(names: tuple[str, ...], num_results: int) -> Any:
     return isl.Space.map_from_domain_and_range(
-        _set_space(names).space, isl.Space.set_alloc(_CONTEXT, 0, num_results)
+        set_space(names).space, isl.Space.set_alloc(_CONTEXT, 0, num_results)
     )
 
 
@@ -150,7 +156,7 @@ class IslExprConverter:
     """
 
     def __init__(self, names: Sequence[str]) -> None:
-        self._space = _set_space(tuple(names))
+        self._space = set_space(tuple(names))
         self._positions = {name: i for i, name in enumerate(self._space.names)}
         self._memo: dict[Expr, Any] = {}
 
@@ -185,7 +191,7 @@ class IslExprConverter:
                 assert_never(expr)
 
     def map_const(self, value: int) -> Any:
-        return self._space.zero.set_constant_val(_val(value))
+        return self._space.zero.set_constant_val(isl_val(value))
 
     def map_var(self, variable: Var) -> Any:
         position = self._positions.get(variable.name)
@@ -199,7 +205,7 @@ class IslExprConverter:
         total = self.convert(operands[0])
         for operand in operands[1:]:
             if isinstance(operand, Const):
-                total = total.add_constant_val(_val(operand.value))
+                total = total.add_constant_val(isl_val(operand.value))
                 continue
             term = self.convert(operand)
             if isinstance(total, isl.Aff) and isinstance(term, isl.Aff):
@@ -209,18 +215,18 @@ class IslExprConverter:
         return total
 
     def map_mul(self, operand: Expr, factor: int) -> Any:
-        return self.convert(operand).scale_val(_val(factor))
+        return self.convert(operand).scale_val(isl_val(factor))
 
     def map_floordiv(self, operand: Expr, divisor: int) -> Any:
         # Nodes keep divisors > 1, so isl's floor(e / c) is Python's e // c.
-        return self.convert(operand).scale_down_val(_val(divisor)).floor()
+        return self.convert(operand).scale_down_val(isl_val(divisor)).floor()
 
     def map_ceildiv(self, operand: Expr, divisor: int) -> Any:
-        return self.convert(operand).scale_down_val(_val(divisor)).ceil()
+        return self.convert(operand).scale_down_val(isl_val(divisor)).ceil()
 
     def map_mod(self, operand: Expr, modulus: int) -> Any:
         # isl's mod by a positive constant lies in [0, modulus): Python's %.
-        return self.convert(operand).mod_val(_val(modulus))
+        return self.convert(operand).mod_val(isl_val(modulus))
 
     def map_min(self, lhs: Expr, rhs: Expr) -> Any:
         return _as_piecewise(self.convert(lhs)).min(_as_piecewise(self.convert(rhs)))
@@ -229,22 +235,23 @@ class IslExprConverter:
         return _as_piecewise(self.convert(lhs)).max(_as_piecewise(self.convert(rhs)))
 
 
-def _variable_names(indexing_map: IndexingMap) -> tuple[str, ...]:
+def variable_names(indexing_map: IndexingMap) -> tuple[str, ...]:
+    """The isl names of the map's variables, in header order (d, s, rt)."""
     return tuple(v.name for v in indexing_map.all_variables)
 
 
-def _domain(indexing_map: IndexingMap, converter: IslExprConverter) -> Any:
+def domain_set(indexing_map: IndexingMap, converter: IslExprConverter) -> Any:
     """The domain over all variables: bounds, then constraints."""
-    space = _set_space(_variable_names(indexing_map))
+    space = set_space(variable_names(indexing_map))
     box = isl.BasicSet.universe(space.space)
     for position, variable in enumerate(indexing_map.all_variables):
         bounds = indexing_map.bounds(variable)
         lower = isl.Constraint.inequality_alloc(space.local_space)
-        lower = lower.set_coefficient_val(_DIM, position, _val(1))
-        box = box.add_constraint(lower.set_constant_val(_val(-bounds.lower)))
+        lower = lower.set_coefficient_val(_DIM, position, isl_val(1))
+        box = box.add_constraint(lower.set_constant_val(isl_val(-bounds.lower)))
         upper = isl.Constraint.inequality_alloc(space.local_space)
-        upper = upper.set_coefficient_val(_DIM, position, _val(-1))
-        box = box.add_constraint(upper.set_constant_val(_val(bounds.upper)))
+        upper = upper.set_coefficient_val(_DIM, position, isl_val(-1))
+        box = box.add_constraint(upper.set_constant_val(isl_val(bounds.upper)))
     domain = box
     for expr, interval in indexing_map.constraints:
         function = converter.convert(expr)
@@ -262,12 +269,12 @@ def _domain(indexing_map: IndexingMap, converter: IslExprConverter) -> Any:
     return domain
 
 
-def _graph(indexing_map: IndexingMap) -> Any:
+def graph_of(indexing_map: IndexingMap) -> Any:
     """``{ [d, s, rt] -> [results] : domain }`` — the map as a function of all
     its variables (no quantifier)."""
-    names = _variable_names(indexing_map)
+    names = variable_names(indexing_map)
     converter = IslExprConverter(names)
-    domain = _domain(indexing_map, converter)
+    domain = domain_set(indexing_map, converter)
     results = [converter.convert(r) for r in indexing_map.results]
     map_space = _map_space(names, len(results))
     if all(isinstance(r, isl.Aff) for r in results):
@@ -290,7 +297,7 @@ def _num_symbols(indexing_map: IndexingMap) -> int:
 def _relation_with_witnesses(indexing_map: IndexingMap) -> Any:
     """``{ [d] -> [results, s, rt] : domain }``: the relation with the symbols
     kept as trailing outputs, so a related pair comes with its witness."""
-    return _graph(indexing_map).move_dims(
+    return graph_of(indexing_map).move_dims(
         _OUT, indexing_map.num_results, _IN, indexing_map.num_dims, _num_symbols(indexing_map)
     )
 
@@ -302,7 +309,7 @@ def to_isl_map(indexing_map: IndexingMap, *, existential_symbols: bool = True) -
     ``{ [d] -> [results] : exists s, rt : domain }``; otherwise the graph
     ``{ [d, s, rt] -> [results] : domain }`` over every variable.
     """
-    graph = _graph(indexing_map)
+    graph = graph_of(indexing_map)
     if not existential_symbols:
         return graph
     return graph.project_out(_IN, indexing_map.num_dims, _num_symbols(indexing_map))
@@ -310,7 +317,7 @@ def to_isl_map(indexing_map: IndexingMap, *, existential_symbols: bool = True) -
 
 def to_isl_set(indexing_map: IndexingMap) -> Any:
     """The domain as an `isl.Set` over ``[d…, s…, rt…]`` (all named)."""
-    domain = _domain(indexing_map, IslExprConverter(_variable_names(indexing_map)))
+    domain = domain_set(indexing_map, IslExprConverter(variable_names(indexing_map)))
     return domain if isinstance(domain, isl.Set) else isl.Set.from_basic_set(domain)
 
 
@@ -362,9 +369,9 @@ def relations_equal(
     if not _same_arity(a, b):
         return False  # relations of different spaces are never the same set
     try:
-        with _budget(max_operations):
+        with operation_budget(max_operations):
             return bool(to_isl_map(a).is_equal(to_isl_map(b)))
-    except _BudgetExhausted:
+    except BudgetExhausted:
         return None
 
 
@@ -379,7 +386,7 @@ def compare_relations(
     unless one of them is empty.
     """
     try:
-        with _budget(max_operations):
+        with operation_budget(max_operations):
             full_a, full_b = _relation_with_witnesses(a), _relation_with_witnesses(b)
             relation_a = full_a.project_out(_OUT, a.num_results, _num_symbols(a))
             relation_b = full_b.project_out(_OUT, b.num_results, _num_symbols(b))
@@ -405,7 +412,7 @@ def compare_relations(
                 + [f"r{i}" for i in range(shown.num_results)]
                 + [v.name for v in shown.symbols]
             )
-            coordinates = _minimal_point(
+            coordinates = minimal_point(
                 witnesses.wrap().flatten(),
                 primary=range(shown.num_dims),
                 secondary=range(shown.num_dims + shown.num_results, len(names)),
@@ -413,7 +420,7 @@ def compare_relations(
             return IslComparison(
                 differs=True, only_in=side, witness=tuple(zip(names, coordinates, strict=True))
             )
-    except _BudgetExhausted:
+    except BudgetExhausted:
         return IslComparison(differs=None)
 
 
@@ -426,9 +433,9 @@ def compare_pointwise(
     The maps must declare the same variables unless one of them is empty.
     """
     try:
-        with _budget(max_operations):
-            graph_a, graph_b = _graph(a), _graph(b)
-            same_variables = _variable_names(a) == _variable_names(b)
+        with operation_budget(max_operations):
+            graph_a, graph_b = graph_of(a), graph_of(b)
+            same_variables = variable_names(a) == variable_names(b)
             if same_variables and _same_arity(a, b) and graph_a.is_equal(graph_b):
                 return IslComparison(differs=False, vacuous=graph_a.is_empty())
             empty_a, empty_b = graph_a.is_empty(), graph_b.is_empty()
@@ -441,21 +448,21 @@ def compare_pointwise(
                 if not same_variables:
                     raise InvalidMapError(
                         "pointwise comparison needs the same variables, got "
-                        f"{', '.join(_variable_names(a))} and {', '.join(_variable_names(b))}"
+                        f"{', '.join(variable_names(a))} and {', '.join(variable_names(b))}"
                     )
                 _require_same_arity(a, b)
                 shown = a
                 difference = (
                     graph_a.subtract(graph_b).domain().union(graph_b.subtract(graph_a).domain())
                 )
-            names = _variable_names(shown)
-            coordinates = _minimal_point(
+            names = variable_names(shown)
+            coordinates = minimal_point(
                 difference,
                 primary=range(shown.num_dims),
                 secondary=range(shown.num_dims, len(names)),
             )
             return IslComparison(differs=True, witness=tuple(zip(names, coordinates, strict=True)))
-    except _BudgetExhausted:
+    except BudgetExhausted:
         return IslComparison(differs=None)
 
 
@@ -464,10 +471,10 @@ def is_empty(
 ) -> bool | None:
     """Whether the domain has no integer point (`None`: budget exhausted)."""
     try:
-        with _budget(max_operations):
+        with operation_budget(max_operations):
             result: bool = to_isl_set(indexing_map).is_empty()
             return result
-    except _BudgetExhausted:
+    except BudgetExhausted:
         return None
 
 
@@ -483,7 +490,7 @@ def _require_same_arity(a: IndexingMap, b: IndexingMap) -> None:
         )
 
 
-def _minimal_point(points: Any, *, primary: range, secondary: range) -> list[int]:
+def minimal_point(points: Any, *, primary: range, secondary: range) -> list[int]:
     """A point of the non-empty set `points` minimising ``(Σ|x_i| over
     primary, Σ|x_i| over secondary, x)`` lexicographically — small numbers
     are what a reader can check by hand.
@@ -495,7 +502,7 @@ def _minimal_point(points: Any, *, primary: range, secondary: range) -> list[int
     width: int = points.dim(_DIM)
     lifted = points.insert_dims(_DIM, 0, 2).add_dims(_DIM, width)
     local_space = isl.LocalSpace.from_space(lifted.get_space())
-    one, minus_one = _val(1), _val(-1)
+    one, minus_one = isl_val(1), isl_val(-1)
 
     def x(i: int) -> int:
         return 2 + i
@@ -537,7 +544,7 @@ class IslAffConverter:
         denominator = _int(aff.get_denominator_val())
 
         def scaled(value: Any) -> int:
-            return _int(value.mul(_val(denominator)))
+            return _int(value.mul(isl_val(denominator)))
 
         terms: list[Expr] = [const(scaled(aff.get_constant_val()))]
         for position in range(aff.dim(_IN)):
@@ -652,13 +659,13 @@ def _box(space: Any, dimensions: Sequence[int]) -> Any:
     box = isl.BasicSet.universe(space)
     for position, size in enumerate(dimensions):
         lower = isl.Constraint.inequality_alloc(local_space).set_coefficient_val(
-            _DIM, position, _val(1)
+            _DIM, position, isl_val(1)
         )
         box = box.add_constraint(lower)
         upper = isl.Constraint.inequality_alloc(local_space).set_coefficient_val(
-            _DIM, position, _val(-1)
+            _DIM, position, isl_val(-1)
         )
-        box = box.add_constraint(upper.set_constant_val(_val(size - 1)))
+        box = box.add_constraint(upper.set_constant_val(isl_val(size - 1)))
     return isl.Set.from_basic_set(box)
 
 
@@ -683,7 +690,7 @@ def count_image(
     into ``[10]`` read ``{0, …, 3} ∪ {4, …, 9}``: 10 elements.
     """
     try:
-        with _budget(max_operations):
+        with operation_budget(max_operations):
             space = isl.Space.set_alloc(_CONTEXT, 0, len(dimensions))
             image = isl.Set.empty(space)
             for indexing_map in maps:
@@ -694,7 +701,7 @@ def count_image(
                     )
                 image = image.union(to_isl_map(indexing_map).range())
             return _count(image.intersect(_box(space, dimensions)).coalesce())
-    except _BudgetExhausted:
+    except BudgetExhausted:
         return None
 
 
@@ -709,9 +716,9 @@ def count_domain(
     [0, 3]`` has 3 + 3 + 2 + 1 = 9 points.
     """
     try:
-        with _budget(max_operations):
+        with operation_budget(max_operations):
             domain = to_isl_set(indexing_map)
             kept = indexing_map.num_dims + len(indexing_map.range_vars)
             return _count(domain.project_out(_DIM, kept, len(indexing_map.rt_vars)).coalesce())
-    except _BudgetExhausted:
+    except BudgetExhausted:
         return None

@@ -27,16 +27,16 @@ import islpy as isl
 
 from verifier.bridges.isl import (
     DEFAULT_MAX_OPERATIONS,
+    BudgetExhausted,
     IslExprConverter,
-    _budget,
-    _BudgetExhausted,
-    _domain,
-    _graph,
-    _minimal_point,
-    _set_space,
-    _val,
-    _variable_names,
+    domain_set,
+    graph_of,
+    isl_val,
+    minimal_point,
+    operation_budget,
+    set_space,
     to_isl_map,
+    variable_names,
 )
 from verifier.errors import InvalidMapError
 from verifier.expr.indexing_map import IndexingMap
@@ -67,8 +67,8 @@ def _set_box(space: Any, first: int, bounds: Sequence[Interval]) -> Any:
     for offset, interval in enumerate(bounds):
         for sign, constant in ((1, -interval.lower), (-1, interval.upper)):
             constraint = isl.Constraint.inequality_alloc(local_space)
-            constraint = constraint.set_coefficient_val(_DIM, first + offset, _val(sign))
-            result = result.add_constraint(constraint.set_constant_val(_val(constant)))
+            constraint = constraint.set_coefficient_val(_DIM, first + offset, isl_val(sign))
+            result = result.add_constraint(constraint.set_constant_val(isl_val(constant)))
     return result
 
 
@@ -85,8 +85,8 @@ def escape(
             f"a map with {indexing_map.num_results} results cannot index a shape of rank {len(box)}"
         )
     try:
-        with _budget(max_operations):
-            points = _graph(indexing_map).wrap().flatten()
+        with operation_budget(max_operations):
+            points = graph_of(indexing_map).wrap().flatten()
             if points.is_empty():
                 return Found(False, vacuous=True)
             width = points.dim(_DIM)
@@ -95,15 +95,15 @@ def escape(
             outside = points.subtract(inside)
             if outside.is_empty():
                 return Found(False)
-            names = [*_variable_names(indexing_map)] + [f"r{i}" for i in range(len(box))]
-            point = _minimal_point(outside, primary=range(first), secondary=range(first, width))
+            names = [*variable_names(indexing_map)] + [f"r{i}" for i in range(len(box))]
+            point = minimal_point(outside, primary=range(first), secondary=range(first, width))
             return Found(True, tuple(zip(names, point, strict=True)))
-    except _BudgetExhausted:
+    except BudgetExhausted:
         return Found(None)
 
 
 def _union(maps: Sequence[IndexingMap], num_in: int, num_out: int) -> Any:
-    space = isl.Space.alloc(_set_space(()).space.get_ctx(), 0, num_in, num_out)
+    space = isl.Space.alloc(set_space(()).space.get_ctx(), 0, num_in, num_out)
     relation = isl.Map.empty(space)
     for indexing_map in maps:
         relation = relation.union(to_isl_map(indexing_map))
@@ -139,7 +139,7 @@ def compare_unions(
     [5, 9]}`` over ``d0 in [0, 4]`` are equal.
     """
     try:
-        with _budget(max_operations):
+        with operation_budget(max_operations):
             a = _union(first, num_in, num_out)
             b = (
                 _union(second, num_out, num_in).reverse()
@@ -153,13 +153,13 @@ def compare_unions(
             if difference.is_empty():
                 only_in, difference = 1, b.subtract(a)
             width = num_in + num_out
-            point = _minimal_point(
+            point = minimal_point(
                 difference.wrap().flatten(), primary=range(num_in), secondary=range(num_in, width)
             )
             return UnionComparison(
                 True, False, only_in, tuple(point[:num_in]), tuple(point[num_in:])
             )
-    except _BudgetExhausted:
+    except BudgetExhausted:
         return UnionComparison(None)
 
 
@@ -180,7 +180,7 @@ class PartitionDefect:
 def _image_with_parameters(indexing_map: IndexingMap, num_parameters: int) -> Any:
     """``{ [results, rt] : exists d, s : domain }`` — the image, runtime
     variables kept as trailing coordinates (they are fixed, not existential)."""
-    graph = _graph(indexing_map)  # [d, s, rt] -> [r]
+    graph = graph_of(indexing_map)  # [d, s, rt] -> [r]
     num_in = graph.dim(_IN)
     graph = graph.move_dims(
         _OUT, indexing_map.num_results, _IN, num_in - num_parameters, num_parameters
@@ -214,8 +214,8 @@ def partition_defect(
                     f"rank-{rank} box with {count} runtime parameters"
                 )
     try:
-        with _budget(max_operations):
-            space = isl.Space.set_alloc(_set_space(()).space.get_ctx(), 0, rank + count)
+        with operation_budget(max_operations):
+            space = isl.Space.set_alloc(set_space(()).space.get_ctx(), 0, rank + count)
             whole = _set_box(space, 0, [Interval(0, n - 1) for n in box] + list(parameters))
             images = []
             for group in groups:
@@ -227,22 +227,22 @@ def partition_defect(
             for number, image in enumerate(images):
                 outside = image.subtract(whole)
                 if not outside.is_empty():
-                    point = _minimal_point(outside, primary=everything, secondary=range(0))
+                    point = minimal_point(outside, primary=everything, secondary=range(0))
                     return PartitionDefect(True, "outside", (number,), tuple(point))
             for i, first in enumerate(images):
                 for j in range(i + 1, len(images)):
                     overlap = first.intersect(images[j])
                     if not overlap.is_empty():
-                        point = _minimal_point(overlap, primary=everything, secondary=range(0))
+                        point = minimal_point(overlap, primary=everything, secondary=range(0))
                         return PartitionDefect(True, "overlap", (i, j), tuple(point))
             uncovered = whole
             for image in images:
                 uncovered = uncovered.subtract(image)
             if not uncovered.is_empty():
-                point = _minimal_point(uncovered, primary=everything, secondary=range(0))
+                point = minimal_point(uncovered, primary=everything, secondary=range(0))
                 return PartitionDefect(True, "uncovered", (), tuple(point))
             return PartitionDefect(True)
-    except _BudgetExhausted:
+    except BudgetExhausted:
         return PartitionDefect(False)
 
 
@@ -270,11 +270,11 @@ def extremum(
     ``d0 * 4 + s0`` over ``d0 in [0, 9], s0 in [0, 3]`` reaches 39 at
     ``d0 = 9, s0 = 3``.
     """
-    names = _variable_names(indexing_map)
+    names = variable_names(indexing_map)
     try:
-        with _budget(max_operations):
+        with operation_budget(max_operations):
             converter = IslExprConverter(names)
-            domain = _domain(indexing_map, converter)
+            domain = domain_set(indexing_map, converter)
             value = converter.convert(expr)
             piecewise = value if isinstance(value, isl.PwAff) else isl.PwAff.from_aff(value)
             # [vars] -> [value], reversed and flattened: the set [value, vars]
@@ -288,5 +288,5 @@ def extremum(
             point = extreme.sample_point()
             coordinates = [int(point.get_coordinate_val(_DIM, i).to_python()) for i in range(width)]
             return Extremum(True, coordinates[0], tuple(zip(names, coordinates[1:], strict=True)))
-    except _BudgetExhausted:
+    except BudgetExhausted:
         return Extremum(False)
