@@ -151,7 +151,7 @@ def _simplify_answer(text: str, prove: bool) -> dict[str, Any]:
         "rules": list(result.rules_applied),
     }
     if prove:
-        from verifier.simplify import prove_simplification
+        from verifier.checks.proven_simplification import prove_simplification
 
         answer["verdict"] = prove_simplification(indexing_map, result).verdict.value
     return answer
@@ -230,7 +230,7 @@ def _run_maps(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _run_prove_rules(args: argparse.Namespace, out: TextIO) -> int:
-    from verifier.simplify.prove_rules import prove_all_rules
+    from verifier.checks.rule_proofs import prove_all_rules
 
     proofs = prove_all_rules()
     if args.format == "json":

@@ -9,7 +9,7 @@ import pytest
 
 from proofs import FAMILIES, KNOWN_WRONG, LEMMAS, lemma_named, prove, refute_known_wrong
 from proofs.lemma import Encoding, Goal, Lemma
-from verifier.simplify.prove_rules import RuleProof, prove_all_rules
+from verifier.checks.rule_proofs import RuleProof, prove_all_rules
 from verifier.simplify.rules import ALL_RULES
 
 

@@ -6,15 +6,11 @@
 """
 
 from verifier.simplify.driver import SimplificationResult, simplify, simplify_expr
-from verifier.simplify.prove import ProvenSimplification, prove_simplification, simplify_and_prove
 from verifier.simplify.ranges import Ranges
 
 __all__ = [
-    "ProvenSimplification",
     "Ranges",
     "SimplificationResult",
-    "prove_simplification",
     "simplify",
-    "simplify_and_prove",
     "simplify_expr",
 ]

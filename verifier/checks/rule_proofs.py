@@ -4,7 +4,7 @@ A rule whose lemma is missing from `proofs/` gets the verdict ``missing``;
 ``unknown`` (budget exhausted) and ``refuted`` are failures as well.
 
 (`proofs/` is the one place allowed to use z3 for lemmas; this module is the
-simplifier's door to it, imported only when rules are proved.)
+checks' door to it.)
 
 >>> results = prove_all_rules(names=["const_from_range"])
 >>> [(r.rule, r.verdict) for r in results]
@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
+from proofs import lemma_named, prove
 from verifier.simplify.rules import ALL_RULES
 
 RuleVerdict = Literal["proved", "refuted", "unknown", "missing"]
@@ -46,8 +47,6 @@ class RuleProof:
 
 def prove_all_rules(*, names: Iterable[str] | None = None) -> list[RuleProof]:
     """The verdict on every registered rule's lemma (or only the `names`)."""
-    from proofs import lemma_named, prove
-
     wanted = None if names is None else set(names)
     results: list[RuleProof] = []
     for rule in ALL_RULES:

@@ -5,9 +5,6 @@ the simplification kept the variables; as relations (symbols existential)
 when a symbol was removed or rescaled.  The verdict comes from
 `verifier.checks.equivalence` (isl, cross-checked by z3).
 
-(`checks` sits above `simplify` in the layering; the import is local to the
-functions so that simplifying alone never loads the solvers.)
-
 >>> from verifier.expr.parser import parse_map
 >>> proven = simplify_and_prove(parse_map(
 ...     "(d0) -> (d0 floordiv 4 * 4 + d0 mod 4), domain: d0 in [0, 15]"))
@@ -18,14 +15,11 @@ functions so that simplifying alone never loads the solvers.)
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
+from verifier.checks.equivalence import EquivalenceResult, check_equivalence
+from verifier.checks.verdict import Verdict
 from verifier.expr.indexing_map import IndexingMap
 from verifier.simplify.driver import SimplificationResult, simplify
-
-if TYPE_CHECKING:
-    from verifier.checks.equivalence import EquivalenceResult
-    from verifier.checks.verdict import Verdict
 
 
 @dataclass(frozen=True)
@@ -54,8 +48,6 @@ def prove_simplification(
 ) -> ProvenSimplification:
     """The verdict on ``result.map == original`` (pointwise when the variables
     are unchanged, as relations otherwise)."""
-    from verifier.checks.equivalence import check_equivalence
-
     pointwise = not result.changes_variables and _same_variables(original, result.map)
     equivalence = check_equivalence(original, result.map, pointwise=pointwise)
     return ProvenSimplification(result, equivalence, pointwise)
