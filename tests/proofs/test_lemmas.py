@@ -39,12 +39,12 @@ def test_rule_proofs_have_the_cli_json_shape(rule_proofs: list[RuleProof]) -> No
 
 
 def test_a_rule_without_a_lemma_is_reported_missing(monkeypatch: pytest.MonkeyPatch) -> None:
-    import proofs
+    from verifier.checks import rule_proofs
 
     def nothing(name: str) -> Lemma:
         raise KeyError(name)
 
-    monkeypatch.setattr(proofs, "lemma_named", nothing)
+    monkeypatch.setattr(rule_proofs, "lemma_named", nothing)
     assert {p.verdict for p in prove_all_rules(names=["const_from_range"])} == {"missing"}
 
 
