@@ -116,23 +116,6 @@ def test_concat_with_an_off_by_one_offset_leaves_a_hole_and_overlaps() -> None:
     assert result.message == "output point o0 = 4 is written by a and by b"
 
 
-@pytest.mark.parametrize(
-    ("name", "message"),
-    [
-        ("concat_too_wide.hlo", "output point o0 = 0, o1 = 16 is written by no operand"),
-        (
-            "concat_too_narrow.hlo",
-            "operand 1 (p1) writes o0 = 0, o1 = 15, outside the output [2, 15]",
-        ),
-    ],
-)
-def test_concatenates_with_inconsistent_shapes_are_refuted(name: str, message: str) -> None:
-    module = parse_module_file(EXAMPLES / "checks" / name)
-    (finding,) = run_checks(module, MemoryCache(), only=["partition"])
-    assert finding.outcome is Outcome.REFUTED
-    assert finding.message == message
-
-
 def test_small_partitions_agree_with_brute_force() -> None:
     """Every split of [0, 6) into two intervals (with gaps and overlaps)."""
     for low_end, high_start, high_end in itertools.product(range(-1, 6), range(0, 7), range(0, 7)):

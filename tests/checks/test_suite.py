@@ -12,7 +12,7 @@ import pytest
 from verifier.checks import CHECKS, INFORMATIONAL_CHECKS, run_checks
 from verifier.checks.cache import MemoryCache
 from verifier.checks.verdict import Outcome
-from verifier.errors import UsageError
+from verifier.errors import ParseError, UsageError
 from verifier.hlo import parse_module_file
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -45,19 +45,19 @@ def test_no_example_is_refuted_and_a_warm_cache_asks_nothing(path: Path) -> None
     assert warm == cold and cache.stores == stored
 
 
-@pytest.mark.parametrize(
-    ("name", "checks"),
-    [
-        ("concat_too_wide.hlo", {"partition"}),
-        ("concat_too_narrow.hlo", {"partition", "in-bounds"}),
-        ("bitcast_tiled.hlo", {"bitcast"}),
-    ],
-)
-def test_hand_broken_modules_are_refuted_by_the_right_checks(name: str, checks: set[str]) -> None:
-    findings = list(run_checks(parse_module_file(EXAMPLES / "checks" / name), MemoryCache()))
-    refuted = [f for f in findings if f.outcome is Outcome.REFUTED]
-    assert {f.check for f in refuted} == checks
+def test_a_bitcast_that_moves_elements_is_refuted_with_its_place() -> None:
+    module = parse_module_file(EXAMPLES / "checks" / "bitcast_tiled.hlo")
+    refuted = [f for f in run_checks(module, MemoryCache()) if f.outcome is Outcome.REFUTED]
+    assert {f.check for f in refuted} == {"bitcast"}
     assert all(f.witness and f.span.line > 0 for f in refuted)
+
+
+@pytest.mark.parametrize("name", ["concat_too_wide.hlo", "concat_too_narrow.hlo"])
+def test_a_concatenate_whose_output_disagrees_with_its_operands_is_invalid_hlo(name: str) -> None:
+    module = parse_module_file(EXAMPLES / "checks" / name)
+    with pytest.raises(ParseError, match=r"is not valid HLO: the output is f32\[2,1[57]\]") as error:
+        list(run_checks(module, MemoryCache()))
+    assert (error.value.span.line, error.value.span.column) == (8, 8)
 
 
 def test_only_selects_checks_and_rejects_unknown_names() -> None:

@@ -20,6 +20,7 @@ from verifier.hlo.module import Computation, Instruction
 # Importing the package (verifier/indexing/__init__.py) registers every rule.
 from verifier.indexing import registry
 from verifier.indexing.registry import Indexing, OpContext
+from verifier.indexing.shape_inference import check_output_shape
 
 
 def _context(computation: Computation, instruction: Instruction) -> OpContext:
@@ -51,7 +52,9 @@ def output_to_input(
     if rule is None:
         return _unsupported(instruction, len(instruction.operands))
     try:
-        return rule.output_to_input(_context(computation, instruction), output)
+        context = _context(computation, instruction)
+        check_output_shape(context)
+        return rule.output_to_input(context, output)
     except VerifierError:
         raise
     except (ValueError, IndexError, KeyError) as error:
@@ -66,7 +69,9 @@ def input_to_output(
     if rule is None:
         return _unsupported(instruction, output_count(instruction))
     try:
-        return rule.input_to_output(_context(computation, instruction), operand)
+        context = _context(computation, instruction)
+        check_output_shape(context)
+        return rule.input_to_output(context, operand)
     except VerifierError:
         raise
     except (ValueError, IndexError, KeyError) as error:
