@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -600,6 +601,11 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     try:
         code: int = args.run(args, stream)
         return code
+    except BrokenPipeError:
+        # The reader went away (`verifier ... | head`): not an error of ours.
+        # Point stdout at /dev/null so the interpreter's final flush is quiet.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
     except (VerifierError, OSError) as error:
         print(f"verifier: error: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT

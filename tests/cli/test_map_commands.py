@@ -79,3 +79,22 @@ def test_prove_rules_proves_every_rule() -> None:
     code, text = run("prove-rules", "--format", "json")
     assert code == EXIT_OK
     assert all(row["verdict"] == "proved" for row in json.loads(text))
+
+
+def test_a_reader_that_stops_early_is_not_an_error() -> None:
+    """``verifier maps --all big.hlo | head -0``: no traceback, no error."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    dump = Path(__file__).parents[2] / "examples" / "real" / "cnn_step.hlo"
+    child = subprocess.Popen(
+        [sys.executable, "-m", "verifier", "maps", "--all", str(dump)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert child.stdout is not None and child.stderr is not None
+    child.stdout.close()  # before the child's first write, which then fails
+    errors = child.stderr.read()
+    assert child.wait() == 0, errors
+    assert errors == b""
