@@ -261,21 +261,20 @@ def _all_maps(place: _Place, run: _Run) -> tuple[IndexingMap, ...]:
 
 
 def _overflow(place: _Place, run: _Run) -> Iterator[Finding]:
-    maps = _all_maps(place, run)
-    if not maps:
-        return
-    result = overflow.check_overflow(maps, 64, run.cache, budget=run.budget)
-    yield place.finding(overflow.CHECK, "maps", result)
+    yield from _fits(place, run, 64, overflow.CHECK)
 
 
 def _overflow_int32(place: _Place, run: _Run) -> Iterator[Finding]:
-    if place.instruction.opcode not in CALLING_OPCODES:
-        return
+    """Per fusion or call: whether its indices would also fit int32."""
+    if place.instruction.opcode in CALLING_OPCODES:
+        yield from _fits(place, run, 32, overflow.CHECK_INT32)
+
+
+def _fits(place: _Place, run: _Run, bits: int, check: str) -> Iterator[Finding]:
     maps = _all_maps(place, run)
-    if not maps:
-        return
-    result = overflow.check_overflow(maps, 32, run.cache, budget=run.budget)
-    yield place.finding(overflow.CHECK_INT32, "maps", result)
+    if maps:
+        result = overflow.check_overflow(maps, bits, run.cache, budget=run.budget)
+        yield place.finding(check, "maps", result)
 
 
 def _simplification(place: _Place, run: _Run) -> Iterator[Finding]:

@@ -121,13 +121,17 @@ class Composer:
         if instruction.opcode in CALLING_OPCODES:
             called = self.module.computation(instruction.called_computations[0])
             return self.computation_output_to_input(called, output)
+        return self._own(analysis.output_to_input(computation, instruction, output))
+
+    def _own(self, indexings: tuple[Indexing, ...]) -> tuple[ComposedIndexing, ...]:
+        """An op's own maps, transformed, each read once."""
         return tuple(
             ComposedIndexing(
                 indexing
                 if isinstance(indexing, Undefined)
                 else tuple(CountedMap(self.transform(m)) for m in indexing)
             )
-            for indexing in analysis.output_to_input(computation, instruction, output)
+            for indexing in indexings
         )
 
     def computation_output_to_input(
@@ -209,14 +213,7 @@ class Composer:
         if instruction.opcode in CALLING_OPCODES:
             called = self.module.computation(instruction.called_computations[0])
             return self.computation_input_to_output(called, operand)
-        return tuple(
-            ComposedIndexing(
-                indexing
-                if isinstance(indexing, Undefined)
-                else tuple(CountedMap(self.transform(m)) for m in indexing)
-            )
-            for indexing in analysis.input_to_output(computation, instruction, operand)
-        )
+        return self._own(analysis.input_to_output(computation, instruction, operand))
 
     def computation_input_to_output(
         self, computation: Computation, parameter: int
