@@ -21,7 +21,6 @@ element it reads, ``m(o)``, have the same offset.
 
 from __future__ import annotations
 
-from verifier.checks.bounds import map_key
 from verifier.checks.cache import ProofCache, cached
 from verifier.checks.equivalence import (
     Budget,
@@ -29,7 +28,7 @@ from verifier.checks.equivalence import (
     RelationCounterexample,
     check_equivalence,
 )
-from verifier.checks.result import DEFAULT_BUDGET, CheckResult, tuple_text
+from verifier.checks.result import DEFAULT_BUDGET, CheckResult, tuple_text, union_key
 from verifier.checks.verdict import Outcome, Verdict
 from verifier.expr.evaluate import substitute
 from verifier.expr.indexing_map import IndexingMap, Undefined, compose
@@ -58,7 +57,7 @@ def check_bitcast(
     known = (
         ""
         if isinstance(output_to_input, Undefined)
-        else " ; ".join(map_key(m) for m in output_to_input)
+        else union_key(output_to_input)
     )
     key = f"{CHECK}|{operand}|{output}|{known}"
 

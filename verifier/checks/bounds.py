@@ -25,20 +25,14 @@ from collections.abc import Sequence
 from verifier.bridges import isl_sets
 from verifier.checks.cache import ProofCache, cached
 from verifier.checks.equivalence import Budget
-from verifier.checks.result import DEFAULT_BUDGET, CheckResult, combine, point_text
+from verifier.checks.result import DEFAULT_BUDGET, CheckResult, combine, map_key, point_text
 from verifier.checks.verdict import Outcome
 from verifier.errors import SolverError
 from verifier.expr.evaluate import interval_of
 from verifier.expr.indexing_map import IndexingMap, Undefined
-from verifier.expr.printer import print_map
 from verifier.indexing.registry import Indexing
 
 CHECK = "in-bounds"
-
-
-def map_key(indexing_map: IndexingMap) -> str:
-    """The canonical one-line text of a map (cache keys)."""
-    return print_map(indexing_map).replace("\n", " ")
 
 
 def check_in_bounds(

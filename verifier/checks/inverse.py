@@ -15,10 +15,9 @@ related by one direction and not the other.
 from __future__ import annotations
 
 from verifier.bridges import isl_sets
-from verifier.checks.bounds import map_key
 from verifier.checks.cache import ProofCache, cached
 from verifier.checks.equivalence import Budget
-from verifier.checks.result import DEFAULT_BUDGET, CheckResult, tuple_text
+from verifier.checks.result import DEFAULT_BUDGET, CheckResult, tuple_text, union_key
 from verifier.checks.verdict import Outcome
 from verifier.expr.indexing_map import Undefined
 from verifier.indexing.registry import Indexing
@@ -47,12 +46,7 @@ def check_inverse(
     assert not isinstance(output_to_input, Undefined)
     assert not isinstance(input_to_output, Undefined)
     first, second = tuple(output_to_input), tuple(input_to_output)
-    key = (
-        f"{CHECK}|{output_rank}->{operand_rank}|"
-        + " ; ".join(map_key(m) for m in first)
-        + " | "
-        + " ; ".join(map_key(m) for m in second)
-    )
+    key = f"{CHECK}|{output_rank}->{operand_rank}|{union_key(first)} | {union_key(second)}"
 
     def ask() -> dict[str, object]:
         compared = isl_sets.compare_unions(

@@ -22,10 +22,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from verifier.bridges import isl_sets
-from verifier.checks.bounds import map_key
 from verifier.checks.cache import ProofCache, cached
 from verifier.checks.equivalence import Budget
-from verifier.checks.result import DEFAULT_BUDGET, CheckResult, combine, point_text
+from verifier.checks.result import DEFAULT_BUDGET, CheckResult, combine, map_key, point_text
 from verifier.checks.verdict import Outcome
 from verifier.expr.evaluate import interval_of
 from verifier.expr.indexing_map import IndexingMap

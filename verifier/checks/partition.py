@@ -22,10 +22,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from verifier.bridges import isl_sets
-from verifier.checks.bounds import map_key
 from verifier.checks.cache import ProofCache, cached
 from verifier.checks.equivalence import Budget
-from verifier.checks.result import DEFAULT_BUDGET, CheckResult, point_text
+from verifier.checks.result import DEFAULT_BUDGET, CheckResult, point_text, union_key
 from verifier.checks.verdict import Outcome
 from verifier.expr.indexing_map import IndexingMap, Undefined
 from verifier.expr.interval import Interval
@@ -65,7 +64,7 @@ def check_partition(
     parameters = _parameters([m for group in groups for m in group], counts.pop() if counts else 0)
     shape = list(box)
     key = f"{CHECK}|{shape}|" + " | ".join(
-        f"{label}: " + " ; ".join(map_key(m) for m in group)
+        f"{label}: " + union_key(group)
         for (label, _), group in zip(pieces, groups, strict=True)
     )
     labels = [label for label, _ in pieces]

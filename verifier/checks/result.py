@@ -17,17 +17,29 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from verifier.checks.cache import Answer
 from verifier.checks.equivalence import Budget
 from verifier.checks.verdict import Outcome
+from verifier.expr.indexing_map import IndexingMap
+from verifier.expr.printer import print_map
 
 Witness = tuple[tuple[str, int], ...]
 
 # The default solver budgets of every check (a shared immutable value).
 DEFAULT_BUDGET = Budget()
+
+
+def map_key(indexing_map: IndexingMap) -> str:
+    """The canonical one-line text of a map (cache keys)."""
+    return print_map(indexing_map).replace("\n", " ")
+
+
+def union_key(maps: Sequence[IndexingMap]) -> str:
+    """The canonical one-line text of a union of maps, in its order."""
+    return " ; ".join(map_key(m) for m in maps)
 
 _PRECEDENCE = (
     Outcome.REFUTED,

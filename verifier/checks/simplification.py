@@ -21,10 +21,9 @@ compositions) are compared by isl as unions.
 from __future__ import annotations
 
 from verifier.bridges import isl_sets
-from verifier.checks.bounds import map_key
 from verifier.checks.cache import ProofCache, cached
 from verifier.checks.equivalence import Budget, RelationCounterexample, check_equivalence
-from verifier.checks.result import DEFAULT_BUDGET, CheckResult, point_text, tuple_text
+from verifier.checks.result import DEFAULT_BUDGET, CheckResult, point_text, tuple_text, union_key
 from verifier.checks.verdict import Outcome, Verdict
 from verifier.expr.indexing_map import IndexingMap, Undefined
 from verifier.indexing.registry import Indexing
@@ -51,12 +50,7 @@ def check_simplification(
     if tuple(raw) == tuple(simplified):
         outcome = Outcome.PROVED if raw else Outcome.VACUOUS
         return CheckResult(outcome, "the simplifier changed nothing")
-    key = (
-        f"{CHECK}|{num_dims}->{num_results}|"
-        + " ; ".join(map_key(m) for m in raw)
-        + " | "
-        + " ; ".join(map_key(m) for m in simplified)
-    )
+    key = f"{CHECK}|{num_dims}->{num_results}|{union_key(raw)} | {union_key(simplified)}"
 
     def ask() -> dict[str, object]:
         if len(raw) == 1 and len(simplified) == 1:
