@@ -47,6 +47,10 @@ class VarKind(enum.Enum):
     RANGE = "s"
     RT = "rt"
 
+    # Members are singletons: identity hashing is exact, and much cheaper
+    # than Enum's name hashing on the hot path of interning variables.
+    __hash__ = object.__hash__
+
 
 _KIND_ORDER = {VarKind.DIM: 0, VarKind.RANGE: 1, VarKind.RT: 2}
 
