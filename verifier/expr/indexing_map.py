@@ -21,6 +21,7 @@ dropped (one that fails stays, and makes the map known empty).
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -202,7 +203,7 @@ class IndexingMap:
             rt_var(i) for i in range(len(self.rt_vars))
         )
 
-    @property
+    @functools.cached_property
     def all_variables(self) -> tuple[Var, ...]:
         """Dims, range variables, runtime variables, in header order."""
         return tuple(dim(i) for i in range(len(self.dims))) + self.symbols

@@ -75,7 +75,7 @@ def _tokenize(text: str, filename: str) -> list[_Token]:
             raise ParseError(
                 f"unexpected character {text[offset]!r}", span_at(text, offset, filename)
             )
-        tokens.append(_Token(kind, match.group(kind), offset))
+        tokens.append(_Token(kind, text[offset : match.end()], offset))
     tokens.append(_Token("end", "", len(text)))
     return tokens
 
@@ -102,7 +102,8 @@ class _Parser:
         )
 
     def accept(self, text: str) -> bool:
-        if self.peek.kind != "end" and self.peek.text == text:
+        # `text` is never empty, so the end token ("") never matches.
+        if self.tokens[self.position].text == text:
             self.position += 1
             return True
         return False
