@@ -44,7 +44,7 @@ def main() -> None:
             elif isinstance(row["per_execution"], Span):
                 spans.append((row["per_execution"].maximum, heuristic, name))
             else:
-                unknown[str(getattr(row["per_execution"], "reason", "?"))[:40]] += 1
+                unknown[str(getattr(row["per_execution"], "reason", "?"))] += 1
     _summary(exact, spans, unknown)
     _plot(exact, spans, Path(args.output))
 
