@@ -46,6 +46,16 @@ CASES = {
         "f32[8] dynamic-update-slice(a, u, i)",
         "f32[9] dynamic-update-slice(a, u, i)",
     ),
+    "broadcast": (
+        "  a = f32[3] parameter(0)",
+        "f32[2,3,4] broadcast(a), dimensions={1}",
+        "f32[2,4,3] broadcast(a), dimensions={1}",
+    ),
+    "dynamic-slice": (
+        "  a = f32[8,8] parameter(0)\n  i = s32[] parameter(1)",
+        "f32[2,8] dynamic-slice(a, i, i), dynamic_slice_sizes={2,8}",
+        "f32[2,7] dynamic-slice(a, i, i), dynamic_slice_sizes={2,8}",
+    ),
     "transpose": (
         "  a = f32[2,3] parameter(0)",
         "f32[3,2] transpose(a), dimensions={1,0}",

@@ -79,6 +79,25 @@ def _dynamic_update_slice(ctx: OpContext) -> Dimensions:
     return operand
 
 
+def _broadcast(ctx: OpContext) -> Dimensions:
+    """Operand dim i is output dim ``dimensions[i]``; the others are free."""
+    sizes = ctx.operand_shape(0).dimensions
+    expected = list(ctx.shape.dimensions)
+    dimensions = ctx.instruction.int_list("dimensions")
+    if len(dimensions) != len(sizes) or any(k >= len(expected) for k in dimensions):
+        raise ValueError(
+            f"dimensions={{{','.join(map(str, dimensions))}}} does not place the operand's "
+            f"{len(sizes)} dimensions in an output of rank {len(expected)}"
+        )
+    for size, k in zip(sizes, dimensions, strict=True):
+        expected[k] = size
+    return tuple(expected)
+
+
+def _dynamic_slice(ctx: OpContext) -> Dimensions:
+    return ctx.instruction.int_list("dynamic_slice_sizes")
+
+
 def _transpose(ctx: OpContext) -> Dimensions:
     sizes = ctx.operand_shape(0).dimensions
     return tuple(sizes[k] for k in ctx.instruction.int_list("dimensions"))
@@ -104,6 +123,8 @@ _EXPECTED: dict[str, Callable[[OpContext], Dimensions]] = {
     "pad": _pad,
     "slice": _slice,
     "dynamic-update-slice": _dynamic_update_slice,
+    "dynamic-slice": _dynamic_slice,
+    "broadcast": _broadcast,
     "transpose": _transpose,
     "reverse": _same_as_operand,
     **{opcode: _elementwise for opcode in ELEMENTWISE_OPCODES},
