@@ -82,3 +82,15 @@ def test_runtime_answers_in_json() -> None:
         None,
         None,
     )
+
+
+def test_a_reason_is_a_note_under_the_table_not_a_cell() -> None:
+    out = io.StringIO()
+    assert main(["utilization", str(EXAMPLES / "real" / "dynamic_loop.hlo")], out=out) == EXIT_OK
+    lines = out.getvalue().splitlines()
+    (call,) = [line for line in lines if line.startswith("call ")]
+    assert call.split()[2:7] == ["257", "[1]", "[1]", "[1]", "[1]"]
+    notes = [line for line in lines if line.startswith("[")]
+    assert notes == [
+        "[1] unknown indexing (indexing through a whole tuple value (not a get-tuple-element))"
+    ]

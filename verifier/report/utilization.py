@@ -21,6 +21,7 @@ their operands come largest disagreement first.
 from __future__ import annotations
 
 import math
+import re
 from fractions import Fraction
 from typing import Any
 
@@ -101,26 +102,41 @@ _COLUMNS = (
     ("XLA elements", "xla_heuristic_elements"),
     ("XLA/exact", "heuristic_vs_exact"),
 )
+_NAMES = 2  # the leading columns that name the row; the others are numbers
 
 
-def _cell(value: Any) -> str:
+def _cell(value: Any, notes: dict[str, int]) -> str:
+    """A table cell; a reason (no exact number) becomes a numbered note."""
     if value is None:
         return "-"
     if isinstance(value, dict):
         return f"{value['min']}..{value['max']}"
     if isinstance(value, float):
         return f"{value:.4g}"
+    if isinstance(value, str) and not _EXACT.fullmatch(value):
+        return f"[{notes.setdefault(value, len(notes) + 1)}]"
     return str(value)
+
+
+def _row_cells(fields: dict[str, Any], notes: dict[str, int]) -> list[str]:
+    names = [str(fields[key]) for _, key in _COLUMNS[:_NAMES]]
+    return names + [_cell(fields[key], notes) for _, key in _COLUMNS[_NAMES:]]
+
+
+# An exact number as the JSON writes it: an integer or a fraction ("1/4").
+_EXACT = re.compile(r"-?\d+(/\d+)?")
 
 
 def render_text(report: dict[str, Any]) -> str:
     """One row per operand, all instructions together, largest disagreement
-    first (the JSON's order, merged)."""
+    first (the JSON's order, merged); where there is no exact number, a
+    note number, and the notes below the table."""
+    notes: dict[str, int] = {}
     rows: list[list[str]] = []
     for entry in report["instructions"]:
         for operand in entry["operands"]:
             fields = {"name": entry["name"], **operand}
-            rows.append([_cell(fields[key]) for _, key in _COLUMNS])
+            rows.append(_row_cells(fields, notes))
     order = _disagreement_order(report)
     rows = [rows[i] for i in order]
     header = [title for title, _ in _COLUMNS]
@@ -131,6 +147,7 @@ def render_text(report: dict[str, Any]) -> str:
 
     text = [f"module {report['module']}", line(header), line(["-" * w for w in widths])]
     text += [line(row).rstrip() for row in rows]
+    text += [f"[{number}] {reason}" for reason, number in notes.items()]
     return "\n".join(text)
 
 
