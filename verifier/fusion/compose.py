@@ -165,12 +165,8 @@ class Composer:
             if parameter.shape.tuple_shapes is not None:
                 reached = any(name == parameter.name for name, _ in sets)
                 results.append(ComposedIndexing(_TUPLE_VALUE if reached else ()))
-            elif found is None:
-                results.append(ComposedIndexing(()))
-            elif found.undefined is not None:
-                results.append(ComposedIndexing(found.undefined))
             else:
-                results.append(ComposedIndexing(tuple(found.maps)))
+                results.append(_composed(found))
         return tuple(results)
 
     def _propagate(
@@ -240,16 +236,7 @@ class Composer:
         for instruction in reversed(self._users_first(computation)):
             if instruction.opcode != "parameter":
                 self._propagate_forward(computation, instruction, sets)
-        results: list[ComposedIndexing] = []
-        for output in range(outputs):
-            found = sets.get((root.name, output))
-            if found is None:
-                results.append(ComposedIndexing(()))
-            elif found.undefined is not None:
-                results.append(ComposedIndexing(found.undefined))
-            else:
-                results.append(ComposedIndexing(tuple(found.maps)))
-        return tuple(results)
+        return tuple(_composed(sets.get((root.name, output))) for output in range(outputs))
 
     def _propagate_forward(
         self,
@@ -308,6 +295,15 @@ class Composer:
             destination.undefined = current.undefined
         for counted in current.maps:
             destination.add(counted, self.same)
+
+
+def _composed(found: _MapSet | None) -> ComposedIndexing:
+    """What reached one value: nothing (not read), unknown, or the maps."""
+    if found is None:
+        return ComposedIndexing(())
+    if found.undefined is not None:
+        return ComposedIndexing(found.undefined)
+    return ComposedIndexing(tuple(found.maps))
 
 
 def _root_target(computation: Computation, output: int) -> tuple[str, int]:
