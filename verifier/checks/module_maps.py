@@ -32,6 +32,10 @@ def _raw(indexing_map: IndexingMap) -> IndexingMap:
     return indexing_map
 
 
+def _simplified(indexing_map: IndexingMap) -> IndexingMap:
+    return simplify(indexing_map).map
+
+
 def _equal_relations(a: IndexingMap, b: IndexingMap) -> bool:
     return relations_equal(a, b) is True
 
@@ -41,21 +45,11 @@ class ModuleMaps:
 
     def __init__(self, module: Module) -> None:
         self.module = module
-        self._simplifications: dict[IndexingMap, IndexingMap] = {}
-        self._simplified = Composer(module, transform=self._simplify, same=_equal_relations)
+        self._simplified = Composer(module, transform=_simplified, same=_equal_relations)
         self._raw = Composer(module, transform=_raw, same=_equal_relations)
         self._o2i: dict[_Place, tuple[ComposedIndexing, ...]] = {}
         self._raw_o2i: dict[_Place, tuple[ComposedIndexing, ...]] = {}
         self._i2o: dict[_Place, tuple[ComposedIndexing, ...]] = {}
-
-    def _simplify(self, indexing_map: IndexingMap) -> IndexingMap:
-        """The simplified map, once per distinct map (XLA modules repeat
-        the same maps across fusions and layers)."""
-        simplified = self._simplifications.get(indexing_map)
-        if simplified is None:
-            simplified = simplify(indexing_map).map
-            self._simplifications[indexing_map] = simplified
-        return simplified
 
     def output_to_input(
         self, computation: Computation, instruction: Instruction, output: int

@@ -105,6 +105,15 @@ class Composer:
     _inputs: dict[tuple[str, int], tuple[ComposedIndexing, ...]] = field(
         default_factory=dict, compare=False
     )
+    # `transform` applied once per distinct map (modules repeat the same
+    # maps across outputs, fusions and layers).
+    _transformed: dict[IndexingMap, IndexingMap] = field(default_factory=dict, compare=False)
+
+    def _transform(self, indexing_map: IndexingMap) -> IndexingMap:
+        result = self._transformed.get(indexing_map)
+        if result is None:
+            result = self._transformed[indexing_map] = self.transform(indexing_map)
+        return result
 
     def _users_first(self, computation: Computation) -> list[Instruction]:
         order = self._orders.get(computation.name)
@@ -129,7 +138,7 @@ class Composer:
             ComposedIndexing(
                 indexing
                 if isinstance(indexing, Undefined)
-                else tuple(CountedMap(self.transform(m)) for m in indexing)
+                else tuple(CountedMap(self._transform(m)) for m in indexing)
             )
             for indexing in indexings
         )
@@ -281,7 +290,7 @@ class Composer:
         """Add every ``first`` of `current` followed by every map of `then`."""
         for first in current.maps:
             for second in then:
-                composed = self.transform(compose(first.map, second.map))
+                composed = self._transform(compose(first.map, second.map))
                 if composed.is_known_empty:
                     continue
                 multiplicity = first.multiplicity * second.multiplicity
