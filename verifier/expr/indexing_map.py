@@ -39,7 +39,6 @@ from verifier.expr.nodes import (
     dim,
     range_var,
     rt_var,
-    var,
 )
 
 Constraint: TypeAlias = tuple[Expr, Interval]
@@ -121,25 +120,16 @@ class IndexingMap:
         range_variables = tuple(_variable(v) for v in range_vars)
         rt_variables = tuple(_variable(v) for v in rt_vars)
         result_exprs = tuple(as_expr(r) for r in results)
-        declared = frozenset(
-            [dim(i) for i in range(len(dim_vars))]
-            + [range_var(i) for i in range(len(range_variables))]
-            + [rt_var(i) for i in range(len(rt_variables))]
-        )
+        header = _header(len(dim_vars), len(range_variables), len(rt_variables))
+        declared = frozenset(header)
         raw_constraints = [(as_expr(e), _interval(b)) for e, b in constraints]
         for expr in itertools.chain(result_exprs, (e for e, _ in raw_constraints)):
             unknown = variables_of(expr) - declared
             if unknown:
                 names = ", ".join(sorted(v.name for v in unknown))
                 raise InvalidMapError(f"'{expr}' uses undeclared variable(s) {names}")
-        bounds: dict[Var, Interval] = {}
-        for kind, variables in (
-            (VarKind.DIM, dim_vars),
-            (VarKind.RANGE, range_variables),
-            (VarKind.RT, rt_variables),
-        ):
-            for index, variable in enumerate(variables):
-                bounds[var(kind, index)] = variable.bounds
+        variables = dim_vars + range_variables + rt_variables
+        bounds = {v: variable.bounds for v, variable in zip(header, variables, strict=True)}
         merged: dict[Expr, Interval] = {}
         for expr, interval in raw_constraints:
             if isinstance(expr, Var):
@@ -148,17 +138,16 @@ class IndexingMap:
                 continue
             else:
                 merged[expr] = merged.get(expr, interval).intersect(interval)
-
-        def rebuilt(kind: VarKind, variables: tuple[Variable, ...]) -> tuple[Variable, ...]:
-            return tuple(
-                replace(v, bounds=bounds[var(kind, i)]) if v.bounds != bounds[var(kind, i)] else v
-                for i, v in enumerate(variables)
+        if any(isinstance(expr, Var) for expr, _ in raw_constraints):
+            variables = tuple(
+                replace(variable, bounds=bounds[v]) if variable.bounds != bounds[v] else variable
+                for v, variable in zip(header, variables, strict=True)
             )
-
+        first_rt = len(dim_vars) + len(range_variables)
         return IndexingMap(
-            dims=rebuilt(VarKind.DIM, dim_vars),
-            range_vars=rebuilt(VarKind.RANGE, range_variables),
-            rt_vars=rebuilt(VarKind.RT, rt_variables),
+            dims=variables[: len(dim_vars)],
+            range_vars=variables[len(dim_vars) : first_rt],
+            rt_vars=variables[first_rt:],
             results=result_exprs,
             constraints=tuple(sorted(merged.items(), key=lambda c: c[0].sort_key)),
         )
@@ -166,7 +155,7 @@ class IndexingMap:
     @staticmethod
     def identity(shape: Sequence[int]) -> IndexingMap:
         """``(d0, …) -> (d0, …)`` over `shape`."""
-        return IndexingMap.create([(0, n - 1) for n in shape], [dim(i) for i in range(len(shape))])
+        return _identity(tuple(shape))
 
     def replaced(
         self,
@@ -206,7 +195,7 @@ class IndexingMap:
     @functools.cached_property
     def all_variables(self) -> tuple[Var, ...]:
         """Dims, range variables, runtime variables, in header order."""
-        return tuple(dim(i) for i in range(len(self.dims))) + self.symbols
+        return _header(len(self.dims), len(self.range_vars), len(self.rt_vars))
 
     def bounds(self, variable: Var) -> Interval:
         """The interval of `variable` (a dim, range or runtime variable of this map)."""
@@ -353,6 +342,22 @@ def _satisfiable(
         if all(evaluate(e, point) in interval for e, interval in constraints):
             return True
     return False
+
+
+@functools.lru_cache(maxsize=1024)
+def _identity(shape: tuple[int, ...]) -> IndexingMap:
+    # Maps are immutable values: one identity per shape serves every caller.
+    return IndexingMap.create([(0, n - 1) for n in shape], [dim(i) for i in range(len(shape))])
+
+
+@functools.lru_cache(maxsize=256)
+def _header(dims: int, range_vars: int, rt_vars: int) -> tuple[Var, ...]:
+    """The variables of a map header, in order: ``d…``, ``s…``, ``rt…``."""
+    return (
+        tuple(dim(i) for i in range(dims))
+        + tuple(range_var(i) for i in range(range_vars))
+        + tuple(rt_var(i) for i in range(rt_vars))
+    )
 
 
 def _variable(value: Variable | Interval | tuple[int, int]) -> Variable:
