@@ -3,13 +3,15 @@ misses, two processes can share the file, a bad place is a clear error."""
 
 from __future__ import annotations
 
+import json
 import multiprocessing
+import sqlite3
 from pathlib import Path
 
 import pytest
 
 from verifier.checks.cache import cached
-from verifier.checks.sqlite_cache import FLUSH_EVERY, SqliteCache, tool_versions
+from verifier.checks.sqlite_cache import FLUSH_EVERY, KEEP_VERSIONS, SqliteCache, tool_versions
 from verifier.errors import UsageError
 
 V1 = (("verifier", "1"), ("islpy", "a"), ("z3-solver", "x"))
@@ -46,6 +48,29 @@ def test_any_version_change_misses(tmp_path: Path, changed: str) -> None:
         assert cache.misses == 1
     with SqliteCache(path, versions=V1) as cache:
         assert cache.lookup("k") == {"outcome": "proved"}
+
+
+def test_only_the_most_recently_used_versions_keep_their_answers(tmp_path: Path) -> None:
+    path = tmp_path / "c.sqlite3"
+    editions = [(("verifier", f"src.{n}"), ("islpy", "a"), ("z3-solver", "x")) for n in range(6)]
+    for versions in editions:
+        with SqliteCache(path, versions=versions) as cache:
+            cache.store("k", {"outcome": "proved"})
+
+    def kept() -> set[str]:
+        with sqlite3.connect(path) as connection:
+            rows = connection.execute("SELECT versions FROM answers").fetchall()
+        return {json.loads(text)["verifier"] for (text,) in rows}
+
+    assert kept() == {f"src.{n}" for n in range(6 - KEEP_VERSIONS, 6)}
+    # Opening an old kept edition makes it the most recent: the next new
+    # edition evicts the one after it.
+    with SqliteCache(path, versions=editions[6 - KEEP_VERSIONS]) as cache:
+        assert cache.lookup("k") == {"outcome": "proved"}
+    with SqliteCache(path, versions=(("verifier", "src.new"),)) as cache:
+        cache.store("k", {"outcome": "proved"})
+    assert f"src.{6 - KEEP_VERSIONS}" in kept()
+    assert f"src.{7 - KEEP_VERSIONS}" not in kept()
 
 
 def test_the_tool_version_includes_a_digest_of_its_source() -> None:

@@ -6,7 +6,9 @@ it: the tool (its package version and a digest of its own source, so an
 edited checkout never reuses an answer an older checkout proved), islpy
 (which bundles isl) and z3.  A different version is a miss, never a stale
 answer.  The default file lives in the user's cache directory
-(``$XDG_CACHE_HOME/verifier`` or ``~/.cache/verifier``).  Two processes may
+(``$XDG_CACHE_HOME/verifier`` or ``~/.cache/verifier``).  Only the answers
+of the `KEEP_VERSIONS` most recently used version sets are kept, so a
+checkout edited again and again does not grow the file without end.  Two processes may
 share the file: it is in WAL mode with a busy timeout, and each process
 writes its new answers in one short transaction when it closes (or every
 `FLUSH_EVERY` answers).
@@ -43,12 +45,16 @@ Versions = tuple[tuple[str, str], ...]
 FILE_NAME = "proofs.sqlite3"
 FLUSH_EVERY = 512
 _BUSY_TIMEOUT_MS = 30_000
+KEEP_VERSIONS = 4
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS answers ("
     " question BLOB PRIMARY KEY,"  # sha256 of the versions and the question key
     " versions TEXT NOT NULL,"
     " answer TEXT NOT NULL"
-    ") WITHOUT ROWID"
+    ") WITHOUT ROWID",
+    # When each version set was last opened (bookkeeping only: the answers
+    # never depend on it).
+    "CREATE TABLE IF NOT EXISTS used (versions TEXT PRIMARY KEY, opened INTEGER NOT NULL)",
 )
 
 
@@ -106,12 +112,34 @@ class SqliteCache:
             self._connection.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
             self._connection.execute("PRAGMA journal_mode = WAL")
             self._connection.execute("PRAGMA synchronous = NORMAL")
-            self._connection.execute(_SCHEMA)
+            for statement in _SCHEMA:
+                self._connection.execute(statement)
+            self._forget_old_versions()
         except (OSError, sqlite3.Error) as error:
             raise UsageError(
                 f"cannot open the proof cache at {path}: {error} "
                 "(use --cache-dir DIR for another place, or --no-cache)"
             ) from error
+
+    def _forget_old_versions(self) -> None:
+        """Mark this version set used; drop the answers of all but the
+        `KEEP_VERSIONS` most recently used ones."""
+        with self._connection:
+            self._connection.execute("BEGIN IMMEDIATE")
+            opened = self._connection.execute(
+                "SELECT COALESCE(MAX(opened), 0) + 1 FROM used"
+            ).fetchone()[0]
+            self._connection.execute(
+                "INSERT OR REPLACE INTO used (versions, opened) VALUES (?, ?)",
+                (self._versions_text, opened),
+            )
+            stale = self._connection.execute(
+                "SELECT versions FROM used ORDER BY opened DESC LIMIT -1 OFFSET ?",
+                (KEEP_VERSIONS,),
+            ).fetchall()
+            for (versions,) in stale:
+                self._connection.execute("DELETE FROM answers WHERE versions = ?", (versions,))
+                self._connection.execute("DELETE FROM used WHERE versions = ?", (versions,))
 
     def _question(self, key: str) -> bytes:
         return hashlib.sha256(f"{self._versions_text}\0{key}".encode()).digest()
