@@ -574,7 +574,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--strict", action="store_true", help="unsupported findings fail the gate (exit 1)"
     )
     check.add_argument(
-        "--checks", metavar="NAME,...", help="run only these checks (default: every check)"
+        "--checks", metavar="NAME,...", help="run only these checks (default: every check; "
+        "an unknown name is an error that lists them)"
     )
     check.add_argument(
         "--no-cache", action="store_true", help="keep proofs in memory for this run only"

@@ -56,6 +56,20 @@ CHECKS: tuple[str, ...] = (
     "simplification",
 )
 
+# One line per check, for report readers (SARIF rule descriptions, --help).
+DESCRIPTIONS: dict[str, str] = {
+    "in-bounds": "the image of every indexing map lies inside the shape it indexes",
+    "partition": "the operands of a concatenate, pad or dynamic-update-slice cover the "
+    "output exactly once",
+    "inverse": "the input→output relation is the inverse of the output→input relation",
+    "bitcast": "a bitcast keeps every element's physical offset and the physical size",
+    "overflow": "every sub-term of every index expression fits int64",
+    "overflow-int32": "every sub-term of a fusion's index expressions fits int32 "
+    "(informational: int64 indexing is correct, only slower)",
+    "simplification": "every simplified map equals the composition it simplifies",
+}
+assert set(DESCRIPTIONS) == set(CHECKS)
+
 # Checks whose refutation informs and does not fail the gate: a fusion
 # whose indices do not fit int32 is correct (XLA then uses int64), it is
 # only slower on GPUs.  The finding's outcome stays the truth (``refuted``:

@@ -37,26 +37,13 @@ from dataclasses import dataclass
 from typing import Literal
 
 from verifier.checks.finding import Finding
+from verifier.checks.suite import DESCRIPTIONS
 from verifier.checks.verdict import Outcome
 from verifier.errors import SourceSpan
 
 Status = Literal["bad-input", "refuted", "unknown", "vacuous", "ok"]
 
 OUTCOMES = tuple(Outcome)
-
-# One line per check, for report readers (SARIF rule descriptions, --help).
-CHECK_DESCRIPTIONS = {
-    "in-bounds": "the image of every indexing map lies inside the shape it indexes",
-    "partition": "the operands of a concatenate, pad or dynamic-update-slice cover the "
-    "output exactly once",
-    "inverse": "the input→output relation is the inverse of the output→input relation",
-    "bitcast": "a bitcast keeps every element's physical offset and the physical size",
-    "overflow": "every sub-term of every index expression fits int64",
-    "overflow-int32": "every sub-term of a fusion's index expressions fits int32 "
-    "(informational: int64 indexing is correct, only slower)",
-    "simplification": "every simplified map equals the composition it simplifies",
-}
-
 
 def tool_version() -> str:
     """The installed version of this tool."""
@@ -68,7 +55,7 @@ def tool_version() -> str:
 
 def describe(check: str) -> str:
     """A one-line description of `check` (its name when it has none)."""
-    return CHECK_DESCRIPTIONS.get(check, check)
+    return DESCRIPTIONS.get(check, check)
 
 
 @dataclass(frozen=True)
