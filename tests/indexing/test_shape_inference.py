@@ -15,8 +15,11 @@ from verifier.indexing.analysis import input_to_output, output_to_input
 REAL = sorted((Path(__file__).parents[2] / "examples" / "real").glob("*.hlo"))
 
 
+ADD = "add {\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n  ROOT s = f32[] add(x, y)\n}\n"
+
+
 def _module(operands: str, root: str) -> str:
-    return f"HloModule m\nENTRY e {{\n{operands}\n  ROOT r = {root}\n}}\n"
+    return f"HloModule m\n{ADD}ENTRY e {{\n{operands}\n  ROOT r = {root}\n}}\n"
 
 
 # (operand declarations, a consistent root, the same root with a wrong output shape)
@@ -55,6 +58,20 @@ CASES = {
         "  a = f32[8,8] parameter(0)\n  i = s32[] parameter(1)",
         "f32[2,8] dynamic-slice(a, i, i), dynamic_slice_sizes={2,8}",
         "f32[2,7] dynamic-slice(a, i, i), dynamic_slice_sizes={2,8}",
+    ),
+    "gather": (
+        "  a = f32[33,76,70] parameter(0)\n  i = s32[1806,2] parameter(1)",
+        "f32[1806,7,8,4] gather(a, i), offset_dims={1,2,3}, collapsed_slice_dims={}, "
+        "start_index_map={0,1}, index_vector_dim=1, slice_sizes={7,8,4}",
+        "f32[1806,7,8,5] gather(a, i), offset_dims={1,2,3}, collapsed_slice_dims={}, "
+        "start_index_map={0,1}, index_vector_dim=1, slice_sizes={7,8,4}",
+    ),
+    "scatter": (
+        "  a = f32[5,4] parameter(0)\n  i = s32[3,1] parameter(1)\n  u = f32[3,4] parameter(2)",
+        "f32[5,4] scatter(a, i, u), update_window_dims={1}, inserted_window_dims={0}, "
+        "scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add",
+        "f32[5,5] scatter(a, i, u), update_window_dims={1}, inserted_window_dims={0}, "
+        "scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add",
     ),
     "transpose": (
         "  a = f32[2,3] parameter(0)",
@@ -104,6 +121,41 @@ def test_an_update_larger_than_its_operand_is_rejected() -> None:
         "f32[2] dynamic-update-slice(a, u, i)",
     )
     with pytest.raises(ParseError, match=r"the update \[3\] does not fit in the operand \[2\]"):
+        _analyse(text)
+
+
+GATHER = (
+    "  a = f32[33,76,70] parameter(0)\n  i = s32[1806,2] parameter(1)",
+    "f32[1806,7,8,4] gather(a, i), offset_dims={offsets}, collapsed_slice_dims={{}}, "
+    "start_index_map={{0,1}}, index_vector_dim={vector}, slice_sizes={sizes}",
+)
+
+
+@pytest.mark.parametrize(
+    ("offsets", "vector", "sizes", "message"),
+    [
+        ("{1,3,3}", 1, "{7,8,4}", "offset_dims=.* must be distinct"),
+        ("{1,2,3}", 7, "{7,8,4}", "index_vector_dim=7 is not a dim"),
+        ("{1,2,3}", 1, "{7,80,4}", "slice_sizes .* do not fit"),
+        ("{1,2,3}", 2, "{7,8,4}", "start_index_map has 2 dims, the index vectors 1"),
+    ],
+)
+def test_gather_dimension_numbers_are_validated(
+    offsets: str, vector: int, sizes: str, message: str
+) -> None:
+    operands, root = GATHER
+    text = _module(operands, root.format(offsets=offsets, vector=vector, sizes=sizes))
+    with pytest.raises(ParseError, match=message):
+        _analyse(text)
+
+
+def test_scatter_updates_must_match_the_indices() -> None:
+    text = _module(
+        "  a = f32[5,4] parameter(0)\n  i = s32[3,1] parameter(1)\n  u = f32[2,4] parameter(2)",
+        "f32[5,4] scatter(a, i, u), update_window_dims={1}, inserted_window_dims={0}, "
+        "scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add",
+    )
+    with pytest.raises(ParseError, match=r"scatter dims \[2\] are not the indices' batch dims"):
         _analyse(text)
 
 

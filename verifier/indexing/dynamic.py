@@ -227,12 +227,8 @@ class _Gather:
 
     @staticmethod
     def of(ctx: OpContext) -> _Gather:
+        # `shape_inference` has validated the dimension numbers.
         numbers = ctx.instruction.gather_dimension_numbers()
-        if len(numbers.operand_batching_dims) != len(numbers.start_indices_batching_dims):
-            raise ValueError("operand_batching_dims and start_indices_batching_dims differ in size")
-        batching = set(numbers.operand_batching_dims)
-        if batching & set(numbers.start_index_map + numbers.collapsed_slice_dims):
-            raise ValueError("an operand batching dim is also mapped or collapsed")
         return _Gather(
             numbers.offset_dims,
             numbers.collapsed_slice_dims,

@@ -46,12 +46,8 @@ class _Scatter:
 
     @staticmethod
     def of(ctx: OpContext) -> _Scatter:
+        # `shape_inference` has validated the dimension numbers.
         numbers = ctx.instruction.scatter_dimension_numbers()
-        batching = numbers.input_batching_dims
-        if len(batching) != len(numbers.scatter_indices_batching_dims):
-            raise ValueError("input_batching_dims and scatter_indices_batching_dims differ in size")
-        if set(batching) & set(numbers.scatter_dims_to_operand_dims + numbers.inserted_window_dims):
-            raise ValueError("an input batching dim is also mapped or inserted")
         count = (len(ctx.operands) - 1) // 2
         return _Scatter(
             count,
@@ -59,7 +55,7 @@ class _Scatter:
             numbers.inserted_window_dims,
             numbers.scatter_dims_to_operand_dims,
             numbers.index_vector_dim,
-            batching,
+            numbers.input_batching_dims,
             numbers.scatter_indices_batching_dims,
             ctx.operand_shape(0).dimensions,
             ctx.operand_shape(count).dimensions,

@@ -67,9 +67,7 @@ def _pad(ctx: OpContext) -> Dimensions:
 
 
 def _slice(ctx: OpContext) -> Dimensions:
-    return tuple(
-        max(0, -(-(d.limit - d.start) // d.stride)) for d in ctx.instruction.slice_dims()
-    )
+    return tuple(max(0, -(-(d.limit - d.start) // d.stride)) for d in ctx.instruction.slice_dims())
 
 
 def _dynamic_update_slice(ctx: OpContext) -> Dimensions:
@@ -96,6 +94,127 @@ def _broadcast(ctx: OpContext) -> Dimensions:
 
 def _dynamic_slice(ctx: OpContext) -> Dimensions:
     return ctx.instruction.int_list("dynamic_slice_sizes")
+
+
+def _distinct_dims(name: str, dims: tuple[int, ...], rank: int) -> None:
+    if len(set(dims)) != len(dims) or any(not 0 <= k < rank for k in dims):
+        raise ValueError(
+            f"{name}={{{','.join(map(str, dims))}}} must be distinct dims of [0, {rank})"
+        )
+
+
+def _index_batch(indices: Dimensions, index_vector_dim: int) -> tuple[Dimensions, int]:
+    """The batch dims of an index array and the length of its index vectors
+    (``index_vector_dim == rank`` is an implicit trailing 1)."""
+    if not 0 <= index_vector_dim <= len(indices):
+        raise ValueError(f"index_vector_dim={index_vector_dim} is not a dim of {list(indices)}")
+    vector = indices[index_vector_dim] if index_vector_dim < len(indices) else 1
+    batch = tuple(n for k, n in enumerate(indices) if k != index_vector_dim)
+    return batch, vector
+
+
+def _batching(
+    operand_dims: tuple[int, ...],
+    indices_dims: tuple[int, ...],
+    ranks: tuple[int, int],
+    index_vector_dim: int,
+    names: tuple[str, str],
+) -> None:
+    _distinct_dims(names[0], operand_dims, ranks[0])
+    _distinct_dims(names[1], indices_dims, ranks[1])
+    if len(operand_dims) != len(indices_dims) or index_vector_dim in indices_dims:
+        raise ValueError(f"{names[0]} and {names[1]} must pair up, without the index vector dim")
+
+
+def _gather(ctx: OpContext) -> Dimensions:
+    """Batch dims from the indices, offset dims from the uncollapsed slice sizes."""
+    numbers = ctx.instruction.gather_dimension_numbers()
+    operand, indices = ctx.operand_shape(0).dimensions, ctx.operand_shape(1).dimensions
+    sizes = ctx.instruction.int_list("slice_sizes")
+    batch, vector = _index_batch(indices, numbers.index_vector_dim)
+    if len(sizes) != len(operand) or any(
+        not 0 <= s <= n for s, n in zip(sizes, operand, strict=True)
+    ):
+        raise ValueError(f"slice_sizes {list(sizes)} do not fit in the operand {list(operand)}")
+    _distinct_dims("start_index_map", numbers.start_index_map, len(operand))
+    if len(numbers.start_index_map) != vector:
+        raise ValueError(
+            f"start_index_map has {len(numbers.start_index_map)} dims, "
+            f"the index vectors {vector} components"
+        )
+    hidden = numbers.collapsed_slice_dims + numbers.operand_batching_dims
+    _distinct_dims("collapsed_slice_dims and operand_batching_dims", hidden, len(operand))
+    if set(numbers.operand_batching_dims) & set(numbers.start_index_map):
+        raise ValueError("an operand batching dim is also mapped")
+    if any(sizes[k] > 1 for k in hidden):
+        raise ValueError("a collapsed or batching dim has a slice size above 1")
+    _batching(
+        numbers.operand_batching_dims,
+        numbers.start_indices_batching_dims,
+        (len(operand), len(indices)),
+        numbers.index_vector_dim,
+        ("operand_batching_dims", "start_indices_batching_dims"),
+    )
+    window = [sizes[k] for k in range(len(operand)) if k not in hidden]
+    rank = len(batch) + len(window)
+    _distinct_dims("offset_dims", numbers.offset_dims, rank)
+    if len(numbers.offset_dims) != len(window) or list(numbers.offset_dims) != sorted(
+        numbers.offset_dims
+    ):
+        raise ValueError(f"offset_dims must be {len(window)} increasing dims")
+    batch_sizes, window_sizes = iter(batch), iter(window)
+    return tuple(
+        next(window_sizes) if k in numbers.offset_dims else next(batch_sizes) for k in range(rank)
+    )
+
+
+def _scatter(ctx: OpContext) -> Dimensions:
+    """The output is the operand; the updates are scatter batch dims (the
+    indices') and window dims no larger than the operand's."""
+    numbers = ctx.instruction.scatter_dimension_numbers()
+    count = (len(ctx.operands) - 1) // 2
+    if len(ctx.operands) != 2 * count + 1 or count == 0:
+        raise ValueError(
+            f"a scatter has N operands, 1 index array and N updates, not "
+            f"{len(ctx.operands)} operands"
+        )
+    operand, indices = ctx.operand_shape(0).dimensions, ctx.operand_shape(count).dimensions
+    updates = ctx.operand_shape(count + 1).dimensions
+    batch, vector = _index_batch(indices, numbers.index_vector_dim)
+    _distinct_dims(
+        "scatter_dims_to_operand_dims", numbers.scatter_dims_to_operand_dims, len(operand)
+    )
+    if len(numbers.scatter_dims_to_operand_dims) != vector:
+        raise ValueError(
+            f"scatter_dims_to_operand_dims has "
+            f"{len(numbers.scatter_dims_to_operand_dims)} dims, the index vectors "
+            f"{vector} components"
+        )
+    hidden = numbers.inserted_window_dims + numbers.input_batching_dims
+    _distinct_dims("inserted_window_dims and input_batching_dims", hidden, len(operand))
+    if set(numbers.input_batching_dims) & set(numbers.scatter_dims_to_operand_dims):
+        raise ValueError("an input batching dim is also mapped")
+    _batching(
+        numbers.input_batching_dims,
+        numbers.scatter_indices_batching_dims,
+        (len(operand), len(indices)),
+        numbers.index_vector_dim,
+        ("input_batching_dims", "scatter_indices_batching_dims"),
+    )
+    window_operand = [n for k, n in enumerate(operand) if k not in hidden]
+    _distinct_dims("update_window_dims", numbers.update_window_dims, len(updates))
+    update_batch = tuple(n for k, n in enumerate(updates) if k not in numbers.update_window_dims)
+    window = [updates[k] for k in sorted(numbers.update_window_dims)]
+    if len(window) != len(window_operand) or any(
+        w > n for w, n in zip(window, window_operand, strict=True)
+    ):
+        raise ValueError(f"the update windows {window} do not fit the operand's {window_operand}")
+    if update_batch != batch:
+        raise ValueError(
+            f"the updates' scatter dims {list(update_batch)} are not the "
+            f"indices' batch dims {list(batch)}"
+        )
+    return operand
 
 
 def _transpose(ctx: OpContext) -> Dimensions:
@@ -125,6 +244,8 @@ _EXPECTED: dict[str, Callable[[OpContext], Dimensions]] = {
     "dynamic-update-slice": _dynamic_update_slice,
     "dynamic-slice": _dynamic_slice,
     "broadcast": _broadcast,
+    "gather": _gather,
+    "scatter": _scatter,
     "transpose": _transpose,
     "reverse": _same_as_operand,
     **{opcode: _elementwise for opcode in ELEMENTWISE_OPCODES},
