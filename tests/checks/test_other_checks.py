@@ -13,6 +13,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for `strategies`
 from strategies import indexing_maps
 
 from verifier.checks.bitcast import check_bitcast
+from verifier.checks.bounds import check_in_bounds
 from verifier.checks.cache import MemoryCache
 from verifier.checks.inverse import check_inverse
 from verifier.checks.overflow import check_overflow, index_type, subterms
@@ -36,6 +37,21 @@ def test_the_tiled_bitcast_of_the_issue_is_refuted_with_the_element_that_moves()
     element = {var(VarKind.DIM, i): witness[f"operand_d{i}"] for i in range(2)}
     (offset,) = physical_offset(operand).evaluate(element)
     assert offset == witness["offset"] >= 15  # past the output's 15 slots
+
+
+def test_a_bitcast_of_no_elements_is_vacuous_not_proved() -> None:
+    result = check_bitcast(
+        parse_shape("f32[0,5]{1,0}"), parse_shape("f32[0]{0}"), Undefined("x"), MemoryCache()
+    )
+    assert result.outcome is Outcome.VACUOUS
+
+
+def test_an_interval_proof_on_an_empty_domain_is_vacuous() -> None:
+    # 2 * d0 = 1 has no integer solution; intervals alone cannot see it.
+    empty = parse_map("(d0) -> (d0), domain: d0 in [0, 1], d0 * 2 in [1, 1]")
+    assert not empty.is_known_empty
+    assert check_overflow((empty,), 64, MemoryCache()).outcome is Outcome.VACUOUS
+    assert check_in_bounds((empty,), (2,), MemoryCache()).outcome is Outcome.VACUOUS
 
 
 def test_a_bitcast_map_that_moves_an_element_is_refuted() -> None:
@@ -78,7 +94,8 @@ def test_overflow_agrees_with_brute_force_on_small_index_types(
     result = check_overflow((indexing_map,), bits, MemoryCache())
     fits = _fits_by_brute_force(indexing_map, bits)
     if fits:
-        assert result.outcome in (Outcome.PROVED, Outcome.VACUOUS)
+        has_points = any(True for _ in indexing_map.domain_points())
+        assert result.outcome is (Outcome.PROVED if has_points else Outcome.VACUOUS)
     else:
         assert result.outcome is Outcome.REFUTED
         witness = dict(result.witness)

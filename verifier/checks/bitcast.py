@@ -116,7 +116,9 @@ def _elements_placed(
     )
     if answer.verdict is Verdict.UNKNOWN:
         return CheckResult(Outcome.UNKNOWN, "solver budget exhausted: " + "; ".join(answer.notes))
-    if answer.verdict is not Verdict.DIFFERENT:
+    if answer.verdict is Verdict.VACUOUS:
+        return CheckResult(Outcome.VACUOUS, "no logical elements")
+    if answer.verdict is Verdict.EQUAL:
         return CheckResult(Outcome.PROVED, "the logical elements occupy the same offsets")
     counterexample = answer.counterexample
     assert isinstance(counterexample, RelationCounterexample)
@@ -142,7 +144,9 @@ def _offsets_kept(
     answer = check_equivalence(output_offset, read_at, pointwise=True, budget=budget)
     if answer.verdict is Verdict.UNKNOWN:
         return CheckResult(Outcome.UNKNOWN, "solver budget exhausted: " + "; ".join(answer.notes))
-    if answer.verdict is not Verdict.DIFFERENT:
+    if answer.verdict is Verdict.VACUOUS:
+        return CheckResult(Outcome.VACUOUS, "no logical elements")
+    if answer.verdict is Verdict.EQUAL:
         return CheckResult(Outcome.PROVED, "the output→input map keeps every offset")
     counterexample = answer.counterexample
     assert isinstance(counterexample, PointwiseCounterexample)

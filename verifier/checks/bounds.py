@@ -25,7 +25,14 @@ from collections.abc import Sequence
 from verifier.bridges import isl_sets
 from verifier.checks.cache import ProofCache, cached
 from verifier.checks.equivalence import Budget
-from verifier.checks.result import DEFAULT_BUDGET, CheckResult, combine, map_key, point_text
+from verifier.checks.result import (
+    DEFAULT_BUDGET,
+    CheckResult,
+    combine,
+    map_key,
+    point_text,
+    unless_empty,
+)
 from verifier.checks.verdict import Outcome
 from verifier.errors import SolverError
 from verifier.expr.evaluate import interval_of
@@ -63,7 +70,8 @@ def _map_in_bounds(
         and interval_of(result, indexing_map.bounds).upper < size
         for result, size in zip(indexing_map.results, box, strict=True)
     ):
-        return CheckResult(Outcome.PROVED, "inside by interval arithmetic")
+        proved = CheckResult(Outcome.PROVED, "inside by interval arithmetic")
+        return unless_empty(indexing_map, proved, cache, budget)
     key = f"{CHECK}|{list(box)}|{map_key(indexing_map)}"
     answer = cached(cache, key, lambda: _ask_isl(indexing_map, box, budget).to_answer())
     return CheckResult.from_answer(answer)

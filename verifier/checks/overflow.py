@@ -24,7 +24,14 @@ from collections.abc import Iterator, Sequence
 from verifier.bridges import isl_sets
 from verifier.checks.cache import ProofCache, cached
 from verifier.checks.equivalence import Budget
-from verifier.checks.result import DEFAULT_BUDGET, CheckResult, combine, map_key, point_text
+from verifier.checks.result import (
+    DEFAULT_BUDGET,
+    CheckResult,
+    combine,
+    map_key,
+    point_text,
+    unless_empty,
+)
 from verifier.checks.verdict import Outcome
 from verifier.expr.evaluate import interval_of
 from verifier.expr.indexing_map import IndexingMap
@@ -83,7 +90,8 @@ def _map_fits(
         )
     )
     if not doubtful:
-        return CheckResult(Outcome.PROVED, f"fits int{bits} by interval arithmetic")
+        proved = CheckResult(Outcome.PROVED, f"fits int{bits} by interval arithmetic")
+        return unless_empty(indexing_map, proved, cache, budget)
     key = f"{CHECK}|int{bits}|{map_key(indexing_map)}"
 
     def ask() -> dict[str, object]:

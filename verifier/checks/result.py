@@ -20,7 +20,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from verifier.checks.cache import Answer
+from verifier.bridges.isl import is_empty
+from verifier.checks.cache import Answer, ProofCache, cached
 from verifier.checks.equivalence import Budget
 from verifier.checks.verdict import Outcome
 from verifier.expr.indexing_map import IndexingMap
@@ -85,6 +86,28 @@ def combine(results: Iterable[CheckResult], *, empty: CheckResult | None = None)
             if result.outcome is outcome:
                 return result
     return empty or CheckResult(Outcome.VACUOUS, "nothing to check")
+
+
+def unless_empty(
+    indexing_map: IndexingMap, proved: CheckResult, cache: ProofCache, budget: Budget
+) -> CheckResult:
+    """`proved` — a claim about every domain point, shown without a solver —
+    once the domain has a point: ``vacuous`` when it has none, ``unknown``
+    when isl cannot tell.  A box domain (no constraints) that is not known
+    empty has points; a constrained one is asked of isl (cached).
+    """
+    if indexing_map.is_known_empty:
+        return CheckResult(Outcome.VACUOUS, "empty domain")
+    if not indexing_map.constraints:
+        return proved
+
+    def ask() -> Answer:
+        return {"empty": is_empty(indexing_map, max_operations=budget.isl_operations)}
+
+    empty = cached(cache, f"empty|{map_key(indexing_map)}", ask)["empty"]
+    if empty is None:
+        return CheckResult(Outcome.UNKNOWN, "isl: operation budget exhausted deciding emptiness")
+    return CheckResult(Outcome.VACUOUS, "empty domain") if empty else proved
 
 
 def point_text(witness: Witness) -> str:
