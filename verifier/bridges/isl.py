@@ -33,7 +33,7 @@ import contextlib
 import functools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, assert_never
+from typing import Any, Literal
 
 import islpy as isl
 
@@ -42,15 +42,8 @@ from verifier.expr.evaluate import interval_of
 from verifier.expr.indexing_map import IndexingMap, Variable
 from verifier.expr.interval import Interval
 from verifier.expr.nodes import (
-    Add,
-    CeilDiv,
     Const,
     Expr,
-    FloorDiv,
-    Max,
-    Min,
-    Mod,
-    Mul,
     Var,
     VarKind,
     add,
@@ -59,6 +52,7 @@ from verifier.expr.nodes import (
     mul,
     var,
 )
+from verifier.expr.translator import ExprTranslator
 
 # Operations isl may spend on one question (a deterministic count, unlike a
 # timeout).  Simplifier-sized pairs need a few thousand; this leaves room for
@@ -143,12 +137,9 @@ def _as_piecewise(function: Any) -> Any:
     return function if isinstance(function, isl.PwAff) else isl.PwAff.from_aff(function)
 
 
-class IslExprConverter:
+class IslExprConverter(ExprTranslator[Any]):
     """Expression → isl affine function (`isl.Aff`, or `isl.PwAff` once a
     ``min``/``max`` is involved) over the set space of `names`.
-
-    Interned nodes make the memo a cheap common-subexpression cache: XLA's
-    maps repeat sums like ``d0 * 100 + d1 * 10 + d2`` under several divisions.
 
     >>> from verifier.expr.nodes import dim
     >>> print(IslExprConverter(["d0", "d1"]).convert(dim(0) // 4 + dim(1)))
@@ -156,39 +147,9 @@ class IslExprConverter:
     """
 
     def __init__(self, names: Sequence[str]) -> None:
+        super().__init__()
         self._space = set_space(tuple(names))
         self._positions = {name: i for i, name in enumerate(self._space.names)}
-        self._memo: dict[Expr, Any] = {}
-
-    def convert(self, expr: Expr) -> Any:
-        result = self._memo.get(expr)
-        if result is None:
-            result = self._convert(expr)
-            self._memo[expr] = result
-        return result
-
-    def _convert(self, expr: Expr) -> Any:
-        match expr:
-            case Const(value):
-                return self.map_const(value)
-            case Var():
-                return self.map_var(expr)
-            case Add(operands):
-                return self.map_add(operands)
-            case Mul(operand, factor):
-                return self.map_mul(operand, factor)
-            case FloorDiv(operand, divisor):
-                return self.map_floordiv(operand, divisor)
-            case CeilDiv(operand, divisor):
-                return self.map_ceildiv(operand, divisor)
-            case Mod(operand, modulus):
-                return self.map_mod(operand, modulus)
-            case Min(lhs, rhs):
-                return self.map_min(lhs, rhs)
-            case Max(lhs, rhs):
-                return self.map_max(lhs, rhs)
-            case _:
-                assert_never(expr)
 
     def map_const(self, value: int) -> Any:
         return self._space.zero.set_constant_val(isl_val(value))

@@ -24,12 +24,13 @@ import functools
 import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, assert_never
+from typing import Any
 
 import z3
 
 from verifier.expr.indexing_map import IndexingMap
-from verifier.expr.nodes import Add, CeilDiv, Const, Expr, FloorDiv, Max, Min, Mod, Mul, Var
+from verifier.expr.nodes import Expr, Var
+from verifier.expr.translator import ExprTranslator
 
 # z3 resource units one question may spend (deterministic, machine
 # independent).  Simplifier-sized pairs need tens of thousands.
@@ -47,43 +48,13 @@ _int_val = functools.lru_cache(maxsize=1 << 14)(z3.IntVal)
 _int_const = functools.lru_cache(maxsize=1 << 12)(z3.Int)
 
 
-class Z3ExprConverter:
+class Z3ExprConverter(ExprTranslator[Any]):
     """Expression → z3 integer term over the given variables (one method per
     node kind; a memo shares repeated sub-terms)."""
 
     def __init__(self, variables: Mapping[Var, Any]) -> None:
+        super().__init__()
         self._variables = variables
-        self._memo: dict[Expr, Any] = {}
-
-    def convert(self, expr: Expr) -> Any:
-        result = self._memo.get(expr)
-        if result is None:
-            result = self._convert(expr)
-            self._memo[expr] = result
-        return result
-
-    def _convert(self, expr: Expr) -> Any:
-        match expr:
-            case Const(value):
-                return self.map_const(value)
-            case Var():
-                return self.map_var(expr)
-            case Add(operands):
-                return self.map_add(operands)
-            case Mul(operand, factor):
-                return self.map_mul(operand, factor)
-            case FloorDiv(operand, divisor):
-                return self.map_floordiv(operand, divisor)
-            case CeilDiv(operand, divisor):
-                return self.map_ceildiv(operand, divisor)
-            case Mod(operand, modulus):
-                return self.map_mod(operand, modulus)
-            case Min(lhs, rhs):
-                return self.map_min(lhs, rhs)
-            case Max(lhs, rhs):
-                return self.map_max(lhs, rhs)
-            case _:
-                assert_never(expr)
 
     def map_const(self, value: int) -> Any:
         return _int_val(value)
