@@ -13,6 +13,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from verifier.errors import ParseError, VerifierError
 from verifier.expr.indexing_map import Undefined
 from verifier.hlo.module import Computation, Instruction
@@ -51,14 +53,7 @@ def output_to_input(
     rule = registry.rule_for(instruction.opcode)
     if rule is None:
         return _unsupported(instruction, len(instruction.operands))
-    try:
-        context = _context(computation, instruction)
-        check_output_shape(context)
-        return rule.output_to_input(context, output)
-    except VerifierError:
-        raise
-    except (ValueError, IndexError, KeyError) as error:
-        raise _invalid(instruction, error) from error
+    return _checked(computation, instruction, lambda ctx: rule.output_to_input(ctx, output))
 
 
 def input_to_output(
@@ -68,10 +63,20 @@ def input_to_output(
     rule = registry.rule_for(instruction.opcode)
     if rule is None:
         return _unsupported(instruction, output_count(instruction))
+    return _checked(computation, instruction, lambda ctx: rule.input_to_output(ctx, operand))
+
+
+def _checked(
+    computation: Computation,
+    instruction: Instruction,
+    apply: Callable[[OpContext], tuple[Indexing, ...]],
+) -> tuple[Indexing, ...]:
+    """`apply` a rule to a shape-consistent instruction; invalid HLO found on
+    the way is a `ParseError` at the instruction."""
     try:
         context = _context(computation, instruction)
         check_output_shape(context)
-        return rule.input_to_output(context, operand)
+        return apply(context)
     except VerifierError:
         raise
     except (ValueError, IndexError, KeyError) as error:
