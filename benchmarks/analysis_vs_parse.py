@@ -51,8 +51,10 @@ def main() -> None:
             f"{path.stem:<24}{module.instruction_count:>8}{parsed * 1e3:>10.1f}"
             f"{analysed * 1e3:>13.1f}{analysed / parsed:>8.1f}{maps:>7}"
         )
-    print(f"{'total':<24}{'':>8}{total_parse * 1e3:>10.1f}{total_analysis * 1e3:>13.1f}"
-          f"{total_analysis / total_parse:>8.1f}   (SPEC §8 target: ratio <= 5)")
+    print(
+        f"{'total':<24}{'':>8}{total_parse * 1e3:>10.1f}{total_analysis * 1e3:>13.1f}"
+        f"{total_analysis / total_parse:>8.1f}   (SPEC §8 target: ratio <= 5)"
+    )
 
 
 if __name__ == "__main__":

@@ -547,9 +547,7 @@ def build_parser() -> argparse.ArgumentParser:
     prove = command("prove-rules", "prove every simplifier rule's lemma (z3)")
     prove.set_defaults(run=_run_prove_rules)
 
-    utilization = command(
-        "utilization", "exact elements read per operand, beside XLA's heuristic"
-    )
+    utilization = command("utilization", "exact elements read per operand, beside XLA's heuristic")
     utilization.add_argument("file", metavar="FILE.hlo", help="an HLO module in text form")
     utilization.add_argument(
         "--instruction", metavar="NAME", help="one instruction of the entry (default: all)"
@@ -574,8 +572,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--strict", action="store_true", help="unsupported findings fail the gate (exit 1)"
     )
     check.add_argument(
-        "--checks", metavar="NAME,...", help="run only these checks (default: every check; "
-        "an unknown name is an error that lists them)"
+        "--checks",
+        metavar="NAME,...",
+        help="run only these checks (default: every check; "
+        "an unknown name is an error that lists them)",
     )
     check.add_argument(
         "--no-cache", action="store_true", help="keep proofs in memory for this run only"

@@ -55,7 +55,9 @@ def test_a_bitcast_that_moves_elements_is_refuted_with_its_place() -> None:
 @pytest.mark.parametrize("name", ["concat_too_wide.hlo", "concat_too_narrow.hlo"])
 def test_a_concatenate_whose_output_disagrees_with_its_operands_is_invalid_hlo(name: str) -> None:
     module = parse_module_file(EXAMPLES / "checks" / name)
-    with pytest.raises(ParseError, match=r"is not valid HLO: the output is f32\[2,1[57]\]") as error:
+    with pytest.raises(
+        ParseError, match=r"is not valid HLO: the output is f32\[2,1[57]\]"
+    ) as error:
         list(run_checks(module, MemoryCache()))
     assert (error.value.span.line, error.value.span.column) == (8, 8)
 

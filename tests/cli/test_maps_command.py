@@ -21,8 +21,9 @@ def run(*argv: str) -> tuple[int, str]:
 
 
 def test_json_shape_of_one_instruction() -> None:
-    code, text = run("maps", str(EXAMPLE), "--instruction", "bc0", "--no-simplify",
-                     "--format", "json")
+    code, text = run(
+        "maps", str(EXAMPLE), "--instruction", "bc0", "--no-simplify", "--format", "json"
+    )
     assert code == EXIT_OK
     report = json.loads(text)
     assert report["module"] == "indexing_doc"
@@ -31,16 +32,28 @@ def test_json_shape_of_one_instruction() -> None:
     (o2i,) = entry["output_to_input"]
     assert (o2i["output"], o2i["operand"], o2i["operand_name"]) == (0, 0, "p20")
     (text_map,) = o2i["maps"]
-    assert parse_map(text_map).relation() == parse_map(
-        "(d0, d1, d2) -> (d1), domain: d0 in [0, 9], d1 in [0, 19], d2 in [0, 29]"
-    ).relation()
+    assert (
+        parse_map(text_map).relation()
+        == parse_map(
+            "(d0, d1, d2) -> (d1), domain: d0 in [0, 9], d1 in [0, 19], d2 in [0, 29]"
+        ).relation()
+    )
     (i2o,) = entry["input_to_output"]
     assert i2o["operand"] == 0 and i2o["output"] == 0
 
 
 def test_runtime_variables_name_their_source() -> None:
-    code, text = run("maps", str(EXAMPLE), "--instruction", "ds", "--no-simplify",
-                     "--direction", "o2i", "--format", "json")
+    code, text = run(
+        "maps",
+        str(EXAMPLE),
+        "--instruction",
+        "ds",
+        "--no-simplify",
+        "--direction",
+        "o2i",
+        "--format",
+        "json",
+    )
     assert code == EXIT_OK
     (entry,) = json.loads(text)["instructions"]
     assert "input_to_output" not in entry

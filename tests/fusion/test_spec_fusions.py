@@ -14,8 +14,13 @@ EXAMPLE = Path(__file__).parents[2] / "examples" / "fusion" / "spec_cases.hlo"
 
 def fusion_maps(name: str) -> tuple[list[str], list[int]]:
     out = io.StringIO()
-    assert main(["maps", str(EXAMPLE), "--instruction", name, "--direction", "o2i",
-                 "--format", "json"], out) == 0
+    assert (
+        main(
+            ["maps", str(EXAMPLE), "--instruction", name, "--direction", "o2i", "--format", "json"],
+            out,
+        )
+        == 0
+    )
     (row,) = json.loads(out.getvalue())["instructions"][0]["output_to_input"]
     return row["maps"], row["multiplicities"]
 
@@ -26,10 +31,12 @@ def relations(texts: list[str]) -> set[frozenset[tuple[tuple[int, ...], tuple[in
 
 def test_p0_plus_transpose_p0_reads_p0_twice_through_two_maps() -> None:
     maps, multiplicities = fusion_maps("transpose_add")
-    assert relations(maps) == relations([
-        "(d0, d1) -> (d0, d1), domain: d0 in [0, 9], d1 in [0, 9]",
-        "(d0, d1) -> (d1, d0), domain: d0 in [0, 9], d1 in [0, 9]",
-    ])
+    assert relations(maps) == relations(
+        [
+            "(d0, d1) -> (d0, d1), domain: d0 in [0, 9], d1 in [0, 9]",
+            "(d0, d1) -> (d1, d0), domain: d0 in [0, 9], d1 in [0, 9]",
+        ]
+    )
     assert multiplicities == [1, 1]
 
 

@@ -48,7 +48,8 @@ def check(text: str) -> list[str]:
             assert got == want, (
                 f"{where}\nonly maps: {sorted(got - want)[:5]}\n"
                 f"only oracle: {sorted(want - got)[:5]}\n"
-                + "\n".join(map(str, indexing)) + f"\n{text}"
+                + "\n".join(map(str, indexing))
+                + f"\n{text}"
             )
     for operand in range(len(operands)):
         for output, indexing in enumerate(input_to_output(computation, instruction, operand)):
@@ -63,6 +64,7 @@ def check(text: str) -> list[str]:
             assert got == want, (
                 f"{where}\nonly maps: {sorted(got - want)[:5]}\n"
                 f"only oracle: {sorted(want - got)[:5]}\n"
-                + "\n".join(map(str, indexing)) + f"\n{text}"
+                + "\n".join(map(str, indexing))
+                + f"\n{text}"
             )
     return undefined

@@ -54,11 +54,7 @@ def check_bitcast(
         sizes = physical_size(operand), physical_size(output)
     except ValueError as error:
         return CheckResult(Outcome.UNSUPPORTED, f"layout not modelled: {error}")
-    known = (
-        ""
-        if isinstance(output_to_input, Undefined)
-        else union_key(output_to_input)
-    )
+    known = "" if isinstance(output_to_input, Undefined) else union_key(output_to_input)
     key = f"{CHECK}|{operand}|{output}|{known}"
 
     def ask() -> dict[str, object]:

@@ -64,8 +64,7 @@ def check_partition(
     parameters = _parameters([m for group in groups for m in group], counts.pop() if counts else 0)
     shape = list(box)
     key = f"{CHECK}|{shape}|" + " | ".join(
-        f"{label}: " + union_key(group)
-        for (label, _), group in zip(pieces, groups, strict=True)
+        f"{label}: " + union_key(group) for (label, _), group in zip(pieces, groups, strict=True)
     )
     labels = [label for label, _ in pieces]
 

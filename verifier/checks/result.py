@@ -42,6 +42,7 @@ def union_key(maps: Sequence[IndexingMap]) -> str:
     """The canonical one-line text of a union of maps, in its order."""
     return " ; ".join(map_key(m) for m in maps)
 
+
 _PRECEDENCE = (
     Outcome.REFUTED,
     Outcome.UNKNOWN,

@@ -45,6 +45,7 @@ Status = Literal["bad-input", "refuted", "unknown", "vacuous", "ok"]
 
 OUTCOMES = tuple(Outcome)
 
+
 def tool_version() -> str:
     """The installed version of this tool."""
     try:
