@@ -25,6 +25,7 @@ from verifier.errors import VerifierError
 
 if TYPE_CHECKING:
     from verifier.checks.cache import MemoryCache, ProofCache
+    from verifier.checks.equivalence import Budget
     from verifier.gate.finding import Finding
     from verifier.gate.run import InputError
     from verifier.gate.sqlite_cache import SqliteCache
@@ -67,12 +68,21 @@ def _batch_lines(path: str) -> Iterator[tuple[int, str]]:
 # ---------------------------------------------------------------- equiv
 
 
-def _equiv_answer(text_a: str, text_b: str, pointwise: bool) -> dict[str, Any]:
+def _budget(args: argparse.Namespace) -> Budget:
+    """The solver budgets with the ``--cross-check`` policy of the command line."""
+    from verifier.checks.equivalence import Budget, CrossCheck
+
+    if args.cross_check is None:
+        return Budget()
+    return Budget(cross_check=CrossCheck(args.cross_check))
+
+
+def _equiv_answer(text_a: str, text_b: str, pointwise: bool, budget: Budget) -> dict[str, Any]:
     from verifier.checks.equivalence import check_equivalence
     from verifier.expr.parser import parse_map
 
     result = check_equivalence(
-        parse_map(text_a, "MAP_A"), parse_map(text_b, "MAP_B"), pointwise=pointwise
+        parse_map(text_a, "MAP_A"), parse_map(text_b, "MAP_B"), pointwise=pointwise, budget=budget
     )
     answer: dict[str, Any] = result.to_json()
     return answer
@@ -105,7 +115,9 @@ def _run_equiv(args: argparse.Namespace, out: TextIO) -> int:
         # Well-formed lines go to the workers (both cores) in one batch.
         results = iter(
             check_equivalence_batch(
-                [(f[0], f[1]) for f in fields if len(f) == 2], pointwise=args.pointwise
+                [(f[0], f[1]) for f in fields if len(f) == 2],
+                pointwise=args.pointwise,
+                budget=_budget(args),
             )
         )
         codes = []
@@ -130,7 +142,10 @@ def _run_equiv(args: argparse.Namespace, out: TextIO) -> int:
     if args.map_a is None or args.map_b is None:
         raise VerifierError("equiv needs MAP_A and MAP_B, or --batch FILE")
     answer = _equiv_answer(
-        _read_map_argument(args.map_a), _read_map_argument(args.map_b), args.pointwise
+        _read_map_argument(args.map_a),
+        _read_map_argument(args.map_b),
+        args.pointwise,
+        _budget(args),
     )
     _emit(answer, args.format, _equiv_text, out)
     return _VERDICT_EXIT[answer["verdict"]]
@@ -139,7 +154,7 @@ def _run_equiv(args: argparse.Namespace, out: TextIO) -> int:
 # ---------------------------------------------------------------- simplify
 
 
-def _simplify_answer(text: str, prove: bool) -> dict[str, Any]:
+def _simplify_answer(text: str, prove: bool, budget: Budget) -> dict[str, Any]:
     from verifier.expr.parser import parse_map
     from verifier.expr.printer import print_map
     from verifier.simplify import simplify
@@ -154,7 +169,7 @@ def _simplify_answer(text: str, prove: bool) -> dict[str, Any]:
     if prove:
         from verifier.checks.proven_simplification import prove_simplification
 
-        answer["verdict"] = prove_simplification(indexing_map, result).verdict.value
+        answer["verdict"] = prove_simplification(indexing_map, result, budget).verdict.value
     return answer
 
 
@@ -171,7 +186,7 @@ def _run_simplify(args: argparse.Namespace, out: TextIO) -> int:
         codes = []
         for number, line in _batch_lines(args.batch):
             try:
-                answer = _simplify_answer(line, args.prove)
+                answer = _simplify_answer(line, args.prove, _budget(args))
                 codes.append(_VERDICT_EXIT.get(answer.get("verdict", "equal"), EXIT_OK))
             except VerifierError as error:
                 answer = {"error": f"line {number}: {error}"}
@@ -180,7 +195,7 @@ def _run_simplify(args: argparse.Namespace, out: TextIO) -> int:
         return _worst(codes)
     if args.map is None:
         raise VerifierError("simplify needs MAP, or --batch FILE")
-    answer = _simplify_answer(_read_map_argument(args.map), args.prove)
+    answer = _simplify_answer(_read_map_argument(args.map), args.prove, _budget(args))
     _emit(answer, args.format, _simplify_text, out)
     return _VERDICT_EXIT.get(answer.get("verdict", "equal"), EXIT_OK)
 
@@ -345,7 +360,11 @@ def _check_cache(args: argparse.Namespace) -> SqliteCache | MemoryCache:
 
 
 def _module_findings(
-    path: Path, cache: ProofCache, checks: Sequence[str], progress: _Progress | None
+    path: Path,
+    cache: ProofCache,
+    checks: Sequence[str],
+    budget: Budget,
+    progress: _Progress | None,
 ) -> tuple[Finding, ...]:
     """The findings of `checks` on the module in `path`: remembered ones when
     its text is unchanged, else parsed and checked (and remembered)."""
@@ -354,12 +373,12 @@ def _module_findings(
     from verifier.hlo.parser import parse_module
 
     text = path.read_text(encoding="utf-8")
-    key = module_key(text, checks)
+    key = module_key(text, checks, budget)
     findings = recall(cache, key, str(path))
     if findings is None:
         module = parse_module(text, str(path))
         report = progress.instructions if progress else None
-        findings = tuple(run_checks(module, cache, only=checks, progress=report))
+        findings = tuple(run_checks(module, cache, only=checks, budget=budget, progress=report))
         remember(cache, key, findings)
         if progress is not None:
             progress.finish(f"done, {len(findings)} findings")
@@ -395,7 +414,7 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
             if progress is not None:
                 progress.start(number, path)
             try:
-                findings += _module_findings(path, cache, checks, progress)
+                findings += _module_findings(path, cache, checks, _budget(args), progress)
             except ParseError as error:
                 errors.append(InputError(error.span, error.message))
             except (OSError, UnicodeDecodeError, VerifierError) as error:
@@ -470,6 +489,19 @@ def _emit(answer: Any, fmt: str, as_text: Callable[[Any], str], out: TextIO) -> 
         print(as_text(answer), file=out)
 
 
+def _cross_check_option(command: argparse.ArgumentParser) -> None:
+    """``--cross-check``: the same option on every command that proves."""
+    command.add_argument(
+        "--cross-check",
+        choices=("all", "refutations", "none"),
+        default=None,
+        help="which isl verdicts a second, independent witness confirms under a small "
+        "budget: every one (z3 or enumeration; slow), refutations (default: each "
+        "counterexample re-evaluated and the other map shown not to relate it), or none "
+        "(isl alone; counterexamples are still re-evaluated in Python)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="verifier",
@@ -517,11 +549,12 @@ def build_parser() -> argparse.ArgumentParser:
     simplify.add_argument(
         "--prove",
         action="store_true",
-        help="prove the result equal to the input (isl, cross-checked by z3)",
+        help="prove the result equal to the input (isl, with a second witness: --cross-check)",
     )
     simplify.add_argument(
         "--batch", metavar="FILE", help="one map per line ('-' for stdin); JSON lines out, in order"
     )
+    _cross_check_option(simplify)
     simplify.set_defaults(run=_run_simplify)
 
     equiv = command("equiv", "prove two indexing maps equal, or show a counterexample")
@@ -538,6 +571,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="one tab-separated pair per line ('-' for stdin); JSON lines out",
     )
+    _cross_check_option(equiv)
     equiv.set_defaults(run=_run_equiv)
 
     prove = command("prove-rules", "prove every simplifier rule's lemma (z3)")
@@ -577,6 +611,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--no-cache", action="store_true", help="keep proofs in memory for this run only"
     )
     check.add_argument("--cache-dir", metavar="DIR", help="where the proof cache lives (see above)")
+    _cross_check_option(check)
     check.add_argument(
         "--progress",
         action=argparse.BooleanOptionalAction,

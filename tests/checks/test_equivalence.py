@@ -10,6 +10,7 @@ from strategies import map_pairs
 from verifier.checks import (
     BatchFailure,
     Budget,
+    CrossCheck,
     PointwiseCounterexample,
     RelationCounterexample,
     Verdict,
@@ -51,7 +52,41 @@ def test_spec_simplifier_cases_are_equal(before, after, pointwise):
     result = check_equivalence(parse_map(before), parse_map(after), pointwise=pointwise)
     assert result.verdict is Verdict.EQUAL
     assert result.counterexample is None
-    assert "z3: agrees (equal)" in result.notes
+    assert result.notes == ("isl alone",)  # the default confirms refutations only
+    confirmed = check_equivalence(
+        parse_map(before),
+        parse_map(after),
+        pointwise=pointwise,
+        budget=Budget(cross_check=CrossCheck.ALL),
+    )
+    assert confirmed.verdict is Verdict.EQUAL
+    assert confirmed.notes in (("enumeration: agrees (equal)",), ("z3: agrees (equal)",))
+
+
+def test_an_equal_verdict_on_large_domains_is_confirmed_by_z3_or_noted_unknown():
+    a = parse_map("(d0)[s0] -> (d0 * 1000 + s0), domain: d0 in [0, 999], s0 in [0, 999]")
+    b = parse_map("(d0)[s0] -> (d0 * 1000 + 999 - s0), domain: d0 in [0, 999], s0 in [0, 999]")
+    everything = Budget(cross_check=CrossCheck.ALL)
+    assert check_equivalence(a, b, budget=everything).notes == ("z3: agrees (equal)",)
+    starved = Budget(z3_rlimit=1, cross_check=CrossCheck.ALL)
+    result = check_equivalence(a, b, budget=starved)
+    assert result.verdict is Verdict.EQUAL  # the witness's unknown is a note, not a verdict
+    assert result.notes[0].startswith("z3: unknown")
+
+
+def test_a_relation_refutation_beyond_enumeration_is_confirmed_by_z3_unless_none():
+    a = parse_map(
+        "(d0)[s0, s1] -> (d0 + s0 + s1), domain: d0 in [0, 3], s0 in [0, 99], s1 in [0, 99]"
+    )
+    b = parse_map(
+        "(d0)[s0, s1] -> (d0 + s0 + s1 + 1), domain: d0 in [0, 3], s0 in [0, 99], s1 in [0, 99]"
+    )
+    result = check_equivalence(a, b)
+    assert result.verdict is Verdict.DIFFERENT
+    assert result.notes == ("python: re-evaluated; z3: agrees (different)",)
+    alone = check_equivalence(a, b, budget=Budget(cross_check=CrossCheck.NONE))
+    assert alone.counterexample == result.counterexample
+    assert alone.notes == ("python: re-evaluated",)
 
 
 def test_case_1_with_a_wider_domain_is_different_inside_the_domain():
@@ -204,10 +239,11 @@ def _check_counterexample(a, b, result):
 def test_verdicts_agree_with_brute_force(pair):
     a, b = pair
     for pointwise in (True, False):
-        result = check_equivalence(a, b, pointwise=pointwise)
-        assert result.verdict is _brute_force(a, b, pointwise)
-        if result.verdict is Verdict.DIFFERENT:
-            _check_counterexample(a, b, result)
+        for policy in CrossCheck:
+            result = check_equivalence(a, b, pointwise=pointwise, budget=Budget(cross_check=policy))
+            assert result.verdict is _brute_force(a, b, pointwise)
+            if result.verdict is Verdict.DIFFERENT:
+                _check_counterexample(a, b, result)
 
 
 @pytest.mark.slow

@@ -12,11 +12,30 @@ Two semantics:
   every domain point — what a simplification that keeps its variables must
   preserve.  The two maps above differ pointwise at ``d0 = 0, s0 = 0``.
 
-isl decides.  z3 answers the same question independently; a disagreement is
-a `SolverError` (a bug in a bridge or a solver), never a silent pick.  A
-counterexample is isl's point with the smallest ``Σ|d_i|`` (then the
-smallest symbols), re-evaluated with the plain Python evaluator before it is
-returned.  Both domains empty is ``vacuous``, never ``equal``.
+isl decides (a decision procedure, under a budget of operations).  A
+second, independent witness confirms it, as the `CrossCheck` policy says:
+
+* ``refutations`` (the default): a ``different`` verdict is confirmed — its
+  counterexample re-evaluated by the plain Python evaluator, and the other
+  map shown not to relate it (by enumerating its symbols, or by z3 when
+  there are too many) — and an ``equal`` verdict stands on isl alone;
+* ``all``: ``equal`` verdicts are confirmed too, by brute-force
+  enumeration when both domains are small, else by z3 (pointwise: a
+  quantifier-free question; as relations: ∀∃, which z3 often cannot
+  settle within its budget);
+* ``none``: isl alone — yet a counterexample is still re-evaluated by
+  Python, which costs nothing and is what the reader checks.
+
+Every witness runs under a small deterministic budget (z3 ``rlimit``); its
+``unknown`` is a note in the answer, never an error and never a pass on its
+own.  A disagreement is a `SolverError` (a bug in a bridge or a solver),
+never a silent pick.  The default is ``refutations`` because z3 confirming
+an ``equal`` costs 10–40 ms a pair against isl's ~1 ms, and gives up on a
+sixth of the relation pairs anyway (``benchmarks/equivalence.py``).
+
+A counterexample is a point of isl's, made small by a bounded search
+(``Σ|d_i|``, then the symbols).  Both domains empty is ``vacuous``, never
+``equal``.
 
 >>> from verifier.expr.parser import parse_map
 >>> a = parse_map("(d0, d1) -> (d0 + d1 floordiv 16, d1 mod 16), "
@@ -33,6 +52,7 @@ import itertools
 import multiprocessing
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from enum import Enum
 from typing import Literal, TypeAlias
 
 from verifier.bridges import isl as isl_bridge
@@ -44,17 +64,32 @@ from verifier.expr.nodes import Var, VarKind, var
 from verifier.expr.parser import parse_map
 
 # The symbol box of the *other* map that the Python re-evaluation of a
-# relation counterexample enumerates (beyond it, z3 confirms instead).
+# relation counterexample enumerates (beyond it, z3 confirms instead), and
+# the variable boxes of both maps that brute force compares for `all`.
 _ENUMERATION_LIMIT = 1 << 12
+
+
+class CrossCheck(Enum):
+    """Which verdicts a second, independent witness confirms."""
+
+    ALL = "all"
+    REFUTATIONS = "refutations"
+    NONE = "none"
+
+
+DEFAULT_CROSS_CHECK = CrossCheck.REFUTATIONS
 
 
 @dataclass(frozen=True)
 class Budget:
-    """Deterministic solver budgets for one question (isl operations, z3
-    resource units); exhausting either is an ``unknown`` answer."""
+    """How hard one question is worked: deterministic solver budgets (isl
+    operations, z3 resource units for a witness) and which verdicts a second
+    witness confirms.  isl exhausting its budget is an ``unknown`` answer;
+    a witness exhausting its own is a note."""
 
     isl_operations: int = isl_bridge.DEFAULT_MAX_OPERATIONS
     z3_rlimit: int = z3_bridge.DEFAULT_RLIMIT
+    cross_check: CrossCheck = DEFAULT_CROSS_CHECK
 
 
 @dataclass(frozen=True)
@@ -100,8 +135,8 @@ Counterexample: TypeAlias = RelationCounterexample | PointwiseCounterexample
 
 @dataclass(frozen=True)
 class EquivalenceResult:
-    """The verdict, a counterexample when ``different``, and what each solver
-    said (e.g. ``"z3: unknown (max. resource limit exceeded)"``)."""
+    """The verdict, a counterexample when ``different``, and what the second
+    witness said (e.g. ``"z3: unknown (max. resource limit exceeded)"``)."""
 
     verdict: Verdict
     counterexample: Counterexample | None = None
@@ -121,41 +156,58 @@ def check_equivalence(
     *,
     pointwise: bool = False,
     budget: Budget = Budget(),
-    cross_check: bool = True,
 ) -> EquivalenceResult:
     """Whether `a` and `b` are equal (as relations, or `pointwise`).
 
     Maps of different shapes (numbers of dims and results; pointwise also
     range and runtime variables) cannot be compared and raise `UsageError`,
-    unless one is known empty.  With `cross_check` (the default) z3 must
-    agree with isl, or `SolverError` is raised.
+    unless one is known empty.  A witness (``budget.cross_check``) that
+    contradicts isl raises `SolverError`.
     """
     _validate(a, b, pointwise=pointwise)
     assert isinstance(a, IndexingMap) and isinstance(b, IndexingMap)
     compare_isl = isl_bridge.compare_pointwise if pointwise else isl_bridge.compare_relations
     decided = compare_isl(a, b, max_operations=budget.isl_operations)
-    opinion: z3_bridge.Z3Answer | None = None
-    if cross_check:
-        compare_z3 = z3_bridge.compare_pointwise if pointwise else z3_bridge.compare_relations
-        opinion = compare_z3(a, b, rlimit=budget.z3_rlimit)
-    notes = _z3_notes(opinion)
     if decided.differs is None:
-        return EquivalenceResult(Verdict.UNKNOWN, notes=("isl: operation budget exhausted", *notes))
-    if opinion is not None and opinion.differs is not None and opinion.differs != decided.differs:
-        raise SolverError(
-            f"isl and z3 disagree on whether {_describe(a, b, pointwise)} are equal: "
-            f"isl says {'different' if decided.differs else 'equal'}, "
-            f"z3 says {'different' if opinion.differs else 'equal'}"
-            f"{f' (z3 witness {dict(opinion.witness)})' if opinion.witness else ''}; "
-            "this is a bug in a solver bridge — please report it with both maps"
-        )
+        return EquivalenceResult(Verdict.UNKNOWN, notes=("isl: operation budget exhausted",))
     if not decided.differs:
-        return EquivalenceResult(Verdict.VACUOUS if decided.vacuous else Verdict.EQUAL, notes=notes)
+        verdict = Verdict.VACUOUS if decided.vacuous else Verdict.EQUAL
+        if budget.cross_check is not CrossCheck.ALL:
+            return EquivalenceResult(verdict, notes=("isl alone",))
+        return EquivalenceResult(verdict, notes=(_confirm_equal(a, b, pointwise, budget),))
     if pointwise:
         counterexample: Counterexample = _pointwise_counterexample(a, b, decided)
-    else:
-        counterexample = _relation_counterexample(a, b, decided, budget, cross_check)
-    return EquivalenceResult(Verdict.DIFFERENT, counterexample, notes)
+        return EquivalenceResult(Verdict.DIFFERENT, counterexample, ("python: re-evaluated",))
+    relation, note = _relation_counterexample(a, b, decided, budget)
+    return EquivalenceResult(Verdict.DIFFERENT, relation, (note,))
+
+
+def _confirm_equal(a: IndexingMap, b: IndexingMap, pointwise: bool, budget: Budget) -> str:
+    """The second witness on an ``equal`` verdict: brute force on small
+    boxes, else z3 under its budget; a note, or `SolverError` on a
+    contradiction."""
+    if a.domain_size_bound() + b.domain_size_bound() <= _ENUMERATION_LIMIT:
+        if (_points(a) != _points(b)) if pointwise else (a.relation() != b.relation()):
+            raise _disagreement(a, b, pointwise, "enumeration")
+        return "enumeration: agrees (equal)"
+    compare_z3 = z3_bridge.compare_pointwise if pointwise else z3_bridge.compare_relations
+    opinion = compare_z3(a, b, rlimit=budget.z3_rlimit)
+    if opinion.differs is None:
+        return f"z3: unknown ({opinion.reason})"
+    if opinion.differs:
+        raise _disagreement(a, b, pointwise, f"z3 (witness {dict(opinion.witness)})")
+    return "z3: agrees (equal)"
+
+
+def _disagreement(a: IndexingMap, b: IndexingMap, pointwise: bool, witness: str) -> SolverError:
+    return SolverError(
+        f"isl and {witness} disagree on whether {_describe(a, b, pointwise)} are equal: "
+        "isl says equal; this is a bug in a solver bridge — please report it with both maps"
+    )
+
+
+def _points(indexing_map: IndexingMap) -> dict[tuple[int, ...], tuple[int, ...]]:
+    return {tuple(p.values()): indexing_map.evaluate(p) for p in indexing_map.domain_points()}
 
 
 def _validate(a: IndexingMap | Undefined, b: IndexingMap | Undefined, *, pointwise: bool) -> None:
@@ -187,14 +239,6 @@ def _describe(a: IndexingMap, b: IndexingMap, pointwise: bool) -> str:
     return f"'{flat_a}' and '{flat_b}' ({mode})"
 
 
-def _z3_notes(opinion: z3_bridge.Z3Answer | None) -> tuple[str, ...]:
-    if opinion is None:
-        return ("z3: not run",)
-    if opinion.differs is None:
-        return (f"z3: unknown ({opinion.reason})",)
-    return (f"z3: agrees ({'different' if opinion.differs else 'equal'})",)
-
-
 def _values(indexing_map: IndexingMap, named: dict[str, int]) -> dict[Var, int] | None:
     """The point as the map's variables, or `None` when it does not declare them all."""
     names = [v.name for v in indexing_map.all_variables]
@@ -221,12 +265,11 @@ def _pointwise_counterexample(
 
 
 def _relation_counterexample(
-    a: IndexingMap,
-    b: IndexingMap,
-    decided: isl_bridge.IslComparison,
-    budget: Budget,
-    cross_check: bool,
-) -> RelationCounterexample:
+    a: IndexingMap, b: IndexingMap, decided: isl_bridge.IslComparison, budget: Budget
+) -> tuple[RelationCounterexample, str]:
+    """isl's witness, re-evaluated: the map it names relates it (Python), and
+    the other does not (enumerating its symbols; z3 beyond that, unless the
+    policy is ``none``).  The note says which witness confirmed it."""
     assert decided.only_in is not None
     shown, other = (a, b) if decided.only_in == "a" else (b, a)
     named = dict(decided.witness)
@@ -235,26 +278,33 @@ def _relation_counterexample(
     symbols = tuple((v.name, named[v.name]) for v in shown.symbols)
     values = {var(VarKind.DIM, i): x for i, x in enumerate(dims)}
     values.update({v: named[v.name] for v in shown.symbols})
-    problem = None
+    problem, note = None, "python: re-evaluated"
     if not shown.contains(values) or shown.evaluate(values) != result:
         problem = f"map {decided.only_in} does not relate it"
-    elif _relates_by_enumeration(other, dims, result):
-        problem = "the other map relates it too"
-    elif cross_check and z3_bridge.relates(other, dims, result, rlimit=budget.z3_rlimit):
-        problem = "z3 finds the other map relates it too"
+    else:
+        relates = _relates_by_enumeration(other, dims, result)
+        if relates is True:
+            problem = "the other map relates it too"
+        elif relates is None and budget.cross_check is not CrossCheck.NONE:
+            confirmed = z3_bridge.relates(other, dims, result, rlimit=budget.z3_rlimit)
+            if confirmed is True:
+                problem = "z3 finds the other map relates it too"
+            note = "python: re-evaluated; z3: " + (
+                "unknown (budget)" if confirmed is None else "agrees (different)"
+            )
     if problem is not None:
         raise SolverError(
             f"isl's counterexample {named} for {_describe(a, b, False)} is wrong: {problem}; "
             "this is a bug in a solver bridge — please report it"
         )
-    return RelationCounterexample(dims, result, decided.only_in, symbols)
+    return RelationCounterexample(dims, result, decided.only_in, symbols), note
 
 
 def _relates_by_enumeration(
     indexing_map: IndexingMap, dims: Sequence[int], result: Sequence[int]
-) -> bool:
-    """Whether the map relates ``dims -> result``, by enumerating its symbols
-    (`False` also when the box is too large to enumerate: z3 decides then)."""
+) -> bool | None:
+    """Whether the map relates ``dims -> result``, by enumerating its symbols;
+    `None` when the box is too large to enumerate."""
     if indexing_map.num_dims != len(dims) or indexing_map.num_results != len(result):
         return False
     symbols = indexing_map.symbols
@@ -265,7 +315,7 @@ def _relates_by_enumeration(
     for r in ranges:
         size *= len(r)
     if size > _ENUMERATION_LIMIT:
-        return False
+        return None
     values = {var(VarKind.DIM, i): x for i, x in enumerate(dims)}
     for point in itertools.product(*ranges):
         values.update(zip(symbols, point, strict=True))
@@ -291,11 +341,11 @@ MapInput: TypeAlias = IndexingMap | str
 
 
 def _check_pair(
-    pair: tuple[MapInput, MapInput], *, pointwise: bool, budget: Budget, cross_check: bool
+    pair: tuple[MapInput, MapInput], *, pointwise: bool, budget: Budget
 ) -> EquivalenceResult | BatchFailure:
     try:
         a, b = (parse_map(m) if isinstance(m, str) else m for m in pair)
-        return check_equivalence(a, b, pointwise=pointwise, budget=budget, cross_check=cross_check)
+        return check_equivalence(a, b, pointwise=pointwise, budget=budget)
     except VerifierError as error:
         return BatchFailure(str(error))
 
@@ -306,16 +356,13 @@ def check_equivalence_batch(
     pointwise: bool = False,
     workers: int = 2,
     budget: Budget = Budget(),
-    cross_check: bool = True,
 ) -> list[EquivalenceResult | BatchFailure]:
     """`check_equivalence` on every pair (maps or map text, parsed in the
     workers), on `workers` processes, results in input order; a pair that
     cannot be checked gives a `BatchFailure` instead of stopping the batch.
     """
     tasks = list(pairs)
-    check = functools.partial(
-        _check_pair, pointwise=pointwise, budget=budget, cross_check=cross_check
-    )
+    check = functools.partial(_check_pair, pointwise=pointwise, budget=budget)
     if workers <= 1 or len(tasks) < 2:
         return [check(task) for task in tasks]
     # fork: workers inherit the imported modules and interned nodes, so a

@@ -3,7 +3,7 @@
 Pointwise (same variables, equal domains, equal results at every point) when
 the simplification kept the variables; as relations (symbols existential)
 when a symbol was removed or rescaled.  The verdict comes from
-`verifier.checks.equivalence` (isl, cross-checked by z3).
+`verifier.checks.equivalence` (isl, with the second witness its `Budget` asks for).
 
 >>> from verifier.expr.parser import parse_map
 >>> proven = simplify_and_prove(parse_map(
@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from verifier.checks.equivalence import EquivalenceResult, check_equivalence
+from verifier.checks.equivalence import Budget, EquivalenceResult, check_equivalence
+from verifier.checks.result import DEFAULT_BUDGET
 from verifier.checks.verdict import Verdict
 from verifier.expr.indexing_map import IndexingMap
 from verifier.simplify.driver import SimplificationResult, simplify
@@ -44,12 +45,12 @@ class ProvenSimplification:
 
 
 def prove_simplification(
-    original: IndexingMap, result: SimplificationResult
+    original: IndexingMap, result: SimplificationResult, budget: Budget = DEFAULT_BUDGET
 ) -> ProvenSimplification:
     """The verdict on ``result.map == original`` (pointwise when the variables
     are unchanged, as relations otherwise)."""
     pointwise = not result.changes_variables and _same_variables(original, result.map)
-    equivalence = check_equivalence(original, result.map, pointwise=pointwise)
+    equivalence = check_equivalence(original, result.map, pointwise=pointwise, budget=budget)
     return ProvenSimplification(result, equivalence, pointwise)
 
 
