@@ -8,6 +8,7 @@ Exit codes (a contract):
 2     bad input or usage (with ``--batch``: any bad line)
 3     unknown: a solver budget was exhausted, nothing refuted
 4     vacuous: the question was about an empty domain
+70    internal error: the solvers contradict each other (a bug, never a verdict)
 ====  ==================================================================
 """
 
@@ -21,7 +22,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from verifier.errors import VerifierError
+from verifier.errors import SolverError, VerifierError
 
 if TYPE_CHECKING:
     from verifier.checks.cache import MemoryCache, ProofCache
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
     from verifier.gate.sqlite_cache import SqliteCache
 
 EXIT_OK, EXIT_REFUTED, EXIT_BAD_INPUT, EXIT_UNKNOWN, EXIT_VACUOUS = 0, 1, 2, 3, 4
+EXIT_INTERNAL = 70
 
 _VERDICT_EXIT = {
     "equal": EXIT_OK,
@@ -638,6 +640,9 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         # Point stdout at /dev/null so the interpreter's final flush is quiet.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
+    except SolverError as error:
+        print(f"verifier: internal error: {error}", file=sys.stderr)
+        return EXIT_INTERNAL
     except (VerifierError, OSError) as error:
         print(f"verifier: error: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT

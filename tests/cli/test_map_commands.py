@@ -8,7 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from verifier.cli import EXIT_BAD_INPUT, EXIT_OK, EXIT_REFUTED, EXIT_VACUOUS, main
+from verifier.cli import (
+    EXIT_BAD_INPUT,
+    EXIT_INTERNAL,
+    EXIT_OK,
+    EXIT_REFUTED,
+    EXIT_VACUOUS,
+    main,
+)
 from verifier.expr.parser import parse_map
 
 CASES = Path(__file__).parents[2] / "examples" / "maps" / "simplifier_cases.tsv"
@@ -98,3 +105,24 @@ def test_a_reader_that_stops_early_is_not_an_error() -> None:
     errors = child.stderr.read()
     assert child.wait() == 0, errors
     assert errors == b""
+
+
+def test_cross_check_is_an_option_of_every_proving_command() -> None:
+    for policy in ("all", "refutations", "none"):
+        code, text = run("equiv", "--cross-check", policy, SPEC_CASE_1, IDENTITY)
+        assert (code, text.strip()) == (EXIT_OK, "equal")
+        code, text = run("simplify", "--prove", "--cross-check", policy, SPEC_CASE_1)
+        assert code == EXIT_OK and "verdict: equal" in text
+    assert run("equiv", "--cross-check", "some", SPEC_CASE_1, IDENTITY)[0] == EXIT_BAD_INPUT
+
+
+def test_a_witness_contradicting_isl_is_an_internal_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    from verifier.bridges import z3 as z3_bridge
+
+    def contradicting(*_: object, **__: object) -> z3_bridge.Z3Answer:
+        return z3_bridge.Z3Answer(differs=True, witness=(("d0", 0),))
+
+    monkeypatch.setattr(z3_bridge, "compare_relations", contradicting)
+    big = "(d0)[s0] -> (d0 + s0), domain: d0 in [0, 999], s0 in [0, 999]"
+    code, _ = run("equiv", "--cross-check", "all", big, big.replace("d0 + s0", "s0 + d0"))
+    assert code == EXIT_INTERNAL

@@ -552,7 +552,7 @@ def _require_same_arity(a: IndexingMap, b: IndexingMap) -> None:
 
 # Operations the minimisation of a witness may spend (beyond the question's
 # budget): a refinement for the reader, never needed for the verdict.
-MINIMISE_MAX_OPERATIONS = 20_000
+MINIMISE_MAX_OPERATIONS = 2_000
 
 
 def minimal_point(points: Any, *, primary: range, secondary: range) -> list[int]:

@@ -64,8 +64,10 @@ from verifier.expr.nodes import Var, VarKind, var
 from verifier.expr.parser import parse_map
 
 # The symbol box of the *other* map that the Python re-evaluation of a
-# relation counterexample enumerates (beyond it, z3 confirms instead), and
-# the variable boxes of both maps that brute force compares for `all`.
+# relation counterexample enumerates (beyond it z3 confirms, quantifier-free
+# and faster than Python past a few hundred points), and the variable boxes
+# of both maps that brute force compares for `all`.
+_RELATES_ENUMERATION_LIMIT = 1 << 8
 _ENUMERATION_LIMIT = 1 << 12
 
 
@@ -314,7 +316,7 @@ def _relates_by_enumeration(
     size = 1
     for r in ranges:
         size *= len(r)
-    if size > _ENUMERATION_LIMIT:
+    if size > _RELATES_ENUMERATION_LIMIT:
         return None
     values = {var(VarKind.DIM, i): x for i, x in enumerate(dims)}
     for point in itertools.product(*ranges):
