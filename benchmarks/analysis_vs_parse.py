@@ -16,14 +16,14 @@ from verifier.fusion.compose import Composer
 from verifier.hlo.module import Module
 from verifier.hlo.parser import parse_module
 from verifier.indexing.analysis import output_count
-from verifier.simplify import simplify
+from verifier.simplify import simplify_relation
 
 ROOT = Path(__file__).parents[1] / "examples" / "real"
 
 
 def _analyse(module: Module) -> int:
     """Every instruction's output→input maps, simplified; returns how many."""
-    composer = Composer(module, transform=lambda m: simplify(m).map)
+    composer = Composer(module, transform=simplify_relation)
     maps = 0
     for computation in module.computations:
         for instruction in computation.instructions:

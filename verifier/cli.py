@@ -140,18 +140,33 @@ def _run_equiv(args: argparse.Namespace, out: TextIO) -> int:
 # ---------------------------------------------------------------- simplify
 
 
-def _simplify_answer(text: str, prove: bool) -> dict[str, Any]:
+def _simplify_answer(text: str, args: argparse.Namespace) -> dict[str, Any]:
     from verifier.expr.parser import parse_map
-    from verifier.simplify import simplify
+    from verifier.simplify import SimplificationResult, simplify
 
     indexing_map = parse_map(text, "MAP")
-    result = simplify(indexing_map)
+    if args.no_simplify:
+        result = SimplificationResult(indexing_map, indexing_map, (), (), 0)
+    else:
+        result = simplify(
+            indexing_map,
+            rescale_symbols=args.rescale_symbols,
+            remove_unused_symbols=args.remove_unused_symbols,
+        )
     answer: dict[str, Any] = {
         "input": str(indexing_map).replace("\n", " "),
         "simplified": str(result.map).replace("\n", " "),
         "rules": list(result.rules_applied),
     }
-    if prove:
+    if result.symbol_changes:
+        answer["symbols"] = [
+            {
+                "symbol": change.symbol.name,
+                "becomes": None if change.becomes is None else str(change.becomes),
+            }
+            for change in result.symbol_changes
+        ]
+    if args.prove:
         from verifier.checks.proven_simplification import prove_simplification
 
         answer["verdict"] = prove_simplification(indexing_map, result).verdict.value
@@ -161,6 +176,14 @@ def _simplify_answer(text: str, prove: bool) -> dict[str, Any]:
 def _simplify_text(answer: dict[str, Any]) -> str:
     lines = [answer["simplified"].replace(", domain: ", ",\ndomain: ")]
     lines.append("rules: " + (", ".join(answer["rules"]) or "(none)"))
+    if "symbols" in answer:
+        changes = (
+            f"{c['symbol']} removed"
+            if c["becomes"] is None
+            else f"input {c['symbol']} is {c['becomes']} of the output"
+            for c in answer["symbols"]
+        )
+        lines.append("symbols changed (equal as relations only): " + "; ".join(changes))
     if "verdict" in answer:
         lines.append(f"verdict: {answer['verdict']}")
     return "\n".join(lines)
@@ -171,7 +194,7 @@ def _run_simplify(args: argparse.Namespace, out: TextIO) -> int:
         codes = []
         for number, line in _batch_lines(args.batch):
             try:
-                answer = _simplify_answer(line, args.prove)
+                answer = _simplify_answer(line, args)
                 codes.append(_VERDICT_EXIT.get(answer.get("verdict", "equal"), EXIT_OK))
             except VerifierError as error:
                 answer = {"error": f"line {number}: {error}"}
@@ -180,7 +203,7 @@ def _run_simplify(args: argparse.Namespace, out: TextIO) -> int:
         return _worst(codes)
     if args.map is None:
         raise VerifierError("simplify needs MAP, or --batch FILE")
-    answer = _simplify_answer(_read_map_argument(args.map), args.prove)
+    answer = _simplify_answer(_read_map_argument(args.map), args)
     _emit(answer, args.format, _simplify_text, out)
     return _VERDICT_EXIT.get(answer.get("verdict", "equal"), EXIT_OK)
 
@@ -194,12 +217,12 @@ def _run_maps(args: argparse.Namespace, out: TextIO) -> int:
 
     module = parse_module_file(args.file)
     entry = module.entry
-    transform = None
+    transform: Callable[[IndexingMap], IndexingMap] | None = None
     if not args.no_simplify:
-        from verifier.simplify import simplify
+        from verifier.simplify import simplify_relation
 
-        def transform(m: IndexingMap) -> IndexingMap:
-            return simplify(m).map
+        # Composed maps are relations (symbols existential): every rule.
+        transform = simplify_relation
 
     options = MapsOptions(args.direction, transform)
     if args.to_parameters:
@@ -522,6 +545,22 @@ def build_parser() -> argparse.ArgumentParser:
         "--prove",
         action="store_true",
         help="prove the result equal to the input (isl, cross-checked by z3)",
+    )
+    simplify.add_argument(
+        "--no-simplify",
+        action="store_true",
+        help="print the map as read (the canonical form construction gives)",
+    )
+    simplify.add_argument(
+        "--rescale-symbols",
+        action="store_true",
+        help="also replace a symbol pinned to a lattice (s0 mod 4 in [2, 2]) by s0 * 4 + 2;"
+        " the result is then equal as a relation, not pointwise",
+    )
+    simplify.add_argument(
+        "--remove-unused-symbols",
+        action="store_true",
+        help="also remove symbols the relation does not depend on (renumbering the rest)",
     )
     simplify.add_argument(
         "--batch", metavar="FILE", help="one map per line ('-' for stdin); JSON lines out, in order"

@@ -23,7 +23,7 @@ from verifier.bridges.isl import relations_equal
 from verifier.expr.indexing_map import IndexingMap
 from verifier.fusion.compose import ComposedIndexing, Composer
 from verifier.hlo.module import Computation, Instruction, Module
-from verifier.simplify import simplify
+from verifier.simplify import simplify_relation
 
 _Place = tuple[str, str, int]
 
@@ -33,7 +33,7 @@ def _raw(indexing_map: IndexingMap) -> IndexingMap:
 
 
 def _simplified(indexing_map: IndexingMap) -> IndexingMap:
-    return simplify(indexing_map).map
+    return simplify_relation(indexing_map)
 
 
 def _equal_relations(a: IndexingMap, b: IndexingMap) -> bool:

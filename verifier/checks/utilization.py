@@ -55,7 +55,7 @@ from verifier.fusion.heuristic import elements, operand_utilizations
 from verifier.hlo.module import Computation, Instruction, Module
 from verifier.hlo.shape import Shape
 from verifier.indexing.analysis import output_count
-from verifier.simplify import simplify
+from verifier.simplify import simplify_relation
 
 RUNTIME_DEPENDENT = "depends on runtime values"
 
@@ -149,7 +149,7 @@ def default_composer(module: Module) -> Composer:
     isl proves them equal."""
     return Composer(
         module,
-        transform=lambda m: simplify(m).map,
+        transform=simplify_relation,
         same=lambda a, b: relations_equal(a, b) is True,
     )
 

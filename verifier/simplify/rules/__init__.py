@@ -28,6 +28,8 @@ from verifier.simplify.rules.base import (
     ExprRule,
     Infeasible,
     MapRule,
+    SymbolRewrite,
+    SymbolSubstitution,
 )
 
 # A range that is one value wins over every structural rewrite; `mod` rules
@@ -66,5 +68,7 @@ __all__ = [
     "ExprRule",
     "Infeasible",
     "MapRule",
+    "SymbolRewrite",
+    "SymbolSubstitution",
     "rule_named",
 ]
