@@ -18,6 +18,22 @@ EXAMPLES: dict[str, tuple[str, str]] = {
     ),
     "min_by_range": (f"(d0) -> (min(d0, 10)), {D} d0 in [0, 9]", f"(d0) -> (d0), {D} d0 in [0, 9]"),
     "max_by_range": (f"(d0) -> (max(d0, 0)), {D} d0 in [0, 9]", f"(d0) -> (d0), {D} d0 in [0, 9]"),
+    "min_by_difference": (
+        f"(d0, d1) -> (min(d0, d0 + 1), min(d0 + d1, d1 + 3)), {D} d0 in [0, 3], d1 in [0, 9]",
+        f"(d0, d1) -> (d0, d0 + d1), {D} d0 in [0, 3], d1 in [0, 9]",
+    ),
+    "max_by_difference": (
+        f"(d0) -> (max(d0, d0 - 1)), {D} d0 in [0, 9]",
+        f"(d0) -> (d0), {D} d0 in [0, 9]",
+    ),
+    "mod_reduce_coefficients": (
+        f"(d0) -> ((d0 * 6) mod 4), {D} d0 in [0, 99]",
+        f"(d0) -> ((d0 mod 2) * 2), {D} d0 in [0, 99]",
+    ),
+    "sum_floordiv_to_mod_with_rest": (
+        f"(d0)[s0] -> ((s0 floordiv 5) * -10 + s0 * 3 + d0), {D} d0 in [0, 9], s0 in [0, 99]",
+        f"(d0)[s0] -> ((s0 mod 5) * 2 + d0 + s0), {D} d0 in [0, 9], s0 in [0, 99]",
+    ),
     "mod_drop_when_no_wrap": (
         f"(d0) -> (d0 mod 16), {D} d0 in [0, 14]",
         f"(d0) -> (d0), {D} d0 in [0, 14]",
@@ -71,7 +87,7 @@ EXAMPLES: dict[str, tuple[str, str]] = {
     "sum_floordiv_to_mod": (
         f"(d0, d1) -> (d0 + d1 * 3 - ((d0 + d1 * 3) floordiv 4) * 4),"
         f" {D} d0 in [0, 99], d1 in [0, 9]",
-        f"(d0, d1) -> ((d1 * 3 + d0) mod 4), {D} d0 in [0, 99], d1 in [0, 9]",
+        f"(d0, d1) -> ((d0 - d1) mod 4), {D} d0 in [0, 99], d1 in [0, 9]",
     ),
     "constraint_infeasible": (
         f"(d0, d1) -> (d0), {D} d0 in [0, 9], d1 in [0, 9], d0 + d1 in [0, 3],"

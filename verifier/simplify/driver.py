@@ -67,6 +67,8 @@ from verifier.simplify.rules import (
     CONSTRAINT_RULES,
     EXPR_RULES,
     MAP_RULES,
+    PRE_ORDER_RULES,
+    ExprRule,
     Infeasible,
     MapRule,
     SymbolRewrite,
@@ -375,9 +377,18 @@ class _ExprSimplifier:
         if cached is not None:
             return cached
         fired: list[str] = []
-        node = self._with_simplified_children(expr, fired)
+        node = expr
+        # Rules that need the children as written (the common dividend of a
+        # sum of digits is gone once each digit is simplified on its own).
         for _ in range(_NODE_REWRITE_LIMIT):
-            step = self._rewrite_once(node)
+            step = self._rewrite_once(node, PRE_ORDER_RULES, simplify_children=False)
+            if step is None:
+                break
+            node, names = step
+            fired += names
+        node = self._with_simplified_children(node, fired)
+        for _ in range(_NODE_REWRITE_LIMIT):
+            step = self._rewrite_once(node, EXPR_RULES, simplify_children=True)
             if step is None:
                 break
             node, names = step
@@ -386,13 +397,17 @@ class _ExprSimplifier:
         self.memo[expr] = result
         return result
 
-    def _rewrite_once(self, node: Expr) -> tuple[Expr, list[str]] | None:
-        for rule in EXPR_RULES:
+    def _rewrite_once(
+        self, node: Expr, rules: tuple[ExprRule[Any], ...], *, simplify_children: bool
+    ) -> tuple[Expr, list[str]] | None:
+        for rule in rules:
             match = rule.matches(node)
             if match is None or not rule.side_condition(match, self.ranges):
                 continue
             fired = [rule.name]
-            candidate = self._with_simplified_children(rule.rewrite(match, self.ranges), fired)
+            candidate = rule.rewrite(match, self.ranges)
+            if simplify_children:
+                candidate = self._with_simplified_children(candidate, fired)
             # Never grow a term: a larger equal term is not a simplification.
             # (Measured after the new children are simplified, so a rewrite
             # that only pays off one level down is still taken.)

@@ -70,6 +70,28 @@ def _normalised(expr: Expr) -> tuple[_LinearKey, int, int] | None:
     return tuple((b, k // factor) for b, k in items), factor, constant
 
 
+def _remainder_forms(expr: Expr) -> list[Expr]:
+    """`expr` rewritten, once per ``(x floordiv c)`` summand with a coefficient
+    ``-k * c``, as ``rest + k * (x mod c)``: the equal form in which the
+    summand no longer varies against ``x`` (``sum_floordiv_to_mod``'s lemma).
+
+    Interval arithmetic on ``s0 - (s0 floordiv 32) * 32`` loses that both
+    terms move together ([-992, 1023] for s0 in [0, 1023]); on ``s0 mod 32``
+    it is exact ([0, 31]).
+    """
+    terms, _ = linear_terms(expr)
+    forms: list[Expr] = []
+    for base, coefficient in terms.items():
+        if isinstance(base, FloorDiv) and coefficient % base.divisor == 0:
+            scale = -coefficient // base.divisor
+            dividend, _ = linear_terms(base.operand * scale)
+            if not any(terms.get(b, 0) * k > 0 for b, k in dividend.items()):
+                continue  # nothing in the sum moves with the division
+            rest = expr - base.operand * scale + base * (scale * base.divisor)
+            forms.append(rest + (base.operand % base.divisor) * scale)
+    return forms
+
+
 def _divide_inward(interval: Interval, factor: int) -> Interval:
     """The integers ``y`` with ``factor * y`` in `interval` (factor != 0)."""
     if factor < 0:
@@ -137,6 +159,8 @@ class Ranges:
                 for operand in operands:
                     total = total + self.interval(operand)
                 result = total
+                for remainder_form in _remainder_forms(expr):
+                    result = result.intersect(self.interval(remainder_form))
             case Mul(operand, factor):
                 result = self.interval(operand) * factor
             case FloorDiv(operand, divisor):
