@@ -21,9 +21,10 @@ def _multiples(enc: Encoding) -> Goal:
 
 
 def _reduce(enc: Encoding) -> Goal:
-    x, y, k, c, q = enc.ints("x y k c q")
+    # (k - c * q) * y = k * y - c * w with w = q * y; proved for every integer w.
+    x, y, k, c, w = enc.ints("x y k c w")
     return Goal.of(
-        [c > 0], enc.mod(x + k * y, c) == enc.mod(x + (k - c * q) * y, c), [x, y, k, c, q]
+        [c > 0], enc.mod(x + k * y, c) == enc.mod(x + k * y - c * w, c), [x, y, k, c, w]
     )
 
 
@@ -51,7 +52,7 @@ LEMMAS: tuple[Lemma, ...] = (
     Lemma("mod_drop_multiples", "c > 0 ⇒ (x + c * y) mod c = x mod c", _multiples),
     Lemma(
         "mod_reduce_coefficients",
-        "c > 0 ⇒ (x + k * y) mod c = (x + (k - c * q) * y) mod c",
+        "c > 0 ⇒ (x + k * y) mod c = (x + k * y - c * w) mod c",
         _reduce,
     ),
     Lemma(

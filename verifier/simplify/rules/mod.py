@@ -163,7 +163,8 @@ RULES: tuple[ExprRule[Any], ...] = (
         description="each coefficient becomes its residue of least magnitude:"
         " (d0 * 3) mod 2 -> d0 mod 2, (d0 * 7 + d1) mod 4 -> (d1 - d0) mod 4; with"
         " mod_gcd_factor, (d0 * 6) mod 4 -> (d0 mod 2) * 2",
-        lemma="c > 0 ⇒ (x + k * y) mod c = (x + (k - c * q) * y) mod c",
+        lemma="c > 0 ⇒ (x + k * y) mod c = (x + k * y - c * w) mod c  (w = q * y: the"
+        " coefficient k becomes k - c * q)",
         matches=_match_reducible,
         side_condition=lambda node, ranges: True,
         rewrite=_reduce_coefficients,
