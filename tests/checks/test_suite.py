@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from verifier.checks import CHECKS, INFORMATIONAL_CHECKS, run_checks
 from verifier.checks.cache import MemoryCache
 from verifier.checks.verdict import Outcome
 from verifier.errors import ParseError, UsageError
+from verifier.gate import CHECKS, INFORMATIONAL_CHECKS, run_checks
 from verifier.hlo import parse_module_file
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
