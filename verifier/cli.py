@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from verifier.gate.finding import Finding
     from verifier.gate.run import InputError
     from verifier.gate.sqlite_cache import SqliteCache
+    from verifier.simplify import SimplificationResult
 
 EXIT_OK, EXIT_REFUTED, EXIT_BAD_INPUT, EXIT_UNKNOWN, EXIT_VACUOUS = 0, 1, 2, 3, 4
 
@@ -167,9 +168,33 @@ def _simplify_answer(text: str, args: argparse.Namespace) -> dict[str, Any]:
             for change in result.symbol_changes
         ]
     if args.prove:
-        from verifier.checks.proven_simplification import prove_simplification
+        answer.update(_simplify_proof(text, result))
+    return answer
 
-        answer["verdict"] = prove_simplification(indexing_map, result).verdict.value
+
+# Worst first: the verdict of two proofs is the worse of the two.
+_VERDICT_ORDER = ("different", "unknown", "vacuous", "equal")
+
+
+def _simplify_proof(text: str, result: SimplificationResult) -> dict[str, Any]:
+    """The verdict from the map as read (isl, cross-checked by z3) and from the
+    text as typed (z3 on the parse tree), the worse of the two; and what
+    construction folded while reading."""
+    from verifier.checks.proven_simplification import prove_from_typed, prove_simplification
+    from verifier.expr.parser import parse_typed_map
+
+    verdict = prove_simplification(result.input, result).verdict.value
+    answer: dict[str, Any] = {}
+    typed = parse_typed_map(text, "MAP")
+    if typed is not None:
+        proof = prove_from_typed(typed, result)
+        verdict = min(verdict, proof.verdict.value, key=_VERDICT_ORDER.index)
+        answer["construction"] = [
+            {"typed": folding.typed, "read_as": folding.read_as} for folding in proof.foldings
+        ]
+        if proof.witness:
+            answer["typed_counterexample"] = dict(proof.witness)
+    answer["verdict"] = verdict
     return answer
 
 
@@ -184,8 +209,10 @@ def _simplify_text(answer: dict[str, Any]) -> str:
             for c in answer["symbols"]
         )
         lines.append("symbols changed (equal as relations only): " + "; ".join(changes))
+    for folding in answer.get("construction", []):
+        lines.append(f"construction folded: {folding['typed']} -> {folding['read_as']}")
     if "verdict" in answer:
-        lines.append(f"verdict: {answer['verdict']}")
+        lines.append(f"verdict: {answer['verdict']} (proved from the text as typed)")
     return "\n".join(lines)
 
 
