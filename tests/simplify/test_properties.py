@@ -10,8 +10,8 @@ from strategies import indexing_maps
 from verifier.expr.evaluate import evaluate
 from verifier.expr.indexing_map import IndexingMap
 from verifier.expr.nodes import VarKind
+from verifier.expr.ranges import Ranges
 from verifier.simplify import simplify
-from verifier.simplify.ranges import Ranges
 from verifier.simplify.size import map_size
 
 _SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -5,6 +5,7 @@
 '(d0) -> (d0),\\ndomain:\\nd0 in [0, 7]'
 """
 
+from verifier.expr.ranges import Ranges
 from verifier.simplify.driver import (
     SimplificationResult,
     SymbolChange,
@@ -12,7 +13,6 @@ from verifier.simplify.driver import (
     simplify_expr,
     simplify_relation,
 )
-from verifier.simplify.ranges import Ranges
 
 __all__ = [
     "Ranges",

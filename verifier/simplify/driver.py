@@ -62,7 +62,7 @@ from verifier.expr.nodes import (
     mod,
     mul,
 )
-from verifier.simplify.ranges import Ranges
+from verifier.expr.ranges import Ranges
 from verifier.simplify.rules import (
     CONSTRAINT_RULES,
     EXPR_RULES,
@@ -236,7 +236,7 @@ def simplify_expr(expr: Expr, ranges: Ranges) -> tuple[Expr, tuple[str, ...]]:
 
     >>> from verifier.expr.nodes import dim
     >>> from verifier.expr.interval import Interval
-    >>> e, rules = simplify_expr((dim(0) * 4) % 8, Ranges({dim(0): Interval(0, 9)}, {}))
+    >>> e, rules = simplify_expr((dim(0) * 4) % 8, Ranges({dim(0): Interval(0, 9)}.__getitem__, {}))
     >>> str(e), rules
     ('(d0 mod 2) * 4', ('mod_gcd_factor',))
     """

@@ -28,7 +28,7 @@ from typing import Any, Generic, Literal, TypeAlias, TypeVar
 
 from verifier.expr.indexing_map import Constraint, IndexingMap
 from verifier.expr.nodes import Expr, Var
-from verifier.simplify.ranges import Ranges
+from verifier.expr.ranges import Ranges
 
 M = TypeVar("M")
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from verifier.expr.nodes import Const, Expr, Max, Min, const
-from verifier.simplify.ranges import Ranges
+from verifier.expr.ranges import Ranges
 from verifier.simplify.rules.base import ExprRule
 
 

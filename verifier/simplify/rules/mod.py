@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from verifier.expr.nodes import Expr, Mod, from_linear_terms, linear_terms, mod
-from verifier.simplify.ranges import Ranges
+from verifier.expr.ranges import Ranges
 from verifier.simplify.rules.base import ExprRule
 from verifier.simplify.rules.terms import GcdSplit, Terms, first_fitting, gcd_splits
 

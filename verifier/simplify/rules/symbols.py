@@ -17,7 +17,7 @@ from verifier.expr.evaluate import substitute
 from verifier.expr.indexing_map import IndexingMap, Variable
 from verifier.expr.interval import Interval
 from verifier.expr.nodes import Expr, Mod, Var, VarKind, const, mod, range_var, rt_var
-from verifier.simplify.ranges import Ranges
+from verifier.expr.ranges import Ranges
 from verifier.simplify.rules.base import MapRule, SymbolSubstitution
 from verifier.simplify.size import map_size
 

@@ -1,14 +1,18 @@
-"""Range evaluation: the interval of any expression over a map's domain.
+"""Range evaluation: the interval of any expression over a map's domain —
+the project's one range evaluator (`verifier.expr.evaluate.interval_of` is
+this without constraints).
 
 A `Ranges` knows the bounds of every variable and a set of constraints
 ``g in [lo, hi]`` that hold at every point of the domain.  `interval(e)`
-is plain interval arithmetic (`verifier.expr.evaluate.interval_of`) made
-tighter in two sound ways:
+is interval arithmetic made tighter in three sound ways:
 
 * a constraint on exactly the sub-expression ``g`` (or on an affine image of
   it: ``k * g + c`` for the same linear part) intersects ``g``'s interval;
 * ``mod`` and the divisions are evaluated on the operand's *tightened*
-  interval, so a constraint deep in the tree propagates upward.
+  interval, so a constraint deep in the tree propagates upward;
+* a sum holding ``x`` and ``-k * c * (x floordiv c)`` is also evaluated as
+  ``k * (x mod c)`` plus the rest, where the two no longer move against
+  each other (`_remainder_forms`).
 
 Each fact is three-valued: `True`, `False`, or `None` ("can't tell").
 `None` never means `False`.
@@ -31,11 +35,10 @@ constraint would vanish): `Ranges.of_map(m, excluding=e)` leaves it out.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import assert_never
+from typing import TYPE_CHECKING, assert_never
 
-from verifier.expr.indexing_map import IndexingMap
 from verifier.expr.interval import Interval
 from verifier.expr.nodes import (
     Add,
@@ -50,6 +53,9 @@ from verifier.expr.nodes import (
     Var,
     linear_terms,
 )
+
+if TYPE_CHECKING:
+    from verifier.expr.indexing_map import IndexingMap
 
 # A linear part normalised up to a constant factor: sorted (base, coefficient)
 # pairs with coprime coefficients and a positive first coefficient.
@@ -106,7 +112,7 @@ class Ranges:
     Mutable only through its memo table; build one per map state.
     """
 
-    bounds: Mapping[Var, Interval]
+    bounds: Callable[[Var], Interval]
     constraints: Mapping[Expr, Interval]
     _by_linear_part: dict[_LinearKey, Interval] = field(default_factory=dict, repr=False)
     _memo: dict[Expr, Interval] = field(default_factory=dict, repr=False)
@@ -128,7 +134,7 @@ class Ranges:
         the expressions in `excluding`."""
         skipped = set(excluding)
         return Ranges(
-            {v: indexing_map.bounds(v) for v in indexing_map.all_variables},
+            indexing_map.bounds,
             {e: b for e, b in indexing_map.constraints if e not in skipped},
         )
 
@@ -138,7 +144,7 @@ class Ranges:
         """An interval containing the value of `expr` at every domain point.
 
         >>> from verifier.expr.nodes import dim
-        >>> Ranges({dim(0): Interval(0, 9)}, {dim(0) % 4: Interval(1, 1)}).interval(
+        >>> Ranges({dim(0): Interval(0, 9)}.__getitem__, {dim(0) % 4: Interval(1, 1)}).interval(
         ...     (dim(0) % 4) * 3)
         Interval(lower=3, upper=3)
         """
@@ -153,7 +159,7 @@ class Ranges:
             case Const(value):
                 return Interval.point(value)
             case Var():
-                return self.bounds[expr]
+                return self.bounds(expr)
             case Add(operands):
                 total = Interval.point(0)
                 for operand in operands:
@@ -175,6 +181,8 @@ class Ranges:
                 result = self.interval(lhs).max(self.interval(rhs))
             case _:
                 assert_never(expr)
+        if not self._by_linear_part:
+            return result
         constrained = self._constrained(expr)
         return result if constrained is None else result.intersect(constrained)
 
