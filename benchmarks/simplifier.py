@@ -169,6 +169,7 @@ def random_maps(count: int, rng: random.Random) -> Iterator[IndexingMap]:
 def real_dump_maps() -> list[IndexingMap]:
     """Every distinct raw output→input map of every entry instruction of the
     modules in ``examples/real`` (fusions composed, nothing simplified)."""
+    from verifier.analysis import ModuleMaps
     from verifier.hlo.parser import parse_module_file
     from verifier.report.maps import MapsOptions, module_json
 
@@ -176,7 +177,7 @@ def real_dump_maps() -> list[IndexingMap]:
     for path in sorted((ROOT / "examples" / "real").glob("*.hlo")):
         module = parse_module_file(str(path))
         instructions = [i for i in module.entry.instructions if i.opcode != "parameter"]
-        report = module_json(module, instructions, MapsOptions("o2i", None))
+        report = module_json(ModuleMaps(module), instructions, MapsOptions("o2i", simplified=False))
         for instruction in report["instructions"]:
             for operand in instruction.get("output_to_input", []):
                 if isinstance(operand["maps"], list):
