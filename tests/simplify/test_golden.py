@@ -188,3 +188,12 @@ def test_a_rescalable_symbol_keeps_its_meaning_by_default() -> None:
         str(rescaled.map), "(d0)[s0] -> (d0, s0 * 4 + 2), domain: d0 in [0, 3], s0 in [0, 9]"
     )
     assert [str(change) for change in rescaled.symbol_changes] == ["s0 is now s0 * 4 + 2"]
+
+
+def test_range_of_x_minus_its_remainder_is_a_multiple_of_the_modulus() -> None:
+    from verifier.simplify import Ranges
+
+    m = parse_map("(d0) -> (d0 * 3 - (d0 mod 4) * 3), domain: d0 in [0, 9]")
+    interval = Ranges.of_map(m).interval(m.results[0])
+    assert (interval.lower, interval.upper) == (0, 24)
+    assert {m.evaluate(p)[0] for p in m.domain_points()} == {0, 12, 24}

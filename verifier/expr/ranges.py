@@ -78,8 +78,10 @@ def _normalised(expr: Expr) -> tuple[_LinearKey, int, int] | None:
 
 def _remainder_forms(expr: Expr) -> list[Expr]:
     """`expr` rewritten, once per ``(x floordiv c)`` summand with a coefficient
-    ``-k * c``, as ``rest + k * (x mod c)``: the equal form in which the
-    summand no longer varies against ``x`` (``sum_floordiv_to_mod``'s lemma).
+    ``-k * c``, as ``rest + k * (x mod c)``, and once per ``x mod c`` summand
+    with a coefficient ``-k``, as ``rest + k * c * (x floordiv c)``: equal
+    forms in which the summand no longer varies against ``x`` (both are
+    ``sum_floordiv_to_mod``'s lemma, ``x = c * (x floordiv c) + x mod c``).
 
     Interval arithmetic on ``s0 - (s0 floordiv 32) * 32`` loses that both
     terms move together ([-992, 1023] for s0 in [0, 1023]); on ``s0 mod 32``
@@ -90,12 +92,22 @@ def _remainder_forms(expr: Expr) -> list[Expr]:
     for base, coefficient in terms.items():
         if isinstance(base, FloorDiv) and coefficient % base.divisor == 0:
             scale = -coefficient // base.divisor
-            dividend, _ = linear_terms(base.operand * scale)
-            if not any(terms.get(b, 0) * k > 0 for b, k in dividend.items()):
-                continue  # nothing in the sum moves with the division
-            rest = expr - base.operand * scale + base * (scale * base.divisor)
-            forms.append(rest + (base.operand % base.divisor) * scale)
+            remainder = (base.operand % base.divisor) * scale
+        elif isinstance(base, Mod):
+            # k * x - k * (x mod c) = k * c * (x floordiv c): the mirror image.
+            scale = -coefficient
+            remainder = (base.operand // base.modulus) * (scale * base.modulus)
+        else:
+            continue
+        dividend, _ = linear_terms(base.operand * scale)
+        if not any(terms.get(b, 0) * k > 0 for b, k in dividend.items()):
+            continue  # nothing in the sum moves with the division
+        forms.append(expr - base.operand * scale - base * coefficient + remainder)
     return forms
+
+
+def _summands(expr: Expr) -> tuple[Expr, ...]:
+    return expr.operands if isinstance(expr, Add) else (expr,)
 
 
 def _divide_inward(interval: Interval, factor: int) -> Interval:
@@ -165,8 +177,13 @@ class Ranges:
                 for operand in operands:
                     total = total + self.interval(operand)
                 result = total
+                # Each form's summands are evaluated on their own (a form of a
+                # form could be the sum again).
                 for remainder_form in _remainder_forms(expr):
-                    result = result.intersect(self.interval(remainder_form))
+                    form_total = Interval.point(0)
+                    for term in _summands(remainder_form):
+                        form_total = form_total + self.interval(term)
+                    result = result.intersect(form_total)
             case Mul(operand, factor):
                 result = self.interval(operand) * factor
             case FloorDiv(operand, divisor):
