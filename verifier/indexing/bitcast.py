@@ -1,0 +1,130 @@
+"""The bitcast rule, by bits: a bitcast reinterprets its operand's buffer,
+so an element of one side relates to every element of the other side whose
+bits overlap its bits (SPEC §5).
+
+An element at physical offset ``p`` (`verifier.indexing.layout`) of a
+buffer with ``w``-bit slots holds bits ``[p * w, (p + 1) * w)``.  With
+``g = gcd(w_source, w_target)``, ``a = w_source / g`` and ``b = w_target / g``
+the source element at offset ``p`` overlaps the target slots
+``q in [(p * a) floordiv b, ((p + 1) * a - 1) floordiv b]``:
+
+* equal widths: ``q = p`` (1:1);
+* an ``s8`` read as ``s4[…]{…:E(4)}`` (``a = 2``, ``b = 1``): ``q = p * 2 + s0``,
+  ``s0 in [0, 1]`` — one ``s8`` holds two packed ``s4``;
+* an ``s4`` read as ``s8`` (``a = 1``, ``b = 2``): ``q = p floordiv 2``;
+* other ratios (6-bit and 8-bit slots): ``q = (p * a) floordiv b + s0`` with
+  the constraint that ``q`` stays below the upper end.
+
+The target slot ``q`` is then the target element stored there
+(`logical_index`): slots of tile padding or past the buffer's end hold no
+element, so they relate to nothing.
+
+Untiled layouts of equal widths and sizes get the same relation in its
+simplest form, transpose ∘ reshape ∘ transpose: ``f32[24]{0}`` bitcast of
+``f32[4,6]{0,1}`` reads ``(d0) -> (d0 mod 4, d0 floordiv 4)``.
+"""
+
+from __future__ import annotations
+
+from math import gcd
+
+from verifier.errors import UnsupportedError
+from verifier.expr.indexing_map import IndexingMap, Undefined, Variable, compose
+from verifier.expr.interval import Interval
+from verifier.expr.nodes import Expr, const, dim, range_var
+from verifier.hlo.shape import Shape
+from verifier.indexing.layout import logical_index, physical_offset, slot_bits
+from verifier.indexing.registry import Indexing, OpContext, OpRule, register
+from verifier.indexing.reshape import reshape_indices
+from verifier.indexing.shapes import dims_box
+
+
+def overlapping_slots(offset: IndexingMap, source_bits: int, target_bits: int) -> IndexingMap:
+    """``(d…) -> (p)`` with ``source_bits``-bit slots as the map to every
+    ``target_bits``-bit slot ``q`` whose bits overlap slot ``p``'s.
+
+    >>> from verifier.expr.parser import parse_map
+    >>> offset = parse_map("(d0) -> (d0), domain: d0 in [0, 7]")
+    >>> str(overlapping_slots(offset, 8, 4)).splitlines()[0]
+    '(d0)[s0] -> (d0 * 2 + s0),'
+    >>> str(overlapping_slots(offset, 4, 8)).splitlines()[0]
+    '(d0) -> (d0 floordiv 2),'
+    """
+    unit = gcd(source_bits, target_bits)
+    a, b = source_bits // unit, target_bits // unit
+    (p,) = offset.results
+    if a == 1:  # the source slot lies within one target slot
+        return offset.replaced(results=[p // b])
+    symbol = range_var(len(offset.range_vars))
+    if b == 1:  # the source slot holds exactly `a` target slots
+        return _with_symbol(offset, p * a + symbol, a, [])
+    first, last = (p * a) // b, ((p + 1) * a - 1) // b
+    count = -(-a // b) + 1
+    return _with_symbol(
+        offset, first + symbol, count, [(last - first - symbol, Interval(0, count - 1))]
+    )
+
+
+def _with_symbol(
+    offset: IndexingMap,
+    result: Expr,
+    count: int,
+    constraints: list[tuple[Expr, Interval]],
+) -> IndexingMap:
+    return offset.replaced(
+        results=[result],
+        range_vars=[*offset.range_vars, Variable(Interval(0, count - 1))],
+        constraints=[*offset.constraints, *constraints],
+    )
+
+
+def bitcast_map(source: Shape, target: Shape) -> Indexing:
+    """Element ``d`` of `source` → the `target` elements whose bits overlap
+    its bits, when `source` and `target` are the two sides of one buffer.
+
+    ``s8[8]{0}`` read as ``s4[16]{0:E(4)}``: ``(d0)[s0] -> (d0 * 2 + s0)``,
+    ``s0 in [0, 1]``.  `Undefined` for a layout whose offsets are not
+    modelled (split configs).
+    """
+    try:
+        source_bits, target_bits = slot_bits(source), slot_bits(target)
+        if (
+            source_bits == target_bits
+            and source.num_elements == target.num_elements
+            and not source.layout_or_default.tiles
+            and not target.layout_or_default.tiles
+        ):
+            return (_untiled(source, target),)
+        slots = overlapping_slots(physical_offset(source), source_bits, target_bits)
+        return (compose(slots, logical_index(target)),)
+    except UnsupportedError as error:
+        return Undefined(str(error))
+
+
+def _physical_order(shape: Shape) -> tuple[int, ...]:
+    """Logical dims from most to least major under the shape's layout."""
+    return tuple(reversed(shape.layout_or_default.minor_to_major))
+
+
+def _untiled(source: Shape, target: Shape) -> IndexingMap:
+    source_order, target_order = _physical_order(source), _physical_order(target)
+    physical = reshape_indices(
+        [dim(k) for k in source_order],
+        [source.dimensions[k] for k in source_order],
+        [target.dimensions[k] for k in target_order],
+    )
+    results: list[Expr] = [const(0)] * target.rank
+    for position, k in enumerate(target_order):
+        results[k] = physical[position]
+    return IndexingMap.create(dims_box(source), results)
+
+
+def _bitcast_o2i(ctx: OpContext, output: int) -> tuple[Indexing, ...]:
+    return (bitcast_map(ctx.shape, ctx.operand_shape(0)),)
+
+
+def _bitcast_i2o(ctx: OpContext, operand: int) -> tuple[Indexing, ...]:
+    return (bitcast_map(ctx.operand_shape(0), ctx.shape),)
+
+
+register("bitcast")(OpRule(_bitcast_o2i, _bitcast_i2o))
