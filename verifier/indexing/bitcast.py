@@ -19,21 +19,33 @@ The target slot ``q`` is then the target element stored there
 (`logical_index`): slots of tile padding or past the buffer's end hold no
 element, so they relate to nothing.
 
-Untiled layouts of equal widths and sizes get the same relation in its
-simplest form, transpose ∘ reshape ∘ transpose: ``f32[24]{0}`` bitcast of
-``f32[4,6]{0,1}`` reads ``(d0) -> (d0 mod 4, d0 floordiv 4)``.
+Equal widths and equal tiled extents get the same relation in a simpler
+form, with no linear offset in between: the final tiled shapes of both sides
+(`tiled_coordinates`) are two shapes of one row-major buffer, so one is a
+reshape of the other — untiled, transpose ∘ reshape ∘ transpose
+(``f32[24]{0}`` bitcast of ``f32[4,6]{0,1}`` reads ``(d0) -> (d0 mod 4,
+d0 floordiv 4)``); tiled, ``f32[1,64,256]{2,1,0:T(8,128)}`` bitcast of
+``f32[64,256]{1,0:T(8,128)}`` reads ``(d0, d1, d2) -> ((d1 floordiv 8) * 8 +
+d1 mod 8, (d2 floordiv 128) * 128 + d2 mod 128)`` before simplification,
+which a solver proves equal to ``(d1, d2)`` whatever the sizes.
 """
 
 from __future__ import annotations
 
-from math import gcd
+from math import gcd, prod
 
 from verifier.errors import UnsupportedError
 from verifier.expr.indexing_map import IndexingMap, Undefined, Variable, compose
 from verifier.expr.interval import Interval
-from verifier.expr.nodes import Expr, const, dim, range_var
+from verifier.expr.nodes import Expr, range_var
 from verifier.hlo.shape import Shape
-from verifier.indexing.layout import logical_index, physical_offset, slot_bits
+from verifier.indexing.layout import (
+    element_at,
+    logical_index,
+    physical_offset,
+    slot_bits,
+    tiled_coordinates,
+)
 from verifier.indexing.registry import Indexing, OpContext, OpRule, register
 from verifier.indexing.reshape import reshape_indices
 from verifier.indexing.shapes import dims_box
@@ -88,35 +100,16 @@ def bitcast_map(source: Shape, target: Shape) -> Indexing:
     """
     try:
         source_bits, target_bits = slot_bits(source), slot_bits(target)
-        if (
-            source_bits == target_bits
-            and source.num_elements == target.num_elements
-            and not source.layout_or_default.tiles
-            and not target.layout_or_default.tiles
-        ):
-            return (_untiled(source, target),)
+        coordinates = tiled_coordinates(source)
+        target_sizes = tiled_coordinates(target).sizes
+        if source_bits == target_bits and prod(coordinates.sizes) == prod(target_sizes):
+            reshaped = reshape_indices(list(coordinates.indices), coordinates.sizes, target_sizes)
+            logical, padding = element_at(target, reshaped)
+            return (IndexingMap.create(dims_box(source), logical, constraints=padding),)
         slots = overlapping_slots(physical_offset(source), source_bits, target_bits)
         return (compose(slots, logical_index(target)),)
     except UnsupportedError as error:
         return Undefined(str(error))
-
-
-def _physical_order(shape: Shape) -> tuple[int, ...]:
-    """Logical dims from most to least major under the shape's layout."""
-    return tuple(reversed(shape.layout_or_default.minor_to_major))
-
-
-def _untiled(source: Shape, target: Shape) -> IndexingMap:
-    source_order, target_order = _physical_order(source), _physical_order(target)
-    physical = reshape_indices(
-        [dim(k) for k in source_order],
-        [source.dimensions[k] for k in source_order],
-        [target.dimensions[k] for k in target_order],
-    )
-    results: list[Expr] = [const(0)] * target.rank
-    for position, k in enumerate(target_order):
-        results[k] = physical[position]
-    return IndexingMap.create(dims_box(source), results)
 
 
 def _bitcast_o2i(ctx: OpContext, output: int) -> tuple[Indexing, ...]:

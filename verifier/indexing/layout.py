@@ -43,6 +43,7 @@ are not modelled (`UnsupportedError`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from math import prod
 
@@ -154,6 +155,30 @@ def physical_offset(shape: Shape) -> IndexingMap:
     >>> combined.evaluate(point) == ((111 // 2 * 37 + 109 // 3) * 6 + 111 % 2 * 3 + 109 % 3,)
     True
     """
+    coordinates = tiled_coordinates(shape)
+    return IndexingMap.create(
+        dims_box(shape), [_row_major(list(coordinates.indices), coordinates.sizes)]
+    )
+
+
+@dataclass(frozen=True)
+class TiledCoordinates:
+    """Where a logical element sits in the final tiled shape (every tiling
+    applied, padding included): one index per dim of `sizes`; the offset is
+    their row-major linear index."""
+
+    indices: tuple[Expr, ...]
+    sizes: tuple[int, ...]
+
+
+def tiled_coordinates(shape: Shape) -> TiledCoordinates:
+    """The coordinates of logical element ``(d0, …)`` in the final tiled shape.
+
+    >>> from verifier.hlo.shape import parse_shape
+    >>> coordinates = tiled_coordinates(parse_shape("f32[3,5]{1,0:T(2,2)}"))
+    >>> [str(e) for e in coordinates.indices], coordinates.sizes
+    (['d0 floordiv 2', 'd1 floordiv 2', 'd0 mod 2', 'd1 mod 2'], (2, 3, 2, 2))
+    """
     first, levels = _levels(shape)
     indices: list[Expr] = [dim(k) for k in _physical_order(shape)]
     sizes = first
@@ -170,7 +195,7 @@ def physical_offset(shape: Shape) -> IndexingMap:
             + [e % t for e, t in zip(combined, tiling.tile, strict=True)]
         )
         sizes = after
-    return IndexingMap.create(dims_box(shape), [_row_major(indices, sizes)])
+    return TiledCoordinates(tuple(indices), sizes)
 
 
 def offset_extent(shape: Shape) -> int:
@@ -185,8 +210,7 @@ def offset_extent(shape: Shape) -> int:
     >>> offset_extent(parse_shape("f32[3]{0:T(2)(4)}"))  # [2, 2] then [2, 1, 4]
     8
     """
-    first, levels = _levels(shape)
-    return prod(levels[-1][1] if levels else first)
+    return prod(_final_sizes(shape))
 
 
 def buffer_elements(shape: Shape) -> int:
@@ -255,9 +279,31 @@ def logical_index(shape: Shape) -> IndexingMap:
     >>> inverse.contains({dim(0): 14})  # tile (1, 0), in-tile (1, 0): row 3 of 3 is padding
     False
     """
+    final = offset_extent(shape)
+    logical, constraints = element_at(shape, _row_major_split(dim(0), _final_sizes(shape)))
+    return IndexingMap.create([Interval(0, final - 1)], logical, constraints=constraints)
+
+
+def _final_sizes(shape: Shape) -> tuple[int, ...]:
     first, levels = _levels(shape)
-    final = levels[-1][1] if levels else first
-    indices = _row_major_split(dim(0), final)
+    return levels[-1][1] if levels else first
+
+
+def element_at(
+    shape: Shape, coordinates: Sequence[Expr]
+) -> tuple[list[Expr], list[tuple[Expr, Interval]]]:
+    """The logical index stored at `coordinates` of the final tiled shape
+    (`tiled_coordinates`' sizes), and the constraints that keep the
+    coordinates off tile padding.
+
+    >>> from verifier.hlo.shape import parse_shape
+    >>> from verifier.expr.nodes import dim
+    >>> logical, padding = element_at(parse_shape("f32[3,5]{1,0:T(2,2)}"), list(map(dim, range(4))))
+    >>> [str(e) for e in logical], [f"{e} in {bounds}" for e, bounds in padding]
+    (['d0 * 2 + d2', 'd1 * 2 + d3'], ['d0 * 2 + d2 in [0, 2]', 'd1 * 2 + d3 in [0, 4]'])
+    """
+    _, levels = _levels(shape)
+    indices = list(coordinates)
     constraints: list[tuple[Expr, Interval]] = []
     for tiling, _ in reversed(levels):
         rank = len(tiling.tile)
@@ -273,4 +319,4 @@ def logical_index(shape: Shape) -> IndexingMap:
     logical: list[Expr] = [const(0)] * shape.rank
     for position, k in enumerate(_physical_order(shape)):
         logical[k] = indices[position]
-    return IndexingMap.create([Interval(0, prod(final) - 1)], logical, constraints=constraints)
+    return logical, constraints
