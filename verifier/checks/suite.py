@@ -62,7 +62,7 @@ DESCRIPTIONS: dict[str, str] = {
     "partition": "the operands of a concatenate, pad or dynamic-update-slice cover the "
     "output exactly once",
     "inverse": "the input→output relation is the inverse of the output→input relation",
-    "bitcast": "a bitcast keeps every element's physical offset and the physical size",
+    "bitcast": "a bitcast keeps the buffer's bytes and the bits of every element",
     "overflow": "every sub-term of every index expression fits int64",
     "overflow-int32": "every sub-term of a fusion's index expressions fits int32 "
     "(informational: int64 indexing is correct, only slower)",
