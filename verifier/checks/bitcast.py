@@ -13,9 +13,10 @@ runs under the deterministic operation budget — exhausting it is
 2. on each side, every element's offset lies inside its buffer (a nested
    tiling can pad beyond the first tiling, which the buffer does not count);
 3. the bits of the operand's elements are the bits of the output's: with
-   ``u = gcd`` of the two slot widths, an element at offset ``p`` of a side
-   with ``w``-bit slots holds the ``u``-bit units ``p * (w / u) + s``,
-   ``s in [0, w / u - 1]``, and the two unit sets must be equal (isl);
+   ``u = gcd`` of the two slot widths, a side with ``w``-bit slots holds
+   the ``u``-bit units ``x`` whose slot ``x floordiv (w / u)`` holds an
+   element (the domain of the inverse layout), and the two unit sets must
+   be equal (isl);
 4. when the bitcast's output→input maps are known, they relate exactly the
    pairs whose bits overlap (`verifier.indexing.bitcast`, from the offsets).
 
@@ -46,9 +47,9 @@ from verifier.checks.result import DEFAULT_BUDGET, CheckResult, tuple_text, unio
 from verifier.checks.verdict import Outcome
 from verifier.errors import UnsupportedError
 from verifier.expr.evaluate import substitute
-from verifier.expr.indexing_map import IndexingMap, Undefined, Variable, compose
+from verifier.expr.indexing_map import IndexingMap, Undefined, compose
 from verifier.expr.interval import Interval
-from verifier.expr.nodes import Expr, Var, VarKind, dim, range_var
+from verifier.expr.nodes import Expr, Var, dim
 from verifier.hlo.shape import Shape
 from verifier.indexing.bitcast import overlapping_slots
 from verifier.indexing.layout import (
@@ -70,6 +71,7 @@ class _Side:
     name: str
     shape: Shape
     offset: IndexingMap
+    inverse: IndexingMap
     slot_bits: int
     elements: int
     bytes: int
@@ -80,6 +82,7 @@ class _Side:
             name,
             shape,
             physical_offset(shape),
+            logical_index(shape),
             slot_bits(shape),
             buffer_elements(shape),
             buffer_bytes(shape),
@@ -153,19 +156,21 @@ def _inside_buffer(side: _Side, max_operations: int) -> CheckResult | None:
 
 
 def _units(side: _Side, unit: int) -> IndexingMap:
-    """``()[s…, sb] -> (p(s…) * (w / unit) + sb)``: the `unit`-bit units the
-    side's elements hold, the element (and the unit within it) as symbols."""
-
-    def to_symbol(variable: Var) -> Expr:
-        return range_var(variable.index) if variable.kind is VarKind.DIM else variable
-
-    (offset,) = (substitute(r, to_symbol) for r in side.offset.results)
+    """``(d0) -> (d0)`` over the `unit`-bit units ``d0`` of the side's buffer
+    held by an element: the slot ``d0 floordiv (w / unit)`` is in the domain
+    of the side's inverse layout (`logical_index`, a function of the offset:
+    no element variables to project out, which isl finds costly)."""
     per_slot = side.slot_bits // unit
-    within: list[Variable] = []
-    if per_slot > 1:
-        within.append(Variable(Interval(0, per_slot - 1)))
-        offset = offset * per_slot + range_var(side.shape.rank)
-    return IndexingMap.create([], [offset], range_vars=[*side.offset.dims, *within])
+    slots = side.inverse.bounds(dim(0))
+
+    def slot_of(variable: Var) -> Expr:
+        return variable // per_slot if variable == dim(0) else variable
+
+    return IndexingMap.create(
+        [Interval(slots.lower * per_slot, slots.upper * per_slot + per_slot - 1)],
+        [dim(0)],
+        constraints=[(substitute(e, slot_of), b) for e, b in side.inverse.constraints],
+    )
 
 
 def _same_bits(operand: _Side, output: _Side, max_operations: int) -> CheckResult:
@@ -182,10 +187,9 @@ def _same_bits(operand: _Side, output: _Side, max_operations: int) -> CheckResul
             Outcome.PROVED, f"the same {operand.bytes} bytes: every bit of every element is kept"
         )
     side, other = (operand, output) if answer.only_in == "a" else (output, operand)
-    point = dict(answer.witness)
-    element = tuple(point[f"s{i}"] for i in range(side.shape.rank))
-    (offset,) = side.offset.evaluate({dim(i): x for i, x in enumerate(element)})
-    first_bit = point["r0"] * unit
+    first_bit = dict(answer.witness)["d0"] * unit
+    offset = first_bit // side.slot_bits
+    element = side.inverse.evaluate({dim(0): offset})
     return CheckResult(
         Outcome.REFUTED,
         f"{side.name} element {tuple_text(element)} at offset {offset} holds bit {first_bit}, "
