@@ -19,10 +19,11 @@ The target slot ``q`` is then the target element stored there
 (`logical_index`): slots of tile padding or past the buffer's end hold no
 element, so they relate to nothing.
 
-Equal widths and equal tiled extents get the same relation in a simpler
-form, with no linear offset in between: the final tiled shapes of both sides
-(`tiled_coordinates`) are two shapes of one row-major buffer, so one is a
-reshape of the other — untiled, transpose ∘ reshape ∘ transpose
+When both buffers span the same bits, the relation has a simpler form with
+no linear offset in between: the final tiled shapes of both sides
+(`tiled_coordinates`), each with a minor dim of its ``a`` (``b``) units per
+slot, are two shapes of one row-major buffer, so one is a reshape of the
+other — untiled, transpose ∘ reshape ∘ transpose
 (``f32[24]{0}`` bitcast of ``f32[4,6]{0,1}`` reads ``(d0) -> (d0 mod 4,
 d0 floordiv 4)``); tiled, ``f32[1,64,256]{2,1,0:T(8,128)}`` bitcast of
 ``f32[64,256]{1,0:T(8,128)}`` reads ``(d0, d1, d2) -> ((d1 floordiv 8) * 8 +
@@ -100,16 +101,36 @@ def bitcast_map(source: Shape, target: Shape) -> Indexing:
     """
     try:
         source_bits, target_bits = slot_bits(source), slot_bits(target)
-        coordinates = tiled_coordinates(source)
-        target_sizes = tiled_coordinates(target).sizes
-        if source_bits == target_bits and prod(coordinates.sizes) == prod(target_sizes):
-            reshaped = reshape_indices(list(coordinates.indices), coordinates.sizes, target_sizes)
-            logical, padding = element_at(target, reshaped)
-            return (IndexingMap.create(dims_box(source), logical, constraints=padding),)
+        local = _reshaped(source, target, source_bits, target_bits)
+        if local is not None:
+            return (local,)
         slots = overlapping_slots(physical_offset(source), source_bits, target_bits)
         return (compose(slots, logical_index(target)),)
     except UnsupportedError as error:
         return Undefined(str(error))
+
+
+def _reshaped(
+    source: Shape, target: Shape, source_bits: int, target_bits: int
+) -> IndexingMap | None:
+    """The relation as a reshape between the final tiled shapes, each with a
+    minor dim of its ``w / gcd`` units per slot; None when the two spans of
+    units differ (then only the linear offsets line up)."""
+    unit = gcd(source_bits, target_bits)
+    a, b = source_bits // unit, target_bits // unit
+    coordinates = tiled_coordinates(source)
+    target_sizes = tiled_coordinates(target).sizes
+    if prod(coordinates.sizes) * a != prod(target_sizes) * b:
+        return None
+    indices, sizes = list(coordinates.indices), coordinates.sizes
+    range_vars: list[Interval] = []
+    if a > 1:  # every unit of the source slot
+        indices.append(range_var(0))
+        sizes += (a,)
+        range_vars.append(Interval(0, a - 1))
+    reshaped = reshape_indices(indices, sizes, target_sizes + ((b,) if b > 1 else ()))
+    logical, padding = element_at(target, reshaped[: len(target_sizes)])
+    return IndexingMap.create(dims_box(source), logical, range_vars=range_vars, constraints=padding)
 
 
 def _bitcast_o2i(ctx: OpContext, output: int) -> tuple[Indexing, ...]:
