@@ -47,6 +47,15 @@ def _module(rows: int, columns: int) -> str:
     )
 
 
+def _mixed_module(rows: int, columns: int) -> str:
+    """Two bf16 packed by (2,1) read as one u32: widths differ."""
+    return (
+        f"HloModule mixed_{rows}x{columns}\n\nENTRY main {{\n"
+        f"  p0 = bf16[{rows},{columns}]{{1,0:T(8,128)(2,1)}} parameter(0)\n"
+        f"  ROOT bitcast = u32[{rows // 2},{columns}]{{1,0:T(8,128)}} bitcast(p0)\n}}\n"
+    )
+
+
 def _children_cpu() -> float:
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
@@ -128,6 +137,20 @@ def main() -> None:
                 f"{rows:>5}x{columns:<5} {whole:>12.2f} {whole / first[0]:>10.2f} "
                 f"{alone:>13.2f} {alone / first[1]:>10.2f} {api:>10.3f} {api / first[2]:>10.2f} "
                 f"{numpy_text:>12} {ratio_text:>10}  {summary}"
+            )
+        print("\nbf16[n,m]{1,0:T(8,128)(2,1)} read as u32[n/2,m]{1,0:T(8,128)} (widths differ)")
+        mixed_first: tuple[float, float, float] | None = None
+        for rows, columns in SIZES:
+            path = Path(directory) / f"mixed_{rows}x{columns}.hlo"
+            path.write_text(_mixed_module(rows, columns))
+            whole, summary = _check(path, only_bitcast=False)
+            alone, _ = _check(path, only_bitcast=True)
+            api = _api_check(_mixed_module(rows, columns))
+            mixed_first = mixed_first or (whole, alone, api)
+            print(
+                f"{rows:>5}x{columns:<5} {whole:>12.2f} {whole / mixed_first[0]:>10.2f} "
+                f"{alone:>13.2f} {alone / mixed_first[1]:>10.2f} {api:>10.3f} "
+                f"{api / mixed_first[2]:>10.2f} {'-':>12} {'-':>10}  {summary}"
             )
 
 
