@@ -97,9 +97,13 @@ def test_a_scalar_tile_holds_the_scalar_at_offset_0() -> None:
     assert elements_at(shape) == {0: ()}
 
 
-def test_split_configs_are_explicitly_unsupported() -> None:
-    with pytest.raises(UnsupportedError, match="split configs"):
-        layout.physical_offset(parse_shape("f32[8]{0:SC(0:4)}"))
+@pytest.mark.parametrize(
+    ("text", "reason"), [("f32[8]{0:SC(0:4)}", "split configs"), ("f32[8]{0:D(C)}", "sparse")]
+)
+def test_split_and_sparse_layouts_are_explicitly_unsupported(text: str, reason: str) -> None:
+    with pytest.raises(UnsupportedError, match=reason):
+        layout.physical_offset(parse_shape(text))
+    assert parse_shape("f32[8]{0:D(D)T(4)}").layout.is_dense  # type: ignore[union-attr]
 
 
 def test_an_element_size_narrower_than_the_type_is_invalid() -> None:

@@ -159,6 +159,22 @@ class Layout:
         return "{" + body + (":" + suffix if suffix else "") + "}"
 
     @property
+    def is_dense(self) -> bool:
+        """Every dimension level type is dense (`D(D,D)`, or none written);
+        `C` (compressed) and `S` (singleton) levels make a sparse layout.
+
+        >>> parse_shape("f32[4,4]{1,0:D(D,C)}").layout.is_dense
+        False
+        """
+        levels = (
+            level.strip().rstrip("+~")
+            for field in _split_layout_fields(self.extra)
+            if field.startswith("D(")
+            for level in field[2:-1].split(",")
+        )
+        return all(level == "D" for level in levels)
+
+    @property
     def is_plain(self) -> bool:
         """No tiles, memory space or other fields: only a dimension order."""
         return self == Layout(self.minor_to_major)

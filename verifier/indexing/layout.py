@@ -37,8 +37,9 @@ rounded up to a multiple of ``L(n)``, times the slot width (`slot_bits`:
 ``f32[9,128]{1,0:T(8)L(1024)}`` is 9 * 128 = 1152 elements, rounded up to
 2048 (8192 bytes); ``s4[16]{0:E(4)}`` is 8 bytes.
 
-Split configs (``SC(…)``) split the buffer across memories; their offsets
-are not modelled (`UnsupportedError`).
+Split configs (``SC(…)``) split the buffer across memories, and sparse
+dimension levels (``D(D,C)``) store no dense array; their offsets are not
+modelled (`UnsupportedError`).
 """
 
 from __future__ import annotations
@@ -110,6 +111,8 @@ def _levels(shape: Shape) -> tuple[tuple[int, ...], tuple[tuple[_Tiling, tuple[i
             f"{shape}: split configs split the buffer across memories; "
             "their offsets are not modelled"
         )
+    if not shape.layout_or_default.is_dense:
+        raise UnsupportedError(f"{shape}: a sparse layout has no dense offsets")
     first = tuple(shape.dimensions[k] for k in _physical_order(shape))
     sizes, levels = first, []
     for tile in shape.layout_or_default.tiles:
