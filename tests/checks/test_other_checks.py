@@ -3,13 +3,8 @@ witnesses re-checked in Python, and answers held to brute force."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for `strategies`
 from strategies import indexing_maps
 
 from verifier.checks.bitcast import check_bitcast

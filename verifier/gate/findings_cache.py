@@ -31,9 +31,9 @@ from collections.abc import Sequence
 
 from verifier.checks.cache import Answer, ProofCache
 from verifier.checks.equivalence import Budget
-from verifier.checks.finding import NO_SOURCE, Finding
 from verifier.checks.verdict import Outcome
 from verifier.errors import SourceSpan
+from verifier.gate.finding import NO_SOURCE, Finding
 
 
 def module_key(text: str, checks: Sequence[str], budget: Budget | None = None) -> str:

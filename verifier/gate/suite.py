@@ -30,51 +30,20 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 
+from verifier.analysis.module_maps import ModuleMaps
 from verifier.checks import bitcast, bounds, inverse, overflow, partition, simplification
 from verifier.checks.cache import ProofCache
 from verifier.checks.equivalence import Budget
-from verifier.checks.finding import Finding
-from verifier.checks.module_maps import ModuleMaps
 from verifier.checks.result import DEFAULT_BUDGET, CheckResult
 from verifier.checks.verdict import Outcome
 from verifier.errors import UsageError
 from verifier.expr.indexing_map import IndexingMap, Undefined
 from verifier.fusion.compose import CALLING_OPCODES
+from verifier.gate.finding import Finding
 from verifier.hlo.module import Computation, Instruction, Module
 from verifier.hlo.shape import Shape
-from verifier.indexing import analysis
 from verifier.indexing.analysis import output_count
 from verifier.indexing.registry import Indexing
-
-CHECKS: tuple[str, ...] = (
-    "in-bounds",
-    "partition",
-    "inverse",
-    "bitcast",
-    "overflow",
-    "overflow-int32",
-    "simplification",
-)
-
-# One line per check, for report readers (SARIF rule descriptions, --help).
-DESCRIPTIONS: dict[str, str] = {
-    "in-bounds": "the image of every indexing map lies inside the shape it indexes",
-    "partition": "the operands of a concatenate, pad or dynamic-update-slice cover the "
-    "output exactly once",
-    "inverse": "the input→output relation is the inverse of the output→input relation",
-    "bitcast": "a bitcast keeps the buffer's bytes and the bits of every element",
-    "overflow": "every sub-term of every index expression fits int64",
-    "overflow-int32": "every sub-term of a fusion's index expressions fits int32 "
-    "(informational: int64 indexing is correct, only slower)",
-    "simplification": "every simplified map equals the composition it simplifies",
-}
-assert set(DESCRIPTIONS) == set(CHECKS)
-
-# Checks whose refutation informs and does not fail the gate: a fusion
-# whose indices do not fit int32 is correct (XLA then uses int64), it is
-# only slower on GPUs.  The finding's outcome stays the truth (``refuted``:
-# "fits int32" is false); the gate decides the severity from this set.
-INFORMATIONAL_CHECKS: frozenset[str] = frozenset({"overflow-int32"})
 
 
 @dataclass(frozen=True)
@@ -109,6 +78,40 @@ class _Run:
     budget: Budget
 
 
+Checker = Callable[[_Place, _Run], Iterator[Finding]]
+
+
+@dataclass(frozen=True)
+class RegisteredCheck:
+    """A check of the gate: its name, a one-line description for report
+    readers (SARIF rule descriptions, ``--checks`` help), what runs it on one
+    instruction, and whether it is *informational*: its refutation informs
+    and never fails the gate (a fusion whose indices do not fit int32 is
+    correct, XLA then uses int64; it is only slower on GPUs).  The finding's
+    outcome stays the truth either way; the gate decides the severity."""
+
+    name: str
+    description: str
+    run: Checker
+    informational: bool = False
+
+
+# Every check, in the order the gate runs them (the order of definition below).
+_REGISTRY: dict[str, RegisteredCheck] = {}
+
+
+def _check(
+    name: str, description: str, *, informational: bool = False
+) -> Callable[[Checker], Checker]:
+    """Register the decorated function as check `name`."""
+
+    def register(run: Checker) -> Checker:
+        _REGISTRY[name] = RegisteredCheck(name, description, run, informational)
+        return run
+
+    return register
+
+
 def run_checks(
     module: Module,
     cache: ProofCache,
@@ -130,7 +133,7 @@ def run_checks(
     for done, place in enumerate(places, start=1):
         if place.instruction.operands:
             for check in selected:
-                yield from _CHECKERS[check](place, run)
+                yield from _REGISTRY[check].run(place, run)
         if progress is not None:
             progress(done, len(places))
 
@@ -165,6 +168,7 @@ def _is_empty(indexing: Indexing) -> bool:
     return not isinstance(indexing, Undefined) and not indexing
 
 
+@_check(bounds.CHECK, "the image of every indexing map lies inside the shape it indexes")
 def _in_bounds(place: _Place, run: _Run) -> Iterator[Finding]:
     instruction = place.instruction
     for output in range(output_count(instruction)):
@@ -196,6 +200,10 @@ def _in_bounds(place: _Place, run: _Run) -> Iterator[Finding]:
             yield place.finding(bounds.CHECK, subject, result)
 
 
+@_check(
+    partition.CHECK,
+    "the operands of a concatenate, pad or dynamic-update-slice cover the output exactly once",
+)
 def _partition(place: _Place, run: _Run) -> Iterator[Finding]:
     instruction = place.instruction
     if instruction.opcode not in partition.PIECES:
@@ -206,7 +214,9 @@ def _partition(place: _Place, run: _Run) -> Iterator[Finding]:
     pieces = [
         (
             place.operand_subject(k),
-            analysis.input_to_output(place.computation, instruction, k)[0],
+            run.maps.input_to_output(place.computation, instruction, k, simplified=False)[
+                0
+            ].indexing,
         )
         for k in numbers
     ]
@@ -216,6 +226,10 @@ def _partition(place: _Place, run: _Run) -> Iterator[Finding]:
     yield place.finding(partition.CHECK, "output 0", result)
 
 
+@_check(
+    inverse.CHECK,
+    "the input→output relation is the inverse of the output→input relation",
+)
 def _inverse(place: _Place, run: _Run) -> Iterator[Finding]:
     instruction = place.instruction
     for output in range(output_count(instruction)):
@@ -241,14 +255,15 @@ def _inverse(place: _Place, run: _Run) -> Iterator[Finding]:
             yield place.finding(inverse.CHECK, subject, result)
 
 
+@_check(bitcast.CHECK, "a bitcast keeps the buffer's bytes and the bits of every element")
 def _bitcast(place: _Place, run: _Run) -> Iterator[Finding]:
     instruction = place.instruction
     if instruction.opcode != "bitcast":
         return
     operand = place.computation.instruction(instruction.operands[0]).shape
-    (indexing,) = analysis.output_to_input(place.computation, instruction, 0)
+    (composed,) = run.maps.output_to_input(place.computation, instruction, 0, simplified=False)
     result = bitcast.check_bitcast(
-        operand, instruction.shape, indexing, run.cache, budget=run.budget
+        operand, instruction.shape, composed.indexing, run.cache, budget=run.budget
     )
     yield place.finding(bitcast.CHECK, place.operand_subject(0), result)
 
@@ -274,10 +289,17 @@ def _all_maps(place: _Place, run: _Run) -> tuple[IndexingMap, ...]:
     return tuple(dict.fromkeys(maps))
 
 
+@_check(overflow.CHECK, "every sub-term of every index expression fits int64")
 def _overflow(place: _Place, run: _Run) -> Iterator[Finding]:
     yield from _fits(place, run, 64, overflow.CHECK)
 
 
+@_check(
+    overflow.CHECK_INT32,
+    "every sub-term of a fusion's index expressions fits int32 "
+    "(informational: int64 indexing is correct, only slower)",
+    informational=True,
+)
 def _overflow_int32(place: _Place, run: _Run) -> Iterator[Finding]:
     """Per fusion or call: whether its indices would also fit int32."""
     if place.instruction.opcode in CALLING_OPCODES:
@@ -291,10 +313,11 @@ def _fits(place: _Place, run: _Run, bits: int, check: str) -> Iterator[Finding]:
         yield place.finding(check, "maps", result)
 
 
+@_check(simplification.CHECK, "every simplified map equals the composition it simplifies")
 def _simplification(place: _Place, run: _Run) -> Iterator[Finding]:
     instruction = place.instruction
     for output in range(output_count(instruction)):
-        raw = run.maps.raw_output_to_input(place.computation, instruction, output)
+        raw = run.maps.output_to_input(place.computation, instruction, output, simplified=False)
         simplified = run.maps.output_to_input(place.computation, instruction, output)
         for operand, (before, after) in enumerate(zip(raw, simplified, strict=True)):
             if _is_empty(before.indexing) and _is_empty(after.indexing):
@@ -314,12 +337,13 @@ def _simplification(place: _Place, run: _Run) -> Iterator[Finding]:
             yield place.finding(simplification.CHECK, subject, result)
 
 
-_CHECKERS: dict[str, Callable[[_Place, _Run], Iterator[Finding]]] = {
-    bounds.CHECK: _in_bounds,
-    partition.CHECK: _partition,
-    inverse.CHECK: _inverse,
-    bitcast.CHECK: _bitcast,
-    overflow.CHECK: _overflow,
-    overflow.CHECK_INT32: _overflow_int32,
-    simplification.CHECK: _simplification,
-}
+CHECKS: tuple[str, ...] = tuple(_REGISTRY)
+INFORMATIONAL_CHECKS: frozenset[str] = frozenset(
+    name for name, check in _REGISTRY.items() if check.informational
+)
+
+
+def describe(check: str) -> str:
+    """A one-line description of `check` (its name when it has none)."""
+    registered = _REGISTRY.get(check)
+    return registered.description if registered else check

@@ -30,7 +30,9 @@ elements (4/25), once each; XLA's slice ratio is also 32/200:
 ...   p0 = f32[10,20] parameter(0)
 ...   ROOT s = f32[4,8] slice(p0), slice={[2:10:2], [0:16:2]}
 ... }''')
->>> (row,) = instruction_utilization(module, module.entry, module.entry.root).operands
+>>> from verifier.analysis import ModuleMaps
+>>> maps = ModuleMaps(module)
+>>> (row,) = instruction_utilization(maps, module.entry, module.entry.root).operands
 >>> row.may_read, row.per_execution, row.reads, row.utilization, row.xla_heuristic
 (32, 32, 32, Fraction(4, 25), Fraction(4, 25))
 """
@@ -44,18 +46,17 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import TypeAlias
 
-from verifier.bridges.isl import relations_equal
-from verifier.checks.counting import count_domain, count_image
+from verifier.analysis import ModuleMaps
+from verifier.counting.exact import count_domain, count_image
+from verifier.counting.heuristic import elements, operand_utilizations
 from verifier.errors import VerifierError
 from verifier.expr.evaluate import interval_of, substitute, variables_of
 from verifier.expr.indexing_map import IndexingMap, Undefined, Variable
 from verifier.expr.nodes import Expr, Var, VarKind, const, linear_terms, rt_var
-from verifier.fusion.compose import ComposedIndexing, Composer, CountedMap
-from verifier.fusion.heuristic import elements, operand_utilizations
-from verifier.hlo.module import Computation, Instruction, Module
+from verifier.fusion.compose import ComposedIndexing, CountedMap
+from verifier.hlo.module import Computation, Instruction
 from verifier.hlo.shape import Shape
 from verifier.indexing.analysis import output_count
-from verifier.simplify import simplify
 
 RUNTIME_DEPENDENT = "depends on runtime values"
 
@@ -144,41 +145,31 @@ class InstructionUtilization:
         return max((row.disagreement for row in self.operands), default=-1.0)
 
 
-def default_composer(module: Module) -> Composer:
-    """Maps simplified (so more of them are strided boxes) and merged when
-    isl proves them equal."""
-    return Composer(
-        module,
-        transform=lambda m: simplify(m).map,
-        same=lambda a, b: relations_equal(a, b) is True,
-    )
-
-
 def instruction_utilization(
-    module: Module,
-    computation: Computation,
-    instruction: Instruction,
-    composer: Composer | None = None,
+    maps: ModuleMaps, computation: Computation, instruction: Instruction
 ) -> InstructionUtilization:
-    """Every operand's counts (fusions composed through their computation)."""
-    composer = composer or default_composer(module)
-    # Simplification drops range variables that do not change the relation
-    # (a reduce of a broadcast); the reads count them, so they come from the
-    # maps as composed.
-    raw = Composer(module, transform=lambda m: m)
+    """Every operand's counts (fusions composed through their computation).
+
+    Distinct elements come from the simplified maps (more of them are
+    strided boxes, counted in closed form); reads from the raw ones, which
+    keep the range variables simplification drops when they do not change
+    the relation (a reduce of a broadcast reads its operand once per reduced
+    element)."""
     outputs = range(output_count(instruction))
-    per_output = [composer.output_to_input(computation, instruction, k) for k in outputs]
-    raw_per_output = [raw.output_to_input(computation, instruction, k) for k in outputs]
-    heuristic = operand_utilizations(module, computation, instruction)
+    per_output = [maps.output_to_input(computation, instruction, k) for k in outputs]
+    raw_per_output = [
+        maps.output_to_input(computation, instruction, k, simplified=False) for k in outputs
+    ]
+    heuristic = operand_utilizations(maps.module, computation, instruction)
     rows = []
     for number, operand in enumerate(computation.operand_instructions(instruction)):
         shape = _read_shape(instruction, operand.shape)
-        maps, undefined = _union(composed[number] for composed in per_output)
-        raw_maps, _ = _union(composed[number] for composed in raw_per_output)
+        simplified, undefined = _union(composed[number] for composed in per_output)
+        raw, _ = _union(composed[number] for composed in raw_per_output)
         may_read, per_execution, reads = (
             _unknown_indexing(undefined)
             if undefined is not None
-            else operand_counts(maps, raw_maps, shape)
+            else operand_counts(simplified, raw, shape)
         )
         rows.append(
             OperandUtilization(
@@ -195,20 +186,19 @@ def instruction_utilization(
 
 
 def module_utilization(
-    module: Module, instructions: Iterable[Instruction] | None = None
+    maps: ModuleMaps, instructions: Iterable[Instruction] | None = None
 ) -> tuple[InstructionUtilization, ...]:
     """Utilization of `instructions` of the entry computation, largest
     disagreement with XLA first.  By default every instruction that reads
     elements: not the plumbing (`tuple`, `get-tuple-element`), which moves
     none."""
-    composer = default_composer(module)
+    module = maps.module
     if instructions is None:
         instructions = [
             i for i in module.entry.instructions if i.operands and i.opcode not in PLUMBING
         ]
     results = [
-        instruction_utilization(module, module.entry, instruction, composer)
-        for instruction in instructions
+        instruction_utilization(maps, module.entry, instruction) for instruction in instructions
     ]
     ordered = [
         replace(r, operands=tuple(sorted(r.operands, key=lambda o: -o.disagreement)))

@@ -36,10 +36,9 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Literal
 
-from verifier.checks.finding import Finding
-from verifier.checks.suite import DESCRIPTIONS
 from verifier.checks.verdict import Outcome
 from verifier.errors import SourceSpan
+from verifier.gate.finding import Finding
 
 Status = Literal["bad-input", "refuted", "unknown", "vacuous", "ok"]
 
@@ -52,11 +51,6 @@ def tool_version() -> str:
         return importlib.metadata.version("verifier")
     except importlib.metadata.PackageNotFoundError:
         return "unknown"
-
-
-def describe(check: str) -> str:
-    """A one-line description of `check` (its name when it has none)."""
-    return DESCRIPTIONS.get(check, check)
 
 
 @dataclass(frozen=True)
