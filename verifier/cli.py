@@ -226,6 +226,7 @@ def _run_maps(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _run_layout(args: argparse.Namespace, out: TextIO) -> int:
+    from verifier.expr.indexing_map import IndexingMap
     from verifier.report.layout import layout_json, render_text
     from verifier.simplify import simplify
 

@@ -4,13 +4,8 @@ proved, and a size that no walk over elements could afford."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 from hypothesis import given, settings
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for the oracles
 from layout_strategies import bitcast_pair
 from oracle_layout import bitcast_verdict, buffer_bytes, buffer_elements, offsets, slot_bits
 

@@ -5,12 +5,8 @@ from __future__ import annotations
 
 import io
 import json
-import sys
-from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for the oracles
 from oracle_layout import buffer_bytes, buffer_elements, offsets
 
 from verifier.cli import EXIT_BAD_INPUT, EXIT_OK, main
