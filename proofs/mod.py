@@ -23,9 +23,7 @@ def _multiples(enc: Encoding) -> Goal:
 def _reduce(enc: Encoding) -> Goal:
     # (k - c * q) * y = k * y - c * w with w = q * y; proved for every integer w.
     x, y, k, c, w = enc.ints("x y k c w")
-    return Goal.of(
-        [c > 0], enc.mod(x + k * y, c) == enc.mod(x + k * y - c * w, c), [x, y, k, c, w]
-    )
+    return Goal.of([c > 0], enc.mod(x + k * y, c) == enc.mod(x + k * y - c * w, c), [x, y, k, c, w])
 
 
 def _inner_mod(enc: Encoding) -> Goal:
