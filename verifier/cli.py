@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from verifier.gate.finding import Finding
     from verifier.gate.run import InputError
     from verifier.gate.sqlite_cache import SqliteCache
+    from verifier.simplify import SimplificationResult
 
 EXIT_OK, EXIT_REFUTED, EXIT_BAD_INPUT, EXIT_UNKNOWN, EXIT_VACUOUS = 0, 1, 2, 3, 4
 EXIT_INTERNAL = 70
@@ -156,30 +157,79 @@ def _run_equiv(args: argparse.Namespace, out: TextIO) -> int:
 # ---------------------------------------------------------------- simplify
 
 
-def _simplify_answer(text: str, prove: bool, budget: Budget) -> dict[str, Any]:
+def _simplify_answer(text: str, args: argparse.Namespace) -> dict[str, Any]:
     from verifier.expr.parser import parse_map
     from verifier.expr.printer import print_map
-    from verifier.simplify import simplify
+    from verifier.simplify import SimplificationResult, simplify
 
     indexing_map = parse_map(text, "MAP")
-    result = simplify(indexing_map)
+    if args.no_simplify:
+        result = SimplificationResult(indexing_map, indexing_map, (), (), 0)
+    else:
+        result = simplify(
+            indexing_map,
+            rescale_symbols=args.rescale_symbols,
+            remove_unused_symbols=args.remove_unused_symbols,
+        )
     answer: dict[str, Any] = {
         "input": print_map(indexing_map, one_line=True),
         "simplified": print_map(result.map, one_line=True),
         "rules": list(result.rules_applied),
     }
-    if prove:
-        from verifier.checks.proven_simplification import prove_simplification
+    if result.symbol_changes:
+        answer["symbols"] = [
+            {
+                "symbol": change.symbol.name,
+                "becomes": None if change.becomes is None else str(change.becomes),
+            }
+            for change in result.symbol_changes
+        ]
+    if args.prove:
+        answer.update(_simplify_proof(text, result, _budget(args)))
+    return answer
 
-        answer["verdict"] = prove_simplification(indexing_map, result, budget).verdict.value
+
+# Worst first: the verdict of two proofs is the worse of the two.
+_VERDICT_ORDER = ("different", "unknown", "vacuous", "equal")
+
+
+def _simplify_proof(text: str, result: SimplificationResult, budget: Budget) -> dict[str, Any]:
+    """The verdict from the map as read (isl, with the second witness `budget`
+    asks for) and from the text as typed (z3 on the parse tree), the worse of
+    the two; and what construction folded while reading."""
+    from verifier.checks.proven_simplification import prove_from_typed, prove_simplification
+    from verifier.expr.parser import parse_typed_map
+
+    verdict = prove_simplification(result.input, result, budget).verdict.value
+    answer: dict[str, Any] = {}
+    typed = parse_typed_map(text, "MAP")
+    if typed is not None:
+        proof = prove_from_typed(typed, result)
+        verdict = min(verdict, proof.verdict.value, key=_VERDICT_ORDER.index)
+        answer["construction"] = [
+            {"typed": folding.typed, "read_as": folding.read_as} for folding in proof.foldings
+        ]
+        if proof.witness:
+            answer["typed_counterexample"] = dict(proof.witness)
+    answer["verdict"] = verdict
     return answer
 
 
 def _simplify_text(answer: dict[str, Any]) -> str:
     lines = [answer["simplified"].replace(", domain: ", ",\ndomain: ")]
     lines.append("rules: " + (", ".join(answer["rules"]) or "(none)"))
+    if "symbols" in answer:
+        changes = (
+            f"{c['symbol']} removed"
+            if c["becomes"] is None
+            else f"input {c['symbol']} is {c['becomes']} of the output"
+            for c in answer["symbols"]
+        )
+        lines.append("symbols changed (equal as relations only): " + "; ".join(changes))
+    for folding in answer.get("construction", []):
+        lines.append(f"construction folded: {folding['typed']} -> {folding['read_as']}")
     if "verdict" in answer:
-        lines.append(f"verdict: {answer['verdict']}")
+        lines.append(f"verdict: {answer['verdict']} (proved from the text as typed)")
     return "\n".join(lines)
 
 
@@ -188,7 +238,7 @@ def _run_simplify(args: argparse.Namespace, out: TextIO) -> int:
         codes = []
         for number, line in _batch_lines(args.batch):
             try:
-                answer = _simplify_answer(line, args.prove, _budget(args))
+                answer = _simplify_answer(line, args)
                 codes.append(_VERDICT_EXIT.get(answer.get("verdict", "equal"), EXIT_OK))
             except VerifierError as error:
                 answer = {"error": f"line {number}: {error}"}
@@ -197,7 +247,7 @@ def _run_simplify(args: argparse.Namespace, out: TextIO) -> int:
         return _worst(codes)
     if args.map is None:
         raise VerifierError("simplify needs MAP, or --batch FILE")
-    answer = _simplify_answer(_read_map_argument(args.map), args.prove, _budget(args))
+    answer = _simplify_answer(_read_map_argument(args.map), args)
     _emit(answer, args.format, _simplify_text, out)
     return _VERDICT_EXIT.get(answer.get("verdict", "equal"), EXIT_OK)
 
@@ -235,6 +285,22 @@ def _run_maps(args: argparse.Namespace, out: TextIO) -> int:
     else:
         instructions = [entry.root]
     report = module_json(maps, instructions, options)
+    _emit(report, args.format, render_text, out)
+    return EXIT_OK
+
+
+# ---------------------------------------------------------------- layout
+
+
+def _run_layout(args: argparse.Namespace, out: TextIO) -> int:
+    from verifier.expr.indexing_map import IndexingMap
+    from verifier.report.layout import layout_json, render_text
+    from verifier.simplify import simplify
+
+    def transform(m: IndexingMap) -> IndexingMap:
+        return simplify(m).map
+
+    report = layout_json(args.shape, None if args.no_simplify else transform)
     _emit(report, args.format, render_text, out)
     return EXIT_OK
 
@@ -554,6 +620,22 @@ def build_parser() -> argparse.ArgumentParser:
         help="prove the result equal to the input (isl, with a second witness: --cross-check)",
     )
     simplify.add_argument(
+        "--no-simplify",
+        action="store_true",
+        help="print the map as read (the canonical form construction gives)",
+    )
+    simplify.add_argument(
+        "--rescale-symbols",
+        action="store_true",
+        help="also replace a symbol pinned to a lattice (s0 mod 4 in [2, 2]) by s0 * 4 + 2;"
+        " the result is then equal as a relation, not pointwise",
+    )
+    simplify.add_argument(
+        "--remove-unused-symbols",
+        action="store_true",
+        help="also remove symbols the relation does not depend on (renumbering the rest)",
+    )
+    simplify.add_argument(
         "--batch", metavar="FILE", help="one map per line ('-' for stdin); JSON lines out, in order"
     )
     _cross_check_option(simplify)
@@ -575,6 +657,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _cross_check_option(equiv)
     equiv.set_defaults(run=_run_equiv)
+
+    layout = command(
+        "layout", "where each element of a shape sits in its buffer, and the buffer's size"
+    )
+    layout.add_argument(
+        "shape", metavar="SHAPE", help="a shape with its layout, e.g. 'f32[3,5]{1,0:T(2,2)}'"
+    )
+    layout.add_argument("--no-simplify", action="store_true", help="print the maps unsimplified")
+    layout.set_defaults(run=_run_layout)
 
     prove = command("prove-rules", "prove every simplifier rule's lemma (z3)")
     prove.set_defaults(run=_run_prove_rules)

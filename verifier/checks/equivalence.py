@@ -90,7 +90,7 @@ class Budget:
     a witness exhausting its own is a note."""
 
     isl_operations: int = isl_bridge.DEFAULT_MAX_OPERATIONS
-    z3_rlimit: int = z3_bridge.DEFAULT_RLIMIT
+    z3_rlimit: int = z3_bridge.WITNESS_RLIMIT
     cross_check: CrossCheck = DEFAULT_CROSS_CHECK
 
 

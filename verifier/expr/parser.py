@@ -28,7 +28,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from typing import NamedTuple
+from dataclasses import dataclass
+from typing import Generic, NamedTuple, Protocol, TypeVar
 
 from verifier.errors import NotQuasiAffineError, ParseError, span_at
 from verifier.expr.indexing_map import IndexingMap, Undefined, Variable
@@ -46,6 +47,15 @@ from verifier.expr.nodes import (
     mod,
     range_var,
     rt_var,
+)
+from verifier.expr.syntax import (
+    BinaryOp,
+    Syntax,
+    SyntaxBinary,
+    SyntaxInt,
+    SyntaxNeg,
+    SyntaxVar,
+    TypedMap,
 )
 
 # One alternative per token kind; `error` catches any other character, so
@@ -80,13 +90,111 @@ def _tokenize(text: str, filename: str) -> list[_Token]:
     return tokens
 
 
-class _Parser:
-    def __init__(self, text: str, filename: str) -> None:
+_OPERATORS: dict[str, BinaryOp] = {
+    "*": "*",
+    "/": "floordiv",
+    "floordiv": "floordiv",
+    "floorDiv": "floordiv",
+    "ceildiv": "ceildiv",
+    "ceilDiv": "ceildiv",
+    "mod": "mod",
+}
+
+T = TypeVar("T")
+
+
+class _CanonicalBuilder:
+    """Builds canonical expressions (`verifier.expr.nodes`' constructors)."""
+
+    def integer(self, value: int) -> Expr:
+        return const(value)
+
+    def variable(self, variable: Var) -> Expr:
+        return variable
+
+    def negate(self, operand: Expr) -> Expr:
+        return -operand
+
+    def sum(self, first: Expr, rest: list[tuple[bool, Expr]]) -> Expr:
+        # One canonical n-ary sum, not a chain of binary ones: the linear
+        # terms are merged once.
+        return add(first, *(-term if negate else term for negate, term in rest))
+
+    def binary(self, op: BinaryOp, lhs: Expr, rhs: Expr) -> Expr:
+        match op:
+            case "*":
+                return lhs * rhs
+            case "floordiv":
+                return floordiv(lhs, rhs)
+            case "ceildiv":
+                return ceildiv(lhs, rhs)
+            case "mod":
+                return mod(lhs, rhs)
+            case "min":
+                return min_(lhs, rhs)
+            case _:
+                return max_(lhs, rhs)
+
+    def as_variable(self, expr: Expr) -> Var | None:
+        return expr if isinstance(expr, Var) else None
+
+
+class _TypedBuilder:
+    """Builds the parse tree as typed (`verifier.expr.syntax`)."""
+
+    def integer(self, value: int) -> Syntax:
+        return SyntaxInt(value)
+
+    def variable(self, variable: Var) -> Syntax:
+        return SyntaxVar(variable)
+
+    def negate(self, operand: Syntax) -> Syntax:
+        return SyntaxNeg(operand)
+
+    def sum(self, first: Syntax, rest: list[tuple[bool, Syntax]]) -> Syntax:
+        total = first
+        for negate, term in rest:
+            total = SyntaxBinary("-" if negate else "+", total, term)
+        return total
+
+    def binary(self, op: BinaryOp, lhs: Syntax, rhs: Syntax) -> Syntax:
+        return SyntaxBinary(op, lhs, rhs)
+
+    def as_variable(self, syntax: Syntax) -> Var | None:
+        return syntax.variable if isinstance(syntax, SyntaxVar) else None
+
+
+class _Builder(Protocol[T]):
+    """What the parser builds each grammar rule into."""
+
+    def integer(self, value: int) -> T: ...
+    def variable(self, variable: Var) -> T: ...
+    def negate(self, operand: T) -> T: ...
+    def sum(self, first: T, rest: list[tuple[bool, T]]) -> T: ...
+    def binary(self, op: BinaryOp, lhs: T, rhs: T) -> T: ...
+    def as_variable(self, node: T) -> Var | None: ...
+
+
+@dataclass(frozen=True)
+class _MapParts(Generic[T]):
+    """A map's text, read: variables by kind with their bounds, results and
+    constraints as the builder made them."""
+
+    dims: list[Interval]
+    range_vars: list[Interval]
+    rt_vars: list[Interval]
+    results: list[T]
+    constraints: list[tuple[T, Interval]]
+
+
+class _Parser(Generic[T]):
+    def __init__(self, text: str, filename: str, builder: _Builder[T]) -> None:
         self.text = text
         self.filename = filename
         self.tokens = _tokenize(text, filename)
         self.position = 0
         self.names: dict[str, Var] = {}
+        self.build = builder
 
     # ------------------------------------------------------------- primitives
 
@@ -124,52 +232,42 @@ class _Parser:
 
     # ------------------------------------------------------------- expressions
 
-    def expr(self) -> Expr:
-        # One canonical n-ary sum, not a chain of binary ones: the linear
-        # terms are merged once.
-        summands = [self.term()]
+    def expr(self) -> T:
+        first = self.term()
+        rest: list[tuple[bool, T]] = []
         while self.peek.kind == "punct" and self.peek.text in ("+", "-"):
             negate = self.peek.text == "-"
             self.position += 1
-            summand = self.term()
-            summands.append(-summand if negate else summand)
-        return summands[0] if len(summands) == 1 else add(*summands)
+            rest.append((negate, self.term()))
+        return self.build.sum(first, rest) if rest else first
 
-    def term(self) -> Expr:
+    def term(self) -> T:
         result = self.unary()
         while self.peek.kind in ("punct", "ident") and self.peek.text in _MULTIPLICATIVE:
             op = self.peek
             self.position += 1
-            result = self.combine(op, result, self.unary())
+            result = self.combine(op, _OPERATORS[op.text], result, self.unary())
         return result
 
-    def combine(self, op: _Token, lhs: Expr, rhs: Expr) -> Expr:
-        """``lhs op rhs``; a non-quasi-affine result is an error at `op`."""
+    def combine(self, token: _Token, op: BinaryOp, lhs: T, rhs: T) -> T:
+        """``lhs op rhs``; a non-quasi-affine result is an error at `token`."""
         try:
-            match op.text:
-                case "*":
-                    return lhs * rhs
-                case "/" | "floordiv" | "floorDiv":
-                    return floordiv(lhs, rhs)
-                case "ceildiv" | "ceilDiv":
-                    return ceildiv(lhs, rhs)
-                case _:
-                    return mod(lhs, rhs)
+            return self.build.binary(op, lhs, rhs)
         except NotQuasiAffineError as error:
             raise ParseError(
-                f"not quasi-affine: {error}", span_at(self.text, op.offset, self.filename)
+                f"not quasi-affine: {error}", span_at(self.text, token.offset, self.filename)
             ) from None
 
-    def unary(self) -> Expr:
+    def unary(self) -> T:
         if self.accept("-"):
-            return -self.unary()
+            return self.build.negate(self.unary())
         return self.primary()
 
-    def primary(self) -> Expr:
+    def primary(self) -> T:
         token = self.peek
         if token.kind == "int":
             self.position += 1
-            return const(int(token.text))
+            return self.build.integer(int(token.text))
         if self.accept("("):
             inner = self.expr()
             self.expect(")")
@@ -182,7 +280,7 @@ class _Parser:
                 self.expect(",")
                 rhs = self.expr()
                 self.expect(")")
-                return min_(lhs, rhs) if token.text == "min" else max_(lhs, rhs)
+                return self.build.binary("min" if token.text == "min" else "max", lhs, rhs)
             variable = self.names.get(token.text)
             if variable is None:
                 raise ParseError(
@@ -190,7 +288,7 @@ class _Parser:
                     span_at(self.text, token.offset, self.filename),
                 )
             self.position += 1
-            return variable
+            return self.build.variable(variable)
         raise self.error("an integer, a variable, '(', 'min' or 'max'")
 
     # ------------------------------------------------------------- maps
@@ -222,12 +320,13 @@ class _Parser:
         self.expect("]")
         return Interval(lower, upper)
 
-    def indexing_map(self) -> IndexingMap | Undefined:
+    def map_parts(self) -> _MapParts[T] | Undefined | None:
+        """The map's parts; `Undefined` for ``UNDEFINED``, None for ``KNOWN EMPTY``."""
         if self.accept("UNDEFINED"):
             return Undefined()
         if self.accept("KNOWN"):
             self.expect("EMPTY")
-            return known_empty_map()
+            return None
         self.expect("(")
         dims = self.identifiers(")")
         self.declare(dims, dim)
@@ -241,14 +340,14 @@ class _Parser:
             self.declare(rt_names, rt_var)
         self.expect("->")
         self.expect("(")
-        results: list[Expr] = []
+        results: list[T] = []
         if not self.accept(")"):
             results.append(self.expr())
             while not self.accept(")"):
                 self.expect(",")
                 results.append(self.expr())
         bounds: dict[Var, Interval] = {}
-        constraints: list[tuple[Expr, Interval]] = []
+        constraints: list[tuple[T, Interval]] = []
         if self.accept(","):
             if self.accept("is_simplified"):
                 self.simplified_flag()
@@ -266,15 +365,11 @@ class _Parser:
                     span_at(self.text, token.offset, self.filename),
                 )
 
-        def variables(tokens: list[_Token]) -> list[Variable]:
-            return [Variable(bounds[self.names[t.text]]) for t in tokens]
+        def variables(tokens: list[_Token]) -> list[Interval]:
+            return [bounds[self.names[t.text]] for t in tokens]
 
-        return IndexingMap.create(
-            variables(dims),
-            results,
-            range_vars=variables(range_names),
-            rt_vars=variables(rt_names),
-            constraints=constraints,
+        return _MapParts(
+            variables(dims), variables(range_names), variables(rt_names), results, constraints
         )
 
     def declare(self, tokens: list[_Token], make: Callable[[int], Var]) -> None:
@@ -282,7 +377,7 @@ class _Parser:
             self.names[token.text] = make(index)
 
     def domain_items(
-        self, bounds: dict[Var, Interval], constraints: list[tuple[Expr, Interval]]
+        self, bounds: dict[Var, Interval], constraints: list[tuple[T, Interval]]
     ) -> None:
         while True:
             if self.accept("is_simplified"):
@@ -291,8 +386,9 @@ class _Parser:
             expr = self.expr()
             self.expect("in")
             interval = self.interval()
-            if isinstance(expr, Var) and expr not in bounds:
-                bounds[expr] = interval
+            variable = self.build.as_variable(expr)
+            if variable is not None and variable not in bounds:
+                bounds[variable] = interval
             else:
                 constraints.append((expr, interval))
             if not self.accept(","):
@@ -311,7 +407,18 @@ def known_empty_map() -> IndexingMap:
 
 def parse_map_or_undefined(text: str, filename: str = "<map>") -> IndexingMap | Undefined:
     """An indexing map, or `Undefined` for the text ``UNDEFINED``."""
-    return _Parser(text, filename).indexing_map()
+    parts = _Parser(text, filename, _CanonicalBuilder()).map_parts()
+    if parts is None:
+        return known_empty_map()
+    if isinstance(parts, Undefined):
+        return parts
+    return IndexingMap.create(
+        [Variable(b) for b in parts.dims],
+        parts.results,
+        range_vars=[Variable(b) for b in parts.range_vars],
+        rt_vars=[Variable(b) for b in parts.rt_vars],
+        constraints=parts.constraints,
+    )
 
 
 def parse_map(text: str, filename: str = "<map>") -> IndexingMap:
@@ -326,9 +433,33 @@ def parse_map(text: str, filename: str = "<map>") -> IndexingMap:
     return parsed
 
 
+def parse_typed_map(text: str, filename: str = "<map>") -> TypedMap | None:
+    """The map's text as typed (`verifier.expr.syntax`), before construction
+    canonicalises it; None for ``KNOWN EMPTY``.  The text is first read with
+    `parse_map`, so it fails exactly where `parse_map` does.
+
+    >>> from verifier.expr.syntax import print_syntax
+    >>> typed = parse_typed_map("(d0, d1) -> (d1 + d0 * 1), domain: d0 in [0, 3], d1 in [0, 3]")
+    >>> print_syntax(typed.results[0]), str(parse_map(
+    ...     "(d0, d1) -> (d1 + d0 * 1), domain: d0 in [0, 3], d1 in [0, 3]").results[0])
+    ('d1 + d0 * 1', 'd0 + d1')
+    """
+    parse_map(text, filename)
+    parts = _Parser(text, filename, _TypedBuilder()).map_parts()
+    if parts is None:
+        return None
+    assert not isinstance(parts, Undefined), "parse_map accepted it"
+    header = (
+        [(dim(i), b) for i, b in enumerate(parts.dims)]
+        + [(range_var(i), b) for i, b in enumerate(parts.range_vars)]
+        + [(rt_var(i), b) for i, b in enumerate(parts.rt_vars)]
+    )
+    return TypedMap(tuple(header), tuple(parts.results), tuple(parts.constraints))
+
+
 def parse_expr(text: str, variable_names: Sequence[str], filename: str = "<expr>") -> Expr:
     """An expression over dims named by `variable_names` (``d0``, ``d1``, …)."""
-    parser = _Parser(text, filename)
+    parser = _Parser(text, filename, _CanonicalBuilder())
     for index, name in enumerate(variable_names):
         parser.names[name] = dim(index)
     result = parser.expr()
