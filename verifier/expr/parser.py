@@ -18,7 +18,10 @@ Grammar (whitespace and line breaks are insignificant)::
 
 ``/`` is ``floordiv`` (XLA's current spelling).  Every declared variable
 needs a bound.  Errors are `ParseError`s with line, column and what was
-expected.
+expected — for any text: an integer literal must fit in int64 (XLA's
+indices are int64), expressions nest at most `MAX_NESTING` levels deep (so
+no later recursion over the expression can overflow the stack), and lexing
+and parsing take time linear in the length of the text.
 
 >>> str(parse_expr("d0 floorDiv 4 + d1 / 2", ["d0", "d1"]))
 'd0 floordiv 4 + d1 floordiv 2'
@@ -30,7 +33,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
-from verifier.errors import NotQuasiAffineError, ParseError, span_at
+from verifier.errors import InvalidMapError, NotQuasiAffineError, ParseError, span_at
 from verifier.expr.indexing_map import IndexingMap, Undefined, Variable
 from verifier.expr.interval import Interval
 from verifier.expr.nodes import (
@@ -49,11 +52,19 @@ from verifier.expr.nodes import (
 )
 
 # One alternative per token kind; `error` catches any other character, so
-# consecutive matches cover the text and only trailing whitespace is left.
+# consecutive matches cover the text.  Whitespace is a token of its own, not
+# a `\s*` prefix of every token: a prefix is rescanned from every start
+# position of a trailing run of blanks, which is quadratic.
 _TOKEN = re.compile(
-    r"\s*(?:(?P<int>\d+)|(?P<ident>[A-Za-z_][A-Za-z0-9_]*)|(?P<punct>->|[()\[\]{},:+\-*/])"
-    r"|(?P<error>\S))"
+    r"(?P<space>\s+)|(?P<int>[0-9]+)|(?P<ident>[A-Za-z_][A-Za-z0-9_]*)"
+    r"|(?P<punct>->|[()\[\]{},:+\-*/])|(?P<error>.)",
+    re.DOTALL,
 )
+INT64_MAX = 2**63 - 1
+MAX_NESTING = 100
+"""How deep an expression may nest (operators and parentheses): far beyond
+any map XLA prints, far below Python's recursion limit for the passes that
+walk an expression."""
 _MULTIPLICATIVE = {"*", "/", "floordiv", "floorDiv", "ceildiv", "ceilDiv", "mod"}
 
 
@@ -70,12 +81,14 @@ def _tokenize(text: str, filename: str) -> list[_Token]:
     for match in _TOKEN.finditer(text):
         kind = match.lastgroup
         assert kind is not None
-        offset = match.start(kind)
+        if kind == "space":
+            continue
+        offset = match.start()
         if kind == "error":
             raise ParseError(
                 f"unexpected character {text[offset]!r}", span_at(text, offset, filename)
             )
-        tokens.append(_Token(kind, text[offset : match.end()], offset))
+        tokens.append(_Token(kind, match.group(), offset))
     tokens.append(_Token("end", "", len(text)))
     return tokens
 
@@ -87,6 +100,7 @@ class _Parser:
         self.tokens = _tokenize(text, filename)
         self.position = 0
         self.names: dict[str, Var] = {}
+        self.open_groups = 0
 
     # ------------------------------------------------------------- primitives
 
@@ -120,28 +134,70 @@ class _Parser:
         if token.kind != "int":
             raise self.error("an integer")
         self.position += 1
-        return -int(token.text) if negative else int(token.text)
+        value = self.int64(token)
+        return -value if negative else value
+
+    def int64(self, token: _Token) -> int:
+        """The value of an integer literal, which must fit in int64."""
+        # Digits are counted before `int` converts them: converting
+        # thousands of digits is quadratic, and past 4300 a ValueError.
+        digits = token.text.lstrip("0")
+        if len(digits) > len(str(INT64_MAX)) or int(digits or "0") > INT64_MAX:
+            shown = (
+                token.text
+                if len(token.text) <= 30
+                else f"{token.text[:20]}… ({len(token.text)} digits)"
+            )
+            raise ParseError(
+                f"integer {shown} does not fit in int64 (XLA's indices are int64: "
+                f"at most {INT64_MAX})",
+                span_at(self.text, token.offset, self.filename),
+            )
+        return int(digits or "0")
 
     # ------------------------------------------------------------- expressions
+    #
+    # Each method returns the expression and its nesting depth (1 for a
+    # variable or a constant), so that `MAX_NESTING` bounds the depth of
+    # every expression built, whatever mix of parentheses, operators and
+    # min/max made it.
+
+    def nested(self, depth: int, token: _Token) -> int:
+        if depth > MAX_NESTING:
+            raise ParseError(
+                f"expression nested deeper than {MAX_NESTING} levels",
+                span_at(self.text, token.offset, self.filename),
+            )
+        return depth
 
     def expr(self) -> Expr:
+        return self.sum()[0]
+
+    def sum(self) -> tuple[Expr, int]:
         # One canonical n-ary sum, not a chain of binary ones: the linear
         # terms are merged once.
-        summands = [self.term()]
+        first = self.peek
+        summand, depth = self.term()
+        summands = [summand]
         while self.peek.kind == "punct" and self.peek.text in ("+", "-"):
             negate = self.peek.text == "-"
             self.position += 1
-            summand = self.term()
+            summand, summand_depth = self.term()
             summands.append(-summand if negate else summand)
-        return summands[0] if len(summands) == 1 else add(*summands)
+            depth = max(depth, summand_depth)
+        if len(summands) == 1:
+            return summands[0], depth
+        return add(*summands), self.nested(depth + 1, first)
 
-    def term(self) -> Expr:
-        result = self.unary()
+    def term(self) -> tuple[Expr, int]:
+        result, depth = self.unary()
         while self.peek.kind in ("punct", "ident") and self.peek.text in _MULTIPLICATIVE:
             op = self.peek
             self.position += 1
-            result = self.combine(op, result, self.unary())
-        return result
+            rhs, rhs_depth = self.unary()
+            result = self.combine(op, result, rhs)
+            depth = self.nested(max(depth, rhs_depth) + 1, op)
+        return result, depth
 
     def combine(self, op: _Token, lhs: Expr, rhs: Expr) -> Expr:
         """``lhs op rhs``; a non-quasi-affine result is an error at `op`."""
@@ -160,29 +216,40 @@ class _Parser:
                 f"not quasi-affine: {error}", span_at(self.text, op.offset, self.filename)
             ) from None
 
-    def unary(self) -> Expr:
-        if self.accept("-"):
-            return -self.unary()
-        return self.primary()
+    def unary(self) -> tuple[Expr, int]:
+        # A loop, not recursion: a run of minus signs costs no stack.
+        first = self.peek
+        negations = 0
+        while self.accept("-"):
+            negations += 1
+        operand, depth = self.primary()
+        if negations % 2 == 0:
+            return operand, depth
+        return -operand, self.nested(depth + 1, first)
 
-    def primary(self) -> Expr:
+    def primary(self) -> tuple[Expr, int]:
         token = self.peek
         if token.kind == "int":
             self.position += 1
-            return const(int(token.text))
+            return const(self.int64(token)), 1
         if self.accept("("):
-            inner = self.expr()
+            self.nesting(token)
+            inner = self.sum()
+            self.open_groups -= 1
             self.expect(")")
             return inner
         if token.kind == "ident":
             if token.text in ("min", "max"):
                 self.position += 1
                 self.expect("(")
-                lhs = self.expr()
+                self.nesting(token)
+                lhs, lhs_depth = self.sum()
                 self.expect(",")
-                rhs = self.expr()
+                rhs, rhs_depth = self.sum()
+                self.open_groups -= 1
                 self.expect(")")
-                return min_(lhs, rhs) if token.text == "min" else max_(lhs, rhs)
+                combined = min_(lhs, rhs) if token.text == "min" else max_(lhs, rhs)
+                return combined, self.nested(max(lhs_depth, rhs_depth) + 1, token)
             variable = self.names.get(token.text)
             if variable is None:
                 raise ParseError(
@@ -190,8 +257,15 @@ class _Parser:
                     span_at(self.text, token.offset, self.filename),
                 )
             self.position += 1
-            return variable
+            return variable, 1
         raise self.error("an integer, a variable, '(', 'min' or 'max'")
+
+    def nesting(self, token: _Token) -> None:
+        """Enter a parenthesised group; the parser's own recursion is bounded
+        by the groups open, even where the depth of the result is not (as
+        in ``((((d0))))``)."""
+        self.open_groups += 1
+        self.nested(self.open_groups, token)
 
     # ------------------------------------------------------------- maps
 
@@ -228,7 +302,7 @@ class _Parser:
         if self.accept("KNOWN"):
             self.expect("EMPTY")
             return known_empty_map()
-        self.expect("(")
+        start = self.expect("(")
         dims = self.identifiers(")")
         self.declare(dims, dim)
         range_names: list[_Token] = []
@@ -269,13 +343,16 @@ class _Parser:
         def variables(tokens: list[_Token]) -> list[Variable]:
             return [Variable(bounds[self.names[t.text]]) for t in tokens]
 
-        return IndexingMap.create(
-            variables(dims),
-            results,
-            range_vars=variables(range_names),
-            rt_vars=variables(rt_names),
-            constraints=constraints,
-        )
+        try:
+            return IndexingMap.create(
+                variables(dims),
+                results,
+                range_vars=variables(range_names),
+                rt_vars=variables(rt_names),
+                constraints=constraints,
+            )
+        except InvalidMapError as error:
+            raise ParseError(str(error), span_at(self.text, start.offset, self.filename)) from None
 
     def declare(self, tokens: list[_Token], make: Callable[[int], Var]) -> None:
         for index, token in enumerate(tokens):
