@@ -275,7 +275,11 @@ are reported and never change the exit code.
 with --output FILE the report goes to FILE and the text summary to stdout.
 Proofs are cached in an SQLite file (default $XDG_CACHE_HOME/verifier or
 ~/.cache/verifier), keyed by the question and the verifier, islpy and z3
-versions, so a second run over unchanged modules skips the solvers.
+versions, so a second run over unchanged modules skips the solvers. The cache
+never decides: one that cannot be read or written is a warning on stderr and
+the run goes on without it, with the same verdicts and exit code. Whoever can
+write the cache decides verdicts (see the README): --cache-mode read uses a
+cache written by a trusted run without writing to it.
 Progress goes to stderr when it is a terminal (or with --progress).
 """
 
@@ -336,12 +340,13 @@ def _hlo_files(paths: Sequence[str]) -> tuple[list[Path], list[InputError]]:
 
 def _check_cache(args: argparse.Namespace) -> SqliteCache | MemoryCache:
     from verifier.checks.cache import MemoryCache
-    from verifier.gate.sqlite_cache import FILE_NAME, SqliteCache, default_cache_dir
+    from verifier.gate.sqlite_cache import FILE_NAME, CacheMode, SqliteCache, default_cache_dir
 
-    if args.no_cache:
+    mode = CacheMode(args.cache_mode)
+    if mode is CacheMode.OFF:
         return MemoryCache()
     directory = Path(args.cache_dir) if args.cache_dir else default_cache_dir()
-    return SqliteCache(directory / FILE_NAME)
+    return SqliteCache(directory / FILE_NAME, mode=mode)
 
 
 def _module_findings(
@@ -403,6 +408,9 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
     finally:
         if isinstance(cache, SqliteCache):
             cache.close()
+            # The cache never decides: what failed in it is a warning.
+            for problem in cache.problems:
+                print(f"verifier: warning: {problem}", file=sys.stderr)
     if progress is not None and isinstance(cache, SqliteCache):
         print(
             f"proof cache: {cache.hits} hits, {cache.misses} misses ({cache.path})",
@@ -574,7 +582,18 @@ def build_parser() -> argparse.ArgumentParser:
         "an unknown name is an error that lists them)",
     )
     check.add_argument(
-        "--no-cache", action="store_true", help="keep proofs in memory for this run only"
+        "--cache-mode",
+        choices=("read", "write", "off"),
+        default="write",
+        help="read: answer from the cache, never write it (an untrusted run); "
+        "write: also add new answers (default); off: keep proofs in memory for this run only",
+    )
+    check.add_argument(
+        "--no-cache",
+        dest="cache_mode",
+        action="store_const",
+        const="off",
+        help="the same as --cache-mode off",
     )
     check.add_argument("--cache-dir", metavar="DIR", help="where the proof cache lives (see above)")
     check.add_argument(
