@@ -14,6 +14,7 @@ Exit codes (a contract):
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import sys
@@ -50,14 +51,21 @@ def _worst(codes: Sequence[int]) -> int:
 
 
 def _read_map_argument(value: str) -> str:
-    """A map given inline, or ``@path`` to read it from a file."""
+    """A map given inline, or ``@path`` to read it from a file (bytes that
+    are not UTF-8 are kept as surrogate escapes: the parser points at them)."""
     if value.startswith("@"):
-        return Path(value[1:]).read_text()
+        return Path(value[1:]).read_text(encoding="utf-8", errors="surrogateescape")
     return value
 
 
 def _batch_lines(path: str) -> Iterator[tuple[int, str]]:
-    stream: TextIO = sys.stdin if path == "-" else open(path)  # noqa: SIM115
+    # Decoded line by line with surrogate escapes, so that a line that is not
+    # UTF-8 is that line's parse error and the other lines still get answers.
+    stream: TextIO = (
+        io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="surrogateescape")
+        if path == "-"
+        else open(path, encoding="utf-8", errors="surrogateescape")  # noqa: SIM115
+    )
     with stream:
         for number, line in enumerate(stream, start=1):
             if line.strip() and not line.lstrip().startswith("#"):

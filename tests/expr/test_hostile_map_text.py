@@ -134,3 +134,27 @@ def test_equiv_batch_keeps_each_bad_line_to_itself(tmp_path: Path) -> None:
     assert "line 1" in answers[0]["error"] and "int64" in answers[0]["error"]
     assert answers[1] == {"verdict": "equal"}
     assert "line 3" in answers[2]["error"] and "nested" in answers[2]["error"]
+
+
+NOT_UTF8 = b"(d0) -> (d0\xff)" + BOUND.encode()
+
+
+def test_a_map_file_that_is_not_utf8_is_a_located_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "map.txt"
+    path.write_bytes(NOT_UTF8)
+    assert main(["simplify", f"@{path}"], io.StringIO()) == EXIT_BAD_INPUT
+    assert "1:12: byte 0xff is not UTF-8" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", ["simplify", "equiv"])
+def test_a_batch_line_that_is_not_utf8_is_that_lines_error(command: str, tmp_path: Path) -> None:
+    good = GOOD.encode() if command == "simplify" else GOOD.encode() + b"\t" + GOOD.encode()
+    bad = NOT_UTF8 if command == "simplify" else NOT_UTF8 + b"\t" + GOOD.encode()
+    batch = tmp_path / "batch.txt"
+    batch.write_bytes(b"\n".join([bad, good]) + b"\n")
+    code, answers = run(command, "--batch", str(batch))
+    assert code == EXIT_BAD_INPUT
+    assert "line 1" in answers[0]["error"] and "byte 0xff is not UTF-8" in answers[0]["error"]
+    assert "error" not in answers[1]

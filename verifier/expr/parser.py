@@ -85,12 +85,18 @@ def _tokenize(text: str, filename: str) -> list[_Token]:
             continue
         offset = match.start()
         if kind == "error":
-            raise ParseError(
-                f"unexpected character {text[offset]!r}", span_at(text, offset, filename)
-            )
+            raise ParseError(_unexpected(text[offset]), span_at(text, offset, filename))
         tokens.append(_Token(kind, match.group(), offset))
     tokens.append(_Token("end", "", len(text)))
     return tokens
+
+
+def _unexpected(character: str) -> str:
+    if "\udc80" <= character <= "\udcff":
+        # A byte that is not UTF-8, as a surrogate escape (text read with
+        # errors="surrogateescape", as the CLI reads map files).
+        return f"byte 0x{ord(character) - 0xDC00:02x} is not UTF-8 (map text is UTF-8)"
+    return f"unexpected character {character!r}"
 
 
 class _Parser:
