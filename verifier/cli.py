@@ -631,5 +631,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
     except (VerifierError, OSError) as error:
-        print(f"verifier: error: {error}", file=sys.stderr)
+        from verifier.report.printable import printable
+
+        # printable: the message may quote bytes that are not UTF-8.
+        print(f"verifier: error: {printable(str(error))}", file=sys.stderr)
         return EXIT_BAD_INPUT
