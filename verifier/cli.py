@@ -305,7 +305,9 @@ class _Progress:
         self.next_report = 0
 
     def start(self, number: int, path: Path) -> None:
-        self.label = f"[{number}/{self.files}] {path}"
+        from verifier.report.printable import printable
+
+        self.label = printable(f"[{number}/{self.files}] {path}")
         self.next_report = 0
         self._write(f"{self.label}: parsing")
 
@@ -387,6 +389,7 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
     from verifier.gate.sqlite_cache import SqliteCache
     from verifier.gate.suite import CHECKS, INFORMATIONAL_CHECKS
     from verifier.report.gate_text import gate_text
+    from verifier.report.printable import printable
 
     checks = CHECKS
     if args.checks is not None:
@@ -418,10 +421,10 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
             cache.close()
             # The cache never decides: what failed in it is a warning.
             for problem in cache.problems:
-                print(f"verifier: warning: {problem}", file=sys.stderr)
+                print(f"verifier: warning: {printable(problem)}", file=sys.stderr)
     if progress is not None and isinstance(cache, SqliteCache):
         print(
-            f"proof cache: {cache.hits} hits, {cache.misses} misses ({cache.path})",
+            printable(f"proof cache: {cache.hits} hits, {cache.misses} misses ({cache.path})"),
             file=sys.stderr,
         )
     run = GateRun(

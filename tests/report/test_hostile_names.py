@@ -107,17 +107,19 @@ def test_undecodable_bytes_are_shown_as_escapes() -> None:
 
 
 @pytest.mark.parametrize("report_format", ["text", "json", "junit", "sarif"])
-def test_check_on_hostile_file_names_end_to_end(tmp_path: Path, report_format: str) -> None:
+def test_check_on_hostile_file_names_end_to_end(
+    tmp_path: Path, report_format: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     directory = Path(os.fsdecode(bytes(tmp_path) + b"/dir\x1b[31m\xff"))
     directory.mkdir()
     shutil.copy(ROOT / "examples" / "real" / "softmax.hlo", directory / "soft\x07max.hlo")
     (directory / os.fsdecode(b"broken\xfe.hlo")).write_bytes(b"HloModule broken\n\x00\xff")
     output = tmp_path / "report"
     out = io.StringIO()
-    code = main(
-        ["check", str(directory), "--format", report_format, "--output", str(output), "--no-cache"],
-        out,
-    )
+    cache = str(directory / "cache\x1b")
+    argv = ["check", str(directory), "--format", report_format, "--output", str(output)]
+    code = main([*argv, "--cache-dir", cache, "--progress"], out)
+    strict_utf8(capsys.readouterr().err)  # progress lines name the files
     assert code == EXIT_BAD_INPUT  # the broken file, reported; the other one checked
     strict_utf8(out.getvalue())
     written = strict_utf8(output.read_bytes().decode("utf-8"))
