@@ -316,19 +316,18 @@ class SqliteCache:
         return answer
 
     def store(self, key: str, answer: Answer) -> None:
-        if not self.writable:
-            return
+        # Kept in memory until written; when the file cannot be written, for
+        # the rest of the run (repeated questions are still answered once).
         self._pending[self._question(key)] = json.dumps(answer, sort_keys=True)
-        if len(self._pending) >= FLUSH_EVERY:
+        if self.writable and len(self._pending) >= FLUSH_EVERY:
             self.flush()
 
     def flush(self) -> None:
         """Write the answers stored since the last flush, in one transaction;
         if that fails, stop writing (one problem) and keep reading."""
-        if not self._pending or self._connection is None:
+        if not self._pending or not self.writable or self._connection is None:
             return
         rows = [(q, self._versions_text, a, _checksum(q, a)) for q, a in self._pending.items()]
-        self._pending.clear()
         try:
             with self._connection:
                 self._connection.execute("BEGIN IMMEDIATE")
@@ -341,8 +340,10 @@ class SqliteCache:
             self.writable = False
             self._degrade(
                 f"cannot write the proof cache {self.path}: {error}; "
-                "the answers of this run are not kept"
+                "this run's new answers are not kept"
             )
+            return
+        self._pending.clear()
 
     def _close_connection(self) -> None:
         if self._connection is not None:
