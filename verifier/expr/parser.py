@@ -140,26 +140,23 @@ class _Parser:
         if token.kind != "int":
             raise self.error("an integer")
         self.position += 1
-        value = self.int64(token)
-        return -value if negative else value
+        return -self.int64(token, negative=True) if negative else self.int64(token)
 
-    def int64(self, token: _Token) -> int:
-        """The value of an integer literal, which must fit in int64."""
+    def int64(self, token: _Token, *, negative: bool = False) -> int:
+        """The value of an integer literal, which must fit in int64 (its
+        magnitude up to 2**63 after a minus sign)."""
         # Digits are counted before `int` converts them: converting
         # thousands of digits is quadratic, and past 4300 a ValueError.
-        digits = token.text.lstrip("0")
-        if len(digits) > len(str(INT64_MAX)) or int(digits or "0") > INT64_MAX:
-            shown = (
-                token.text
-                if len(token.text) <= 30
-                else f"{token.text[:20]}… ({len(token.text)} digits)"
-            )
+        digits = token.text.lstrip("0") or "0"
+        limit = INT64_MAX + 1 if negative else INT64_MAX
+        if len(digits) > len(str(limit)) or int(digits) > limit:
+            shown = token.text if len(token.text) <= 30 else f"{token.text[:20]}…"
             raise ParseError(
-                f"integer {shown} does not fit in int64 (XLA's indices are int64: "
-                f"at most {INT64_MAX})",
+                f"integer {shown} ({len(token.text)} digits) does not fit in int64 "
+                f"(XLA's indices are int64: from {-INT64_MAX - 1} to {INT64_MAX})",
                 span_at(self.text, token.offset, self.filename),
             )
-        return int(digits or "0")
+        return int(digits)
 
     # ------------------------------------------------------------- expressions
     #
