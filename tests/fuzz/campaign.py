@@ -54,9 +54,9 @@ def run_input(number: int, directory: Path) -> tuple[str, Result]:
         case "hlo-parser":
             return target, parse_hlo_file(mutated_hlo(number), directory)
         case "simplify" | "equiv":
-            return target, cli_on_map(target, mutated_map(number))
+            return target, cli_on_map(target, mutated_map(number, gentle=True))
         case _:
-            return target, cli_on_module(target, mutated_hlo(number, rounds=1), directory)
+            return target, cli_on_module(target, mutated_hlo(number, gentle=True), directory)
 
 
 @dataclass

@@ -12,6 +12,7 @@ strategies draw the seed (and the seed text) so it can shrink them.
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -99,16 +100,40 @@ def mutate(data: bytes, r: random.Random, *, rounds: int | None = None) -> bytes
     return data
 
 
-def mutated_hlo(seed: int, *, rounds: int | None = None) -> bytes:
-    """Mutant `seed` of a seed module (`rounds` mutations, default 1–4: one
-    leaves more modules parseable, so the CLI reaches the analysis)."""
-    r = random.Random(seed)
-    return mutate(r.choice(HLO_SEEDS), r, rounds=rounds)
+_NUMBER = re.compile(rb"(?<![A-Za-z_.\d])\d+(?![\d.])")
+_NUMBERS = (0, 1, 2, 3, 7, 2**31 - 1, 2**31, 2**32, 2**63 - 1, 2**63, 10**30)
 
 
-def mutated_map(seed: int) -> bytes:
+def renumber(data: bytes, r: random.Random) -> bytes:
+    """`data` with one integer (a dimension, an index, an attribute) replaced
+    by another: still well-formed text, so the mutant reaches shape checks,
+    the analysis and the solvers."""
+    numbers = list(_NUMBER.finditer(data))
+    if not numbers:
+        return data
+    match = r.choice(numbers)
+    value = r.choice(_NUMBERS) if r.random() < 0.5 else int(match.group()) + r.choice([-1, 1])
+    return data[: match.start()] + str(value).encode() + data[match.end() :]
+
+
+def mutated_hlo(seed: int, *, gentle: bool = False) -> bytes:
+    """Mutant `seed` of a seed module: 1–4 mutations, or (`gentle`) one
+    renumbering or one mutation, which leave more modules parseable so that
+    the CLI reaches the analysis."""
     r = random.Random(seed)
-    return mutate(r.choice(MAP_SEEDS).encode(), r)
+    data = r.choice(HLO_SEEDS)
+    if not gentle:
+        return mutate(data, r)
+    return renumber(data, r) if r.random() < 0.7 else mutate(data, r, rounds=1)
+
+
+def mutated_map(seed: int, *, gentle: bool = False) -> bytes:
+    """Mutant `seed` of a seed map (`gentle`: as for `mutated_hlo`)."""
+    r = random.Random(seed)
+    data = r.choice(MAP_SEEDS).encode()
+    if not gentle:
+        return mutate(data, r)
+    return renumber(data, r) if r.random() < 0.7 else mutate(data, r, rounds=1)
 
 
 def hlo_inputs() -> st.SearchStrategy[bytes]:
