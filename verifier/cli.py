@@ -15,6 +15,7 @@ Exit codes (a contract):
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import sys
@@ -54,14 +55,21 @@ def _worst(codes: Sequence[int]) -> int:
 
 
 def _read_map_argument(value: str) -> str:
-    """A map given inline, or ``@path`` to read it from a file."""
+    """A map given inline, or ``@path`` to read it from a file (bytes that
+    are not UTF-8 are kept as surrogate escapes: the parser points at them)."""
     if value.startswith("@"):
-        return Path(value[1:]).read_text()
+        return Path(value[1:]).read_text(encoding="utf-8", errors="surrogateescape")
     return value
 
 
 def _batch_lines(path: str) -> Iterator[tuple[int, str]]:
-    stream: TextIO = sys.stdin if path == "-" else open(path)  # noqa: SIM115
+    # Decoded line by line with surrogate escapes, so that a line that is not
+    # UTF-8 is that line's parse error and the other lines still get answers.
+    stream: TextIO = (
+        io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="surrogateescape")
+        if path == "-"
+        else open(path, encoding="utf-8", errors="surrogateescape")  # noqa: SIM115
+    )
     with stream:
         for number, line in enumerate(stream, start=1):
             if line.strip() and not line.lstrip().startswith("#"):
@@ -358,7 +366,11 @@ are reported and never change the exit code.
 with --output FILE the report goes to FILE and the text summary to stdout.
 Proofs are cached in an SQLite file (default $XDG_CACHE_HOME/verifier or
 ~/.cache/verifier), keyed by the question and the verifier, islpy and z3
-versions, so a second run over unchanged modules skips the solvers.
+versions, so a second run over unchanged modules skips the solvers. The cache
+never decides: one that cannot be read or written is a warning on stderr and
+the run goes on without it, with the same verdicts and exit code. Whoever can
+write the cache decides verdicts (see the README): --cache-mode read uses a
+cache written by a trusted run without writing to it.
 Progress goes to stderr when it is a terminal (or with --progress).
 """
 
@@ -376,7 +388,9 @@ class _Progress:
         self.next_report = 0
 
     def start(self, number: int, path: Path) -> None:
-        self.label = f"[{number}/{self.files}] {path}"
+        from verifier.report.printable import printable
+
+        self.label = printable(f"[{number}/{self.files}] {path}")
         self.next_report = 0
         self._write(f"{self.label}: parsing")
 
@@ -419,12 +433,13 @@ def _hlo_files(paths: Sequence[str]) -> tuple[list[Path], list[InputError]]:
 
 def _check_cache(args: argparse.Namespace) -> SqliteCache | MemoryCache:
     from verifier.checks.cache import MemoryCache
-    from verifier.gate.sqlite_cache import FILE_NAME, SqliteCache, default_cache_dir
+    from verifier.gate.sqlite_cache import FILE_NAME, CacheMode, SqliteCache, default_cache_dir
 
-    if args.no_cache:
+    mode = CacheMode(args.cache_mode)
+    if mode is CacheMode.OFF:
         return MemoryCache()
     directory = Path(args.cache_dir) if args.cache_dir else default_cache_dir()
-    return SqliteCache(directory / FILE_NAME)
+    return SqliteCache(directory / FILE_NAME, mode=mode)
 
 
 def _module_findings(
@@ -461,6 +476,7 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
     from verifier.gate.sqlite_cache import SqliteCache
     from verifier.gate.suite import CHECKS, INFORMATIONAL_CHECKS
     from verifier.report.gate_text import gate_text
+    from verifier.report.printable import printable
 
     checks = CHECKS
     if args.checks is not None:
@@ -490,9 +506,12 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
     finally:
         if isinstance(cache, SqliteCache):
             cache.close()
+            # The cache never decides: what failed in it is a warning.
+            for problem in cache.problems:
+                print(f"verifier: warning: {printable(problem)}", file=sys.stderr)
     if progress is not None and isinstance(cache, SqliteCache):
         print(
-            f"proof cache: {cache.hits} hits, {cache.misses} misses ({cache.path})",
+            printable(f"proof cache: {cache.hits} hits, {cache.misses} misses ({cache.path})"),
             file=sys.stderr,
         )
     run = GateRun(
@@ -701,7 +720,18 @@ def build_parser() -> argparse.ArgumentParser:
         "an unknown name is an error that lists them)",
     )
     check.add_argument(
-        "--no-cache", action="store_true", help="keep proofs in memory for this run only"
+        "--cache-mode",
+        choices=("read", "write", "off"),
+        default="write",
+        help="read: answer from the cache, never write it (an untrusted run); "
+        "write: also add new answers (default); off: keep proofs in memory for this run only",
+    )
+    check.add_argument(
+        "--no-cache",
+        dest="cache_mode",
+        action="store_const",
+        const="off",
+        help="the same as --cache-mode off",
     )
     check.add_argument("--cache-dir", metavar="DIR", help="where the proof cache lives (see above)")
     _cross_check_option(check)
@@ -735,5 +765,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         print(f"verifier: internal error: {error}", file=sys.stderr)
         return EXIT_INTERNAL
     except (VerifierError, OSError) as error:
-        print(f"verifier: error: {error}", file=sys.stderr)
+        from verifier.report.printable import printable
+
+        # printable: the message may quote bytes that are not UTF-8.
+        print(f"verifier: error: {printable(str(error))}", file=sys.stderr)
         return EXIT_BAD_INPUT

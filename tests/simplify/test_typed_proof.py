@@ -112,3 +112,14 @@ def test_cli_keeps_symbols_unless_asked_and_then_says_how_they_changed() -> None
     assert answer["symbols"] == [{"symbol": "s0", "becomes": "s0 * 4 + 2"}]
     code, out = run("simplify", "--rescale-symbols", text)
     assert "input s0 is s0 * 4 + 2 of the output" in out
+
+
+def test_a_long_typed_sum_is_a_shallow_tree_the_proof_can_walk() -> None:
+    # 3,000 terms: a chain of binary sums would overflow the stack of every
+    # recursive pass over the typed tree (the printer, the z3 encoding).
+    terms = " + ".join(["d0"] * 3000)
+    text = f"(d0) -> ({terms} - d0 * 2999), domain: d0 in [0, 3]"
+    typed = parse_typed_map(text)
+    assert typed is not None
+    assert str(canonical(typed.results[0])) == "d0"
+    assert print_syntax(typed.results[0]).startswith("d0 + d0 + d0")

@@ -35,6 +35,7 @@ from verifier.expr.syntax import (
     SyntaxBinary,
     SyntaxInt,
     SyntaxNeg,
+    SyntaxSum,
     SyntaxVar,
     TypedMap,
     constant_value,
@@ -157,13 +158,13 @@ def typed_term(syntax: Syntax, variables: Mapping[Var, Any]) -> Any:
             return variables[variable]
         case SyntaxNeg(operand):
             return -typed_term(operand, variables)
+        case SyntaxSum(first, rest):
+            terms = [typed_term(first, variables)]
+            terms += [(-1 if minus else 1) * typed_term(term, variables) for minus, term in rest]
+            return z3.Sum(terms)
         case SyntaxBinary(op, lhs, rhs):
             left_value, right_value = constant_value(lhs), constant_value(rhs)
             match op:
-                case "+":
-                    return typed_term(lhs, variables) + typed_term(rhs, variables)
-                case "-":
-                    return typed_term(lhs, variables) - typed_term(rhs, variables)
                 case "*":
                     if left_value is not None:
                         return _int_val(left_value) * typed_term(rhs, variables)

@@ -18,7 +18,10 @@ Grammar (whitespace and line breaks are insignificant)::
 
 ``/`` is ``floordiv`` (XLA's current spelling).  Every declared variable
 needs a bound.  Errors are `ParseError`s with line, column and what was
-expected.
+expected — for any text: an integer literal must fit in int64 (XLA's
+indices are int64), expressions nest at most `MAX_NESTING` levels deep (so
+no later recursion over the expression can overflow the stack), and lexing
+and parsing take time linear in the length of the text.
 
 >>> str(parse_expr("d0 floorDiv 4 + d1 / 2", ["d0", "d1"]))
 'd0 floordiv 4 + d1 floordiv 2'
@@ -31,7 +34,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Generic, NamedTuple, Protocol, TypeVar
 
-from verifier.errors import NotQuasiAffineError, ParseError, span_at
+from verifier.errors import InvalidMapError, NotQuasiAffineError, ParseError, span_at
 from verifier.expr.indexing_map import IndexingMap, Undefined, Variable
 from verifier.expr.interval import Interval
 from verifier.expr.nodes import (
@@ -54,16 +57,25 @@ from verifier.expr.syntax import (
     SyntaxBinary,
     SyntaxInt,
     SyntaxNeg,
+    SyntaxSum,
     SyntaxVar,
     TypedMap,
 )
 
 # One alternative per token kind; `error` catches any other character, so
-# consecutive matches cover the text and only trailing whitespace is left.
+# consecutive matches cover the text.  Whitespace is a token of its own, not
+# a `\s*` prefix of every token: a prefix is rescanned from every start
+# position of a trailing run of blanks, which is quadratic.
 _TOKEN = re.compile(
-    r"\s*(?:(?P<int>\d+)|(?P<ident>[A-Za-z_][A-Za-z0-9_]*)|(?P<punct>->|[()\[\]{},:+\-*/])"
-    r"|(?P<error>\S))"
+    r"(?P<space>\s+)|(?P<int>[0-9]+)|(?P<ident>[A-Za-z_][A-Za-z0-9_]*)"
+    r"|(?P<punct>->|[()\[\]{},:+\-*/])|(?P<error>.)",
+    re.DOTALL,
 )
+INT64_MAX = 2**63 - 1
+MAX_NESTING = 100
+"""How deep an expression may nest (operators and parentheses): far beyond
+any map XLA prints, far below Python's recursion limit for the passes that
+walk an expression."""
 _MULTIPLICATIVE = {"*", "/", "floordiv", "floorDiv", "ceildiv", "ceilDiv", "mod"}
 
 
@@ -80,14 +92,22 @@ def _tokenize(text: str, filename: str) -> list[_Token]:
     for match in _TOKEN.finditer(text):
         kind = match.lastgroup
         assert kind is not None
-        offset = match.start(kind)
+        if kind == "space":
+            continue
+        offset = match.start()
         if kind == "error":
-            raise ParseError(
-                f"unexpected character {text[offset]!r}", span_at(text, offset, filename)
-            )
-        tokens.append(_Token(kind, text[offset : match.end()], offset))
+            raise ParseError(_unexpected(text[offset]), span_at(text, offset, filename))
+        tokens.append(_Token(kind, match.group(), offset))
     tokens.append(_Token("end", "", len(text)))
     return tokens
+
+
+def _unexpected(character: str) -> str:
+    if "\udc80" <= character <= "\udcff":
+        # A byte that is not UTF-8, as a surrogate escape (text read with
+        # errors="surrogateescape", as the CLI reads map files).
+        return f"byte 0x{ord(character) - 0xDC00:02x} is not UTF-8 (map text is UTF-8)"
+    return f"unexpected character {character!r}"
 
 
 _OPERATORS: dict[str, BinaryOp] = {
@@ -152,10 +172,7 @@ class _TypedBuilder:
         return SyntaxNeg(operand)
 
     def sum(self, first: Syntax, rest: list[tuple[bool, Syntax]]) -> Syntax:
-        total = first
-        for negate, term in rest:
-            total = SyntaxBinary("-" if negate else "+", total, term)
-        return total
+        return SyntaxSum(first, tuple(rest))
 
     def binary(self, op: BinaryOp, lhs: Syntax, rhs: Syntax) -> Syntax:
         return SyntaxBinary(op, lhs, rhs)
@@ -185,6 +202,7 @@ class _MapParts(Generic[T]):
     rt_vars: list[Interval]
     results: list[T]
     constraints: list[tuple[T, Interval]]
+    offset: int  # where the map starts, for errors about the whole map
 
 
 class _Parser(Generic[T]):
@@ -195,6 +213,7 @@ class _Parser(Generic[T]):
         self.position = 0
         self.names: dict[str, Var] = {}
         self.build = builder
+        self.open_groups = 0
 
     # ------------------------------------------------------------- primitives
 
@@ -228,26 +247,65 @@ class _Parser(Generic[T]):
         if token.kind != "int":
             raise self.error("an integer")
         self.position += 1
-        return -int(token.text) if negative else int(token.text)
+        return -self.int64(token, negative=True) if negative else self.int64(token)
+
+    def int64(self, token: _Token, *, negative: bool = False) -> int:
+        """The value of an integer literal, which must fit in int64 (its
+        magnitude up to 2**63 after a minus sign)."""
+        # Digits are counted before `int` converts them: converting
+        # thousands of digits is quadratic, and past 4300 a ValueError.
+        digits = token.text.lstrip("0") or "0"
+        limit = INT64_MAX + 1 if negative else INT64_MAX
+        if len(digits) > len(str(limit)) or int(digits) > limit:
+            shown = token.text if len(token.text) <= 30 else f"{token.text[:20]}…"
+            raise ParseError(
+                f"integer {shown} ({len(token.text)} digits) does not fit in int64 "
+                f"(XLA's indices are int64: from {-INT64_MAX - 1} to {INT64_MAX})",
+                span_at(self.text, token.offset, self.filename),
+            )
+        return int(digits)
 
     # ------------------------------------------------------------- expressions
+    #
+    # Each method returns the expression and its nesting depth (1 for a
+    # variable or a constant), so that `MAX_NESTING` bounds the depth of
+    # every expression built, whatever mix of parentheses, operators and
+    # min/max made it.
+
+    def nested(self, depth: int, token: _Token) -> int:
+        if depth > MAX_NESTING:
+            raise ParseError(
+                f"expression nested deeper than {MAX_NESTING} levels",
+                span_at(self.text, token.offset, self.filename),
+            )
+        return depth
 
     def expr(self) -> T:
-        first = self.term()
+        return self.sum()[0]
+
+    def sum(self) -> tuple[T, int]:
+        first = self.peek
+        summand, depth = self.term()
         rest: list[tuple[bool, T]] = []
         while self.peek.kind == "punct" and self.peek.text in ("+", "-"):
             negate = self.peek.text == "-"
             self.position += 1
-            rest.append((negate, self.term()))
-        return self.build.sum(first, rest) if rest else first
+            term, term_depth = self.term()
+            rest.append((negate, term))
+            depth = max(depth, term_depth)
+        if not rest:
+            return summand, depth
+        return self.build.sum(summand, rest), self.nested(depth + 1, first)
 
-    def term(self) -> T:
-        result = self.unary()
+    def term(self) -> tuple[T, int]:
+        result, depth = self.unary()
         while self.peek.kind in ("punct", "ident") and self.peek.text in _MULTIPLICATIVE:
             op = self.peek
             self.position += 1
-            result = self.combine(op, _OPERATORS[op.text], result, self.unary())
-        return result
+            rhs, rhs_depth = self.unary()
+            result = self.combine(op, _OPERATORS[op.text], result, rhs)
+            depth = self.nested(max(depth, rhs_depth) + 1, op)
+        return result, depth
 
     def combine(self, token: _Token, op: BinaryOp, lhs: T, rhs: T) -> T:
         """``lhs op rhs``; a non-quasi-affine result is an error at `token`."""
@@ -258,29 +316,41 @@ class _Parser(Generic[T]):
                 f"not quasi-affine: {error}", span_at(self.text, token.offset, self.filename)
             ) from None
 
-    def unary(self) -> T:
-        if self.accept("-"):
-            return self.build.negate(self.unary())
-        return self.primary()
+    def unary(self) -> tuple[T, int]:
+        # A loop, not recursion: a run of minus signs costs no stack (an even
+        # run is no negation, in the typed tree too).
+        first = self.peek
+        negations = 0
+        while self.accept("-"):
+            negations += 1
+        operand, depth = self.primary()
+        if negations % 2 == 0:
+            return operand, depth
+        return self.build.negate(operand), self.nested(depth + 1, first)
 
-    def primary(self) -> T:
+    def primary(self) -> tuple[T, int]:
         token = self.peek
         if token.kind == "int":
             self.position += 1
-            return self.build.integer(int(token.text))
+            return self.build.integer(self.int64(token)), 1
         if self.accept("("):
-            inner = self.expr()
+            self.nesting(token)
+            inner = self.sum()
+            self.open_groups -= 1
             self.expect(")")
             return inner
         if token.kind == "ident":
             if token.text in ("min", "max"):
                 self.position += 1
                 self.expect("(")
-                lhs = self.expr()
+                self.nesting(token)
+                lhs, lhs_depth = self.sum()
                 self.expect(",")
-                rhs = self.expr()
+                rhs, rhs_depth = self.sum()
+                self.open_groups -= 1
                 self.expect(")")
-                return self.build.binary("min" if token.text == "min" else "max", lhs, rhs)
+                combined = self.build.binary("min" if token.text == "min" else "max", lhs, rhs)
+                return combined, self.nested(max(lhs_depth, rhs_depth) + 1, token)
             variable = self.names.get(token.text)
             if variable is None:
                 raise ParseError(
@@ -288,8 +358,15 @@ class _Parser(Generic[T]):
                     span_at(self.text, token.offset, self.filename),
                 )
             self.position += 1
-            return self.build.variable(variable)
+            return self.build.variable(variable), 1
         raise self.error("an integer, a variable, '(', 'min' or 'max'")
+
+    def nesting(self, token: _Token) -> None:
+        """Enter a parenthesised group; the parser's own recursion is bounded
+        by the groups open, even where the depth of the result is not (as
+        in ``((((d0))))``)."""
+        self.open_groups += 1
+        self.nested(self.open_groups, token)
 
     # ------------------------------------------------------------- maps
 
@@ -327,7 +404,7 @@ class _Parser(Generic[T]):
         if self.accept("KNOWN"):
             self.expect("EMPTY")
             return None
-        self.expect("(")
+        start = self.expect("(")
         dims = self.identifiers(")")
         self.declare(dims, dim)
         range_names: list[_Token] = []
@@ -369,7 +446,12 @@ class _Parser(Generic[T]):
             return [bounds[self.names[t.text]] for t in tokens]
 
         return _MapParts(
-            variables(dims), variables(range_names), variables(rt_names), results, constraints
+            variables(dims),
+            variables(range_names),
+            variables(rt_names),
+            results,
+            constraints,
+            start.offset,
         )
 
     def declare(self, tokens: list[_Token], make: Callable[[int], Var]) -> None:
@@ -412,13 +494,16 @@ def parse_map_or_undefined(text: str, filename: str = "<map>") -> IndexingMap | 
         return known_empty_map()
     if isinstance(parts, Undefined):
         return parts
-    return IndexingMap.create(
-        [Variable(b) for b in parts.dims],
-        parts.results,
-        range_vars=[Variable(b) for b in parts.range_vars],
-        rt_vars=[Variable(b) for b in parts.rt_vars],
-        constraints=parts.constraints,
-    )
+    try:
+        return IndexingMap.create(
+            [Variable(b) for b in parts.dims],
+            parts.results,
+            range_vars=[Variable(b) for b in parts.range_vars],
+            rt_vars=[Variable(b) for b in parts.rt_vars],
+            constraints=parts.constraints,
+        )
+    except InvalidMapError as error:
+        raise ParseError(str(error), span_at(text, parts.offset, filename)) from None
 
 
 def parse_map(text: str, filename: str = "<map>") -> IndexingMap:

@@ -5,8 +5,9 @@ The constructors of `verifier.expr.nodes` fold and reorder on every build:
 ``(d0 + 3) * 2 - d0 * 2`` is read as ``6``.  That is the map's meaning, but a
 proof that a simplification is right should start from what the user typed,
 not from what construction already made of it.  `parse_typed_map` keeps the
-tree as written (sums and differences binary, left to right; unary minus,
-products, divisions, min and max as they stand), so the proof encodes it
+tree as written (a run of sums and differences one n-ary node, so a long
+sum is a shallow tree; unary minus, products, divisions, min and max as
+they stand), so the proof encodes it
 directly (`verifier.bridges.z3.compare_typed`), and `canonical` folds it with
 the constructors, exactly as `verifier.expr.parser.parse_map` does.  The
 parser (`verifier.expr.parser.parse_typed_map`) builds both from one grammar.
@@ -25,7 +26,7 @@ from typing import Literal, assert_never
 from verifier.expr.interval import Interval
 from verifier.expr.nodes import Const, Expr, Var, add, ceildiv, const, floordiv, max_, min_, mod
 
-BinaryOp = Literal["+", "-", "*", "floordiv", "ceildiv", "mod", "min", "max"]
+BinaryOp = Literal["*", "floordiv", "ceildiv", "mod", "min", "max"]
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,14 @@ class SyntaxNeg:
 
 
 @dataclass(frozen=True)
+class SyntaxSum:
+    """``first + a - b …``: each later term with whether it is subtracted."""
+
+    first: Syntax
+    rest: tuple[tuple[bool, Syntax], ...]
+
+
+@dataclass(frozen=True)
 class SyntaxBinary:
     """``lhs op rhs``; ``min(a, b)`` and ``max(a, b)`` too."""
 
@@ -58,7 +67,7 @@ class SyntaxBinary:
     rhs: Syntax
 
 
-Syntax = SyntaxInt | SyntaxVar | SyntaxNeg | SyntaxBinary
+Syntax = SyntaxInt | SyntaxVar | SyntaxNeg | SyntaxSum | SyntaxBinary
 
 
 @dataclass(frozen=True)
@@ -80,6 +89,9 @@ def canonical(syntax: Syntax) -> Expr:
             return variable
         case SyntaxNeg(operand):
             return -canonical(operand)
+        case SyntaxSum(first, rest):
+            terms = [-canonical(term) if minus else canonical(term) for minus, term in rest]
+            return add(canonical(first), *terms)
         case SyntaxBinary(op, lhs, rhs):
             return _combine(op, canonical(lhs), canonical(rhs))
         case _:
@@ -88,10 +100,6 @@ def canonical(syntax: Syntax) -> Expr:
 
 def _combine(op: BinaryOp, lhs: Expr, rhs: Expr) -> Expr:
     match op:
-        case "+":
-            return add(lhs, rhs)
-        case "-":
-            return add(lhs, -rhs)
         case "*":
             return lhs * rhs
         case "floordiv":
@@ -122,6 +130,14 @@ def constant_value(syntax: Syntax) -> int | None:
         case SyntaxNeg(operand):
             negated = constant_value(operand)
             return None if negated is None else -negated
+        case SyntaxSum(first, rest):
+            total = constant_value(first)
+            for minus, term in rest:
+                term_value = constant_value(term)
+                if total is None or term_value is None:
+                    return None
+                total += -term_value if minus else term_value
+            return total
         case SyntaxBinary(op, lhs, rhs):
             a, b = constant_value(lhs), constant_value(rhs)
             if a is None or b is None:
@@ -133,9 +149,8 @@ def constant_value(syntax: Syntax) -> int | None:
             assert_never(syntax)
 
 
+_SUM_LEVEL = 1
 _PRECEDENCE: dict[BinaryOp, int] = {
-    "+": 1,
-    "-": 1,
     "*": 2,
     "floordiv": 2,
     "ceildiv": 2,
@@ -158,6 +173,11 @@ def print_syntax(syntax: Syntax) -> str:
                 isinstance(operand, SyntaxBinary) and operand.op in ("min", "max")
             )
             return f"-{inner}" if atomic else f"-({inner})"
+        case SyntaxSum(first, rest):
+            parts = [_operand(first, _SUM_LEVEL, right=False)]
+            for minus, term in rest:
+                parts.append(f"{'-' if minus else '+'} {_operand(term, _SUM_LEVEL, right=True)}")
+            return " ".join(parts)
         case SyntaxBinary(op, lhs, rhs):
             if op in ("min", "max"):
                 return f"{op}({print_syntax(lhs)}, {print_syntax(rhs)})"
@@ -171,10 +191,13 @@ def print_syntax(syntax: Syntax) -> str:
 
 def _operand(syntax: Syntax, level: int, *, right: bool) -> str:
     text = print_syntax(syntax)
-    if isinstance(syntax, SyntaxBinary) and syntax.op not in ("min", "max"):
+    inner = None
+    if isinstance(syntax, SyntaxSum):
+        inner = _SUM_LEVEL
+    elif isinstance(syntax, SyntaxBinary) and syntax.op not in ("min", "max"):
         inner = _PRECEDENCE[syntax.op]
-        # Binary operators associate to the left: a right operand of the
-        # same level needs parentheses (``a - (b - c)``).
-        if inner < level or (right and inner == level):
-            return f"({text})"
+    # Binary operators associate to the left: a right operand of the same
+    # level needs parentheses (``a - (b - c)``).
+    if inner is not None and (inner < level or (right and inner == level)):
+        return f"({text})"
     return text
