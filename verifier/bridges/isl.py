@@ -279,10 +279,11 @@ def _num_symbols(indexing_map: IndexingMap) -> int:
     return len(indexing_map.range_vars) + len(indexing_map.rt_vars)
 
 
-def _relation_with_witnesses(indexing_map: IndexingMap) -> Any:
-    """``{ [d] -> [results, s, rt] : domain }``: the relation with the symbols
-    kept as trailing outputs, so a related pair comes with its witness."""
-    return graph_of(indexing_map).move_dims(
+def _relation_with_witnesses(indexing_map: IndexingMap, graph: Any) -> Any:
+    """``{ [d] -> [results, s, rt] : domain }`` from the map's `graph`: the
+    relation with the symbols kept as trailing outputs, so a related pair
+    comes with its witness."""
+    return graph.move_dims(
         _OUT, indexing_map.num_results, _IN, indexing_map.num_dims, _num_symbols(indexing_map)
     )
 
@@ -355,17 +356,16 @@ def relations_equal(
         return False  # relations of different spaces are never the same set
     try:
         with operation_budget(max_operations):
-            return _graphs_equal(a, b) or bool(to_isl_map(a).is_equal(to_isl_map(b)))
+            if _same_variables(a, b) and graph_of(a).is_equal(graph_of(b)):
+                return True
+            return bool(to_isl_map(a).is_equal(to_isl_map(b)))
     except BudgetExhausted:
         return None
 
 
-def _graphs_equal(a: IndexingMap, b: IndexingMap) -> bool:
-    """Whether `a` and `b` declare the same variables and are equal as
-    functions of all of them (`False` also when they declare different ones)."""
-    if variable_names(a) != variable_names(b) or not _same_arity(a, b):
-        return False
-    return bool(graph_of(a).is_equal(graph_of(b)))
+def _same_variables(a: IndexingMap, b: IndexingMap) -> bool:
+    """Whether the graphs of `a` and `b` live in the same space."""
+    return variable_names(a) == variable_names(b) and _same_arity(a, b)
 
 
 def _graph_is_empty(indexing_map: IndexingMap) -> bool:
@@ -376,17 +376,16 @@ def _graph_is_empty(indexing_map: IndexingMap) -> bool:
 
 
 def _pointwise_refutation(
-    a: IndexingMap, b: IndexingMap, full_a: Any, full_b: Any
+    a: IndexingMap, b: IndexingMap, graphs: tuple[Any, Any], fulls: tuple[Any, Any]
 ) -> IslComparison | None:
     """A cheap refutation for maps over the same variables whose graphs
     differ: a point where one map's value is not the other's, kept when the
     other map relates that ``dims -> result`` for *no* symbols — a question
     with dims and results fixed, so no quantifier alternation (projecting
     symbols out of a difference is what makes relation questions costly).
-    `None` when there is no such candidate; the full comparison decides."""
-    if variable_names(a) != variable_names(b) or not _same_arity(a, b):
-        return None
-    graph_a, graph_b = graph_of(a), graph_of(b)
+    `None` when there is no such candidate; the full comparison decides.
+    The maps declare the same variables."""
+    (graph_a, graph_b), (full_a, full_b) = graphs, fulls
     sides: tuple[tuple[Literal["a", "b"], IndexingMap, Any, Any, Any], ...] = (
         ("a", a, graph_a, graph_b, full_b),
         ("b", b, graph_b, graph_a, full_a),
@@ -444,10 +443,13 @@ def compare_relations(
             # the same variables (what a simplification that keeps its
             # symbols gives) have equal projections, and comparing them
             # needs no existential variable; then the relations proper.
-            if _graphs_equal(a, b):
+            graphs = graph_of(a), graph_of(b)
+            comparable = _same_variables(a, b)
+            if comparable and graphs[0].is_equal(graphs[1]):
                 return IslComparison(differs=False, vacuous=_graph_is_empty(a))
-            full_a, full_b = _relation_with_witnesses(a), _relation_with_witnesses(b)
-            refuted = _pointwise_refutation(a, b, full_a, full_b)
+            full_a = _relation_with_witnesses(a, graphs[0])
+            full_b = _relation_with_witnesses(b, graphs[1])
+            refuted = _pointwise_refutation(a, b, graphs, (full_a, full_b)) if comparable else None
             if refuted is not None:
                 return refuted
             relation_a = full_a.project_out(_OUT, a.num_results, _num_symbols(a))
