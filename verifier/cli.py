@@ -735,7 +735,7 @@ def build_parser() -> argparse.ArgumentParser:
     plot.add_argument("directory", metavar="DIR", help="the output directory of verifier corpus")
     plot.add_argument("--output", required=True, metavar="FILE.png", help="the image to write")
     plot.add_argument(
-        "--labels", type=int, default=8, metavar="N", help="label the N largest disagreements"
+        "--labels", type=int, default=6, metavar="N", help="label the N largest disagreements"
     )
     plot.set_defaults(run=_run_plot)
     return parser

@@ -44,7 +44,7 @@ class _Point:
         return abs(math.log(self.heuristic / self.exact))
 
 
-def plot_corpus(directory: Path, output: Path, labels: int = 8) -> None:
+def plot_corpus(directory: Path, output: Path, labels: int = 6) -> None:
     """Write the figure of the tables in `directory` to `output`."""
     modules, operands = read_rows(directory)
     if not modules:
@@ -77,6 +77,17 @@ def _points(operands: list[Row]) -> tuple[list[_Point], int, int]:
         else:
             points.append(_Point(exact, row["xla_heuristic_elements"], _name(row), dependent))
     return points, no_count, zero
+
+
+def _largest_disagreements(points: list[_Point], count: int) -> list[tuple[_Point, int]]:
+    """The `count` places off the diagonal farthest from it, each with the
+    first operand there by name and how many others share the place."""
+    places: dict[tuple[float, float], list[_Point]] = {}
+    for point in sorted(points, key=lambda p: p.name):
+        if point.disagreement > 0:
+            places.setdefault((point.exact, point.heuristic), []).append(point)
+    ranked = sorted(places.values(), key=lambda group: -group[0].disagreement)
+    return [(group[0], len(group) - 1) for group in ranked[:count]]
 
 
 def _utilization(axes: Axes, operands: list[Row], labels: int) -> None:
@@ -112,15 +123,19 @@ def _utilization(axes: Axes, operands: list[Row], labels: int) -> None:
             s=36,
             label=f"run-time dependent, at the exact maximum ({len(dependent)})",
         )
-    for point in sorted(points, key=lambda p: (-p.disagreement, p.name))[:labels]:
-        if point.disagreement > 0:
-            axes.annotate(
-                point.name,
-                (point.exact, point.heuristic),
-                xytext=(4, 4),
-                textcoords="offset points",
-                fontsize=7,
-            )
+    # The labels in a column at the top left (empty: far above the diagonal),
+    # in the order of their points' heights, so the leaders do not cross.
+    chosen = sorted(_largest_disagreements(points, labels), key=lambda c: -c[0].heuristic)
+    for number, (point, others) in enumerate(chosen):
+        axes.annotate(
+            point.name + (f" (+{others} more)" if others else ""),
+            (point.exact, point.heuristic),
+            xytext=(0.03, 0.96 - 0.05 * number),
+            textcoords="axes fraction",
+            va="top",
+            fontsize=7,
+            arrowprops={"arrowstyle": "-", "color": "grey", "linewidth": 0.5},
+        )
     if no_count or zero:
         axes.plot([], [], " ", label=f"not drawn: {no_count} without an exact count, {zero} zero")
     axes.set_xscale("log")
@@ -130,7 +145,7 @@ def _utilization(axes: Axes, operands: list[Row], labels: int) -> None:
     axes.set_xlabel("exact distinct elements read per execution")
     axes.set_ylabel("XLA heuristic (elements)")
     axes.set_title("Operand utilization: exact against XLA's heuristic")
-    axes.legend(loc="upper left", fontsize=8)
+    axes.legend(loc="lower right", fontsize=8)
     axes.grid(True, which="major", linewidth=0.3)
 
 
