@@ -11,10 +11,10 @@ import pytest
 pytest.importorskip("matplotlib")
 pytest.importorskip("pyarrow")
 
-from verifier.cli import main  # noqa: E402
-from verifier.corpus.plot import _largest_disagreements, _Point  # noqa: E402
-from verifier.corpus.rows import analyse_text  # noqa: E402
-from verifier.corpus.tables import write_tables  # noqa: E402
+from verifier.cli import main
+from verifier.corpus.plot import _largest_disagreements, _Point
+from verifier.corpus.rows import analyse_text
+from verifier.corpus.tables import write_tables
 
 REAL = Path(__file__).parents[2] / "examples" / "real"
 

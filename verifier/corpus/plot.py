@@ -125,8 +125,8 @@ def _utilization(axes: Axes, operands: list[Row], labels: int) -> None:
         )
     # The labels in a column at the top left (empty: far above the diagonal),
     # in the order of their points' heights, so the leaders do not cross.
-    chosen = sorted(_largest_disagreements(points, labels), key=lambda c: -c[0].heuristic)
-    for number, (point, others) in enumerate(chosen):
+    labelled = sorted(_largest_disagreements(points, labels), key=lambda c: -c[0].heuristic)
+    for number, (point, others) in enumerate(labelled):
         axes.annotate(
             point.name + (f" (+{others} more)" if others else ""),
             (point.exact, point.heuristic),
