@@ -130,13 +130,22 @@ def test_resume_keeps_every_row_and_analyses_only_what_changed(
     assert pq.read_table(resumed / MODULES_FILE) == pq.read_table(local / MODULES_FILE)
 
 
-def test_resume_analyses_again_only_an_edited_module(corpus: Path, tmp_path: Path) -> None:
+def test_resume_analyses_again_only_an_edited_module(
+    corpus: Path, tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
     edited, output = tmp_path / "edited", tmp_path / "out"
     shutil.copytree(corpus / "spec", edited)
     _run(str(edited), "--output", str(output))
     slice_hlo = edited / "slice.hlo"
     slice_hlo.write_text(slice_hlo.read_text().replace("HloModule ", "HloModule renamed_", 1))
-    assert "1 analysed, 5 kept" in _run(str(edited), "--output", str(output), "--resume")
+    capfd.readouterr()
+    out = io.StringIO()
+    argv = ["corpus", str(edited), "--output", str(output), "--resume", "--progress"]
+    assert main(argv, out) == 0
+    assert "1 analysed, 5 kept" in out.getvalue()
+    # The progress bar: count, rate and time on stderr.
+    bar = capfd.readouterr().err
+    assert "1/1 [" in bar and ("module/s" in bar or "s/module" in bar)
     rows = {r["file"]: r for r in pq.read_table(output / MODULES_FILE).to_pylist()}
     assert rows[str(slice_hlo)]["module"].startswith("renamed_")
 
@@ -147,3 +156,13 @@ def test_a_cluster_of_separate_processes_gives_the_same_tables(
     with dask_cluster(workers=2, threads=1) as address:
         _run(str(corpus), "--output", str(tmp_path), "--scheduler", address)
     assert _tables(tmp_path) == _tables(local)
+
+
+def test_modules_past_the_timeout_are_rows_and_the_run_finishes(
+    corpus: Path, tmp_path: Path
+) -> None:
+    _run(str(corpus / "spec"), "--output", str(tmp_path), "--timeout", "0.001")
+    rows = pq.read_table(tmp_path / MODULES_FILE).to_pylist()
+    assert len(rows) == len(MODULES)
+    assert {(r["status"], r["error"]) for r in rows} == {("timeout", "no answer within 0.001 s")}
+    assert pq.read_table(tmp_path / OPERANDS_FILE).num_rows == 0
