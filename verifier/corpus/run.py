@@ -15,7 +15,7 @@ With `resume`, a module whose file, content hash (SHA-256) and verifier
 version (package version and a digest of its source) already have a row in
 the output directory keeps that row and its operand rows, and is not
 analysed again.  The tables are written every `CHECKPOINT_SECONDS` during
-a run, so an interrupted run resumes from its last checkpoint.
+a run and when it is interrupted, so an interrupted run resumes from there.
 """
 
 from __future__ import annotations
@@ -96,15 +96,18 @@ def run_corpus(
     if progress is not None:
         progress(len(pending), {})
     last_checkpoint = time.monotonic()
-    for module_row, operands in _analysed(pending, options, version):
-        module_rows[module_row["file"]] = module_row
-        operand_rows[module_row["file"]] = operands
-        if progress is not None:
-            progress(len(pending), module_row)
-        if time.monotonic() - last_checkpoint > CHECKPOINT_SECONDS:
-            _write(options.output, module_rows, operand_rows)
-            last_checkpoint = time.monotonic()
-    _write(options.output, module_rows, operand_rows)
+    try:
+        for module_row, operands in _analysed(pending, options, version):
+            module_rows[module_row["file"]] = module_row
+            operand_rows[module_row["file"]] = operands
+            if progress is not None:
+                progress(len(pending), module_row)
+            if time.monotonic() - last_checkpoint > CHECKPOINT_SECONDS:
+                _write(options.output, module_rows, operand_rows)
+                last_checkpoint = time.monotonic()
+    finally:
+        # Also when interrupted: what is done is kept for --resume.
+        _write(options.output, module_rows, operand_rows)
     statuses = Counter(row["status"] for row in module_rows.values())
     return CorpusSummary(dict(sorted(statuses.items())), len(pending), len(kept_modules))
 
