@@ -13,15 +13,18 @@ to a temporary file and renamed, so a reader never sees half of one.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from verifier.corpus.rows import MODULE_COLUMNS, OPERAND_COLUMNS, OUTCOME_COLUMNS, Row
 from verifier.errors import UsageError
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 MODULES_FILE = "modules.parquet"
 OPERANDS_FILE = "operands.parquet"
@@ -95,7 +98,7 @@ def frame(rows: Sequence[Row], schema: pa.Schema) -> pd.DataFrame:
     dtypes: integers stay ``Int64`` (null where there is no exact count),
     never floats."""
     table = pa.Table.from_pylist(list(rows), schema=schema)
-    return table.to_pandas(types_mapper=_NULLABLE.get)
+    return table.to_pandas(types_mapper=_nullable())
 
 
 def read_frames(directory: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -105,16 +108,22 @@ def read_frames(directory: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
         if not path.exists():
             raise UsageError(f"{path}: no such table (run verifier corpus first)")
     return (
-        pq.read_table(modules).to_pandas(types_mapper=_NULLABLE.get),
-        pq.read_table(operands).to_pandas(types_mapper=_NULLABLE.get),
+        pq.read_table(modules).to_pandas(types_mapper=_nullable()),
+        pq.read_table(operands).to_pandas(types_mapper=_nullable()),
     )
 
 
-_NULLABLE = {
-    pa.int64(): pd.Int64Dtype(),
-    pa.float64(): pd.Float64Dtype(),
-    pa.string(): pd.StringDtype(),
-}
+def _nullable() -> Callable[[pa.DataType], Any]:
+    """pandas' nullable dtype of each column type (pandas is imported only
+    by the readers that make DataFrames, not by a corpus run)."""
+    import pandas as pd
+
+    dtypes = {
+        pa.int64(): pd.Int64Dtype(),
+        pa.float64(): pd.Float64Dtype(),
+        pa.string(): pd.StringDtype(),
+    }
+    return dtypes.get
 
 
 def _write(path: Path, rows: Sequence[Row], schema: pa.Schema) -> None:
