@@ -67,10 +67,12 @@ class CorpusSummary:
 
 @dataclass(frozen=True)
 class _Module:
-    file: str
+    path: Path
     sha256: str
-    text: str | None  # None: not UTF-8
-    size: int
+
+    @property
+    def file(self) -> str:
+        return str(self.path)
 
 
 def corpus_version() -> str:
@@ -113,12 +115,13 @@ def run_corpus(
 
 
 def _read(path: Path) -> _Module:
-    data = path.read_bytes()
-    try:
-        text: str | None = data.decode("utf-8")
-    except UnicodeDecodeError:
-        text = None
-    return _Module(str(path), hashlib.sha256(data).hexdigest(), text, len(data))
+    """`path` and the hash of its content (the text is read again when the
+    module is handed to the cluster: a corpus need not fit in memory)."""
+    digest = hashlib.sha256()
+    with path.open("rb") as stream:
+        while chunk := stream.read(1 << 20):
+            digest.update(chunk)
+    return _Module(path, digest.hexdigest())
 
 
 def _kept(
@@ -150,17 +153,13 @@ def _analysed(
     pending: Sequence[_Module], options: CorpusOptions, version: str
 ) -> Iterator[tuple[Row, list[Row]]]:
     """The rows of every pending module, in the order they finish."""
-    undecodable = [m for m in pending if m.text is None]
-    for module in undecodable:
-        yield _failed(module, version, "error", "not UTF-8 text"), []
-    decodable = [m for m in pending if m.text is not None]
-    if not decodable:
+    if not pending:
         return
     from distributed import as_completed
 
     with _client(options) as client:
         threads = sum(client.nthreads().values())  # type: ignore[no-untyped-call]
-        waiting = iter(decodable)
+        waiting = iter(pending)
         submitted = {}
 
         def submit(module: _Module) -> Future[tuple[Row, list[Row]]]:
@@ -168,7 +167,7 @@ def _analysed(
                 analyse_module,
                 module.file,
                 module.sha256,
-                module.text,
+                module.path.read_bytes(),
                 options.timeout,
                 pure=False,
             )
@@ -244,9 +243,16 @@ _IDLE: queue.SimpleQueue[IsolatedAnalyser] = queue.SimpleQueue()
 _ALL: list[IsolatedAnalyser] = []
 
 
-def analyse_module(file: str, sha256: str, text: str, timeout: float) -> tuple[Row, list[Row]]:
+def analyse_module(file: str, sha256: str, data: bytes, timeout: float) -> tuple[Row, list[Row]]:
     """The Dask task: one module's row and operand rows, analysed by an idle
     analysis process of this worker (a new one when every one is busy)."""
+    version = corpus_version()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        return _module_row(
+            file, sha256, version, "error", 0.0, error=f"not UTF-8 text ({error})"
+        ), []
     try:
         analyser = _IDLE.get_nowait()
     except queue.Empty:
@@ -257,7 +263,6 @@ def analyse_module(file: str, sha256: str, text: str, timeout: float) -> tuple[R
         attempt = analyser.analyse(file, text)
     finally:
         _IDLE.put(analyser)
-    version = corpus_version()
     if attempt.answer is None:
         row = _module_row(
             file, sha256, version, attempt.status, attempt.seconds, error=attempt.error
