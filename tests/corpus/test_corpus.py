@@ -21,8 +21,7 @@ pytest.importorskip("distributed")
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
 
-from corpus.dask_cluster import dask_cluster  # noqa: E402
-
+from tests.corpus.dask_cluster import dask_cluster  # noqa: E402
 from verifier.cli import main  # noqa: E402
 from verifier.corpus.tables import MODULES_FILE, OPERANDS_FILE, TIMING_COLUMNS  # noqa: E402
 
