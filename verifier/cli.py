@@ -222,6 +222,22 @@ def _run_maps(args: argparse.Namespace, out: TextIO) -> int:
     return EXIT_OK
 
 
+# ---------------------------------------------------------------- layout
+
+
+def _run_layout(args: argparse.Namespace, out: TextIO) -> int:
+    from verifier.expr.indexing_map import IndexingMap
+    from verifier.report.layout import layout_json, render_text
+    from verifier.simplify import simplify
+
+    def transform(m: IndexingMap) -> IndexingMap:
+        return simplify(m).map
+
+    report = layout_json(args.shape, None if args.no_simplify else transform)
+    _emit(report, args.format, render_text, out)
+    return EXIT_OK
+
+
 # ---------------------------------------------------------------- prove-rules
 
 
@@ -634,6 +650,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="one tab-separated pair per line ('-' for stdin); JSON lines out",
     )
     equiv.set_defaults(run=_run_equiv)
+
+    layout = command(
+        "layout", "where each element of a shape sits in its buffer, and the buffer's size"
+    )
+    layout.add_argument(
+        "shape", metavar="SHAPE", help="a shape with its layout, e.g. 'f32[3,5]{1,0:T(2,2)}'"
+    )
+    layout.add_argument("--no-simplify", action="store_true", help="print the maps unsimplified")
+    layout.set_defaults(run=_run_layout)
 
     prove = command("prove-rules", "prove every simplifier rule's lemma (z3)")
     prove.set_defaults(run=_run_prove_rules)
