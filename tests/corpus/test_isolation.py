@@ -33,7 +33,8 @@ def test_a_crashed_analysis_process_is_an_error_row() -> None:
     crash = [
         sys.executable,
         "-c",
-        "import os, signal, sys; sys.stdin.readline(); os.kill(os.getpid(), signal.SIGSEGV)",
+        "import os, signal, sys; print('ready', flush=True); sys.stdin.readline();"
+        " os.kill(os.getpid(), signal.SIGSEGV)",
     ]
     with IsolatedAnalyser(timeout=60, command=crash) as analyser:
         died = analyser.analyse("slice.hlo", SLICE)
@@ -50,3 +51,12 @@ def test_bad_hlo_is_an_error_with_its_place() -> None:
         bad = analyser.analyse("bad.hlo", "HloModule m\nENTRY e {\n  ROOT p = f32[2] nope(\n}\n")
     assert bad.status == "error" and bad.error is not None
     assert bad.error.startswith("bad.hlo:4:1: expected an operand name")
+
+
+@pytest.mark.slow  # waits 5 s for the process to end by itself
+def test_a_process_that_does_not_say_ready_is_an_error_before_any_module() -> None:
+    chatty = [sys.executable, "-c", "import time; print('hello', flush=True); time.sleep(60)"]
+    with IsolatedAnalyser(timeout=60, command=chatty) as analyser:
+        attempt = analyser.analyse("slice.hlo", SLICE)
+    assert (attempt.status, attempt.seconds) == ("error", 0.0)
+    assert attempt.error == "the analysis process died (signal 9)"

@@ -24,6 +24,7 @@ from types import TracebackType
 from typing import Any
 
 from verifier.corpus.rows import ModuleAnswer, Status
+from verifier.corpus.worker import READY
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,10 @@ class Attempt:
 
 # The analysis process: `verifier.corpus.worker` in this interpreter.
 WORKER_COMMAND = (sys.executable, "-m", "verifier.corpus.worker")
+
+# How long a new analysis process may take to import verifier (not counted
+# in any module's time or timeout).
+START_SECONDS = 120.0
 
 
 class _Died(Exception):
@@ -78,10 +83,15 @@ class IsolatedAnalyser:
             process.stdout.close()
 
     def analyse(self, file: str, text: str) -> Attempt:
-        """Analyse the module `text` (named `file`) within the timeout."""
+        """Analyse the module `text` (named `file`) within the timeout (which
+        does not count the start of a new analysis process)."""
+        try:
+            process = self._started()
+        except _Died as died:
+            return Attempt("error", None, str(died), 0.0)
         start = time.monotonic()
         try:
-            reply = self._ask({"file": file, "text": text}, start + self.timeout)
+            reply = self._ask(process, {"file": file, "text": text}, start + self.timeout)
         except TimeoutError:
             self._kill()
             return Attempt("timeout", None, f"no answer within {self.timeout:g} s", _since(start))
@@ -93,16 +103,28 @@ class IsolatedAnalyser:
         return Attempt("ok", answer, None, _since(start))
 
     def _started(self) -> subprocess.Popen[bytes]:
+        """The analysis process, started (and its imports done) if need be."""
         if self._process is None:
             self._process = subprocess.Popen(
                 self.command,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
             )
+            assert self._process.stdout is not None
+            try:
+                ready = _read_line(self._process.stdout.fileno(), time.monotonic() + START_SECONDS)
+            except TimeoutError:
+                self._kill()
+                raise _Died(
+                    f"the analysis process did not start within {START_SECONDS:g} s"
+                ) from None
+            if ready != READY:
+                raise self._died()
         return self._process
 
-    def _ask(self, request: dict[str, Any], deadline: float) -> dict[str, Any]:
-        process = self._started()
+    def _ask(
+        self, process: subprocess.Popen[bytes], request: dict[str, Any], deadline: float
+    ) -> dict[str, Any]:
         assert process.stdin is not None and process.stdout is not None
         try:
             process.stdin.write(json.dumps(request).encode() + b"\n")
@@ -118,7 +140,11 @@ class IsolatedAnalyser:
     def _died(self) -> _Died:
         process, self._process = self._process, None
         assert process is not None
-        code = process.wait()
+        try:
+            code = process.wait(timeout=5)
+        except subprocess.TimeoutExpired:  # it said something else than READY
+            process.kill()
+            code = process.wait()
         how = f"signal {-code}" if code < 0 else f"exit status {code}"
         return _Died(f"the analysis process died ({how})")
 

@@ -1,7 +1,8 @@
 """The analysis process of a corpus run: reads one request per line on its
 standard input, ``{"file": NAME, "text": HLO}``, analyses the module
-(`rows.analyse_text`) and writes one answer per line on the descriptor that
-was its standard output — ``{"module": {...}, "operands": [...]}``, or
+(`rows.analyse_text`) and writes one answer per line — after a first line,
+``ready``, once its imports are done — on the descriptor that was its
+standard output — ``{"module": {...}, "operands": [...]}``, or
 ``{"error": MESSAGE}`` for a module that is not valid HLO — until its input
 closes.  Anything the analysis itself prints goes to standard error, so it
 cannot corrupt the answers.
@@ -34,8 +35,14 @@ def answer(request: dict[str, Any]) -> dict[str, Any]:
     return {"module": result.module, "operands": list(result.operands)}
 
 
+READY = b"ready\n"
+
+
 def serve(requests: IO[bytes], answers: IO[bytes]) -> None:
-    """Answer every request line of `requests` on `answers`, in order."""
+    """Say `READY` (the imports are done), then answer every request line of
+    `requests` on `answers`, in order."""
+    answers.write(READY)
+    answers.flush()
     for line in requests:
         if line.strip():
             answers.write(json.dumps(answer(json.loads(line))).encode() + b"\n")
