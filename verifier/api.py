@@ -191,7 +191,7 @@ class Analysis:
     ) -> list[Finding]:
         """Every check's findings on every instruction (`verifier check`'s
         answers for this module); `only` selects checks by name."""
-        return list(run_checks(self.module, cache or MemoryCache(), only=only))
+        return list(run_checks(self._maps, cache or MemoryCache(), only=only))
 
 
 def _operand_maps(

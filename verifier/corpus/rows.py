@@ -137,7 +137,7 @@ def analyse_text(text: str, file: str) -> ModuleAnswer:
     count every operand's utilization.  Raises `VerifierError` on bad HLO."""
     module = parse_module(text, file)
     maps = ModuleMaps(module)
-    outcomes = Counter(f.outcome.value for f in run_checks(module, MemoryCache()))
+    outcomes = Counter(f.outcome.value for f in run_checks(maps, MemoryCache()))
     operands = tuple(
         operand_row(file, result.name, result.opcode, row)
         for result in module_utilization(maps)
