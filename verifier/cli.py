@@ -374,6 +374,33 @@ cache written by a trusted run without writing to it.
 Progress goes to stderr when it is a terminal (or with --progress).
 """
 
+_CORPUS_HELP = """\
+Analyse every HLO module under PATH (the files `check` reads) — its maps,
+every check and the exact utilization of every operand — into two Parquet
+tables in DIR:
+
+  modules.parquet   one row per module file: file, sha256, verifier_version,
+                    module, status (ok|error|timeout), seconds, instructions,
+                    findings per outcome (proved ... vacuous), error
+  operands.parquet  one row per (file, instruction, operand): opcode, operand,
+                    operand_name, elements, distinct_read (null when it
+                    depends on run-time values; distinct_read_min/_max then
+                    give the exact span), reads, utilization (float),
+                    utilization_exact ("p/q"), xla_heuristic_elements,
+                    undefined_reason
+
+The modules run on Dask: a local cluster of --jobs threads, each driving its
+own analysis process, or the cluster of --scheduler tcp://host:8786 (the
+workers need this package installed; the module texts are sent to them).
+Each module has its own process and --timeout: a module that hangs or
+crashes is a row with status timeout or error, never a stop. --resume keeps
+the rows of modules whose file, content hash and verifier version already
+have rows in DIR. Rows are sorted: runs over the same files — local, on a
+cluster, resumed — give the same tables except the `seconds` column, the
+only timing (leave it out when comparing). Needs the research extra:
+pip install 'hlo-verifier[research]'.
+"""
+
 
 class _Progress:
     """Progress lines on a stream: per module, and per instruction — rewritten
@@ -566,6 +593,67 @@ def _run_utilization(args: argparse.Namespace, out: TextIO) -> int:
     return EXIT_OK
 
 
+# ---------------------------------------------------------------- corpus
+
+
+def _run_corpus(args: argparse.Namespace, out: TextIO) -> int:
+    from verifier.errors import UsageError
+
+    try:
+        from tqdm import tqdm
+
+        from verifier.corpus.run import CorpusOptions, run_corpus
+    except ImportError as error:
+        raise UsageError(
+            f"verifier corpus needs the research extra ({error.name} is missing): "
+            "pip install 'hlo-verifier[research]'"
+        ) from None
+    files, errors = _hlo_files(args.paths)
+    if errors:
+        raise UsageError("; ".join(str(e) for e in errors))
+    if args.jobs < 1 or args.timeout <= 0:
+        raise UsageError("--jobs must be at least 1 and --timeout positive")
+    options = CorpusOptions(Path(args.output), args.scheduler, args.jobs, args.resume, args.timeout)
+    show_progress = sys.stderr.isatty() if args.progress is None else args.progress
+    bar = None
+
+    def progress(total: int, row: dict[str, Any]) -> None:
+        nonlocal bar
+        if bar is None:
+            bar = tqdm(total=total, unit="module", file=sys.stderr, disable=not show_progress)
+        if row:
+            bar.set_postfix_str(row["status"], refresh=False)
+            bar.update()
+
+    try:
+        summary = run_corpus(files, options, progress)
+    finally:
+        if bar is not None:
+            bar.close()
+    statuses = ", ".join(f"{count} {status}" for status, count in summary.statuses.items())
+    print(
+        f"{len(files)} modules ({statuses or 'none'}): {summary.analysed} analysed, "
+        f"{summary.resumed} kept from an earlier run; tables in {args.output}",
+        file=out,
+    )
+    return EXIT_OK
+
+
+def _run_plot(args: argparse.Namespace, out: TextIO) -> int:
+    from verifier.errors import UsageError
+
+    try:
+        from verifier.corpus.plot import plot_corpus
+    except ImportError as error:
+        raise UsageError(
+            f"verifier plot needs the research extra ({error.name} is missing): "
+            "pip install 'hlo-verifier[research]'"
+        ) from None
+    plot_corpus(Path(args.directory), Path(args.output), args.labels)
+    print(f"wrote {args.output}", file=out)
+    return EXIT_OK
+
+
 # ---------------------------------------------------------------- plumbing
 
 
@@ -589,6 +677,12 @@ def _cross_check_option(command: argparse.ArgumentParser) -> None:
     )
 
 
+def _version() -> str:
+    from verifier.gate.run import DISTRIBUTION, tool_version
+
+    return f"{tool_version()} ({DISTRIBUTION})"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="verifier",
@@ -599,6 +693,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="exit codes: 0 ok/equal/proved, 1 refuted/different, 2 bad input, "
         "3 unknown (solver budget exhausted), 4 vacuous (empty domain)",
     )
+    parser.add_argument("--version", action="version", version=f"verifier {_version()}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def command(name: str, help_text: str) -> argparse.ArgumentParser:
@@ -742,6 +837,65 @@ def build_parser() -> argparse.ArgumentParser:
         help="progress on stderr (default: when stderr is a terminal)",
     )
     check.set_defaults(run=_run_check)
+
+    corpus = commands.add_parser(
+        "corpus",
+        help="maps, checks and utilization of every module under PATH into Parquet tables (Dask)",
+        description=_CORPUS_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    corpus.add_argument("paths", nargs="+", metavar="PATH", help="an .hlo file or a directory")
+    corpus.add_argument(
+        "--output",
+        required=True,
+        metavar="DIR",
+        help="where modules.parquet and operands.parquet go",
+    )
+    corpus.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="an existing Dask scheduler (tcp://host:8786); default: a local cluster",
+    )
+    corpus.add_argument(
+        "--jobs",
+        type=int,
+        default=os.cpu_count() or 1,
+        metavar="N",
+        help="modules analysed at once on the local cluster (default: the number of CPUs)",
+    )
+    corpus.add_argument(
+        "--resume",
+        action="store_true",
+        help="keep the rows of modules whose content and verifier version are unchanged",
+    )
+    corpus.add_argument(
+        "--timeout",
+        type=float,
+        default=300.0,
+        metavar="S",
+        help="seconds one module may take before it is a 'timeout' row (default: 300)",
+    )
+    corpus.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="a progress bar on stderr (default: when stderr is a terminal)",
+    )
+    corpus.set_defaults(run=_run_corpus)
+
+    plot = commands.add_parser(
+        "plot",
+        help="figures of a corpus's tables: exact utilization against XLA's heuristic, time per module",
+        description="Two panels from the tables `verifier corpus` wrote: every operand's exact "
+        "distinct elements read against XLA's heuristic (log-log; the largest disagreements "
+        "labelled), and the time each module took against its size.",
+    )
+    plot.add_argument("directory", metavar="DIR", help="the output directory of verifier corpus")
+    plot.add_argument("--output", required=True, metavar="FILE.png", help="the image to write")
+    plot.add_argument(
+        "--labels", type=int, default=6, metavar="N", help="label the N largest disagreements"
+    )
+    plot.set_defaults(run=_run_plot)
     return parser
 
 

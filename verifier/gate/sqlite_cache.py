@@ -61,6 +61,7 @@ from types import TracebackType
 from urllib.parse import quote
 
 from verifier.checks.cache import Answer
+from verifier.gate.run import tool_version
 
 Versions = tuple[tuple[str, str], ...]
 
@@ -115,7 +116,7 @@ def tool_versions() -> Versions:
             return "unknown"
 
     return (
-        ("verifier", f"{version('verifier')}+src.{_source_digest()}"),
+        ("verifier", f"{tool_version()}+src.{_source_digest()}"),
         ("islpy", version("islpy")),
         ("z3-solver", version("z3-solver")),
     )

@@ -113,7 +113,7 @@ def _check(
 
 
 def run_checks(
-    module: Module,
+    subject: Module | ModuleMaps,
     cache: ProofCache,
     *,
     budget: Budget = DEFAULT_BUDGET,
@@ -121,10 +121,13 @@ def run_checks(
     only: Collection[str] | None = None,
 ) -> Iterator[Finding]:
     """The findings of every check in `only` (default: all of `CHECKS`) on
-    every instruction of `module`; `progress(done, total)` is called after
-    each instruction."""
+    every instruction of a module; `progress(done, total)` is called after
+    each instruction.  `subject` is the module, or its `ModuleMaps` when the
+    caller counts or reports on the same maps (they are composed once)."""
     selected = _selected(only)
-    run = _Run(ModuleMaps(module), cache, budget)
+    maps = subject if isinstance(subject, ModuleMaps) else ModuleMaps(subject)
+    module = maps.module
+    run = _Run(maps, cache, budget)
     places = [
         _Place(module, computation, instruction)
         for computation in module.computations

@@ -1,9 +1,11 @@
 """A `verifier check` run as JUnit XML (built with junitparser), for CI
 systems that show test results.
 
-One ``<testsuite>`` per module (named after the module) and one ``<testcase>`` per finding — the finest unit a check
-answers, so the testcase is the same place as a SARIF result and its
-``classname.name`` is `Finding.key`'s place and check:
+One ``<testsuite>`` per module file (named after the file: ``foo.hlo`` and
+``foo.opt.hlo``, which JAX dumps with the same module name, stay apart) and
+one ``<testcase>`` per finding — the finest unit a check answers, so the
+testcase is the same place as a SARIF result: its ``classname`` is
+``FILE:module.computation.instruction`` and its name the check and subject:
 
 * ``proved`` passes;
 * ``refuted`` is a ``<failure type="refuted">`` whose text is the witness;
@@ -23,11 +25,13 @@ one ``parse`` testcase in ``<error type="bad-input">``.  Every time is
 written as 0, so two runs over the same files give the same XML.
 
 >>> from verifier.checks.verdict import Outcome
+>>> from verifier.errors import SourceSpan
 >>> refuted = Finding("in-bounds", Outcome.REFUTED, "m", "main", "dot", "operand 1 (p1)",
-...                   "result 1 reaches 255", witness=(("d0", 0), ("d1", 255)))
+...                   "result 1 reaches 255", witness=(("d0", 0), ("d1", 255)),
+...                   span=SourceSpan("m.hlo", 7, 3))
 >>> xml = junit_xml(GateRun(("m.hlo",), (refuted,))).decode()
 >>> print(xml[xml.index("<testcase"):xml.index("</testcase>")])
-<testcase name="in-bounds: operand 1 (p1)" classname="m.main.dot"><failure message="result 1 reaches 255" type="refuted">witness: d0 = 0, d1 = 255</failure>
+<testcase name="in-bounds: operand 1 (p1)" classname="m.hlo:m.main.dot" file="m.hlo" line="7"><failure message="result 1 reaches 255" type="refuted">witness: d0 = 0, d1 = 255</failure>
 """
 
 from __future__ import annotations
@@ -62,10 +66,15 @@ def _witness_text(finding: Finding) -> str:
     return printable("witness: " + ", ".join(f"{k} = {v}" for k, v in finding.witness))
 
 
+def _file(finding: Finding) -> str:
+    """The file of `finding` (its module's name when it has no source)."""
+    return finding.module if finding.span is NO_SOURCE else finding.span.filename
+
+
 def _testcase(finding: Finding, strict: bool, informational: bool) -> _PlacedTestCase:
     case = _PlacedTestCase(
         printable(f"{finding.check}: {finding.subject}"),
-        printable(f"{finding.module}.{finding.computation}.{finding.instruction}"),
+        printable(f"{_file(finding)}:{finding.module}.{finding.computation}.{finding.instruction}"),
     )
     message = printable(finding.message)
     if finding.span is not NO_SOURCE:
@@ -120,12 +129,12 @@ def _error_suite(error: InputError) -> TestSuite:
 
 def junit_xml(run: GateRun) -> bytes:
     """The JUnit XML document of `run` (UTF-8)."""
-    by_module: dict[str, list[Finding]] = {}
+    by_file: dict[str, list[Finding]] = {}
     for finding in run.findings:
-        by_module.setdefault(finding.module, []).append(finding)
+        by_file.setdefault(_file(finding), []).append(finding)
     document = JUnitXml()
-    for module, findings in by_module.items():
-        document.add_testsuite(_module_suite(run, module, findings))
+    for file, findings in by_file.items():
+        document.add_testsuite(_module_suite(run, file, findings))
     for error in run.errors:
         document.add_testsuite(_error_suite(error))
     document.update_statistics()  # type: ignore[no-untyped-call]

@@ -11,9 +11,10 @@ code-scanning services list every result as an alert — but their counts
 are in the run's ``properties.summary``.  A result points at the ``.hlo``
 file, line and column of its instruction, names the instruction as a
 logical location (``module/computation/instruction``), carries the witness
-in its message and in ``properties.witness``, and is fingerprinted by
-`Finding.key` (stable across runs while the place and the check are the
-same).  A file that could not be read is an ``error`` notification of the
+in its message and in ``properties.witness``, and is fingerprinted by its
+file and `Finding.key` (stable across runs while the file, the place and the
+check are the same; ``foo.hlo`` and ``foo.opt.hlo``, which JAX dumps with
+the same module name, do not collide).  A file that could not be read is an ``error`` notification of the
 invocation, which is then not successful.
 
 The document is plain JSON built here and validated against the official
@@ -47,7 +48,7 @@ from verifier.report.gate_json import gate_json
 from verifier.report.printable import printable, printable_json
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
-FINGERPRINT = "verifierFindingKey/v1"
+FINGERPRINT = "verifierFindingKey/v2"
 
 
 def _level(finding: Finding, run: GateRun) -> str:
@@ -87,6 +88,13 @@ def _physical_location(span: SourceSpan) -> dict[str, Any]:
     return location
 
 
+def fingerprint(finding: Finding) -> str:
+    """``FILE/module/computation/instruction/subject/check`` (no line: an
+    edit above the instruction keeps its alerts)."""
+    file = "" if finding.span is NO_SOURCE else PurePath(finding.span.filename).as_posix()
+    return f"{file}/{finding.key}"
+
+
 def _message(finding: Finding) -> str:
     text = f"{finding.subject}: {finding.message}"
     if finding.witness:
@@ -119,7 +127,7 @@ def _result(finding: Finding, rule_index: int, run: GateRun) -> dict[str, Any]:
         "level": _level(finding, run),
         "message": {"text": _message(finding)},
         "locations": [location],
-        "partialFingerprints": {FINGERPRINT: finding.key},
+        "partialFingerprints": {FINGERPRINT: fingerprint(finding)},
         "properties": properties,
     }
 
