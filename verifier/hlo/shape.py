@@ -331,17 +331,14 @@ def _read_array_shape(scanner: Scanner) -> Shape:
         # The common case `f32[2,3]{1,0}` in one match; anything else
         # (dynamic dims, tiles, errors) takes the general path below.
         element_type, dims_text, layout_text = plain.groups()
-        dims = tuple(int(d) for d in dims_text.split(",")) if dims_text else ()
-        layout = None
-        if layout_text is not None:
-            order = tuple(int(d) for d in layout_text.split(",")) if layout_text else ()
-            if sorted(order) == list(range(len(dims))):
-                layout = Layout(order)
-            else:
-                plain = None
-        if plain is not None:
+        sizes = tuple(int(d) for d in dims_text.split(",")) if dims_text else ()
+        order = tuple(int(d) for d in layout_text.split(",")) if layout_text else ()
+        if layout_text is None:
             scanner.pos = plain.end()
-            return Shape(element_type, dims, layout)
+            return Shape(element_type, sizes)
+        if sorted(order) == list(range(len(sizes))):
+            scanner.pos = plain.end()
+            return Shape(element_type, sizes, Layout(order))
     start = scanner.pos
     text = scanner.text
     index = start
