@@ -394,9 +394,9 @@ P = "HloModule m\nENTRY e {\n  p = f32[2] parameter(0)\n"
         ),
         (P + "  q = f32[2] parameter(2)\n}", 2, 7, "no parameter(1)"),
         (
-            P + "  ROOT r = f32[2] reduce(p), to_apply=nowhere, dimensions={0}\n}",
+            P + "  ROOT r = f32[] reduce(p, p), to_apply=nowhere, dimensions={0}\n}",
             4,
-            39,
+            41,
             "computation 'nowhere' called from 'e' is not defined",
         ),
         (P + "  ROOT r = f32[2] transpose(p)\n}", 4, 8, "needs the attribute 'dimensions'"),

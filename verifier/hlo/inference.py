@@ -38,6 +38,10 @@ class _Cannot(Exception):
     """Why a shape does not follow; `infer_shape` adds the instruction's place."""
 
 
+class _CalleeNotYetRead(_Cannot):
+    """The shape depends on a computation not read yet (or not given)."""
+
+
 @dataclass(frozen=True)
 class _Request:
     """What an inference function sees: operands, attributes, called roots."""
@@ -68,7 +72,7 @@ class _Request:
         if name is None:
             raise _Cannot(f"{self.opcode} needs the attribute '{attribute}'")
         if name not in self.roots:
-            raise _Cannot(f"computation '{name}' must be defined before it is called")
+            raise _CalleeNotYetRead(f"computation '{name}' must be defined before it is called")
         return self.roots[name]
 
 
@@ -101,6 +105,56 @@ def infer_shape(
         raise InvalidHloError(f"cannot infer the shape of this {opcode}: {error}", span) from None
 
 
+def check_shape(
+    written: Shape,
+    opcode: str,
+    operands: Sequence[Shape],
+    attributes: Attributes,
+    roots: Mapping[str, Shape],
+    span: SourceSpan = _NO_PLACE,
+) -> None:
+    """Raise `InvalidHloError` when `written` is not the shape the operands and
+    attributes give (dimensions and tuple structure; layouts, and the element
+    types some ops let the writer choose, aside), as XLA's verifier does.
+    Opcodes without an entry in `INFERENCE` pass, and so do calls of a
+    computation missing from `roots`.
+
+    >>> from verifier.hlo.shape import parse_shape
+    >>> check_shape(parse_shape("f32[3]"), "transpose", (parse_shape("f32[2,3]"),),
+    ...     Attributes((("dimensions", (1, 0)),)), {})
+    Traceback (most recent call last):
+    ...
+    verifier.errors.InvalidHloError: <built>:1:1: transpose is not valid HLO: it is written f32[3], its operands and attributes give f32[3,2]
+    """
+    infer = INFERENCE.get(opcode)
+    if infer is None:
+        return
+    try:
+        inferred = infer(_Request(opcode, operands, attributes, roots))
+    except _CalleeNotYetRead:
+        return  # nothing to compare with
+    except _Cannot as error:
+        raise InvalidHloError(f"{opcode} is not valid HLO: {error}", span) from None
+    if not _same_dimensions(inferred, written):
+        raise InvalidHloError(
+            f"{opcode} is not valid HLO: it is written {written}, its operands and "
+            f"attributes give {inferred}",
+            span,
+        )
+
+
+def _same_dimensions(a: Shape, b: Shape) -> bool:
+    """Equal dimension sizes and tuple structure (element types and layouts aside)."""
+    if a.tuple_shapes is not None or b.tuple_shapes is not None:
+        return (
+            a.tuple_shapes is not None
+            and b.tuple_shapes is not None
+            and len(a.tuple_shapes) == len(b.tuple_shapes)
+            and all(map(_same_dimensions, a.tuple_shapes, b.tuple_shapes))
+        )
+    return a.dimensions == b.dimensions
+
+
 def _array(element_type: str, dimensions: Sequence[int]) -> Shape:
     return Shape(element_type, tuple(dimensions))
 
@@ -119,15 +173,19 @@ def _whole_operand(request: _Request) -> Shape:
 
 
 def _elementwise(request: _Request) -> Shape:
-    """Every array operand has the first one's dimensions (select and clamp
-    may take scalars for their other operands)."""
+    """Every operand has the same dimensions, except the scalars `select`
+    (its predicate) and `clamp` (its bounds) broadcast implicitly."""
     arrays = [request.operand(k) for k in range(len(request.operands))]
     if not arrays:
         raise _Cannot("an elementwise op needs operands")
     largest = max(arrays, key=lambda shape: shape.rank)
+    scalars_allowed = request.opcode in ("select", "clamp")
     for index, shape in enumerate(arrays):
-        if shape.dimensions not in ((), largest.dimensions):
-            raise _Cannot(f"operand {index} is {shape}, the others {largest}")
+        if shape.dimensions != largest.dimensions and not (scalars_allowed and not shape.rank):
+            raise _Cannot(
+                f"operand {index} has dimensions {list(shape.dimensions)}, another "
+                f"{list(largest.dimensions)}"
+            )
     value = arrays[1] if request.opcode in ("select", "clamp") and len(arrays) > 1 else arrays[0]
     return _array(value.element_type, largest.dimensions)
 
@@ -203,7 +261,10 @@ def _concatenate(request: _Request) -> Shape:
             for k, (a, b) in enumerate(zip(first.dimensions, other.dimensions, strict=True))
             if k != axis
         ):
-            raise _Cannot(f"operand {index} {other} differs from {first} outside dimension {axis}")
+            raise _Cannot(
+                f"operand {index} has dimensions {list(other.dimensions)}, which differ from "
+                f"operand 0's {list(first.dimensions)} outside the concatenated dimension {axis}"
+            )
         sizes[axis] += other.dimensions[axis]
     return _array(first.element_type, sizes)
 
@@ -299,7 +360,25 @@ def _reduce_window(request: _Request) -> Shape:
 
 
 def _dynamic_slice(request: _Request) -> Shape:
-    return _array(request.operand(0).element_type, request.ints("dynamic_slice_sizes"))
+    operand = request.operand(0)
+    sizes = request.ints("dynamic_slice_sizes")
+    if len(sizes) != operand.rank or any(
+        s > n for s, n in zip(sizes, operand.dimensions, strict=True)
+    ):
+        raise _Cannot(f"dynamic_slice_sizes {list(sizes)} do not fit in {operand}")
+    return _array(operand.element_type, sizes)
+
+
+def _dynamic_update_slice(request: _Request) -> Shape:
+    operand, update = request.operand(0), request.operand(1)
+    if update.rank != operand.rank or any(
+        u > o for u, o in zip(update.dimensions, operand.dimensions, strict=True)
+    ):
+        raise _Cannot(
+            f"the update {list(update.dimensions)} does not fit in the operand "
+            f"{list(operand.dimensions)}"
+        )
+    return _array(operand.element_type, operand.dimensions)
 
 
 INFERENCE: dict[str, Callable[[_Request], Shape]] = {
@@ -366,7 +445,7 @@ INFERENCE: dict[str, Callable[[_Request], Shape]] = {
     "optimization-barrier": _whole_operand,
     "collective-permute": _same_as_operand(0),
     "reverse": _same_as_operand(0),
-    "dynamic-update-slice": _same_as_operand(0),
+    "dynamic-update-slice": _dynamic_update_slice,
     "concatenate": _concatenate,
     "pad": _pad,
     "slice": _slice,

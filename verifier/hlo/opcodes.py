@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from difflib import get_close_matches
 
+from verifier.errors import InvalidHloError, SourceSpan
+
 OPCODES: frozenset[str] = frozenset(
     [
         "abs",
@@ -148,3 +150,58 @@ def nearest_opcode_hint(opcode: str) -> str:
     """
     close = get_close_matches(opcode.replace("_", "-").lower(), sorted(OPCODES), n=1)
     return f"; did you mean '{close[0]}'?" if close else ""
+
+
+_UNARY = """
+    abs bitcast bitcast-convert broadcast cbrt ceil cholesky convert copy cosine
+    count-leading-zeros erf exponential exponential-minus-one fft floor get-tuple-element
+    imag is-finite log log-plus-one logistic negate not popcnt real reduce-precision
+    reshape reverse round-nearest-afz round-nearest-even rsqrt sign sine slice sqrt tan
+    tanh transpose
+"""
+_BINARY = """
+    add and atan2 compare complex divide dot gather maximum minimum multiply or pad
+    power remainder shift-left shift-right-arithmetic shift-right-logical subtract xor
+    convolution triangular-solve
+"""
+ARITY: dict[str, int] = {
+    **dict.fromkeys(_UNARY.split(), 1),
+    **dict.fromkeys(_BINARY.split(), 2),
+    "select": 3,
+    "clamp": 3,
+    "iota": 0,
+    "constant": 0,
+    "parameter": 0,
+}
+"""Opcodes that take a fixed number of operands."""
+
+MINIMUM_ARITY: dict[str, int] = {
+    "dynamic-slice": 2,
+    "dynamic-update-slice": 3,
+    "concatenate": 1,
+    "scatter": 3,
+    "reduce": 2,
+    "reduce-window": 2,
+    "select-and-scatter": 3,
+    "sort": 1,
+    "map": 1,
+    "while": 1,
+    "conditional": 1,
+}
+"""Opcodes that take at least this many operands."""
+
+
+def check_arity(opcode: str, count: int, span: SourceSpan) -> None:
+    """Raise `InvalidHloError` at `span` when `opcode` cannot take `count` operands.
+
+    >>> check_arity("add", 1, SourceSpan("m.hlo", 3, 3))
+    Traceback (most recent call last):
+    ...
+    verifier.errors.InvalidHloError: m.hlo:3:3: add takes 2 operands, not 1
+    """
+    exact = ARITY.get(opcode)
+    if exact is not None and count != exact:
+        raise InvalidHloError(f"{opcode} takes {exact} operands, not {count}", span)
+    least = MINIMUM_ARITY.get(opcode)
+    if least is not None and count < least:
+        raise InvalidHloError(f"{opcode} takes at least {least} operands, not {count}", span)

@@ -41,7 +41,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from verifier.errors import ParseError
+from verifier.errors import ParseError, span_at
 from verifier.hlo.attributes import (
     COMPUTATION_ATTRIBUTES,
     COMPUTATION_LIST_ATTRIBUTES,
@@ -50,10 +50,10 @@ from verifier.hlo.attributes import (
     RawAttribute,
     read_attribute_value,
 )
-from verifier.hlo.inference import infer_shape
+from verifier.hlo.inference import check_shape, infer_shape
 from verifier.hlo.lexer import Scanner
 from verifier.hlo.module import Computation, Instruction, Module
-from verifier.hlo.opcodes import OPCODES, nearest_opcode_hint
+from verifier.hlo.opcodes import OPCODES, check_arity, nearest_opcode_hint
 from verifier.hlo.shape import Shape, at_shape, read_shape
 
 MAX_DEPTH = 64
@@ -99,7 +99,26 @@ def parse_module(text: str, filename: str = "<input>") -> Module:
 def parse_module_file(path: str | Path) -> Module:
     """Parse the HLO module in the file at `path` (errors carry the path)."""
     file = Path(path)
-    return parse_module(file.read_text(encoding="utf-8"), str(file))
+    return parse_module(decode_hlo(file.read_bytes(), str(file)), str(file))
+
+
+def decode_hlo(data: bytes, filename: str) -> str:
+    """`data` as UTF-8 text, or a ParseError at the first byte that is not.
+
+    >>> decode_hlo(b"HloModule m\\n\\xff", "m.hlo")
+    Traceback (most recent call last):
+    ...
+    verifier.errors.ParseError: m.hlo:2:1: byte 0xff is not UTF-8 text (HLO text is UTF-8)
+    """
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        good = data[: error.start].decode("utf-8")
+        span = span_at(good + " ", len(good), filename)
+        span = replace(span, line_text="")
+        raise ParseError(
+            f"byte 0x{data[error.start]:02x} is not UTF-8 text (HLO text is UTF-8)", span
+        ) from None
 
 
 @dataclass
@@ -326,9 +345,18 @@ class _ModuleParser:
             # XLA's parser reads a scalar broadcast without `dimensions=`.
             entries = (*inst.attributes.entries, ("dimensions", ()))
             inst = replace(inst, attributes=Attributes(entries))
+        check_arity(inst.opcode, len(operand_shapes), inst.span)
+        readable = not any(
+            isinstance(value, RawAttribute) and value.problem is not None
+            for _, value in inst.attributes.entries
+        )
         if not item.shape_written:
             shape = infer_shape(inst.opcode, operand_shapes, inst.attributes, self.roots, inst.span)
             inst = replace(inst, shape=shape)
+        elif readable:
+            check_shape(
+                inst.shape, inst.opcode, operand_shapes, inst.attributes, self.roots, inst.span
+            )
         item.instruction = inst
         check = _REQUIRED_ATTRIBUTES.get(inst.opcode)
         if check is None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from verifier.errors import ParseError, VerifierError
+from verifier.errors import InvalidHloError
 from verifier.expr.indexing_map import Undefined
 from verifier.hlo.module import Computation, Instruction
 
@@ -34,10 +34,14 @@ def _unsupported(instruction: Instruction, count: int) -> tuple[Indexing, ...]:
     return tuple(Undefined(reason) for _ in range(count))
 
 
-def _invalid(instruction: Instruction, error: Exception) -> ParseError:
-    return ParseError(
-        f"{instruction.opcode} '{instruction.name}' is not valid HLO: {error}", instruction.span
-    )
+def _unsupported_shapes(context: OpContext) -> str | None:
+    """Why no rule applies to this instruction whatever its opcode, or None."""
+    shapes = (context.shape, *(operand.shape for operand in context.operands))
+    if any(shape.is_unbounded for shape in shapes):
+        return "an unbounded dynamic dimension '?' has no size to range over"
+    if "sparsity_config" in context.instruction.attributes:
+        return "a sparse convolution (sparsity_config=) reads only the kept elements"
+    return None
 
 
 def output_count(instruction: Instruction) -> int:
@@ -53,7 +57,12 @@ def output_to_input(
     rule = registry.rule_for(instruction.opcode)
     if rule is None:
         return _unsupported(instruction, len(instruction.operands))
-    return _checked(computation, instruction, lambda ctx: rule.output_to_input(ctx, output))
+    return _checked(
+        computation,
+        instruction,
+        lambda ctx: rule.output_to_input(ctx, output),
+        len(instruction.operands),
+    )
 
 
 def input_to_output(
@@ -63,21 +72,34 @@ def input_to_output(
     rule = registry.rule_for(instruction.opcode)
     if rule is None:
         return _unsupported(instruction, output_count(instruction))
-    return _checked(computation, instruction, lambda ctx: rule.input_to_output(ctx, operand))
+    return _checked(
+        computation,
+        instruction,
+        lambda ctx: rule.input_to_output(ctx, operand),
+        output_count(instruction),
+    )
 
 
 def _checked(
     computation: Computation,
     instruction: Instruction,
     apply: Callable[[OpContext], tuple[Indexing, ...]],
+    count: int,
 ) -> tuple[Indexing, ...]:
-    """`apply` a rule to a shape-consistent instruction; invalid HLO found on
-    the way is a `ParseError` at the instruction."""
+    """`apply` a rule to a shape-consistent instruction.
+
+    Only the shape check says the HLO is invalid (`InvalidHloError` at the
+    instruction); an exception from the rule itself is a bug and escapes.
+    """
+    context = _context(computation, instruction)
+    reason = _unsupported_shapes(context)
+    if reason is not None:
+        return tuple(Undefined(reason) for _ in range(count))
     try:
-        context = _context(computation, instruction)
         check_output_shape(context)
-        return apply(context)
-    except VerifierError:
-        raise
-    except (ValueError, IndexError, KeyError) as error:
-        raise _invalid(instruction, error) from error
+    except ValueError as error:
+        raise InvalidHloError(
+            f"{instruction.opcode} '{instruction.name}' is not valid HLO: {error}",
+            instruction.span,
+        ) from None
+    return apply(context)
