@@ -108,7 +108,7 @@ def _error_suite(error: InputError) -> TestSuite:
     case.file = error.span.filename
     if error.span.line:
         case.line = error.span.line
-    case.result = [Error(str(error), "bad-input")]
+    case.result = [Error(str(error), "internal-error" if error.internal else "bad-input")]
     suite.add_testcase(case)
     return suite
 
