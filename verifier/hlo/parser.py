@@ -41,7 +41,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from verifier.errors import ParseError, span_at
+from verifier.errors import InvalidHloError, ParseError, span_at
 from verifier.hlo.attributes import (
     COMPUTATION_ATTRIBUTES,
     COMPUTATION_LIST_ATTRIBUTES,
@@ -100,6 +100,21 @@ def parse_module_file(path: str | Path) -> Module:
     """Parse the HLO module in the file at `path` (errors carry the path)."""
     file = Path(path)
     return parse_module(decode_hlo(file.read_bytes(), str(file)), str(file))
+
+
+_CALLS_WITH_OPERANDS = frozenset({"fusion", "call"})
+
+
+def _check_call_operands(instruction: Instruction, callee: Computation) -> None:
+    """A fusion or call passes one operand per parameter of its computation
+    (as XLA's verifier requires; the composition pairs them by position)."""
+    parameters = callee.parameters
+    if len(instruction.operands) != len(parameters):
+        raise InvalidHloError(
+            f"{instruction.opcode} '{instruction.name}' passes {len(instruction.operands)} "
+            f"operands to '{callee.name}', which has {len(parameters)} parameters",
+            instruction.span,
+        )
 
 
 def decode_hlo(data: bytes, filename: str) -> str:
@@ -217,6 +232,11 @@ class _ModuleParser:
                         "is not defined in this module",
                         offset,
                     )
+        for item in pending:
+            for inst in item.computation.instructions:
+                if inst.opcode in _CALLS_WITH_OPERANDS and inst.called_computations:
+                    callee = by_name[inst.called_computations[0]].computation
+                    _check_call_operands(inst, callee)
         computations = tuple(item.computation for item in pending)
         entry = entries[0].computation if entries else computations[-1]
         if not entries:

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from verifier.errors import InvalidHloError
 from verifier.expr.indexing_map import Undefined
 from verifier.hlo.module import Computation, Instruction
+from verifier.hlo.shape import Shape
 
 # Importing the package (verifier/indexing/__init__.py) registers every rule.
 from verifier.indexing import registry
@@ -39,9 +40,31 @@ def _unsupported_shapes(context: OpContext) -> str | None:
     shapes = (context.shape, *(operand.shape for operand in context.operands))
     if any(shape.is_unbounded for shape in shapes):
         return "an unbounded dynamic dimension '?' has no size to range over"
-    if "sparsity_config" in context.instruction.attributes:
+    instruction = context.instruction
+    if "sparsity_config" in instruction.attributes:
         return "a sparse convolution (sparsity_config=) reads only the kept elements"
+    first_index = _FIRST_INDEX_OPERAND.get(instruction.opcode)
+    if first_index is not None and any(
+        operand.shape.rank == 1 for operand in context.operands[first_index:]
+    ):
+        return (
+            f"the legacy {instruction.opcode} form, with one rank-1 index operand, "
+            "is not supported: write one scalar index per dimension"
+        )
     return None
+
+
+_FIRST_INDEX_OPERAND = {"dynamic-slice": 1, "dynamic-update-slice": 2}
+
+
+def _output_shape(instruction: Instruction, output: int) -> Shape:
+    elements = instruction.shape.tuple_shapes
+    return instruction.shape if elements is None else elements[output]
+
+
+def _is_empty_array(shape: Shape) -> bool:
+    """An array with a zero-size dimension: it has no element to map."""
+    return shape.tuple_shapes is None and 0 in shape.dimensions
 
 
 def output_count(instruction: Instruction) -> int:
@@ -57,6 +80,8 @@ def output_to_input(
     rule = registry.rule_for(instruction.opcode)
     if rule is None:
         return _unsupported(instruction, len(instruction.operands))
+    if _is_empty_array(_output_shape(instruction, output)):
+        return ((),) * len(instruction.operands)  # no output element reads anything
     return _checked(
         computation,
         instruction,
@@ -72,6 +97,8 @@ def input_to_output(
     rule = registry.rule_for(instruction.opcode)
     if rule is None:
         return _unsupported(instruction, output_count(instruction))
+    if _is_empty_array(computation.instruction(instruction.operands[operand]).shape):
+        return ((),) * output_count(instruction)  # no operand element reaches anything
     return _checked(
         computation,
         instruction,
