@@ -235,8 +235,8 @@ class _ModuleParser:
         for item in pending:
             for inst in item.computation.instructions:
                 if inst.opcode in _CALLS_WITH_OPERANDS and inst.called_computations:
-                    callee = by_name[inst.called_computations[0]].computation
-                    _check_call_operands(inst, callee)
+                    called = by_name[inst.called_computations[0]].computation
+                    _check_call_operands(inst, called)
         computations = tuple(item.computation for item in pending)
         entry = entries[0].computation if entries else computations[-1]
         if not entries:
