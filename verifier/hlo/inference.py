@@ -29,7 +29,7 @@ from verifier.hlo.attributes import (
     SliceDim,
     WindowDim,
 )
-from verifier.hlo.shape import Shape
+from verifier.hlo.shape import Shape, element_bit_width
 
 _NO_PLACE = SourceSpan("<built>", 1, 1)
 
@@ -116,7 +116,8 @@ def check_shape(
     """Raise `InvalidHloError` when `written` is not the shape the operands and
     attributes give (dimensions and tuple structure; layouts, and the element
     types some ops let the writer choose, aside), as XLA's verifier does.
-    Opcodes without an entry in `INFERENCE` pass, and so do calls of a
+    Opcodes XLA cannot infer a shape for are checked by `VALIDATION` when
+    they have an entry there; the others pass, and so do calls of a
     computation missing from `roots`.
 
     >>> from verifier.hlo.shape import parse_shape
@@ -126,11 +127,18 @@ def check_shape(
     ...
     verifier.errors.InvalidHloError: <built>:1:1: transpose is not valid HLO: it is written f32[3], its operands and attributes give f32[3,2]
     """
+    request = _Request(opcode, operands, attributes, roots)
+    validate = VALIDATION.get(opcode)
+    if validate is not None:
+        try:
+            validate(written, request)
+        except _Cannot as error:
+            raise InvalidHloError(f"{opcode} is not valid HLO: {error}", span) from None
     infer = INFERENCE.get(opcode)
     if infer is None:
         return
     try:
-        inferred = infer(_Request(opcode, operands, attributes, roots))
+        inferred = infer(request)
     except _CalleeNotYetRead:
         return  # nothing to compare with
     except _Cannot as error:
@@ -456,3 +464,37 @@ INFERENCE: dict[str, Callable[[_Request], Shape]] = {
     "dynamic-slice": _dynamic_slice,
 }
 """Per opcode: how its shape follows from operands, attributes, called roots."""
+
+
+def _same_size(written: Shape, request: _Request) -> None:
+    """A reshape keeps the number of elements."""
+    operand = request.operand(0)
+    if operand.num_elements != written.num_elements:
+        raise _Cannot(
+            f"it reshapes {operand} ({operand.num_elements} elements) to {written} "
+            f"({written.num_elements})"
+        )
+
+
+def _same_bytes(written: Shape, request: _Request) -> None:
+    """A bitcast keeps the number of bytes (elements times element width)."""
+    operand = request.operand(0)
+    widths = element_bit_width(operand.element_type), element_bit_width(written.element_type)
+    if None in widths or written.tuple_shapes is not None:
+        return
+    before, after = (
+        shape.num_elements * (width or 0)
+        for shape, width in zip((operand, written), widths, strict=True)
+    )
+    if before != after:
+        raise _Cannot(f"it bitcasts {operand} ({before} bits) to {written} ({after} bits)")
+
+
+VALIDATION: dict[str, Callable[[Shape, _Request], None]] = {
+    "reshape": _same_size,
+    "bitcast": _same_bytes,
+}
+"""Per opcode whose shape XLA does not infer: what the written shape must satisfy."""
+
+CHECKED_OPCODES = frozenset(INFERENCE) | frozenset(VALIDATION)
+"""The opcodes `check_shape` checks."""

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from verifier.errors import InvalidHloError
 from verifier.expr.indexing_map import Undefined
 from verifier.hlo.module import Computation, Instruction
-from verifier.hlo.shape import Shape
+from verifier.hlo.shape import Shape, element_bit_width
 
 # Importing the package (verifier/indexing/__init__.py) registers every rule.
 from verifier.indexing import registry
@@ -43,6 +43,12 @@ def _unsupported_shapes(context: OpContext) -> str | None:
     instruction = context.instruction
     if "sparsity_config" in instruction.attributes:
         return "a sparse convolution (sparsity_config=) reads only the kept elements"
+    if instruction.opcode == "bitcast" and context.operands:
+        widths = {
+            element_bit_width(s.element_type) for s in (context.shape, context.operands[0].shape)
+        }
+        if len(widths) > 1:
+            return "a bitcast that changes the element width maps bytes, not elements"
     first_index = _FIRST_INDEX_OPERAND.get(instruction.opcode)
     if first_index is not None and any(
         operand.shape.rank == 1 for operand in context.operands[first_index:]

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from verifier.hlo.inference import INFERENCE, check_shape
+from verifier.hlo.inference import CHECKED_OPCODES, check_shape
 from verifier.indexing.elementwise import ELEMENTWISE_OPCODES
 from verifier.indexing.registry import OpContext
 
@@ -191,7 +191,7 @@ _EXPECTED: dict[str, Callable[[OpContext], Dimensions]] = {
     "broadcast": _broadcast,
     "gather": _gather,
     "scatter": _scatter,
-    **{opcode: _elementwise for opcode in ELEMENTWISE_OPCODES if opcode not in INFERENCE},
+    **{opcode: _elementwise for opcode in ELEMENTWISE_OPCODES if opcode not in CHECKED_OPCODES},
 }
 """The opcodes whose full shape `verifier.hlo.inference` does not infer;
 for the others `check_output_shape` reuses it (one formula per opcode)."""
@@ -202,7 +202,7 @@ def check_output_shape(ctx: OpContext) -> None:
     when the instruction's output dimensions are not the ones its operands
     and attributes give (ops without a known formula pass)."""
     instruction = ctx.instruction
-    if instruction.opcode in INFERENCE:
+    if instruction.opcode in CHECKED_OPCODES:
         operands = tuple(operand.shape for operand in ctx.operands)
         check_shape(
             ctx.shape, instruction.opcode, operands, instruction.attributes, {}, instruction.span
