@@ -26,8 +26,8 @@ from collections import Counter
 from pathlib import Path
 
 from verifier.checks.cache import MemoryCache
-from verifier.checks.suite import run_checks
 from verifier.errors import InternalError, ParseError, VerifierError
+from verifier.gate.suite import run_checks
 from verifier.hlo.files import hlo_files_under
 from verifier.hlo.parser import parse_module_file
 

@@ -19,8 +19,8 @@ import pytest
 
 from verifier.checks.cache import MemoryCache
 from verifier.checks.result import DEFAULT_BUDGET
-from verifier.checks.suite import run_checks
 from verifier.errors import InternalError, ParseError, VerifierError
+from verifier.gate.suite import run_checks
 from verifier.hlo.files import hlo_files_under
 from verifier.hlo.parser import parse_module
 

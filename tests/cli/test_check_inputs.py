@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import io
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from verifier.checks import suite
 from verifier.cli import EXIT_BAD_INPUT, EXIT_INTERNAL_ERROR, EXIT_OK, main
+from verifier.gate import suite
 
 DUMPS = Path(__file__).parents[2] / "examples" / "corpus" / "dumps"
 
@@ -64,14 +65,14 @@ def test_an_internal_error_in_one_instruction_keeps_the_others_findings(
 ) -> None:
     path = tmp_path / "two.hlo"
     path.write_text(TWO_OPS)
-    real = suite._CHECKERS["in-bounds"]
+    real = suite._REGISTRY["in-bounds"]
 
     def broken(place: Any, run: Any) -> Any:
         if place.instruction.name == "t":
             raise IndexError("tuple index out of range")
-        return real(place, run)
+        return real.run(place, run)
 
-    monkeypatch.setitem(suite._CHECKERS, "in-bounds", broken)
+    monkeypatch.setitem(suite._REGISTRY, "in-bounds", replace(real, run=broken))
     code, report = json_report(str(path))
     assert code == EXIT_INTERNAL_ERROR
     assert report["status"] == "internal-error"

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from verifier.checks.cache import MemoryCache
-from verifier.checks.suite import run_checks
 from verifier.errors import InternalError, InvalidHloError, ParseError
+from verifier.gate.suite import run_checks
 from verifier.hlo import Module, ReplicaGroups, parse_module, parse_module_file
 from verifier.hlo.attributes import Metadata, RawAttribute
 

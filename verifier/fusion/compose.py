@@ -105,6 +105,11 @@ class Composer:
     _inputs: dict[tuple[str, int], tuple[ComposedIndexing, ...]] = field(
         default_factory=dict, compare=False
     )
+    # An op's own maps per (computation, instruction, direction, output or
+    # operand), transformed once: every check asks for the same place.
+    _own_maps: dict[tuple[str, str, str, int], tuple[ComposedIndexing, ...]] = field(
+        default_factory=dict, compare=False
+    )
     # `transform` applied once per distinct map (modules repeat the same
     # maps across outputs, fusions and layers).
     _transformed: dict[IndexingMap, IndexingMap] = field(default_factory=dict, compare=False)
@@ -130,7 +135,12 @@ class Composer:
         if instruction.opcode in CALLING_OPCODES:
             called = self.module.computation(instruction.called_computations[0])
             return self.computation_output_to_input(called, output)
-        return self._own(analysis.output_to_input(computation, instruction, output))
+        key = (computation.name, instruction.name, "o2i", output)
+        found = self._own_maps.get(key)
+        if found is None:
+            own = analysis.output_to_input(computation, instruction, output)
+            found = self._own_maps[key] = self._own(own)
+        return found
 
     def _own(self, indexings: tuple[Indexing, ...]) -> tuple[ComposedIndexing, ...]:
         """An op's own maps, transformed, each read once."""
@@ -218,7 +228,12 @@ class Composer:
         if instruction.opcode in CALLING_OPCODES:
             called = self.module.computation(instruction.called_computations[0])
             return self.computation_input_to_output(called, operand)
-        return self._own(analysis.input_to_output(computation, instruction, operand))
+        key = (computation.name, instruction.name, "i2o", operand)
+        found = self._own_maps.get(key)
+        if found is None:
+            own = analysis.input_to_output(computation, instruction, operand)
+            found = self._own_maps[key] = self._own(own)
+        return found
 
     def computation_input_to_output(
         self, computation: Computation, parameter: int
