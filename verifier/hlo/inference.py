@@ -87,6 +87,7 @@ def infer_shape(
     attributes: Attributes,
     roots: Mapping[str, Shape],
     span: SourceSpan = _NO_PLACE,
+    name: str = "",
 ) -> Shape:
     """The result shape of `opcode` applied to `operands` (layouts default).
 
@@ -102,7 +103,8 @@ def infer_shape(
     try:
         return infer(_Request(opcode, operands, attributes, roots))
     except _Cannot as error:
-        raise InvalidHloError(f"cannot infer the shape of this {opcode}: {error}", span) from None
+        what = f"{opcode} '{name}'" if name else f"this {opcode}"
+        raise InvalidHloError(f"cannot infer the shape of {what}: {error}", span) from None
 
 
 def check_shape(
@@ -112,6 +114,7 @@ def check_shape(
     attributes: Attributes,
     roots: Mapping[str, Shape],
     span: SourceSpan = _NO_PLACE,
+    name: str = "",
 ) -> None:
     """Raise `InvalidHloError` when `written` is not the shape the operands and
     attributes give (dimensions and tuple structure; layouts, and the element
@@ -128,12 +131,13 @@ def check_shape(
     verifier.errors.InvalidHloError: <built>:1:1: transpose is not valid HLO: it is written f32[3], its operands and attributes give f32[3,2]
     """
     request = _Request(opcode, operands, attributes, roots)
+    subject = f"{opcode} '{name}'" if name else opcode
     validate = VALIDATION.get(opcode)
     if validate is not None:
         try:
             validate(written, request)
         except _Cannot as error:
-            raise InvalidHloError(f"{opcode} is not valid HLO: {error}", span) from None
+            raise InvalidHloError(f"{subject} is not valid HLO: {error}", span) from None
     infer = INFERENCE.get(opcode)
     if infer is None:
         return
@@ -142,10 +146,10 @@ def check_shape(
     except _CalleeNotYetRead:
         return  # nothing to compare with
     except _Cannot as error:
-        raise InvalidHloError(f"{opcode} is not valid HLO: {error}", span) from None
+        raise InvalidHloError(f"{subject} is not valid HLO: {error}", span) from None
     if not _same_dimensions(inferred, written):
         raise InvalidHloError(
-            f"{opcode} is not valid HLO: it is written {written}, its operands and "
+            f"{subject} is not valid HLO: it is written {written}, its operands and "
             f"attributes give {inferred}",
             span,
         )
@@ -477,10 +481,13 @@ def _same_size(written: Shape, request: _Request) -> None:
 
 
 def _same_bytes(written: Shape, request: _Request) -> None:
-    """A bitcast keeps the number of bytes (elements times element width)."""
+    """A bitcast keeps the number of bytes (elements times element width);
+    with tiles or other layout fields the physical size differs from the
+    logical one, and the bitcast check compares physical sizes instead."""
     operand = request.operand(0)
     widths = element_bit_width(operand.element_type), element_bit_width(written.element_type)
-    if None in widths or written.tuple_shapes is not None:
+    plain = all(s.layout is None or s.layout.is_plain for s in (operand, written))
+    if None in widths or written.tuple_shapes is not None or not plain:
         return
     before, after = (
         shape.num_elements * (width or 0)

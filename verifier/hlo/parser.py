@@ -371,7 +371,9 @@ class _ModuleParser:
             for _, value in inst.attributes.entries
         )
         if not item.shape_written:
-            shape = infer_shape(inst.opcode, operand_shapes, inst.attributes, self.roots, inst.span)
+            shape = infer_shape(
+                inst.opcode, operand_shapes, inst.attributes, self.roots, inst.span, inst.name
+            )
             inst = replace(inst, shape=shape)
         elif readable:
             check_shape(

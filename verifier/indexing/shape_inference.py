@@ -205,7 +205,13 @@ def check_output_shape(ctx: OpContext) -> None:
     if instruction.opcode in CHECKED_OPCODES:
         operands = tuple(operand.shape for operand in ctx.operands)
         check_shape(
-            ctx.shape, instruction.opcode, operands, instruction.attributes, {}, instruction.span
+            ctx.shape,
+            instruction.opcode,
+            operands,
+            instruction.attributes,
+            {},
+            instruction.span,
+            instruction.name,
         )
         return
     infer = _EXPECTED.get(ctx.instruction.opcode)
