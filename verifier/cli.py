@@ -16,6 +16,7 @@ Exit codes (a contract):
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import sys
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
     from verifier.gate.finding import Finding
     from verifier.gate.run import InputError
     from verifier.gate.sqlite_cache import SqliteCache
+    from verifier.simplify import SimplificationResult
 
 EXIT_OK, EXIT_REFUTED, EXIT_BAD_INPUT, EXIT_UNKNOWN, EXIT_VACUOUS = 0, 1, 2, 3, 4
 EXIT_INTERNAL_ERROR = 70
@@ -54,14 +56,21 @@ def _worst(codes: Sequence[int]) -> int:
 
 
 def _read_map_argument(value: str) -> str:
-    """A map given inline, or ``@path`` to read it from a file."""
+    """A map given inline, or ``@path`` to read it from a file (bytes that
+    are not UTF-8 are kept as surrogate escapes: the parser points at them)."""
     if value.startswith("@"):
-        return Path(value[1:]).read_text()
+        return Path(value[1:]).read_text(encoding="utf-8", errors="surrogateescape")
     return value
 
 
 def _batch_lines(path: str) -> Iterator[tuple[int, str]]:
-    stream: TextIO = sys.stdin if path == "-" else open(path)  # noqa: SIM115
+    # Decoded line by line with surrogate escapes, so that a line that is not
+    # UTF-8 is that line's parse error and the other lines still get answers.
+    stream: TextIO = (
+        io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="surrogateescape")
+        if path == "-"
+        else open(path, encoding="utf-8", errors="surrogateescape")  # noqa: SIM115
+    )
     with stream:
         for number, line in enumerate(stream, start=1):
             if line.strip() and not line.lstrip().startswith("#"):
@@ -143,30 +152,79 @@ def _run_equiv(args: argparse.Namespace, out: TextIO) -> int:
 # ---------------------------------------------------------------- simplify
 
 
-def _simplify_answer(text: str, prove: bool) -> dict[str, Any]:
+def _simplify_answer(text: str, args: argparse.Namespace) -> dict[str, Any]:
     from verifier.expr.parser import parse_map
     from verifier.expr.printer import print_map
-    from verifier.simplify import simplify
+    from verifier.simplify import SimplificationResult, simplify
 
     indexing_map = parse_map(text, "MAP")
-    result = simplify(indexing_map)
+    if args.no_simplify:
+        result = SimplificationResult(indexing_map, indexing_map, (), (), 0)
+    else:
+        result = simplify(
+            indexing_map,
+            rescale_symbols=args.rescale_symbols,
+            remove_unused_symbols=args.remove_unused_symbols,
+        )
     answer: dict[str, Any] = {
         "input": print_map(indexing_map, one_line=True),
         "simplified": print_map(result.map, one_line=True),
         "rules": list(result.rules_applied),
     }
-    if prove:
-        from verifier.checks.proven_simplification import prove_simplification
+    if result.symbol_changes:
+        answer["symbols"] = [
+            {
+                "symbol": change.symbol.name,
+                "becomes": None if change.becomes is None else str(change.becomes),
+            }
+            for change in result.symbol_changes
+        ]
+    if args.prove:
+        answer.update(_simplify_proof(text, result))
+    return answer
 
-        answer["verdict"] = prove_simplification(indexing_map, result).verdict.value
+
+# Worst first: the verdict of two proofs is the worse of the two.
+_VERDICT_ORDER = ("different", "unknown", "vacuous", "equal")
+
+
+def _simplify_proof(text: str, result: SimplificationResult) -> dict[str, Any]:
+    """The verdict from the map as read (isl, cross-checked by z3) and from the
+    text as typed (z3 on the parse tree), the worse of the two; and what
+    construction folded while reading."""
+    from verifier.checks.proven_simplification import prove_from_typed, prove_simplification
+    from verifier.expr.parser import parse_typed_map
+
+    verdict = prove_simplification(result.input, result).verdict.value
+    answer: dict[str, Any] = {}
+    typed = parse_typed_map(text, "MAP")
+    if typed is not None:
+        proof = prove_from_typed(typed, result)
+        verdict = min(verdict, proof.verdict.value, key=_VERDICT_ORDER.index)
+        answer["construction"] = [
+            {"typed": folding.typed, "read_as": folding.read_as} for folding in proof.foldings
+        ]
+        if proof.witness:
+            answer["typed_counterexample"] = dict(proof.witness)
+    answer["verdict"] = verdict
     return answer
 
 
 def _simplify_text(answer: dict[str, Any]) -> str:
     lines = [answer["simplified"].replace(", domain: ", ",\ndomain: ")]
     lines.append("rules: " + (", ".join(answer["rules"]) or "(none)"))
+    if "symbols" in answer:
+        changes = (
+            f"{c['symbol']} removed"
+            if c["becomes"] is None
+            else f"input {c['symbol']} is {c['becomes']} of the output"
+            for c in answer["symbols"]
+        )
+        lines.append("symbols changed (equal as relations only): " + "; ".join(changes))
+    for folding in answer.get("construction", []):
+        lines.append(f"construction folded: {folding['typed']} -> {folding['read_as']}")
     if "verdict" in answer:
-        lines.append(f"verdict: {answer['verdict']}")
+        lines.append(f"verdict: {answer['verdict']} (proved from the text as typed)")
     return "\n".join(lines)
 
 
@@ -175,7 +233,7 @@ def _run_simplify(args: argparse.Namespace, out: TextIO) -> int:
         codes = []
         for number, line in _batch_lines(args.batch):
             try:
-                answer = _simplify_answer(line, args.prove)
+                answer = _simplify_answer(line, args)
                 codes.append(_VERDICT_EXIT.get(answer.get("verdict", "equal"), EXIT_OK))
             except VerifierError as error:
                 answer = {"error": f"line {number}: {error}"}
@@ -184,7 +242,7 @@ def _run_simplify(args: argparse.Namespace, out: TextIO) -> int:
         return _worst(codes)
     if args.map is None:
         raise VerifierError("simplify needs MAP, or --batch FILE")
-    answer = _simplify_answer(_read_map_argument(args.map), args.prove)
+    answer = _simplify_answer(_read_map_argument(args.map), args)
     _emit(answer, args.format, _simplify_text, out)
     return _VERDICT_EXIT.get(answer.get("verdict", "equal"), EXIT_OK)
 
@@ -300,7 +358,11 @@ are reported and never change the exit code.
 with --output FILE the report goes to FILE and the text summary to stdout.
 Proofs are cached in an SQLite file (default $XDG_CACHE_HOME/verifier or
 ~/.cache/verifier), keyed by the question and the verifier, islpy and z3
-versions, so a second run over unchanged modules skips the solvers.
+versions, so a second run over unchanged modules skips the solvers. The cache
+never decides: one that cannot be read or written is a warning on stderr and
+the run goes on without it, with the same verdicts and exit code. Whoever can
+write the cache decides verdicts (see the README): --cache-mode read uses a
+cache written by a trusted run without writing to it.
 Progress goes to stderr when it is a terminal (or with --progress).
 """
 
@@ -318,7 +380,9 @@ class _Progress:
         self.next_report = 0
 
     def start(self, number: int, path: Path) -> None:
-        self.label = f"[{number}/{self.files}] {path}"
+        from verifier.report.printable import printable
+
+        self.label = printable(f"[{number}/{self.files}] {path}")
         self.next_report = 0
         self._write(f"{self.label}: parsing")
 
@@ -366,12 +430,13 @@ def _hlo_files(
 
 def _check_cache(args: argparse.Namespace) -> SqliteCache | MemoryCache:
     from verifier.checks.cache import MemoryCache
-    from verifier.gate.sqlite_cache import FILE_NAME, SqliteCache, default_cache_dir
+    from verifier.gate.sqlite_cache import FILE_NAME, CacheMode, SqliteCache, default_cache_dir
 
-    if args.no_cache:
+    mode = CacheMode(args.cache_mode)
+    if mode is CacheMode.OFF:
         return MemoryCache()
     directory = Path(args.cache_dir) if args.cache_dir else default_cache_dir()
-    return SqliteCache(directory / FILE_NAME)
+    return SqliteCache(directory / FILE_NAME, mode=mode)
 
 
 def _module_findings(
@@ -432,6 +497,7 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
     from verifier.gate.sqlite_cache import SqliteCache
     from verifier.gate.suite import CHECKS, INFORMATIONAL_CHECKS
     from verifier.report.gate_text import gate_text
+    from verifier.report.printable import printable
 
     checks = CHECKS
     if args.checks is not None:
@@ -464,9 +530,12 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
     finally:
         if isinstance(cache, SqliteCache):
             cache.close()
+            # The cache never decides: what failed in it is a warning.
+            for problem in cache.problems:
+                print(f"verifier: warning: {printable(problem)}", file=sys.stderr)
     if progress is not None and isinstance(cache, SqliteCache):
         print(
-            f"proof cache: {cache.hits} hits, {cache.misses} misses ({cache.path})",
+            printable(f"proof cache: {cache.hits} hits, {cache.misses} misses ({cache.path})"),
             file=sys.stderr,
         )
     run = GateRun(
@@ -581,6 +650,22 @@ def build_parser() -> argparse.ArgumentParser:
         help="prove the result equal to the input (isl, cross-checked by z3)",
     )
     simplify.add_argument(
+        "--no-simplify",
+        action="store_true",
+        help="print the map as read (the canonical form construction gives)",
+    )
+    simplify.add_argument(
+        "--rescale-symbols",
+        action="store_true",
+        help="also replace a symbol pinned to a lattice (s0 mod 4 in [2, 2]) by s0 * 4 + 2;"
+        " the result is then equal as a relation, not pointwise",
+    )
+    simplify.add_argument(
+        "--remove-unused-symbols",
+        action="store_true",
+        help="also remove symbols the relation does not depend on (renumbering the rest)",
+    )
+    simplify.add_argument(
         "--batch", metavar="FILE", help="one map per line ('-' for stdin); JSON lines out, in order"
     )
     simplify.set_defaults(run=_run_simplify)
@@ -650,7 +735,18 @@ def build_parser() -> argparse.ArgumentParser:
         "an unknown name is an error that lists them)",
     )
     check.add_argument(
-        "--no-cache", action="store_true", help="keep proofs in memory for this run only"
+        "--cache-mode",
+        choices=("read", "write", "off"),
+        default="write",
+        help="read: answer from the cache, never write it (an untrusted run); "
+        "write: also add new answers (default); off: keep proofs in memory for this run only",
+    )
+    check.add_argument(
+        "--no-cache",
+        dest="cache_mode",
+        action="store_const",
+        const="off",
+        help="the same as --cache-mode off",
     )
     check.add_argument("--cache-dir", metavar="DIR", help="where the proof cache lives (see above)")
     check.add_argument(
@@ -680,7 +776,10 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
     except (VerifierError, OSError) as error:
-        print(f"verifier: error: {error}", file=sys.stderr)
+        from verifier.report.printable import printable
+
+        # printable: the message may quote bytes that are not UTF-8.
+        print(f"verifier: error: {printable(str(error))}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except Exception as error:  # a bug: say so, with what was being read
         subject = getattr(args, "file", None) or " ".join(getattr(args, "paths", []))

@@ -16,7 +16,9 @@ answers, so the testcase is the same place as a SARIF result and its
   the gate) passes, with its answer and witness in ``<system-out>``.
 
 Each testcase carries ``file`` and ``line`` attributes (read by GitLab and
-others).  A file that could not be read is a suite named after the file with
+others).  Every name and message is `printable`, so the document is XML
+1.0 whatever a file, directory or instruction is called (control
+characters and ANSI escapes are shown as ``\\x1b``, not written raw).  A file that could not be read is a suite named after the file with
 one ``parse`` testcase in ``<error type="bad-input">``.  Every time is
 written as 0, so two runs over the same files give the same XML.
 
@@ -46,6 +48,7 @@ from junitparser import (
 from verifier.checks.verdict import Outcome
 from verifier.gate.finding import NO_SOURCE, Finding
 from verifier.gate.run import GateRun, InputError
+from verifier.report.printable import printable
 
 
 class _PlacedTestCase(TestCase):
@@ -56,44 +59,45 @@ class _PlacedTestCase(TestCase):
 
 
 def _witness_text(finding: Finding) -> str:
-    return "witness: " + ", ".join(f"{k} = {v}" for k, v in finding.witness)
+    return printable("witness: " + ", ".join(f"{k} = {v}" for k, v in finding.witness))
 
 
 def _testcase(finding: Finding, strict: bool, informational: bool) -> _PlacedTestCase:
     case = _PlacedTestCase(
-        f"{finding.check}: {finding.subject}",
-        f"{finding.module}.{finding.computation}.{finding.instruction}",
+        printable(f"{finding.check}: {finding.subject}"),
+        printable(f"{finding.module}.{finding.computation}.{finding.instruction}"),
     )
+    message = printable(finding.message)
     if finding.span is not NO_SOURCE:
-        case.file = finding.span.filename
+        case.file = printable(finding.span.filename)
         case.line = finding.span.line
     result: Failure | Error | Skipped | None
     if informational and finding.outcome in (Outcome.REFUTED, Outcome.UNKNOWN):
         # Passes: the check informs and never fails the gate; the fact is kept.
-        text = f"{finding.outcome.value} (informational): {finding.message}"
+        text = f"{finding.outcome.value} (informational): {message}"
         case.system_out = text + (f"\n{_witness_text(finding)}" if finding.witness else "")
         return case
     match finding.outcome:
         case Outcome.PROVED:
             result = None
         case Outcome.REFUTED:
-            result = Failure(finding.message, "refuted")
+            result = Failure(message, "refuted")
             if finding.witness:
                 result.text = _witness_text(finding)
         case Outcome.UNKNOWN:
-            result = Error(finding.message, "unknown")
+            result = Error(message, "unknown")
         case Outcome.UNSUPPORTED:
             kind = Failure if strict else Skipped
-            result = kind(finding.message, "unsupported")
+            result = kind(message, "unsupported")
         case Outcome.VACUOUS:
-            result = Skipped(finding.message, "vacuous")
+            result = Skipped(message, "vacuous")
     if result is not None:
         case.result = [result]
     return case
 
 
 def _module_suite(run: GateRun, name: str, findings: list[Finding]) -> TestSuite:
-    suite = TestSuite(name)
+    suite = TestSuite(printable(name))
     for finding in findings:
         case = _testcase(finding, run.strict, run.is_informational(finding))
         # add_testcase recounts the suite at every case: quadratic on big modules.
@@ -103,12 +107,14 @@ def _module_suite(run: GateRun, name: str, findings: list[Finding]) -> TestSuite
 
 
 def _error_suite(error: InputError) -> TestSuite:
-    suite = TestSuite(error.span.filename)
-    case = _PlacedTestCase("parse", error.span.filename)
-    case.file = error.span.filename
+    filename = printable(error.span.filename)
+    suite = TestSuite(filename)
+    case = _PlacedTestCase("parse", filename)
+    case.file = filename
     if error.span.line:
         case.line = error.span.line
-    case.result = [Error(str(error), "internal-error" if error.internal else "bad-input")]
+    kind = "internal-error" if error.internal else "bad-input"
+    case.result = [Error(printable(str(error)), kind)]
     suite.add_testcase(case)
     return suite
 

@@ -44,6 +44,7 @@ from verifier.gate.finding import NO_SOURCE, Finding
 from verifier.gate.run import GateRun, InputError, tool_version
 from verifier.gate.suite import describe
 from verifier.report.gate_json import gate_json
+from verifier.report.printable import printable, printable_json
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 FINGERPRINT = "verifierFindingKey/v1"
@@ -64,10 +65,16 @@ def _level(finding: Finding, run: GateRun) -> str:
 
 
 def _uri(filename: str) -> str:
+    """The URI of `filename`, percent-encoding its bytes — the ones that are
+    not UTF-8 included (``m\\udcff.hlo``, as os.fsdecode gives them, is
+    ``m%FF.hlo``)."""
     path = PurePath(filename)
-    if path.is_absolute():
-        return "file://" + quote(path.as_posix())
-    return quote(path.as_posix())
+    posix = path.as_posix()
+    try:
+        raw = posix.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a surrogate no file system gave
+        raw = printable(posix).encode()
+    return ("file://" if path.is_absolute() else "") + quote(raw)
 
 
 def _physical_location(span: SourceSpan) -> dict[str, Any]:
@@ -126,7 +133,8 @@ def _notification(error: InputError) -> dict[str, Any]:
 
 
 def sarif_log(run: GateRun) -> dict[str, Any]:
-    """The SARIF 2.1.0 log of `run`, as JSON-able data."""
+    """The SARIF 2.1.0 log of `run`, as JSON-able data; URIs percent-encode
+    a file name's bytes, every other string is `printable`."""
     checks = run.checks
     rules = [
         {
@@ -143,7 +151,7 @@ def sarif_log(run: GateRun) -> dict[str, Any]:
         if finding.outcome is not Outcome.PROVED
     ]
     canonical = gate_json(run)
-    return {
+    log = {
         "$schema": SCHEMA_URI,
         "version": "2.1.0",
         "runs": [
@@ -164,3 +172,6 @@ def sarif_log(run: GateRun) -> dict[str, Any]:
             }
         ],
     }
+    printable_log = printable_json(log)
+    assert isinstance(printable_log, dict)
+    return printable_log
