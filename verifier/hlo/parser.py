@@ -377,7 +377,13 @@ class _ModuleParser:
             inst = replace(inst, shape=shape)
         elif readable:
             check_shape(
-                inst.shape, inst.opcode, operand_shapes, inst.attributes, self.roots, inst.span
+                inst.shape,
+                inst.opcode,
+                operand_shapes,
+                inst.attributes,
+                self.roots,
+                inst.span,
+                inst.name,
             )
         item.instruction = inst
         check = _REQUIRED_ATTRIBUTES.get(inst.opcode)
