@@ -8,7 +8,8 @@ Exit codes (a contract):
 2     bad input or usage (with ``--batch``: any bad line)
 3     unknown: a solver budget was exhausted, nothing refuted
 4     vacuous: the question was about an empty domain
-70    internal error: the solvers contradict each other (a bug, never a verdict)
+70    internal error: a bug in verifier (never a verdict), with the file
+      and instruction it escaped from
 ====  ==================================================================
 """
 
@@ -28,13 +29,14 @@ from verifier.errors import SolverError, VerifierError
 if TYPE_CHECKING:
     from verifier.checks.cache import MemoryCache, ProofCache
     from verifier.checks.equivalence import Budget
+    from verifier.errors import InternalError, ParseError
     from verifier.gate.finding import Finding
     from verifier.gate.run import InputError
     from verifier.gate.sqlite_cache import SqliteCache
     from verifier.simplify import SimplificationResult
 
 EXIT_OK, EXIT_REFUTED, EXIT_BAD_INPUT, EXIT_UNKNOWN, EXIT_VACUOUS = 0, 1, 2, 3, 4
-EXIT_INTERNAL = 70
+EXIT_INTERNAL_ERROR = 70
 
 _VERDICT_EXIT = {
     "equal": EXIT_OK,
@@ -337,6 +339,7 @@ def _run_prove_rules(args: argparse.Namespace, out: TextIO) -> int:
 # ---------------------------------------------------------------- check
 
 _STATUS_EXIT = {
+    "internal-error": EXIT_INTERNAL_ERROR,
     "ok": EXIT_OK,
     "refuted": EXIT_REFUTED,
     "bad-input": EXIT_BAD_INPUT,
@@ -345,15 +348,19 @@ _STATUS_EXIT = {
 }
 
 _CHECK_HELP = """\
-Run every check on every instruction of every HLO module under PATH (an .hlo
-file, or a directory searched recursively for *.hlo, in sorted order) and
-print a summary: outcome counts per check, every refuted finding with its
-file:line:column and witness, unknown ones, unsupported ones grouped by
-reason. A file that cannot be read or parsed is reported (file:line:column)
-and counted; the other modules are still checked.
+Run every check on every instruction of every HLO module under PATH (a
+file, or a directory searched recursively, in sorted order, for *.hlo and for
+the .txt files of an --xla_dump_to directory that hold a module; --glob
+chooses other files) and print a summary: outcome counts per check, every
+refuted finding with its file:line:column and witness, unknown ones,
+unsupported ones grouped by reason. A file that cannot be read or parsed is
+reported (file:line:column) and counted; the other modules are still
+checked. An instruction that cannot be checked (invalid HLO, or a bug) is
+reported at its line; the module's other instructions are still checked.
 
 exit codes (the first that applies):
-  2  some file could not be read or parsed (or a usage error)
+  70 internal error: a bug in verifier (reported with file and instruction)
+  2  some file or instruction could not be read or parsed (or a usage error)
   1  some check was refuted; with --strict, also any unsupported finding
   3  unknown: a solver budget ran out, nothing refuted
   4  vacuous: nothing was proved and some question was about an empty domain
@@ -439,21 +446,26 @@ class _Progress:
             print(text, file=self.stream, flush=True)
 
 
-def _hlo_files(paths: Sequence[str]) -> tuple[list[Path], list[InputError]]:
-    """The .hlo files named by `paths` (directories searched recursively,
-    sorted), each once, and an `InputError` per path that names none."""
+def _hlo_files(
+    paths: Sequence[str], pattern: str | None = None
+) -> tuple[list[Path], list[InputError]]:
+    """The HLO modules named by `paths` (directories searched recursively,
+    sorted: `.hlo` files and `--xla_dump_to` `.txt` modules, or `pattern`'s
+    matches), each once, and an `InputError` per path that names none."""
     from verifier.errors import SourceSpan
     from verifier.gate.run import InputError
+    from verifier.hlo.files import hlo_files_under
 
     files: dict[Path, None] = {}
     errors: list[InputError] = []
     for name in paths:
         path = Path(name)
-        found = sorted(path.rglob("*.hlo")) if path.is_dir() else [path]
+        found = hlo_files_under(path, pattern) if path.is_dir() else [path]
         if not path.exists():
             errors.append(InputError(SourceSpan(name, 0, 0), "no such file or directory"))
         elif not found:
-            errors.append(InputError(SourceSpan(name, 0, 0), "no .hlo file under this directory"))
+            wanted = f"no file matching {pattern!r}" if pattern else "no HLO module (.hlo, or .txt)"
+            errors.append(InputError(SourceSpan(name, 0, 0), f"{wanted} under this directory"))
         files.update(dict.fromkeys(f for f in found if f.is_file()))
     return list(files), errors
 
@@ -475,26 +487,52 @@ def _module_findings(
     checks: Sequence[str],
     budget: Budget,
     progress: _Progress | None,
+    errors: list[InputError],
 ) -> tuple[Finding, ...]:
     """The findings of `checks` on the module in `path`: remembered ones when
-    its text is unchanged, else parsed and checked (and remembered)."""
+    its text is unchanged, else parsed and checked (and remembered when no
+    instruction failed; a failed one is added to `errors`)."""
     from verifier.gate.findings_cache import module_key, recall, remember
     from verifier.gate.suite import run_checks
-    from verifier.hlo.parser import parse_module
+    from verifier.hlo.parser import decode_hlo, parse_module
 
-    text = path.read_text(encoding="utf-8")
+    text = decode_hlo(path.read_bytes(), str(path))
     key = module_key(text, checks, budget)
     findings = recall(cache, key, str(path))
     if findings is None:
         module = parse_module(text, str(path))
         report = progress.instructions if progress else None
-        findings = tuple(run_checks(module, cache, only=checks, budget=budget, progress=report))
-        remember(cache, key, findings)
+        failed: list[InputError] = []
+        findings = tuple(
+            run_checks(
+                module,
+                cache,
+                only=checks,
+                budget=budget,
+                progress=report,
+                on_error=lambda error: failed.append(_instruction_error(error)),
+            )
+        )
+        errors += failed
+        if not failed:
+            remember(cache, key, findings)
         if progress is not None:
             progress.finish(f"done, {len(findings)} findings")
     elif progress is not None:
         progress.finish(f"{len(findings)} findings from the cache (unchanged)")
     return findings
+
+
+def _instruction_error(error: ParseError | InternalError) -> InputError:
+    """The report entry of one instruction that could not be checked."""
+    from verifier.errors import InternalError
+    from verifier.gate.run import InputError
+
+    if isinstance(error, InternalError):
+        return InputError(
+            error.span, f"at instruction '{error.instruction}': {error.message}", internal=True
+        )
+    return InputError(error.span, error.message)
 
 
 def _run_check(args: argparse.Namespace, out: TextIO) -> int:
@@ -515,7 +553,7 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
                 f"the checks are {', '.join(CHECKS)}"
             )
         checks = tuple(check for check in CHECKS if check in named)
-    files, errors = _hlo_files(args.paths)
+    files, errors = _hlo_files(args.paths, args.glob)
     show_progress = sys.stderr.isatty() if args.progress is None else args.progress
     progress = _Progress(sys.stderr, len(files)) if show_progress else None
     findings: list[Finding] = []
@@ -525,11 +563,14 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
             if progress is not None:
                 progress.start(number, path)
             try:
-                findings += _module_findings(path, cache, checks, _budget(args), progress)
+                findings += _module_findings(path, cache, checks, _budget(args), progress, errors)
             except ParseError as error:
                 errors.append(InputError(error.span, error.message))
-            except (OSError, UnicodeDecodeError, VerifierError) as error:
+            except (OSError, VerifierError) as error:
                 errors.append(InputError(SourceSpan(str(path), 0, 0), str(error)))
+            except Exception as error:  # a bug; the other modules still run
+                message = f"{type(error).__name__}: {error}"
+                errors.append(InputError(SourceSpan(str(path), 0, 0), message, internal=True))
     finally:
         if isinstance(cache, SqliteCache):
             cache.close()
@@ -797,7 +838,13 @@ def build_parser() -> argparse.ArgumentParser:
         description=_CHECK_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    check.add_argument("paths", nargs="+", metavar="PATH", help="an .hlo file or a directory")
+    check.add_argument("paths", nargs="+", metavar="PATH", help="an HLO module file or a directory")
+    check.add_argument(
+        "--glob",
+        metavar="PATTERN",
+        help="in directories, check the files matching PATTERN (e.g. '*after_optimizations.txt'); "
+        "default: *.hlo and the .txt files that hold an HLO module",
+    )
     check.add_argument(
         "--format",
         choices=("text", "json", "junit", "sarif"),
@@ -915,12 +962,21 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         # Point stdout at /dev/null so the interpreter's final flush is quiet.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
-    except SolverError as error:
+    except SolverError as error:  # the solvers contradict each other: a bug
         print(f"verifier: internal error: {error}", file=sys.stderr)
-        return EXIT_INTERNAL
+        return EXIT_INTERNAL_ERROR
     except (VerifierError, OSError) as error:
         from verifier.report.printable import printable
 
         # printable: the message may quote bytes that are not UTF-8.
         print(f"verifier: error: {printable(str(error))}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except Exception as error:  # a bug: say so, with what was being read
+        subject = getattr(args, "file", None) or " ".join(getattr(args, "paths", []))
+        where = f" while reading {subject}" if subject else ""
+        print(
+            f"verifier: internal error{where}: {type(error).__name__}: {error} "
+            "(a bug in verifier; please report it with the input)",
+            file=sys.stderr,
+        )
+        return EXIT_INTERNAL_ERROR

@@ -71,3 +71,22 @@ class SolverError(VerifierError):
 
 class UsageError(VerifierError):
     """A user argument that is not valid (bad flag combination, missing file)."""
+
+
+class InvalidHloError(ParseError):
+    """HLO that reads well but that XLA would reject: shapes that do not follow
+    from the operands and attributes, an operand count a computation does not
+    take; carries the instruction's place.  Only shape inference and
+    validation raise it: an error inside an indexing rule is a bug, never
+    "your HLO is invalid"."""
+
+
+class InternalError(VerifierError):
+    """A bug in `verifier` caught at one instruction (never a verdict): the
+    exception that escaped, with the file and instruction it escaped from."""
+
+    def __init__(self, message: str, span: SourceSpan, instruction: str) -> None:
+        self.message = message
+        self.span = span
+        self.instruction = instruction
+        super().__init__(f"{span}: internal error at instruction '{instruction}': {message}")

@@ -12,7 +12,7 @@
 #     python examples/corpus/notebook.py [CORPUS_DIR] [--output figure.png]
 #
 # CORPUS_DIR defaults to `examples/real` (the committed dumps); a larger one
-# comes from `python examples/corpus/generate.py DIR` (the `jax` extra).
+# is `examples/corpus` (79 dumps of 14 program families, SPMD included).
 
 # %%
 import argparse

@@ -128,7 +128,7 @@ def test_a_missing_path_or_an_unknown_check_is_bad_input(
 def test_an_empty_directory_is_bad_input_not_a_silent_pass(tmp_path: Path) -> None:
     code, report = json_report(str(tmp_path))
     assert code == EXIT_BAD_INPUT
-    assert report["errors"][0]["message"] == "no .hlo file under this directory"
+    assert report["errors"][0]["message"] == "no HLO module (.hlo, or .txt) under this directory"
 
 
 def test_checks_selects_by_name(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ import pytest
 
 from verifier.cli import (
     EXIT_BAD_INPUT,
-    EXIT_INTERNAL,
+    EXIT_INTERNAL_ERROR,
     EXIT_OK,
     EXIT_REFUTED,
     EXIT_VACUOUS,
@@ -125,4 +125,4 @@ def test_a_witness_contradicting_isl_is_an_internal_error(monkeypatch: pytest.Mo
     monkeypatch.setattr(z3_bridge, "compare_relations", contradicting)
     big = "(d0)[s0] -> (d0 + s0), domain: d0 in [0, 999], s0 in [0, 999]"
     code, _ = run("equiv", "--cross-check", "all", big, big.replace("d0 + s0", "s0 + d0"))
-    assert code == EXIT_INTERNAL
+    assert code == EXIT_INTERNAL_ERROR

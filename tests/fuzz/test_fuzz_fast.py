@@ -54,18 +54,16 @@ def test_generated_maps_round_trip_and_their_mutants_fail_located(
 @given(hlo_inputs())
 def test_mutated_modules_parse_or_fail_located(data: bytes) -> None:
     # Text, not a file: bytes that are not UTF-8 reach the lexer as lone
-    # surrogates (a file of such bytes is #12's: see test_regressions.py).
+    # surrogates (files of such bytes: see test_regressions.py).
     text = data.decode("utf-8", "surrogateescape")
     assert_no_failure(guarded(lambda: parse_module(text, "fuzz.hlo"), PARSER_SECONDS))
 
 
 def test_the_cli_on_mutated_maps_and_modules() -> None:
-    # Deterministic inputs (the campaign's first ones, each command in turn);
-    # modules whose bytes are not UTF-8 are left to #12's regression tests.
+    # Deterministic inputs (the campaign's first ones, each command in turn).
     tally = run_campaign(range(CLI_BASE, CLI_BASE + 40))
     assert tally.inputs == 40
-    failures = {k: v for k, v in tally.failures.items() if "UnicodeDecodeError" not in k}
-    assert failures == {}
+    assert tally.failures == {}
     assert {target for target, _ in tally.endings} == set(CLI_TARGETS)
 
 

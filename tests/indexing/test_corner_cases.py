@@ -63,7 +63,7 @@ PASSING = {
         [
             "p0 = f32[2] parameter(0)",
             "p1 = f32[] parameter(1)",
-            "r = f32[1] reduce-window(p0, p1), window={size=3 pad=2_0 lhs_dilate=3 rhs_dilate=2}, "
+            "r = f32[2] reduce-window(p0, p1), window={size=3 pad=2_0 lhs_dilate=3 rhs_dilate=2}, "
             "to_apply=add",
         ],
         extra=ADD_COMPUTATION,

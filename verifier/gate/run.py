@@ -5,7 +5,10 @@ its exit code.
 
 The status, in order of precedence:
 
-* ``bad-input``: some file could not be parsed (the others were checked);
+* ``internal-error``: a bug in verifier escaped at some instruction (the
+  other instructions, and the other modules, were still checked);
+* ``bad-input``: some file, or some instruction, could not be read (the
+  others were checked);
 * ``refuted``: some check was refuted — or, under ``strict``, unsupported;
 * ``unknown``: some solver budget ran out, nothing refuted;
 * ``vacuous``: nothing was proved and something was vacuous (every question
@@ -40,7 +43,7 @@ from verifier.checks.verdict import Outcome
 from verifier.errors import SourceSpan
 from verifier.gate.finding import Finding
 
-Status = Literal["bad-input", "refuted", "unknown", "vacuous", "ok"]
+Status = Literal["internal-error", "bad-input", "refuted", "unknown", "vacuous", "ok"]
 
 OUTCOMES = tuple(Outcome)
 
@@ -60,23 +63,29 @@ def tool_version() -> str:
 
 @dataclass(frozen=True)
 class InputError:
-    """A file that could not be checked, and where it went wrong."""
+    """A file or instruction that could not be checked, and where it went
+    wrong; `internal` when the cause is a bug in verifier, not the input."""
 
     span: SourceSpan
     message: str
+    internal: bool = False
 
     def to_json(self) -> dict[str, object]:
-        return {
+        answer: dict[str, object] = {
             "file": self.span.filename,
             "line": self.span.line,
             "column": self.span.column,
             "message": self.message,
         }
+        if self.internal:
+            answer["internal"] = True
+        return answer
 
     def __str__(self) -> str:
+        prefix = "internal error: " if self.internal else ""
         if self.span.line:
-            return f"{self.span}: {self.message}"
-        return f"{self.span.filename}: {self.message}"
+            return f"{self.span}: {prefix}{self.message}"
+        return f"{self.span.filename}: {prefix}{self.message}"
 
 
 @dataclass(frozen=True)
@@ -114,6 +123,8 @@ class GateRun:
     def status(self) -> Status:
         """The gate's answer (see the module docstring for the precedence)."""
         totals = Counter(f.outcome for f in self.findings if f.check not in self.informational)
+        if any(error.internal for error in self.errors):
+            return "internal-error"
         if self.errors:
             return "bad-input"
         if totals[Outcome.REFUTED] or (self.strict and totals[Outcome.UNSUPPORTED]):

@@ -36,7 +36,7 @@ from verifier.checks.cache import ProofCache
 from verifier.checks.equivalence import Budget
 from verifier.checks.result import DEFAULT_BUDGET, CheckResult
 from verifier.checks.verdict import Outcome
-from verifier.errors import UsageError
+from verifier.errors import InternalError, ParseError, UsageError
 from verifier.expr.indexing_map import IndexingMap, Undefined
 from verifier.fusion.compose import CALLING_OPCODES
 from verifier.gate.finding import Finding
@@ -119,11 +119,20 @@ def run_checks(
     budget: Budget = DEFAULT_BUDGET,
     progress: Callable[[int, int], None] | None = None,
     only: Collection[str] | None = None,
+    on_error: Callable[[ParseError | InternalError], None] | None = None,
 ) -> Iterator[Finding]:
     """The findings of every check in `only` (default: all of `CHECKS`) on
     every instruction of a module; `progress(done, total)` is called after
     each instruction.  `subject` is the module, or its `ModuleMaps` when the
-    caller counts or reports on the same maps (they are composed once)."""
+    caller counts or reports on the same maps (they are composed once).
+
+    With `on_error`, one instruction never sinks the module: an instruction
+    that is not valid HLO (a `ParseError` at it, e.g. an attribute its rule
+    needs could not be read) or that raises anything else (a bug: an
+    `InternalError` naming it) is passed to `on_error`, its findings so far
+    are dropped, and the other instructions are still checked.  Without
+    `on_error` the exception propagates.
+    """
     selected = _selected(only)
     maps = subject if isinstance(subject, ModuleMaps) else ModuleMaps(subject)
     module = maps.module
@@ -135,10 +144,31 @@ def run_checks(
     ]
     for done, place in enumerate(places, start=1):
         if place.instruction.operands:
-            for check in selected:
-                yield from _REGISTRY[check].run(place, run)
+            if on_error is None:
+                for check in selected:
+                    yield from _REGISTRY[check].run(place, run)
+            else:
+                yield from _isolated(place, run, selected, on_error)
         if progress is not None:
             progress(done, len(places))
+
+
+def _isolated(
+    place: _Place,
+    run: _Run,
+    selected: tuple[str, ...],
+    on_error: Callable[[ParseError | InternalError], None],
+) -> list[Finding]:
+    """The findings of one instruction, or none and its error to `on_error`."""
+    try:
+        return [finding for check in selected for finding in _REGISTRY[check].run(place, run)]
+    except ParseError as error:
+        on_error(error)
+    except Exception as error:  # a bug, reported at its instruction
+        name = place.instruction.name
+        message = f"{type(error).__name__}: {error}"
+        on_error(InternalError(message, place.instruction.span, name))
+    return []
 
 
 def _selected(only: Collection[str] | None) -> tuple[str, ...]:

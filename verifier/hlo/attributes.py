@@ -28,20 +28,25 @@ RawAttribute(text='{a=[1,2] b="}"}')
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from math import prod
 from types import MappingProxyType
 from typing import cast
 
+from verifier.errors import ParseError
 from verifier.hlo.lexer import Scanner
 
 
 @dataclass(frozen=True)
 class RawAttribute:
-    """An attribute this parser has no typed form for, kept as its exact text."""
+    """An attribute kept as its exact text: one this parser has no typed form
+    for, or one whose typed parser failed (`problem` says where and why; a
+    rule that needs the attribute reports it)."""
 
     text: str
+    problem: ParseError | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -507,12 +512,22 @@ def _dim_labels(scanner: Scanner) -> ConvolutionDimensionNumbers:
     )
 
 
+_METADATA_FIELD = re.compile(r'[\s,]*([A-Za-z_]\w*)=("(?:[^"\\]|\\.)*"|[^\s,"{}()\[\]]+)')
+_METADATA_END = re.compile(r"[\s,]*\}")
+
+
 def _metadata(scanner: Scanner) -> Metadata:
+    """Fields `key=value`, separated by spaces or commas; strings unescaped."""
+    fast = _plain_metadata(scanner)
+    if fast is not None:
+        return fast
     scanner.expect("{", "to open metadata")
     strings: dict[str, str] = {}
     other: list[tuple[str, str]] = []
     source_line: int | None = None
     while not scanner.accept("}"):
+        if other or strings or source_line is not None:
+            scanner.accept(",")  # XLA also separates the fields with commas
         key = scanner.identifier("a metadata field")
         scanner.expect("=", f"after metadata field '{key}'")
         if key == "source_line":
@@ -535,6 +550,38 @@ def _metadata(scanner: Scanner) -> Metadata:
         source_line,
         tuple(other),
     )
+
+
+def _plain_metadata(scanner: Scanner) -> Metadata | None:
+    """The metadata in one regular-expression pass when every string is
+    free of escapes and every value plain (what XLA prints); else None."""
+    text, pos, end = scanner.text, scanner.pos, scanner.end
+    if not text.startswith("{", pos):
+        return None
+    pos += 1
+    fields: dict[str, str] = {}
+    while (close := _METADATA_END.match(text, pos, end)) is None:
+        field_match = _METADATA_FIELD.match(text, pos, end)
+        if field_match is None or field_match.group(1) in fields or "\\" in field_match.group(2):
+            return None
+        fields[field_match.group(1)] = field_match.group(2)
+        pos = field_match.end()
+    line = fields.pop("source_line", None)
+    if line is not None and not (line.isdigit() and len(line) <= 18):
+        return None
+    typed = {k: v[1:-1] for k, v in fields.items() if k in _TYPED_METADATA and v[0] == '"'}
+    other = tuple((k, v.strip('"')) for k, v in fields.items() if k not in typed)
+    scanner.pos = close.end()
+    return Metadata(
+        typed.get("op_type"),
+        typed.get("op_name"),
+        typed.get("source_file"),
+        None if line is None else int(line),
+        other,
+    )
+
+
+_TYPED_METADATA = frozenset({"op_type", "op_name", "source_file"})
 
 
 def _backend_config(scanner: Scanner) -> BackendConfig:
@@ -603,9 +650,59 @@ def _bracket_ints(scanner: Scanner) -> tuple[int, ...]:
     return tuple(values)
 
 
+def _mesh_replica_groups(scanner: Scanner) -> ReplicaGroups:
+    """`mesh['x'=2,'y'=4] {'y'}`: devices 0..7 laid out row-major on a 2x4
+    mesh; a group varies the named axes and fixes the others.
+
+    >>> parse_attribute("replica_groups", "mesh['x'=2,'y'=4] {'x'}").groups
+    ((0, 4), (1, 5), (2, 6), (3, 7))
+    """
+    start = scanner.pos
+    scanner.expect("[", "after 'mesh'")
+    axes: list[tuple[str, int]] = []
+    while True:
+        name = _quoted_axis(scanner)
+        scanner.expect("=", f"after mesh axis '{name}'")
+        axes.append((name, scanner.natural("a mesh axis size")))
+        if scanner.accept("]"):
+            break
+        scanner.expect(",", "or ']' in a mesh")
+    scanner.expect("{", "to open the grouped mesh axes")
+    grouped: list[str] = []
+    while not scanner.accept("}"):
+        if grouped:
+            scanner.expect(",", "or '}' in the grouped mesh axes")
+        grouped.append(_quoted_axis(scanner))
+    names = [name for name, _ in axes]
+    if len(set(names)) != len(names) or not set(grouped) <= set(names):
+        raise scanner.error("mesh axes must be distinct and the grouped ones among them", start)
+    sizes = [size for _, size in axes]
+    if prod(sizes) > 1 << 16:
+        raise scanner.error("mesh has more than 65536 devices", start)
+    # Group axes last: each row of the transposed iota is one group.
+    order = [k for k, n in enumerate(names) if n not in grouped] + [names.index(n) for n in grouped]
+    devices = _transposed_iota(tuple(sizes), tuple(order))
+    size = prod(sizes[names.index(n)] for n in grouped)
+    return ReplicaGroups(tuple(tuple(devices[i : i + size]) for i in range(0, len(devices), size)))
+
+
+def _quoted_axis(scanner: Scanner) -> str:
+    scanner.skip_trivia()
+    start = scanner.pos
+    end = scanner.text.find("'", start + 1, scanner.end)
+    if not scanner.at("'") or end == -1:
+        raise scanner.error(
+            f"expected a quoted mesh axis name like 'x', found {scanner.describe_here()}"
+        )
+    scanner.pos = end + 1
+    return scanner.text[start + 1 : end]
+
+
 def _replica_groups(scanner: Scanner) -> ReplicaGroups:
     scanner.skip_trivia()
     start = scanner.pos
+    if scanner.accept("mesh"):
+        return _mesh_replica_groups(scanner)
     if scanner.at("["):
         group_dims = _bracket_ints(scanner)
         scanner.expect("<=", "in an iota replica list like '[2,2]<=[4]'")
@@ -753,7 +850,7 @@ def is_known_attribute(name: str) -> bool:
 
 def read_attribute_value(name: str, scanner: Scanner) -> AttributeValue:
     """Read the value of attribute `name` at the scanner; the scanner moves past it."""
-    start, end = scanner.value_extent()
+    start, end = scanner.value_extent(spaces=True)
     parser = _PARSERS.get(name)
     if parser is None:
         return RawAttribute(scanner.text[start:end])

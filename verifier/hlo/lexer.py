@@ -22,13 +22,27 @@ an attribute value points at the right line and column of the file:
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 
 from verifier.errors import ParseError, SourceSpan, span_at
 
-_IDENTIFIER_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
-_IDENTIFIER_PART = _IDENTIFIER_START | frozenset("0123456789.-")
-_DIGITS = frozenset("0123456789")
+MAX_NESTING = 256
+"""How deep brackets may nest in one value (XLA's own text never comes close)."""
+
+# The lexer is a set of regular expressions matched at the cursor (no step
+# per character in Python): `skip_trivia`, `identifier` and `integer` are one
+# `match` each, and balanced values jump from bracket to bracket by `search`.
+_TRIVIA = re.compile(r"(?:\s+|/\*.*?\*/|//[^\n]*)*", re.S)
+_TRIVIA_START = frozenset(" \t\n\r\f\v/")
+_IDENTIFIER = re.compile(r"[A-Za-z_](?:[A-Za-z0-9_.]|-(?!>))*")
+_IDENTIFIER_AHEAD = re.compile(r"%?[A-Za-z_]")
+_INTEGER = re.compile(r"-?[0-9]+")
+_PLAIN_STRING = re.compile(r'"([^"\\]*)"')
+_STRING = {'"': re.compile(r'"(?:[^"\\]|\\.)*"', re.S), "'": re.compile(r"'(?:[^'\\]|\\.)*'", re.S)}
+_SPECIAL = re.compile(r"[()\[\]{}\"'/]")
+_VALUE_STOP = re.compile(r"[()\[\]{}\"',\n]|//|/\*")
+_WORD_STOP = re.compile(r"[()\[\]{}\"',\s]|//|/\*")
 _INT64_LIMIT = 2**63
 _OPENERS = {"(": ")", "[": "]", "{": "}"}
 _CLOSERS = frozenset(")]}")
@@ -112,22 +126,12 @@ class Scanner:
 
     def skip_trivia(self) -> None:
         """Skip whitespace and comments (`/* ... */`, `// ...` to end of line)."""
-        text, end = self.text, self.end
-        pos = self.pos
-        while pos < end:
-            char = text[pos]
-            if char.isspace():
-                pos += 1
-            elif text.startswith("/*", pos):
-                close = text.find("*/", pos + 2, end)
-                if close == -1:
-                    raise self.error("unterminated comment: expected '*/'", pos)
-                pos = close + 2
-            elif text.startswith("//", pos):
-                newline = text.find("\n", pos, end)
-                pos = end if newline == -1 else newline + 1
-            else:
-                break
+        if self.pos < self.end and self.text[self.pos] not in _TRIVIA_START:
+            return
+        trivia = _TRIVIA.match(self.text, self.pos, self.end)
+        pos = trivia.end() if trivia is not None else self.pos
+        if self.text.startswith("/*", pos) and pos < self.end:
+            raise self.error("unterminated comment: expected '*/'", pos)
         self.pos = pos
 
     def at_end(self) -> bool:
@@ -165,56 +169,48 @@ class Scanner:
     def at_identifier(self) -> bool:
         """Whether an identifier (optionally `%`-prefixed) comes next."""
         self.skip_trivia()
-        pos = self.pos + 1 if self.at("%") else self.pos
-        return pos < self.end and self.text[pos] in _IDENTIFIER_START
+        return _IDENTIFIER_AHEAD.match(self.text, self.pos, self.end) is not None
 
     def identifier(self, what: str = "an identifier") -> str:
         """Read `[A-Za-z_][A-Za-z0-9_.-]*`, never swallowing the `-` of a `->`."""
         self.skip_trivia()
-        text, end = self.text, self.end
-        start = pos = self.pos
-        if pos >= end or text[pos] not in _IDENTIFIER_START:
+        match = _IDENTIFIER.match(self.text, self.pos, self.end)
+        if match is None:
             raise self.error(f"expected {what}, found {self.describe_here()}")
-        pos += 1
-        while pos < end and text[pos] in _IDENTIFIER_PART:
-            if text[pos] == "-" and pos + 1 < end and text[pos + 1] == ">":
-                break
-            pos += 1
-        self.pos = pos
-        return text[start:pos]
+        self.pos = match.end()
+        return match.group()
 
     def name(self, what: str = "a name") -> str:
         """An instruction or computation name; a leading `%` is dropped."""
         self.skip_trivia()
         if self.pos < self.end and self.text[self.pos] == "%":
             self.pos += 1
-            if self.pos >= self.end or self.text[self.pos] not in _IDENTIFIER_START:
+            if _IDENTIFIER.match(self.text, self.pos, self.end) is None:
                 raise self.error(f"expected {what} after '%', found {self.describe_here()}")
         return self.identifier(what)
 
     def at_integer(self) -> bool:
         """Whether an (optionally negative) decimal integer comes next."""
         self.skip_trivia()
-        pos = self.pos + 1 if self.at("-") else self.pos
-        return pos < self.end and self.text[pos] in _DIGITS
+        return _INTEGER.match(self.text, self.pos, self.end) is not None
 
     def integer(self, what: str = "an integer") -> int:
-        """Read an optionally negative decimal integer."""
+        """Read an optionally negative decimal integer; XLA integers are int64."""
         self.skip_trivia()
-        text, end = self.text, self.end
-        start = pos = self.pos
-        if pos < end and text[pos] == "-":
-            pos += 1
-        digits_start = pos
-        while pos < end and text[pos] in _DIGITS:
-            pos += 1
-        if pos == digits_start:
+        start = self.pos
+        match = _INTEGER.match(self.text, start, self.end)
+        if match is None:
             raise self.error(f"expected {what}, found {self.describe_here()}")
-        # XLA integers are int64; bounding the length first also keeps int() fast.
-        value = int(text[start:pos]) if pos - digits_start <= 19 else _INT64_LIMIT
+        digits = match.group()
+        # Bounding the length first keeps int() linear on a 10^6-digit line.
+        value = int(digits) if len(digits.lstrip("-")) <= 19 else _INT64_LIMIT
         if not -_INT64_LIMIT <= value < _INT64_LIMIT:
-            raise self.error(f"integer {text[start:pos][:24]} does not fit in 64 bits", start)
-        self.pos = pos
+            shown = digits if len(digits) <= 24 else digits[:20] + "..."
+            raise self.error(
+                f"integer {shown} does not fit in 64 bits (XLA sizes and indices are int64)",
+                start,
+            )
+        self.pos = match.end()
         return value
 
     def natural(self, what: str = "a non-negative integer") -> int:
@@ -232,6 +228,10 @@ class Scanner:
         if self.pos >= end or text[self.pos] != '"':
             raise self.error(f"expected a quoted string, found {self.describe_here()}")
         start = self.pos
+        plain = _PLAIN_STRING.match(text, start, end)
+        if plain is not None:
+            self.pos = plain.end()
+            return plain.group(1)
         pos = start + 1
         pieces: list[str] = []
         while True:
@@ -273,33 +273,36 @@ class Scanner:
     # -- balanced values ----------------------------------------------------------
 
     def skip_string(self, pos: int) -> int:
-        """The offset just after the quoted string starting at `pos`."""
-        text, end = self.text, self.end
-        index = pos + 1
-        while index < end:
-            char = text[index]
-            if char == "\\":
-                index += 2
-            elif char == '"':
-                return index + 1
-            else:
-                index += 1
-        raise self.error("unterminated string: expected '\"'", pos)
+        """The offset just after the quoted string starting at `pos` (`"` or `'`)."""
+        match = _STRING[self.text[pos]].match(self.text, pos, self.end)
+        if match is None:
+            raise self.error("unterminated string: expected a closing quote", pos)
+        return match.end()
 
     def skip_balanced(self, pos: int) -> int:
-        """The offset just after the bracket group opening at `pos` (strings, comments skipped)."""
+        """The offset just after the bracket group opening at `pos` (strings, comments skipped).
+
+        Linear in the group's length: one regular-expression search per
+        bracket, quote or comment, never a step per character.
+        """
         text, end = self.text, self.end
         stack: list[tuple[str, int]] = []
         index = pos
         while True:
-            if index >= end:
+            match = _SPECIAL.search(text, index, end)
+            if match is None:
                 opener, where = stack[-1]
                 raise self.error(f"unclosed '{opener}': expected '{_OPENERS[opener]}'", where)
+            index = match.start()
             char = text[index]
             if char in _OPENERS:
+                if len(stack) >= MAX_NESTING:
+                    raise self.error(f"brackets nested deeper than {MAX_NESTING} levels", index)
                 stack.append((char, index))
                 index += 1
             elif char in _CLOSERS:
+                if not stack:
+                    raise self.error(f"unmatched '{char}'", index)
                 opener, where = stack.pop()
                 if char != _OPENERS[opener]:
                     raise self.error(
@@ -310,7 +313,7 @@ class Scanner:
                 index += 1
                 if not stack:
                     return index
-            elif char == '"':
+            elif char in "\"'":
                 index = self.skip_string(index)
             elif _at_comment(text, index):
                 saved, self.pos = self.pos, index
@@ -319,29 +322,35 @@ class Scanner:
             else:
                 index += 1
 
-    def value_extent(self) -> tuple[int, int]:
-        """The extent of one attribute value; the scanner moves past it.
+    def value_extent(self, *, spaces: bool = False) -> tuple[int, int]:
+        """The extent of one value; the scanner moves past it.
 
-        A value is a run of characters without top-level whitespace or commas,
-        in which brackets balance and quoted strings are opaque:
-        `{size=3x3 pad=0_1x1_1}`, `[2,2]<=[4]`, `"a, b"`, `b01f_01io->b01f`.
-        It ends at whitespace, a comma or an unmatched closer at depth zero.
+        A value runs to the next top-level comma, unmatched closer or
+        whitespace; brackets balance inside it and quoted strings (`"..."`,
+        `'...'`) are opaque: `{size=3x3 pad=0_1x1_1}`, `[2,2]<=[4]`,
+        `"a, b"`, `b01f_01io->b01f`.  With `spaces` (an attribute's whole
+        value), spaces and tabs are part of it and only a line break ends it:
+        `mesh['x'=2,'y'=2] {'y'}`, `s32[] 1`; trailing ones are dropped.
         """
         self.skip_trivia()
         text, end = self.text, self.end
+        stop = _VALUE_STOP if spaces else _WORD_STOP
         start = index = self.pos
         while index < end:
+            match = stop.search(text, index, end)
+            if match is None:
+                index = end
+                break
+            index = match.start()
             char = text[index]
             if char in _OPENERS:
                 index = self.skip_balanced(index)
-            elif char == '"':
+            elif char in "\"'":
                 index = self.skip_string(index)
-            elif char.isspace() or char == "," or char in _CLOSERS or _at_comment(text, index):
-                break
             else:
-                index += 1
-        self.pos = index
-        return start, index
+                break  # a comma, space, closer or comment ends the value
+        self.pos = start + len(text[start:index].rstrip())
+        return start, self.pos
 
 
 def _at_comment(text: str, index: int) -> bool:

@@ -32,6 +32,7 @@ from verifier.hlo.attributes import (
     DotDimensionNumbers,
     GatherDimensionNumbers,
     PaddingDim,
+    RawAttribute,
     ScatterDimensionNumbers,
     SliceDim,
     WindowDim,
@@ -98,6 +99,13 @@ class Instruction:
     # -- typed accessors for the indexing rules -----------------------------------
 
     def _missing(self, attribute: str, example: str) -> ParseError:
+        value = self.attributes.get(attribute)
+        if isinstance(value, RawAttribute) and value.problem is not None:
+            return ParseError(
+                f"{self.opcode} '{self.name}' needs the attribute '{attribute}', which "
+                f"could not be read: {value.problem.message}",
+                value.problem.span,
+            )
         return ParseError(
             f"{self.opcode} '{self.name}' needs the attribute '{attribute}' (e.g. {example})",
             self.span,

@@ -36,10 +36,12 @@ verifier.errors.ParseError: x.hlo:3:25: operand 'q' of 'r' is not defined in com
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from verifier.errors import InvalidHloError, ParseError, span_at
 from verifier.hlo.attributes import (
     COMPUTATION_ATTRIBUTES,
     COMPUTATION_LIST_ATTRIBUTES,
@@ -48,14 +50,26 @@ from verifier.hlo.attributes import (
     RawAttribute,
     read_attribute_value,
 )
+from verifier.hlo.inference import check_shape, infer_shape
 from verifier.hlo.lexer import Scanner
 from verifier.hlo.module import Computation, Instruction, Module
+from verifier.hlo.opcodes import OPCODES, check_arity, nearest_opcode_hint
 from verifier.hlo.shape import Shape, at_shape, read_shape
+
+MAX_DEPTH = 64
+"""How deep instructions and inline computations may nest."""
+
+_NOT_YET = Shape("tuple", tuple_shapes=())
+"""The shape of an instruction written without one, until it is inferred."""
+
+_MLIR = re.compile(r"\s*(module\b|func\.func\b|#loc|\"?builtin\.module)")
+_NESTED_OPCODE = re.compile(r"[a-z][a-z0-9-]*\s*\(")
+_ATTRIBUTE_AHEAD = re.compile(r",\s*[A-Za-z_][\w.-]*\s*=")
 
 _SECTION_NAMES = frozenset({"FileNames", "FunctionNames", "FileLocations", "StackFrames"})
 
 _REQUIRED_ATTRIBUTES: dict[str, Callable[[Instruction], object]] = {
-    "broadcast": lambda i: i.int_list("dimensions"),
+    "broadcast": lambda i: i.int_list("dimensions"),  # a scalar's is added when absent
     "concatenate": lambda i: i.int_list("dimensions"),
     "reduce": lambda i: i.int_list("dimensions"),
     "reverse": lambda i: i.int_list("dimensions"),
@@ -85,7 +99,41 @@ def parse_module(text: str, filename: str = "<input>") -> Module:
 def parse_module_file(path: str | Path) -> Module:
     """Parse the HLO module in the file at `path` (errors carry the path)."""
     file = Path(path)
-    return parse_module(file.read_text(encoding="utf-8"), str(file))
+    return parse_module(decode_hlo(file.read_bytes(), str(file)), str(file))
+
+
+_CALLS_WITH_OPERANDS = frozenset({"fusion", "call"})
+
+
+def _check_call_operands(instruction: Instruction, callee: Computation) -> None:
+    """A fusion or call passes one operand per parameter of its computation
+    (as XLA's verifier requires; the composition pairs them by position)."""
+    parameters = callee.parameters
+    if len(instruction.operands) != len(parameters):
+        raise InvalidHloError(
+            f"{instruction.opcode} '{instruction.name}' passes {len(instruction.operands)} "
+            f"operands to '{callee.name}', which has {len(parameters)} parameters",
+            instruction.span,
+        )
+
+
+def decode_hlo(data: bytes, filename: str) -> str:
+    """`data` as UTF-8 text, or a ParseError at the first byte that is not.
+
+    >>> decode_hlo(b"HloModule m\\n\\xff", "m.hlo")
+    Traceback (most recent call last):
+    ...
+    verifier.errors.ParseError: m.hlo:2:1: byte 0xff is not UTF-8 text (HLO text is UTF-8)
+    """
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        good = data[: error.start].decode("utf-8")
+        span = span_at(good + " ", len(good), filename)
+        span = replace(span, line_text="")
+        raise ParseError(
+            f"byte 0x{data[error.start]:02x} is not UTF-8 text (HLO text is UTF-8)", span
+        ) from None
 
 
 @dataclass
@@ -100,6 +148,7 @@ class _PendingInstruction:
     instruction: Instruction
     operands: list[_PendingOperand]
     offset: int
+    shape_written: bool
 
 
 @dataclass
@@ -112,17 +161,31 @@ class _PendingComputation:
 class _ModuleParser:
     def __init__(self, scanner: Scanner) -> None:
         self.scanner = scanner
+        self.pending: list[_PendingComputation] = []
+        self.roots: dict[str, Shape] = {}
+        """The ROOT shape of every computation read so far (for inference)."""
+        self.depth = 0
+        """How many computation bodies are open (inline ones nest)."""
 
     # -- module ---------------------------------------------------------------
 
     def module(self) -> Module:
         s = self.scanner
         s.skip_trivia()
-        if not s.at_identifier() or s.identifier("'HloModule'") != "HloModule":
-            raise s.error("expected 'HloModule' at the start of the module", 0)
-        name = s.name("a module name")
-        header = self.attributes(raw=True)[0]
-        pending: list[_PendingComputation] = []
+        header = Attributes()
+        name = Path(s.filename).name.split(".")[0] or "module"
+        if s.text.startswith("HloModule", s.pos):
+            s.identifier("'HloModule'")
+            name = s.name("a module name")
+            s.accept(":")  # `HloModule name:` is also XLA's
+            header = self.attributes(raw=True)[0]
+        elif _MLIR.match(s.text, s.pos):
+            raise s.error(
+                "this is MLIR (StableHLO) text, not HLO text: print HLO with "
+                "jax.jit(f).lower(*args).compile().as_text() (optimized) or "
+                "jax.jit(f).lower(*args).as_text(dialect='hlo')"
+            )
+        pending = self.pending
         while not s.at_end():
             word_at = s.pos
             if not s.at_identifier():
@@ -136,9 +199,9 @@ class _ModuleParser:
                 word_at = s.pos
                 word = s.name("a computation name")
                 s.skip_trivia()
-            pending.append(self.computation(word, word_at, is_entry))
+            self.computation(word, word_at, is_entry)
         if not pending:
-            raise s.error("expected at least one computation after the module header")
+            raise s.error("expected 'HloModule' or a computation")
         return self.link(name, header, pending)
 
     def skip_section(self) -> None:
@@ -169,6 +232,11 @@ class _ModuleParser:
                         "is not defined in this module",
                         offset,
                     )
+        for item in pending:
+            for inst in item.computation.instructions:
+                if inst.opcode in _CALLS_WITH_OPERANDS and inst.called_computations:
+                    called = by_name[inst.called_computations[0]].computation
+                    _check_call_operands(inst, called)
         computations = tuple(item.computation for item in pending)
         entry = entries[0].computation if entries else computations[-1]
         if not entries:
@@ -182,17 +250,15 @@ class _ModuleParser:
 
     def computation(self, name: str, offset: int, is_entry: bool) -> _PendingComputation:
         s = self.scanner
-        signature: list[tuple[str, Shape, int]] | None = None
         result: tuple[Shape, int] | None = None
         if s.accept("("):
-            signature = []
+            # XLA reads the parameter list and ignores it: the body's
+            # parameter instructions are the parameters.
             if not s.accept(")"):
                 while True:
-                    s.skip_trivia()
-                    param_at = s.pos
-                    param = s.name("a parameter name")
-                    s.expect(":", f"after parameter '{param}' in the signature")
-                    signature.append((param, read_shape(s), param_at))
+                    s.name("a parameter name")
+                    s.accept(":")  # XLA also reads `name shape` without the colon
+                    read_shape(s)
                     if s.accept(")"):
                         break
                     s.expect(",", "or ')' in the signature")
@@ -201,17 +267,38 @@ class _ModuleParser:
             result_at = s.pos
             result = (read_shape(s), result_at)
         s.expect("{", f"to open computation '{name}'")
+        return self.body(name, offset, is_entry, result, after=True)
+
+    def body(
+        self,
+        name: str,
+        offset: int,
+        is_entry: bool,
+        result: tuple[Shape, int] | None = None,
+        *,
+        after: bool = False,
+    ) -> _PendingComputation:
+        """The instructions up to the closing `}` (already past the `{`)."""
+        s = self.scanner
+        if self.depth >= MAX_DEPTH:
+            raise s.error(f"computations nested deeper than {MAX_DEPTH} levels", offset)
+        self.depth += 1
         called: list[tuple[str, int]] = []
         instructions: list[_PendingInstruction] = []
         while not s.accept("}"):
             if s.at_end():
                 raise s.error(f"expected '}}' to close computation '{name}'")
-            instructions.append(self.instruction(called))
-        self.attributes(raw=True)
+            self.instruction(called, instructions, 0)
+        self.depth -= 1
+        if after:
+            self.attributes(raw=True)
         if not instructions:
             raise s.error(f"computation '{name}' has no instructions", offset)
-        computation = self.resolve(name, offset, is_entry, instructions, signature, result)
-        return _PendingComputation(computation, offset, called)
+        computation = self.resolve(name, offset, is_entry, instructions, result)
+        item = _PendingComputation(computation, offset, called)
+        self.pending.append(item)
+        self.roots[name] = computation.root.shape
+        return item
 
     def resolve(
         self,
@@ -219,10 +306,10 @@ class _ModuleParser:
         offset: int,
         is_entry: bool,
         pending: list[_PendingInstruction],
-        signature: list[tuple[str, Shape, int]] | None,
         result: tuple[Shape, int] | None,
     ) -> Computation:
-        """Check names, operands, ROOT and parameters of one computation, and build it."""
+        """Check names, operands, ROOT and parameters of one computation, infer
+        the shapes written without one, and build it."""
         s = self.scanner
         defined: dict[str, _PendingInstruction] = {}
         for item in pending:
@@ -235,40 +322,24 @@ class _ModuleParser:
             defined[inst.name] = item
         for item in pending:
             for operand in item.operands:
-                target = defined.get(operand.name)
-                if target is None:
+                if operand.name not in defined:
                     raise s.error(
                         f"operand '{operand.name}' of '{item.instruction.name}' is not "
                         f"defined in computation '{name}'",
                         operand.offset,
                     )
-                defined_shape = target.instruction.shape
-                if operand.shape is not None and not operand.shape.same_as(defined_shape):
-                    raise s.error(
-                        f"operand '{operand.name}' of '{item.instruction.name}' is written "
-                        f"with shape {operand.shape} but is defined with shape {defined_shape}",
-                        operand.offset,
-                    )
-        self.check_acyclic(name, pending, defined)
+        order = self.check_acyclic(name, pending, defined)
+        for item in order:
+            self.complete(item, defined)
         roots = [item for item in pending if item.instruction.is_root]
         if len(roots) > 1:
             raise s.error(f"computation '{name}' has more than one ROOT", roots[1].offset)
         instructions = [item.instruction for item in pending]
         if not roots:
-            last = instructions[-1]
-            instructions[-1] = Instruction(
-                last.name,
-                last.opcode,
-                last.shape,
-                last.operands,
-                last.attributes,
-                last.literal,
-                True,
-                last.span,
-            )
+            instructions[-1] = replace(instructions[-1], is_root=True)
         root = next(inst for inst in instructions if inst.is_root)
-        parameters = self.parameters(name, offset, pending, signature)
-        if result is not None and not result[0].same_as(root.shape):
+        parameters = self.parameters(name, offset, pending)
+        if result is not None and not result[0].compatible(root.shape):
             raise s.error(
                 f"computation '{name}' returns {result[0]} but its ROOT '{root.name}' "
                 f"has shape {root.shape}",
@@ -276,13 +347,61 @@ class _ModuleParser:
             )
         return Computation(name, tuple(instructions), root, parameters, is_entry, s.span(offset))
 
+    def complete(self, item: _PendingInstruction, defined: dict[str, _PendingInstruction]) -> None:
+        """Give `item` its shape (inferred when not written), check the shapes
+        its operands are written with, and the attributes its opcode needs."""
+        s = self.scanner
+        inst = item.instruction
+        operand_shapes = tuple(defined[operand.name].instruction.shape for operand in item.operands)
+        for operand, shape in zip(item.operands, operand_shapes, strict=True):
+            if operand.shape is not None and not operand.shape.compatible(shape):
+                raise s.error(
+                    f"operand '{operand.name}' of '{inst.name}' is written "
+                    f"with shape {operand.shape} but is defined with shape {shape}",
+                    operand.offset,
+                )
+        scalar = bool(operand_shapes) and operand_shapes[0].rank == 0
+        if inst.opcode == "broadcast" and "dimensions" not in inst.attributes and scalar:
+            # XLA's parser reads a scalar broadcast without `dimensions=`.
+            entries = (*inst.attributes.entries, ("dimensions", ()))
+            inst = replace(inst, attributes=Attributes(entries))
+        check_arity(inst.opcode, len(operand_shapes), inst.span)
+        readable = not any(
+            isinstance(value, RawAttribute) and value.problem is not None
+            for _, value in inst.attributes.entries
+        )
+        if not item.shape_written:
+            shape = infer_shape(
+                inst.opcode, operand_shapes, inst.attributes, self.roots, inst.span, inst.name
+            )
+            inst = replace(inst, shape=shape)
+        elif readable:
+            check_shape(
+                inst.shape,
+                inst.opcode,
+                operand_shapes,
+                inst.attributes,
+                self.roots,
+                inst.span,
+                inst.name,
+            )
+        item.instruction = inst
+        check = _REQUIRED_ATTRIBUTES.get(inst.opcode)
+        if check is None:
+            return
+        try:
+            check(inst)
+        except ParseError:
+            # An attribute XLA read but we could not: only a rule that needs
+            # it may reject this instruction (with that attribute's place).
+            if not any(isinstance(v, RawAttribute) for _, v in inst.attributes.entries):
+                raise
+
     def parameters(
-        self,
-        name: str,
-        offset: int,
-        pending: list[_PendingInstruction],
-        signature: list[tuple[str, Shape, int]] | None,
+        self, name: str, offset: int, pending: list[_PendingInstruction]
     ) -> tuple[Instruction, ...]:
+        """The parameters by number (0..n-1); a signature's list is not read
+        (XLA ignores it too)."""
         s = self.scanner
         by_number: dict[int, _PendingInstruction] = {}
         for item in pending:
@@ -302,28 +421,15 @@ class _ModuleParser:
                 f"parameter({missing}); numbers must be 0..n-1",
                 offset,
             )
-        parameters = tuple(by_number[n].instruction for n in range(len(by_number)))
-        if signature is not None:
-            if len(signature) != len(parameters):
-                raise s.error(
-                    f"signature of '{name}' lists {len(signature)} parameters but the body "
-                    f"defines {len(parameters)}",
-                    offset,
-                )
-            for (param, shape, param_at), inst in zip(signature, parameters, strict=True):
-                if not shape.same_as(inst.shape):
-                    raise s.error(
-                        f"signature parameter '{param}' has shape {shape} but "
-                        f"parameter({inst.literal}) '{inst.name}' has shape {inst.shape}",
-                        param_at,
-                    )
-        return parameters
+        return tuple(by_number[n].instruction for n in range(len(by_number)))
 
     def check_acyclic(
         self, name: str, pending: list[_PendingInstruction], defined: dict[str, _PendingInstruction]
-    ) -> None:
-        """Reject operand cycles (possible only with forward references)."""
+    ) -> list[_PendingInstruction]:
+        """Reject operand cycles (possible only with forward references);
+        return the instructions with every operand before its users."""
         done: set[str] = set()
+        order: list[_PendingInstruction] = []
         for start in pending:
             if start.instruction.name in done:
                 continue
@@ -334,7 +440,9 @@ class _ModuleParser:
                 operands = item.instruction.operands
                 if index == len(operands):
                     on_path.discard(item.instruction.name)
-                    done.add(item.instruction.name)
+                    if item.instruction.name not in done:
+                        done.add(item.instruction.name)
+                        order.append(item)
                     continue
                 stack.append((item, index + 1))
                 operand = operands[index]
@@ -347,10 +455,14 @@ class _ModuleParser:
                 if operand not in done:
                     on_path.add(operand)
                     stack.append((defined[operand], 0))
+        return order
 
     # -- instruction ------------------------------------------------------------
 
-    def instruction(self, called: list[tuple[str, int]]) -> _PendingInstruction:
+    def instruction(
+        self, called: list[tuple[str, int]], into: list[_PendingInstruction], depth: int
+    ) -> None:
+        """`["ROOT"] name "=" [shape] opcode "(" operands ")" {"," attribute}`."""
         s = self.scanner
         s.skip_trivia()
         name_at = s.pos
@@ -361,8 +473,27 @@ class _ModuleParser:
             name_at = s.pos
             name = s.name("an instruction name after ROOT")
         s.expect("=", f"after instruction name '{name}'")
-        shape = read_shape(s)
+        self.rhs(name, name_at, is_root, called, into, depth)
+
+    def rhs(
+        self,
+        name: str,
+        name_at: int,
+        is_root: bool,
+        called: list[tuple[str, int]],
+        into: list[_PendingInstruction],
+        depth: int,
+    ) -> None:
+        """`[shape] opcode "(" operands ")" {"," attribute}` of instruction `name`;
+        it and the instructions nested in its operands are added to `into`."""
+        s = self.scanner
+        shape_written = at_shape(s)
+        shape = read_shape(s) if shape_written else _NOT_YET
+        s.skip_trivia()
+        opcode_at = s.pos
         opcode = s.identifier("an opcode")
+        if opcode not in OPCODES:
+            raise s.error(f"unknown opcode '{opcode}'{nearest_opcode_hint(opcode)}", opcode_at)
         s.skip_trivia()
         open_at = s.pos
         s.expect("(", f"after opcode '{opcode}'")
@@ -379,11 +510,11 @@ class _ModuleParser:
             s.expect(")", "after the parameter number")
         elif not s.accept(")"):
             while True:
-                operands.append(self.operand())
+                operands.append(self.operand(name, len(operands), called, into, depth))
                 if s.accept(")"):
                     break
                 s.expect(",", "or ')' between operands")
-        attributes, offsets = self.attributes(raw=False)
+        attributes, offsets = self.attributes(raw=False, owner=name, nested=depth > 0)
         for attribute, value in attributes.entries:
             if attribute in COMPUTATION_ATTRIBUTES and isinstance(value, str):
                 called.append((value, offsets[attribute]))
@@ -400,24 +531,50 @@ class _ModuleParser:
             is_root,
             s.span(name_at),
         )
-        check = _REQUIRED_ATTRIBUTES.get(opcode)
-        if check is not None:
-            check(instruction)
-        return _PendingInstruction(instruction, operands, name_at)
+        into.append(_PendingInstruction(instruction, operands, name_at, shape_written))
 
-    def operand(self) -> _PendingOperand:
+    def operand(
+        self,
+        user: str,
+        number: int,
+        called: list[tuple[str, int]],
+        into: list[_PendingInstruction],
+        depth: int,
+    ) -> _PendingOperand:
+        """`[shape] name`, or an instruction nested in place of its name
+        (`compare(g, s32[] constant(10))`), which gets the name `user.number`."""
         s = self.scanner
+        s.skip_trivia()
+        start = s.pos
         shape = read_shape(s) if at_shape(s) else None
         s.skip_trivia()
         offset = s.pos
+        if shape is not None and _NESTED_OPCODE.match(s.text, s.pos, s.end):
+            if depth >= MAX_DEPTH:
+                raise s.error(f"instructions nested deeper than {MAX_DEPTH} levels")
+            nested = f"{user}.{number}"
+            s.pos = start
+            self.rhs(nested, start, False, called, into, depth + 1)
+            return _PendingOperand(nested, None, start)
         return _PendingOperand(s.name("an operand name"), shape, offset)
 
-    def attributes(self, *, raw: bool) -> tuple[Attributes, dict[str, int]]:
-        """Read `{"," name "=" value}`; with `raw`, every value is kept as text."""
+    def attributes(
+        self, *, raw: bool, owner: str = "", nested: bool = False
+    ) -> tuple[Attributes, dict[str, int]]:
+        """Read `{"," name "=" value}`; with `raw`, every value is kept as text.
+
+        A value its typed parser cannot read is kept as a `RawAttribute`
+        carrying the error: XLA read it, so only a rule that needs it may
+        reject the instruction.  A computation attribute may be an inline
+        body (`to_apply={ ... }`): it becomes the computation `owner.name`.
+        In a nested instruction, a comma not followed by `name=` belongs to
+        the enclosing operand list.
+        """
         s = self.scanner
         entries: list[tuple[str, AttributeValue]] = []
         offsets: dict[str, int] = {}
-        while s.accept(","):
+        while _ATTRIBUTE_AHEAD.match(s.text, s.pos, s.end) if nested else s.accept(","):
+            s.accept(",")
             s.skip_trivia()
             name_at = s.pos
             name = s.identifier("an attribute name")
@@ -426,10 +583,26 @@ class _ModuleParser:
             s.expect("=", f"after attribute name '{name}'")
             s.skip_trivia()
             offsets[name] = s.pos
+            value: AttributeValue
             if raw:
-                start, end = s.value_extent()
-                value: AttributeValue = RawAttribute(s.text[start:end])
-            else:
+                start, end = s.value_extent(spaces=True)
+                value = RawAttribute(s.text[start:end])
+            elif name in COMPUTATION_ATTRIBUTES and s.accept("{"):
+                value = self.body(f"{owner}.{name}", offsets[name], False).computation.name
+            elif name in COMPUTATION_ATTRIBUTES or name in COMPUTATION_LIST_ATTRIBUTES:
                 value = read_attribute_value(name, s)
+            else:
+                value = self.tolerant_value(name)
             entries.append((name, value))
         return Attributes(tuple(entries)), offsets
+
+    def tolerant_value(self, name: str) -> AttributeValue:
+        """The typed value of attribute `name`, or its text with the reason."""
+        s = self.scanner
+        start = s.pos
+        try:
+            return read_attribute_value(name, s)
+        except ParseError as error:
+            s.pos = start
+            value_start, value_end = s.value_extent(spaces=True)
+            return RawAttribute(s.text[value_start:value_end], error)

@@ -2,10 +2,12 @@
 
 Grammar (trivia — whitespace and `/*...*/` comments — allowed between tokens)::
 
-    shape      := tuple_shape | array_shape
+    shape      := tuple_shape | buffer | array_shape
     tuple_shape:= "(" [shape {"," shape}] ")"
     array_shape:= element_type "[" [dim {"," dim}] "]" [layout]
-    dim        := int | "<=" int                       # "<=" marks a dynamic dim
+    dim        := int | "<=" int | "?"                 # "<=N": dynamic, bounded by N;
+                                                       # "?": dynamic, unbounded
+    buffer     := "b(" shape ")"                       # a buffer holding the shape
     layout     := "{" [int {"," int}] [":" {field}] "}"
     field      := "T" tile {tile}                      # tilings, outer first
                 | "L(" int ")"                         # tail padding alignment (elements)
@@ -28,7 +30,8 @@ Grammar (trivia — whitespace and `/*...*/` comments — allowed between tokens
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 from math import prod
 
 from verifier.hlo.lexer import Scanner
@@ -39,7 +42,16 @@ COMBINE_DIMENSION = -(2**63)
 TUPLE = "tuple"
 """The element type of a tuple shape."""
 
+UNBOUNDED = -1
+"""The size of an unbounded dynamic dimension `?` (its `dynamic` flag is set)."""
+
 _MAX_TUPLE_DEPTH = 64
+
+_SHAPE_AHEAD = re.compile(r"\(|b\(|[a-z][a-z0-9]*\[")
+_PLAIN_ARRAY = re.compile(
+    r"([a-z][a-z0-9]*)\[((?:[0-9]{1,18}(?:,[0-9]{1,18})*)?)\]"
+    r"(?:\{((?:[0-9]+(?:,[0-9]+)*)?)\}|(?![\s/]*\{))"
+)
 
 _BIT_WIDTHS: dict[str, int] = {
     "pred": 1,
@@ -216,7 +228,9 @@ class Shape:
 
     For a tuple, `element_type` is `"tuple"`, `dimensions` is empty and
     `tuple_shapes` holds the elements. A dynamic dim `<=5` keeps its bound 5
-    in `dimensions` and is marked in `dynamic`.
+    in `dimensions` and is marked in `dynamic`; an unbounded one `?` is
+    `UNBOUNDED` (no map can range over it).  `buffer` marks XLA's buffer
+    shape `b(f32[16])`, a buffer holding an array of that shape.
 
     >>> s = Shape("f32", (2, 3))
     >>> s.rank, s.num_elements, str(s.layout_or_default)
@@ -228,6 +242,7 @@ class Shape:
     layout: Layout | None = None
     tuple_shapes: tuple[Shape, ...] | None = None
     dynamic: tuple[bool, ...] = ()
+    buffer: bool = False
 
     def __post_init__(self) -> None:
         if not self.dynamic and self.dimensions:
@@ -263,8 +278,35 @@ class Shape:
 
     @property
     def is_dynamic(self) -> bool:
-        """Whether any dimension is dynamic (`<=N`)."""
+        """Whether any dimension is dynamic (`<=N` or `?`)."""
         return any(self.dynamic)
+
+    @property
+    def is_unbounded(self) -> bool:
+        """Whether this shape, or one of its tuple elements, has a `?` dimension.
+
+        >>> parse_shape("(f32[2], f32[?,3])").is_unbounded
+        True
+        """
+        if self.tuple_shapes is not None:
+            return any(element.is_unbounded for element in self.tuple_shapes)
+        return UNBOUNDED in self.dimensions
+
+    def compatible(self, other: Shape) -> bool:
+        """Equal element types, dimension sizes and tuple structure; layouts,
+        dynamic-ness and buffer-ness ignored (XLA's `ShapeUtil::Compatible`,
+        what it requires of an operand written with its shape).
+
+        >>> parse_shape("s32[5]{0:T(128)S(1)}").compatible(parse_shape("s32[<=5]{0:T(128)}"))
+        True
+        """
+        if self.tuple_shapes is not None or other.tuple_shapes is not None:
+            if self.tuple_shapes is None or other.tuple_shapes is None:
+                return False
+            return len(self.tuple_shapes) == len(other.tuple_shapes) and all(
+                a.compatible(b) for a, b in zip(self.tuple_shapes, other.tuple_shapes, strict=True)
+            )
+        return (self.element_type, self.dimensions) == (other.element_type, other.dimensions)
 
     def default_layout(self) -> Layout:
         """The major-to-minor layout for this shape's rank."""
@@ -275,37 +317,17 @@ class Shape:
         """The printed layout, or the default one when none was printed."""
         return self.layout if self.layout is not None else self.default_layout()
 
-    def same_as(self, other: Shape) -> bool:
-        """Equal element types, dims and tuple structure; layouts only when both have one.
-
-        >>> parse_shape("f32[2]{0}").same_as(parse_shape("f32[2]"))
-        True
-        """
-        if self.tuple_shapes is not None or other.tuple_shapes is not None:
-            if self.tuple_shapes is None or other.tuple_shapes is None:
-                return False
-            return len(self.tuple_shapes) == len(other.tuple_shapes) and all(
-                a.same_as(b) for a, b in zip(self.tuple_shapes, other.tuple_shapes, strict=True)
-            )
-        if (self.element_type, self.dimensions, self.dynamic) != (
-            other.element_type,
-            other.dimensions,
-            other.dynamic,
-        ):
-            return False
-        return self.layout is None or other.layout is None or self.layout == other.layout
-
     def __str__(self) -> str:
         if self.tuple_shapes is not None:
             return "(" + ", ".join(str(s) for s in self.tuple_shapes) + ")"
         dims = ",".join(
-            f"<={d}" if dynamic else str(d)
+            "?" if d == UNBOUNDED else f"<={d}" if dynamic else str(d)
             for d, dynamic in zip(self.dimensions, self.dynamic, strict=True)
         )
         text = f"{self.element_type}[{dims}]"
         if self.layout is not None and (self.dimensions or not self.layout.is_plain):
             text += str(self.layout)
-        return text
+        return f"b({text})" if self.buffer else text
 
 
 def parse_shape(text: str, filename: str = "<input>") -> Shape:
@@ -324,13 +346,7 @@ def parse_shape(text: str, filename: str = "<input>") -> Shape:
 def at_shape(scanner: Scanner) -> bool:
     """Whether a shape starts here: `(` or an element type directly followed by `[`."""
     scanner.skip_trivia()
-    text, pos = scanner.text, scanner.pos
-    if text.startswith("(", pos):
-        return True
-    index = pos
-    while index < scanner.end and (text[index].isascii() and text[index].isalnum()):
-        index += 1
-    return index > pos and text[pos].islower() and text.startswith("[", index)
+    return _SHAPE_AHEAD.match(scanner.text, scanner.pos, scanner.end) is not None
 
 
 def read_shape(scanner: Scanner, depth: int = 0) -> Shape:
@@ -346,11 +362,29 @@ def read_shape(scanner: Scanner, depth: int = 0) -> Shape:
                     break
                 scanner.expect(",", "or ')' in a tuple shape")
         return Shape.tuple_of(*elements)
+    if scanner.at("b("):
+        scanner.pos += 2
+        inner = _read_array_shape(scanner)
+        scanner.expect(")", "to close the buffer shape 'b(...)'")
+        return replace(inner, buffer=True)
     return _read_array_shape(scanner)
 
 
 def _read_array_shape(scanner: Scanner) -> Shape:
     scanner.skip_trivia()
+    plain = _PLAIN_ARRAY.match(scanner.text, scanner.pos, scanner.end)
+    if plain is not None and plain.group(1) != TUPLE:
+        # The common case `f32[2,3]{1,0}` in one match; anything else
+        # (dynamic dims, tiles, errors) takes the general path below.
+        element_type, dims_text, layout_text = plain.groups()
+        sizes = tuple(int(d) for d in dims_text.split(",")) if dims_text else ()
+        order = tuple(int(d) for d in layout_text.split(",")) if layout_text else ()
+        if layout_text is None:
+            scanner.pos = plain.end()
+            return Shape(element_type, sizes)
+        if sorted(order) == list(range(len(sizes))):
+            scanner.pos = plain.end()
+            return Shape(element_type, sizes, Layout(order))
     start = scanner.pos
     text = scanner.text
     index = start
@@ -367,11 +401,12 @@ def _read_array_shape(scanner: Scanner) -> Shape:
     dynamic: list[bool] = []
     if not scanner.accept("]"):
         while True:
-            is_dynamic = scanner.accept("<=")
-            if scanner.at("?"):
-                raise scanner.error("unbounded dynamic dimensions ('?') are not supported")
-            dims.append(scanner.natural("a dimension size"))
-            dynamic.append(is_dynamic)
+            if scanner.accept("?"):
+                dims.append(UNBOUNDED)
+                dynamic.append(True)
+            else:
+                dynamic.append(scanner.accept("<="))
+                dims.append(scanner.natural("a dimension size"))
             if scanner.accept("]"):
                 break
             scanner.expect(",", "or ']' in the dimensions")

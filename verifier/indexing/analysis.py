@@ -15,9 +15,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from verifier.errors import ParseError, VerifierError
+from verifier.errors import InvalidHloError
 from verifier.expr.indexing_map import Undefined
 from verifier.hlo.module import Computation, Instruction
+from verifier.hlo.shape import Shape, element_bit_width
 
 # Importing the package (verifier/indexing/__init__.py) registers every rule.
 from verifier.indexing import registry
@@ -34,10 +35,42 @@ def _unsupported(instruction: Instruction, count: int) -> tuple[Indexing, ...]:
     return tuple(Undefined(reason) for _ in range(count))
 
 
-def _invalid(instruction: Instruction, error: Exception) -> ParseError:
-    return ParseError(
-        f"{instruction.opcode} '{instruction.name}' is not valid HLO: {error}", instruction.span
-    )
+def _unsupported_shapes(context: OpContext) -> str | None:
+    """Why no rule applies to this instruction whatever its opcode, or None."""
+    shapes = (context.shape, *(operand.shape for operand in context.operands))
+    if any(shape.is_unbounded for shape in shapes):
+        return "an unbounded dynamic dimension '?' has no size to range over"
+    instruction = context.instruction
+    if "sparsity_config" in instruction.attributes:
+        return "a sparse convolution (sparsity_config=) reads only the kept elements"
+    if instruction.opcode == "bitcast" and context.operands:
+        widths = {
+            element_bit_width(s.element_type) for s in (context.shape, context.operands[0].shape)
+        }
+        if len(widths) > 1:
+            return "a bitcast that changes the element width maps bytes, not elements"
+    first_index = _FIRST_INDEX_OPERAND.get(instruction.opcode)
+    if first_index is not None and any(
+        operand.shape.rank == 1 for operand in context.operands[first_index:]
+    ):
+        return (
+            f"the legacy {instruction.opcode} form, with one rank-1 index operand, "
+            "is not supported: write one scalar index per dimension"
+        )
+    return None
+
+
+_FIRST_INDEX_OPERAND = {"dynamic-slice": 1, "dynamic-update-slice": 2}
+
+
+def _output_shape(instruction: Instruction, output: int) -> Shape:
+    elements = instruction.shape.tuple_shapes
+    return instruction.shape if elements is None else elements[output]
+
+
+def _is_empty_array(shape: Shape) -> bool:
+    """An array with a zero-size dimension: it has no element to map."""
+    return shape.tuple_shapes is None and 0 in shape.dimensions
 
 
 def output_count(instruction: Instruction) -> int:
@@ -53,7 +86,14 @@ def output_to_input(
     rule = registry.rule_for(instruction.opcode)
     if rule is None:
         return _unsupported(instruction, len(instruction.operands))
-    return _checked(computation, instruction, lambda ctx: rule.output_to_input(ctx, output))
+    if _is_empty_array(_output_shape(instruction, output)):
+        return ((),) * len(instruction.operands)  # no output element reads anything
+    return _checked(
+        computation,
+        instruction,
+        lambda ctx: rule.output_to_input(ctx, output),
+        len(instruction.operands),
+    )
 
 
 def input_to_output(
@@ -63,21 +103,36 @@ def input_to_output(
     rule = registry.rule_for(instruction.opcode)
     if rule is None:
         return _unsupported(instruction, output_count(instruction))
-    return _checked(computation, instruction, lambda ctx: rule.input_to_output(ctx, operand))
+    if _is_empty_array(computation.instruction(instruction.operands[operand]).shape):
+        return ((),) * output_count(instruction)  # no operand element reaches anything
+    return _checked(
+        computation,
+        instruction,
+        lambda ctx: rule.input_to_output(ctx, operand),
+        output_count(instruction),
+    )
 
 
 def _checked(
     computation: Computation,
     instruction: Instruction,
     apply: Callable[[OpContext], tuple[Indexing, ...]],
+    count: int,
 ) -> tuple[Indexing, ...]:
-    """`apply` a rule to a shape-consistent instruction; invalid HLO found on
-    the way is a `ParseError` at the instruction."""
+    """`apply` a rule to a shape-consistent instruction.
+
+    Only the shape check says the HLO is invalid (`InvalidHloError` at the
+    instruction); an exception from the rule itself is a bug and escapes.
+    """
+    context = _context(computation, instruction)
+    reason = _unsupported_shapes(context)
+    if reason is not None:
+        return tuple(Undefined(reason) for _ in range(count))
     try:
-        context = _context(computation, instruction)
         check_output_shape(context)
-        return apply(context)
-    except VerifierError:
-        raise
-    except (ValueError, IndexError, KeyError) as error:
-        raise _invalid(instruction, error) from error
+    except ValueError as error:
+        raise InvalidHloError(
+            f"{instruction.opcode} '{instruction.name}' is not valid HLO: {error}",
+            instruction.span,
+        ) from None
+    return apply(context)

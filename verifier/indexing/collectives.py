@@ -143,7 +143,8 @@ def _all_to_all_map(ctx: OpContext, index: int) -> tuple[Indexing, ...]:
     ``i``, where it lands at chunk s0)."""
     groups = _all_to_all_groups(ctx)
     if isinstance(groups, Undefined):
-        return (groups,)
+        # One per operand (o2i) or per output (i2o): as many of each.
+        return (groups,) * len(ctx.operands)
     (axis,) = ctx.instruction.int_list("dimensions")
     shape = ctx.shape.dimensions
     chunk = shape[axis] // groups

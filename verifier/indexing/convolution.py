@@ -101,6 +101,8 @@ def _on_lhs(w: WindowDim, padded: Expr, size: int) -> list[tuple[Expr, Interval]
 
 def _convolution_o2i(ctx: OpContext, output: int) -> tuple[Indexing, ...]:
     conv = _Convolution.of(ctx)
+    if 0 in conv.lhs or 0 in conv.rhs:
+        return ((), ())  # no input feature (or window element) to read: the output is 0
     n = conv.numbers
     o = dim(n.output_feature)
     range_vars = [Interval(0, w.size - 1) for w in conv.window]

@@ -4,77 +4,36 @@ attributes, for the ops whose rules build maps from the output shape.
 The pad, concatenate and dynamic-update-slice rules build their pieces from
 the output's dimensions; HLO whose output disagrees with its operands would
 otherwise get maps that partition the *stated* output while reading outside
-the operands.  Such HLO is rejected before any map is built.
+the operands.  Such HLO is rejected before any map is built.  The opcodes
+whose shape `verifier.hlo.inference` infers are checked by it (the parser
+already did, for text); this module keeps the formulas of the others.
 
-``pad(f32[4] p, f32[] v), padding=1_2_1`` must be ``f32[10]``
-(``1 + 4 + 3 interior + 2``):
+``broadcast(f32[3] p), dimensions={1}`` puts the operand in output dim 1:
 
 >>> from verifier.hlo.parser import parse_module
 >>> module = parse_module('''
 ... HloModule m
 ... ENTRY e {
-...   p = f32[4] parameter(0)
-...   v = f32[] parameter(1)
-...   ROOT pad = f32[9] pad(p, v), padding=1_2_1
+...   p = f32[3] parameter(0)
+...   ROOT b = f32[2,4,3] broadcast(p), dimensions={1}
 ... }''')
 >>> from verifier.indexing.registry import OpContext
 >>> entry = module.entry
 >>> check_output_shape(OpContext(entry.root, entry.operand_instructions(entry.root)))
 Traceback (most recent call last):
 ...
-ValueError: the output is f32[9] but the operands and attributes give dimensions [10]
+ValueError: the output is f32[2,4,3] but the operands and attributes give dimensions [2, 3, 3]
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from verifier.hlo.inference import CHECKED_OPCODES, check_shape
 from verifier.indexing.elementwise import ELEMENTWISE_OPCODES
 from verifier.indexing.registry import OpContext
 
 Dimensions = tuple[int, ...]
-
-
-def _same_as_operand(ctx: OpContext) -> Dimensions:
-    return ctx.operand_shape(0).dimensions
-
-
-def _concatenate(ctx: OpContext) -> Dimensions:
-    (axis,) = ctx.instruction.int_list("dimensions")
-    first = list(ctx.operand_shape(0).dimensions)
-    for index in range(1, len(ctx.operands)):
-        other = ctx.operand_shape(index).dimensions
-        if len(other) != len(first) or any(
-            a != b for k, (a, b) in enumerate(zip(first, other, strict=True)) if k != axis
-        ):
-            raise ValueError(
-                f"operand {index} has dimensions {list(other)}, which differ from "
-                f"operand 0's {first} outside the concatenated dimension {axis}"
-            )
-        first[axis] += other[axis]
-    return tuple(first)
-
-
-def _pad(ctx: OpContext) -> Dimensions:
-    sizes = ctx.operand_shape(0).dimensions
-    padding = ctx.instruction.padding()
-    if len(padding) != len(sizes):
-        raise ValueError(f"padding has {len(padding)} dimensions, the operand {len(sizes)}")
-    return tuple(
-        config.low + config.high + size + max(size - 1, 0) * config.interior
-        for size, config in zip(sizes, padding, strict=True)
-    )
-
-
-def _slice(ctx: OpContext) -> Dimensions:
-    return tuple(max(0, -(-(d.limit - d.start) // d.stride)) for d in ctx.instruction.slice_dims())
-
-
-def _dynamic_update_slice(ctx: OpContext) -> Dimensions:
-    operand, update = ctx.operand_shape(0).dimensions, ctx.operand_shape(1).dimensions
-    if len(update) != len(operand) or any(u > o for u, o in zip(update, operand, strict=True)):
-        raise ValueError(f"the update {list(update)} does not fit in the operand {list(operand)}")
-    return operand
 
 
 def _broadcast(ctx: OpContext) -> Dimensions:
@@ -90,10 +49,6 @@ def _broadcast(ctx: OpContext) -> Dimensions:
     for size, k in zip(sizes, dimensions, strict=True):
         expected[k] = size
     return tuple(expected)
-
-
-def _dynamic_slice(ctx: OpContext) -> Dimensions:
-    return ctx.instruction.int_list("dynamic_slice_sizes")
 
 
 def _distinct_dims(name: str, dims: tuple[int, ...], rank: int) -> None:
@@ -217,11 +172,6 @@ def _scatter(ctx: OpContext) -> Dimensions:
     return operand
 
 
-def _transpose(ctx: OpContext) -> Dimensions:
-    sizes = ctx.operand_shape(0).dimensions
-    return tuple(sizes[k] for k in ctx.instruction.int_list("dimensions"))
-
-
 def _elementwise(ctx: OpContext) -> Dimensions:
     """Every operand has the output's dimensions, except the rank-0 operands
     `select` and `clamp` broadcast implicitly."""
@@ -238,23 +188,32 @@ def _elementwise(ctx: OpContext) -> Dimensions:
 _SCALAR_OPERANDS = frozenset({"select", "clamp"})
 
 _EXPECTED: dict[str, Callable[[OpContext], Dimensions]] = {
-    "concatenate": _concatenate,
-    "pad": _pad,
-    "slice": _slice,
-    "dynamic-update-slice": _dynamic_update_slice,
-    "dynamic-slice": _dynamic_slice,
     "broadcast": _broadcast,
     "gather": _gather,
     "scatter": _scatter,
-    "transpose": _transpose,
-    "reverse": _same_as_operand,
-    **{opcode: _elementwise for opcode in ELEMENTWISE_OPCODES},
+    **{opcode: _elementwise for opcode in ELEMENTWISE_OPCODES if opcode not in CHECKED_OPCODES},
 }
+"""The opcodes whose full shape `verifier.hlo.inference` does not infer;
+for the others `check_output_shape` reuses it (one formula per opcode)."""
 
 
 def check_output_shape(ctx: OpContext) -> None:
-    """Raise `ValueError` when the instruction's output dimensions are not the
-    ones its operands and attributes give (ops without a known formula pass)."""
+    """Raise `ValueError` (or `InvalidHloError`, from `verifier.hlo.inference`)
+    when the instruction's output dimensions are not the ones its operands
+    and attributes give (ops without a known formula pass)."""
+    instruction = ctx.instruction
+    if instruction.opcode in CHECKED_OPCODES:
+        operands = tuple(operand.shape for operand in ctx.operands)
+        check_shape(
+            ctx.shape,
+            instruction.opcode,
+            operands,
+            instruction.attributes,
+            {},
+            instruction.span,
+            instruction.name,
+        )
+        return
     infer = _EXPECTED.get(ctx.instruction.opcode)
     if infer is None or ctx.shape.tuple_shapes is not None:
         return

@@ -35,6 +35,7 @@ from verifier.report.printable import printable
 PLACES_PER_REASON = 5
 
 _GATE_LINES = {
+    "internal-error": "gate: FAIL (internal error: a bug in verifier, please report it)",
     "bad-input": "gate: FAIL (some files could not be read)",
     "refuted": "gate: FAIL (refuted)",
     "unknown": "gate: FAIL (unknown: a solver budget ran out, nothing refuted)",

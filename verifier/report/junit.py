@@ -122,7 +122,8 @@ def _error_suite(error: InputError) -> TestSuite:
     case.file = filename
     if error.span.line:
         case.line = error.span.line
-    case.result = [Error(printable(str(error)), "bad-input")]
+    kind = "internal-error" if error.internal else "bad-input"
+    case.result = [Error(printable(str(error)), kind)]
     suite.add_testcase(case)
     return suite
 

@@ -1,0 +1,237 @@
+"""Every HLO syntax form XLA accepts is read (examples/syntax/, one module
+per form of issue #12), and every module is checked with no crash: each
+instruction gets findings, or an error of its own at its line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from verifier.checks.cache import MemoryCache
+from verifier.errors import InternalError, InvalidHloError, ParseError
+from verifier.gate.suite import run_checks
+from verifier.hlo import Module, ReplicaGroups, parse_module, parse_module_file
+from verifier.hlo.attributes import Metadata, RawAttribute
+
+SYNTAX = Path(__file__).parents[2] / "examples" / "syntax"
+FORMS = sorted(SYNTAX.glob("*.hlo"))
+
+
+def _errors(module: Module) -> list[ParseError | InternalError]:
+    errors: list[ParseError | InternalError] = []
+    list(run_checks(module, MemoryCache(), on_error=errors.append))
+    return errors
+
+
+@pytest.mark.parametrize("path", FORMS, ids=lambda p: p.stem)
+def test_every_form_is_read_and_checked_without_an_internal_error(path: Path) -> None:
+    errors = _errors(parse_module_file(path))
+    assert not [e for e in errors if isinstance(e, InternalError)]
+
+
+def _read(name: str) -> Module:
+    return parse_module_file(SYNTAX / name)
+
+
+def test_1_omitted_shapes_are_inferred() -> None:
+    entry = _read("01_omitted_shapes.hlo").entry
+    shapes = {i.name: str(i.shape) for i in entry.instructions}
+    assert shapes == {
+        "p0": "f32[4,8]",
+        "p1": "f32[4,8]",
+        "s": "f32[4,8]",
+        "c": "pred[4,8]",
+        "t": "(f32[4,8], pred[4,8])",
+        "x": "f32[4,8]",
+        "tr": "f32[8,4]",
+        "sl": "f32[4,2]",
+        "d": "f32[2,8]",
+    }
+
+
+def test_2_nested_instructions_become_instructions_of_their_own() -> None:
+    entry = _read("02_nested_operands.hlo").entry
+    assert entry.instruction("lt").operands == ("g", "lt.1")
+    assert entry.instruction("lt.1").literal == "10"
+    assert [p.name for p in entry.parameters] == ["g", "m.0", "m.1"]
+
+
+def test_3_a_scalar_broadcast_gets_empty_dimensions() -> None:
+    assert _read("03_scalar_broadcast.hlo").entry.root.int_list("dimensions") == ()
+
+
+def test_4_buffer_shapes_print_back() -> None:
+    assert str(_read("04_buffer_shapes.hlo").entry.instruction("pin").shape) == "b(f32[16])"
+
+
+def test_5_the_signature_parameter_list_is_ignored() -> None:
+    assert len(_read("05_signature.hlo").entry.parameters) == 1
+
+
+def test_6_a_nested_integer_list_is_kept_raw() -> None:
+    root = _read("06_nested_int_lists.hlo").entry.root
+    value = root.attribute("slice_sizes")
+    assert isinstance(value, RawAttribute)
+    assert value.text == "{{2,4,128},{2,4,128}}"
+
+
+def test_7_an_inline_body_becomes_a_computation() -> None:
+    module = _read("07_inline_computation.hlo")
+    assert module.entry.root.called_computations == ("r.to_apply",)
+    assert module.computation("r.to_apply").root.opcode == "add"
+
+
+def test_8_headerless_and_colon_headers() -> None:
+    module = _read("08_no_header.hlo")
+    assert (module.name, module.entry.name) == ("08_no_header", "main")
+    assert _read("08_colon_header.hlo").name == "colon_header"
+
+
+def test_9_metadata_with_commas() -> None:
+    metadata = _read("09_metadata_commas.hlo").entry.root.attribute("metadata")
+    assert metadata == Metadata(None, "a", "b.py", 3)
+
+
+def test_10_the_legacy_dynamic_slice_is_a_named_unsupported_result() -> None:
+    module = _read("10_legacy_dynamic_slice.hlo")
+    findings = list(run_checks(module, MemoryCache(), only=["in-bounds"]))
+    assert {f.outcome.value for f in findings if f.instruction in ("ds", "dus")} >= {"unsupported"}
+    assert any("legacy" in f.message for f in findings)
+
+
+def test_11_operands_compare_ignoring_layout_and_dynamic_ness() -> None:
+    assert str(_read("11_operand_layouts.hlo").entry.root.shape) == "s32[7]{0:T(128)}"
+
+
+def test_12_unbounded_dims_parse_and_are_unsupported_by_name() -> None:
+    module = _read("12_dynamic_dims.hlo")
+    findings = list(run_checks(module, MemoryCache(), only=["in-bounds"]))
+    by_name = {f.instruction: f for f in findings}
+    assert by_name["nb"].outcome.value == "proved"
+    assert "unbounded" in by_name["nu"].message
+
+
+def test_13_mesh_and_iota_groups_and_unknown_attributes() -> None:
+    entry = _read("13_replica_groups.hlo").entry
+    assert entry.instruction("m").attribute("replica_groups") == ReplicaGroups(((0, 1), (2, 3)))
+    assert entry.instruction("i").attribute("replica_groups") == ReplicaGroups(((0, 1), (2, 3)))
+    raw = entry.instruction("i").attribute("some_future_attribute")
+    assert raw == RawAttribute("{a=[1 2] b='c'}")
+
+
+def test_14_a_label_we_cannot_read_rejects_only_its_instruction() -> None:
+    module = _read("14_literal_labels_tiles.hlo")
+    assert str(module.entry.instruction("one").shape) == "s32[]{:T(128)}"
+    assert module.entry.instruction("cc").attribute("literal") == RawAttribute("s32[] 1")
+    errors = _errors(module)
+    assert len(errors) == 1
+    assert "dim_labels" in errors[0].message
+    assert (errors[0].span.line, errors[0].span.column) == (10, 97)
+
+
+# -- shape validation: what XLA rejects, with the instruction's place ------------
+
+
+def _module(body: str) -> str:
+    return f"HloModule m\nENTRY e {{\n{body}\n}}\n"
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ("  p = f32[4] parameter(0)\n  ROOT s = f32[5] slice(p), slice={[0:5]}", "slice"),
+        ("  p = f32[4] parameter(0)\n  ROOT t = (f32[4], f32[5]) tuple(p, p)", "tuple"),
+        ("  p = f32[4] parameter(0)\n  ROOT a = f32[4] add(p)", "add takes 2 operands"),
+        ("  p = f32[4] parameter(0)\n  ROOT a = add(p, p, p)", "add takes 2 operands"),
+        ("  p = f32[4] parameter(0)\n  ROOT r = reshape(p)", "XLA infers no shape for reshape"),
+    ],
+)
+def test_shapes_xla_rejects_are_invalid_hlo_at_the_instruction(body: str, message: str) -> None:
+    with pytest.raises(InvalidHloError, match=message) as error:
+        parse_module(_module(body), "v.hlo")
+    assert error.value.span.line == 4
+
+
+def test_a_fusion_with_the_wrong_operand_count_is_invalid() -> None:
+    text = (
+        "HloModule m\nf {\n  a = f32[2] parameter(0)\n  b = f32[2] parameter(1)\n"
+        "  ROOT s = f32[2] add(a, b)\n}\nENTRY e {\n  p = f32[2] parameter(0)\n"
+        "  ROOT x = f32[2] fusion(p), kind=kLoop, calls=f\n}\n"
+    )
+    with pytest.raises(InvalidHloError, match="passes 1 operands to 'f', which has 2") as error:
+        parse_module(text, "f.hlo")
+    assert error.value.span.line == 9
+
+
+def test_an_unknown_opcode_names_the_nearest() -> None:
+    with pytest.raises(
+        ParseError, match="unknown opcode 'dynamic_slice'; did you mean 'dynamic-slice'"
+    ):
+        parse_module(_module("  ROOT p = f32[4] dynamic_slice()"))
+
+
+def test_a_sparse_convolution_is_unsupported_not_dense() -> None:
+    body = (
+        "  x = f32[1,4,4,2] parameter(0)\n  k = f32[3,3,2,2] parameter(1)\n"
+        "  ROOT c = f32[1,4,4,2] convolution(x, k), window={size=3x3 pad=1_1x1_1}, "
+        "dim_labels=b01f_01io->b01f, sparsity_config={L.0:2:4}"
+    )
+    findings = list(run_checks(parse_module(_module(body)), MemoryCache(), only=["in-bounds"]))
+    assert findings and all("sparse" in f.message for f in findings)
+
+
+def test_a_convolution_with_no_features_reads_nothing() -> None:
+    body = (
+        "  x = f32[1,4,4,0] parameter(0)\n  k = f32[3,3,0,2] parameter(1)\n"
+        "  ROOT c = f32[1,4,4,2] convolution(x, k), window={size=3x3 pad=1_1x1_1}, "
+        "dim_labels=b01f_01io->b01f"
+    )
+    assert _errors(parse_module(_module(body))) == []
+
+
+def test_a_gather_of_zero_size_slices_is_never_refuted() -> None:
+    body = (
+        "  p = f32[5,3] parameter(0)\n  i = s32[2,1] parameter(1)\n"
+        "  ROOT g = f32[2,0] gather(p, i), offset_dims={1}, collapsed_slice_dims={0}, "
+        "start_index_map={0}, index_vector_dim=1, slice_sizes={1,0}"
+    )
+    findings = list(run_checks(parse_module(_module(body)), MemoryCache()))
+    assert all(f.outcome.value != "refuted" for f in findings)
+
+
+# -- hardening: hostile input is a located error --------------------------------
+
+
+def test_bytes_that_are_not_utf8_are_a_located_error(tmp_path: Path) -> None:
+    path = tmp_path / "bad.hlo"
+    path.write_bytes(b"HloModule m\nENTRY e {\n  ROOT p = f32[2] parameter(0) \xff\n}")
+    with pytest.raises(ParseError, match="0xff is not UTF-8") as error:
+        parse_module_file(path)
+    assert (error.value.span.line, error.value.span.column) == (3, 32)
+
+
+def test_an_integer_past_int64_says_xla_indices_are_int64() -> None:
+    with pytest.raises(ParseError, match="XLA sizes and indices are int64") as error:
+        parse_module(_module("  ROOT p = f32[99999999999999999999] parameter(0)"))
+    assert error.value.span.line == 3
+
+
+def test_absurd_nesting_is_a_located_error() -> None:
+    deep = "(" * 100_000 + ")" * 100_000
+    with pytest.raises(ParseError, match="nested deeper"):
+        parse_module(_module(f"  ROOT p = f32[2] parameter(0), x={deep}"))
+    nested = "f32[] negate(" * 200 + "f32[] parameter(0)" + ")" * 200
+    with pytest.raises(ParseError, match="nested deeper"):
+        parse_module(_module(f"  ROOT n = f32[] negate({nested})"))
+
+
+def test_an_overlong_line_is_read() -> None:
+    wide = ", ".join(f"k{n}=v" for n in range(20_000))
+    module = parse_module(_module(f"  ROOT p = f32[2] parameter(0), metadata={{{wide}}}"))
+    assert module.entry.root.opcode == "parameter"
+
+
+def test_mlir_text_says_how_to_get_hlo() -> None:
+    with pytest.raises(ParseError, match=r"MLIR .*compile\(\)\.as_text\(\).*dialect='hlo'"):
+        parse_module("module @jit_f attributes {mhlo.num_partitions = 1 : i32} {\n}")
