@@ -45,13 +45,16 @@ from verifier.expr.indexing_map import IndexingMap, Undefined
 from verifier.hlo.module import Module
 from verifier.hlo.parser import parse_module, parse_module_file
 from verifier.indexing.analysis import output_count
+from verifier.indexing.leaves import instruction_operand_leaves
 
 
 @dataclass(frozen=True)
 class OperandMaps:
     """Output `output` → operand `operand`: the maps (simplified, equal ones
     merged) and how many use paths read through each; `maps` is None when the
-    indexing is unknown, with the `reason`."""
+    indexing is unknown, with the `reason`.  `output` is an output leaf
+    number; a tuple-shaped operand has one row per leaf, at
+    `operand_index`."""
 
     output: int
     operand: int
@@ -59,6 +62,7 @@ class OperandMaps:
     maps: tuple[IndexingMap, ...] | None
     multiplicities: tuple[int, ...] = ()
     reason: str = ""
+    operand_index: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -81,22 +85,27 @@ class Analysis:
         instruction = entry.instruction(name)
         composer = default_composer(self.module)
         rows = []
+        operands = instruction_operand_leaves(entry, instruction)
         for output in range(output_count(instruction)):
             per_operand = composer.output_to_input(entry, instruction, output)
-            for number, composed in enumerate(per_operand):
-                operand_name = instruction.operands[number]
+            for operand, composed in zip(operands, per_operand, strict=True):
+                place = (output, operand.operand, operand.name)
                 if isinstance(composed.maps, Undefined):
                     rows.append(
-                        OperandMaps(output, number, operand_name, None, reason=composed.maps.reason)
+                        OperandMaps(
+                            *place,
+                            None,
+                            reason=composed.maps.reason,
+                            operand_index=operand.index,
+                        )
                     )
                     continue
                 rows.append(
                     OperandMaps(
-                        output,
-                        number,
-                        operand_name,
+                        *place,
                         tuple(c.map for c in composed.maps),
                         tuple(c.multiplicity for c in composed.maps),
+                        operand_index=operand.index,
                     )
                 )
         return rows

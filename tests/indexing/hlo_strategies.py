@@ -460,6 +460,64 @@ def get_tuple_element(draw: st.DrawFn) -> str:
     return module([f"p0 = {tuple_shape} parameter(0)", root])
 
 
+def value_shape(depth: int = 2) -> st.SearchStrategy[str]:
+    """An array shape, or a (possibly nested, possibly empty) tuple of them."""
+    array = dims_strategy(0, 2, 3).map(lambda dims: shape("f32", dims))
+    if depth == 0:
+        return array
+    nested = st.lists(value_shape(depth - 1), min_size=0, max_size=3)
+    return st.one_of(array, nested.map(lambda shapes: f"({', '.join(shapes)})"))
+
+
+@st.composite
+def get_nested_tuple_element(draw: st.DrawFn) -> str:
+    """A get-tuple-element whose operand, and maybe result, nest tuples."""
+    shapes = draw(st.lists(value_shape(1), min_size=1, max_size=3))
+    index = draw(st.integers(0, len(shapes) - 1))
+    root = f"r = {shapes[index]} get-tuple-element(p0), index={index}"
+    return module([f"p0 = ({', '.join(shapes)}) parameter(0)", root])
+
+
+@st.composite
+def passed_through(draw: st.DrawFn, opcode: str) -> str:
+    """``r = S op(p0)`` whose output is its operand, leaf by leaf."""
+    value = draw(value_shape())
+    if opcode == "add-dependency":
+        return module(
+            [
+                f"p0 = {value} parameter(0)",
+                "t = token[] after-all()",
+                f"r = {value} {opcode}(p0, t)",
+            ]
+        )
+    return module([f"p0 = {value} parameter(0)", f"r = {value} {opcode}(p0)"])
+
+
+@st.composite
+def element_of_pair(draw: st.DrawFn, opcode: str) -> str:
+    """The ``*-done`` of an asynchronous pair: one element of the start's tuple."""
+    first, second = draw(value_shape(1)), draw(value_shape(1))
+    state = {
+        "copy-done": (f"({first}, {first}, u32[])", first),
+        "async-done": (f"(({first}), {second}, s32[])", second),
+        "all-gather-done": (f"({first}, {second})", second),
+        "collective-permute-done": (f"({first}, {first}, u32[], u32[])", first),
+    }[opcode]
+    return module([f"p0 = {state[0]} parameter(0)", f"r = {state[1]} {opcode}(p0)"])
+
+
+@st.composite
+def copy_start(draw: st.DrawFn) -> str:
+    value = draw(value_shape(1))
+    return module([f"p0 = {value} parameter(0)", f"r = ({value}, {value}, u32[]) copy-start(p0)"])
+
+
+_PASSED_THROUGH = (
+    "copy", "optimization-barrier", "domain", "add-dependency", "async-update", "all-reduce-done",
+)  # fmt: skip
+_DONE = ("copy-done", "async-done", "all-gather-done", "collective-permute-done")
+
+
 _LEAVES = {
     "constant": "r = f32[2] constant({1, 2})",
     "iota": "r = s32[3,2] iota(), iota_dimension=0",
@@ -493,5 +551,8 @@ STRATEGIES: dict[str, st.SearchStrategy[str]] = {
     "dynamic-update-slice": dynamic_update_slice(),
     "gather": gather(),
     "tuple": tuple_(),
-    "get-tuple-element": get_tuple_element(),
+    "get-tuple-element": st.one_of(get_tuple_element(), get_nested_tuple_element()),
+    **{opcode: passed_through(opcode) for opcode in _PASSED_THROUGH},
+    **{opcode: element_of_pair(opcode) for opcode in _DONE},
+    "copy-start": copy_start(),
 }

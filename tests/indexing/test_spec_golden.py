@@ -99,7 +99,7 @@ def test_spec_case_matches_oracle(case: GoldenCase) -> None:
 
 # Opcodes whose relation lives in another computation or outside HLO: the
 # rule must answer UNDEFINED (never a map); test_opaque_ops.py checks that.
-OPAQUE_OPCODES = frozenset({"call", "custom-call", "while", "conditional"})
+OPAQUE_OPCODES = frozenset({"call", "custom-call", "while", "conditional", "async-start"})
 
 
 def _other_oracle_opcodes() -> frozenset[str]:

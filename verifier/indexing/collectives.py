@@ -164,20 +164,39 @@ register("all-to-all")(OpRule(_all_to_all_map, _all_to_all_map))
 
 # ---------------------------------------------------------------- opaque ops
 
-_OPAQUE_REASONS = {
-    "call": "call: the relation is that of the called computation (not composed here)",
-    "custom-call": "custom-call: the target is opaque to HLO, its reads are unknown",
-    "while": "while: the loop trip count and carried state are only known at run time",
-    "conditional": "conditional: which branch runs is only known at run time",
-}
+
+def _opaque_reason(ctx: OpContext) -> str:
+    """Why the relation of a call-like op is not stated by its own rule."""
+    instruction = ctx.instruction
+    match instruction.opcode:
+        case "while":
+            condition = instruction.attributes.word("condition")
+            body = instruction.attributes.word("body")
+            return (
+                f"while loop '{instruction.name}' (condition {condition}, body {body}): "
+                "its trip count is not a known constant, so which iteration's state an "
+                "element holds is only known at run time"
+            )
+        case "custom-call":
+            target = instruction.attributes.get("custom_call_target")
+            return f"custom-call target {target}: opaque to HLO, its reads are unknown"
+        case "call" | "conditional" | "async-start":
+            return (
+                f"{instruction.opcode}: the relation is that of the called "
+                "computation(s), composed through them (not by a single-op rule)"
+            )
+        case opcode:
+            raise ValueError(f"no opaque reason for opcode '{opcode}'")
 
 
 def _opaque_o2i(ctx: OpContext, output: int) -> tuple[Indexing, ...]:
-    return (Undefined(_OPAQUE_REASONS[ctx.instruction.opcode]),) * len(ctx.operands)
+    return (Undefined(_opaque_reason(ctx)),) * len(ctx.operand_leaves)
 
 
 def _opaque_i2o(ctx: OpContext, operand: int) -> tuple[Indexing, ...]:
-    return (Undefined(_OPAQUE_REASONS[ctx.instruction.opcode]),) * len(ctx.output_shapes)
+    return (Undefined(_opaque_reason(ctx)),) * len(ctx.output_shapes)
 
 
-register(*_OPAQUE_REASONS)(OpRule(_opaque_o2i, _opaque_i2o))
+register("call", "custom-call", "while", "conditional", "async-start")(
+    OpRule(_opaque_o2i, _opaque_i2o, whole_tuples=True)
+)

@@ -26,7 +26,14 @@ from verifier.expr.indexing_map import IndexingMap, Undefined
 from verifier.expr.printer import print_map
 from verifier.fusion.compose import CALLING_OPCODES, ComposedIndexing, Composer
 from verifier.hlo.module import Computation, Instruction, Module
-from verifier.indexing.analysis import input_to_output, output_count
+from verifier.indexing.analysis import input_to_output
+from verifier.indexing.leaves import (
+    OperandLeaf,
+    OutputLeaf,
+    instruction_operand_leaves,
+    output_leaves,
+    parameter_leaves,
+)
 from verifier.indexing.registry import Indexing
 
 Direction = Literal["o2i", "i2o", "both"]
@@ -80,40 +87,56 @@ def instruction_json(
 ) -> dict[str, Any]:
     """The maps of one instruction as JSON-ready data (fusions and calls composed)."""
     entry: dict[str, Any] = {"name": instruction.name, "opcode": instruction.opcode}
+    operands = instruction_operand_leaves(computation, instruction)
     if options.direction in ("o2i", "both"):
         rows = []
-        for output in range(output_count(instruction)):
-            per_operand = composer.output_to_input(computation, instruction, output)
-            for operand, indexing in enumerate(per_operand):
+        for output in output_leaves(instruction.shape):
+            per_operand = composer.output_to_input(computation, instruction, output.number)
+            for operand, indexing in zip(operands, per_operand, strict=True):
                 rows.append(
                     {
-                        "output": output,
-                        "operand": operand,
-                        "operand_name": instruction.operands[operand],
+                        "output": output.number,
+                        **_output_index(output),
+                        "operand": operand.operand,
+                        **_operand_index(operand),
+                        "operand_name": operand.name,
                         **_indexing_json(indexing, None),  # the composer simplified
                     }
                 )
         entry["output_to_input"] = rows
     if options.direction in ("i2o", "both"):
         rows = []
-        for operand in range(len(instruction.operands)):
+        outputs = output_leaves(instruction.shape)
+        for operand in operands:
             per_output: tuple[Indexing | ComposedIndexing, ...]
             transform: MapTransform | None = options.transform
             if instruction.opcode in CALLING_OPCODES:
-                per_output = composer.input_to_output(computation, instruction, operand)
+                per_output = composer.input_to_output(computation, instruction, operand.number)
                 transform = None  # the composer simplified
             else:
-                per_output = input_to_output(computation, instruction, operand)
-            for output, reached in enumerate(per_output):
+                per_output = input_to_output(computation, instruction, operand.number)
+            for output, reached in zip(outputs, per_output, strict=True):
                 rows.append(
                     {
-                        "operand": operand,
-                        "output": output,
+                        "operand": operand.operand,
+                        **_operand_index(operand),
+                        "output": output.number,
+                        **_output_index(output),
                         **_indexing_json(reached, transform),
                     }
                 )
         entry["input_to_output"] = rows
     return entry
+
+
+def _output_index(output: OutputLeaf) -> dict[str, Any]:
+    """``"output_index"``: the output's shape index, when inside a tuple."""
+    return {"output_index": list(output.index)} if output.index else {}
+
+
+def _operand_index(operand: OperandLeaf) -> dict[str, Any]:
+    """``"operand_index"``: the shape index inside a tuple-shaped operand."""
+    return {"operand_index": list(operand.index)} if operand.index else {}
 
 
 def module_json(
@@ -136,15 +159,15 @@ def to_parameters_json(module: Module, options: MapsOptions) -> dict[str, Any]:
     composer = _composer(module, options)
     root = module.entry.root
     rows = []
-    for output in range(output_count(root)):
-        composed = composer.computation_output_to_input(module.entry, output)
-        for number, (parameter, indexing) in enumerate(
-            zip(module.entry.parameters, composed, strict=True)
-        ):
+    for output in output_leaves(root.shape):
+        composed = composer.computation_output_to_input(module.entry, output.number)
+        for parameter, indexing in zip(parameter_leaves(module.entry), composed, strict=True):
             rows.append(
                 {
-                    "output": output,
-                    "operand": number,
+                    "output": output.number,
+                    **_output_index(output),
+                    "operand": parameter.operand,
+                    **_operand_index(parameter),
                     "operand_name": parameter.name,
                     **_indexing_json(indexing, None),
                 }
@@ -174,13 +197,24 @@ def render_text(report: dict[str, Any]) -> str:
         lines.append(f"\n{entry['name']} ({entry['opcode']})")
         for row in entry.get("output_to_input", []):
             lines.append(
-                f"  output {row['output']} -> operand {row['operand']} ({row['operand_name']}):"
+                f"  output {row['output']} -> operand {row['operand']}"
+                f"{_index_text(row, 'operand_index')} ({row['operand_name']}):"
             )
             lines += _render_maps(row)
         for row in entry.get("input_to_output", []):
-            lines.append(f"  operand {row['operand']} -> output {row['output']}:")
+            lines.append(
+                f"  operand {row['operand']}{_index_text(row, 'operand_index')}"
+                f" -> output {row['output']}:"
+            )
             lines += _render_maps(row)
     return "\n".join(lines)
+
+
+def _index_text(row: dict[str, Any], key: str) -> str:
+    """`` {1,0}`` for a leaf of a tuple-shaped operand, else nothing."""
+    if key not in row:
+        return ""
+    return " {" + ",".join(map(str, row[key])) + "}"
 
 
 def _render_maps(row: dict[str, Any]) -> list[str]:
