@@ -513,7 +513,7 @@ def copy_start(draw: st.DrawFn) -> str:
 
 
 _PASSED_THROUGH = (
-    "copy", "optimization-barrier", "domain", "add-dependency", "async-update", "all-reduce-done",
+    "copy", "opt-barrier", "domain", "add-dependency", "async-update", "all-reduce-done",
 )  # fmt: skip
 _DONE = ("copy-done", "async-done", "all-gather-done", "collective-permute-done")
 

@@ -518,7 +518,7 @@ _SEMANTICS: dict[str, Semantics] = {
     **dict.fromkeys(
         [
             "copy",
-            "optimization-barrier",
+            "opt-barrier",
             "domain",
             "add-dependency",
             "async-update",

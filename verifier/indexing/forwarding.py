@@ -94,7 +94,7 @@ register("get-tuple-element")(forwarding_rule(_get_tuple_element))
 # all-reduce-done, whose start already holds the reduced value.
 register(
     "copy",
-    "optimization-barrier",
+    "opt-barrier",
     "domain",
     "add-dependency",
     "async-update",
