@@ -518,6 +518,97 @@ _PASSED_THROUGH = (
 _DONE = ("copy-done", "async-done", "all-gather-done", "collective-permute-done")
 
 
+# ------------------------------------------------------------------ whole slices
+
+
+@st.composite
+def fft(draw: st.DrawFn) -> str:
+    batch = draw(dims_strategy(0, 2, 3))
+    lengths = draw(st.lists(st.integers(1, 4), min_size=1, max_size=min(3, 3 - len(batch) + 1)))
+    kind = draw(st.sampled_from(["FFT", "IFFT", "RFFT", "IRFFT"]))
+    half = [*lengths[:-1], lengths[-1] // 2 + 1]
+    operand, result = {
+        "FFT": (lengths, lengths),
+        "IFFT": (lengths, lengths),
+        "RFFT": (lengths, half),
+        "IRFFT": (half, lengths),
+    }[kind]
+    types = {"RFFT": ("f32", "c64"), "IRFFT": ("c64", "f32")}.get(kind, ("c64", "c64"))
+    root = (
+        f"r = {shape(types[1], [*batch, *result])} fft(p0), fft_type={kind}, "
+        f"fft_length={ints(lengths)}"
+    )
+    return module([f"p0 = {shape(types[0], [*batch, *operand])} parameter(0)", root])
+
+
+@st.composite
+def topk(draw: st.DrawFn) -> str:
+    dims = draw(dims_strategy(1, 2, 4))
+    k = draw(st.integers(1, dims[-1]))
+    out = [*dims[:-1], k]
+    result = f"({shape('f32', out)}, {shape('s32', out)})"
+    if draw(st.booleans()):
+        root = f"r = {result} topk(p0), k={k}, largest=true"
+    else:
+        root = f'r = {result} custom-call(p0), custom_call_target="TopK"'
+    return module([f"p0 = {shape('f32', dims)} parameter(0)", root])
+
+
+@st.composite
+def annotation(draw: st.DrawFn) -> str:
+    value = draw(value_shape(1))
+    target = draw(st.sampled_from(["Sharding", "MoveToHost", "MoveToDevice", "xla.sdy.Sharding"]))
+    root = f'r = {value} custom-call(p0), custom_call_target="{target}"'
+    return module([f"p0 = {value} parameter(0)", root])
+
+
+@st.composite
+def batch_norm(draw: st.DrawFn, opcode: str) -> str:
+    dims = draw(dims_strategy(1, 3, 3))
+    feature = draw(st.integers(0, len(dims) - 1))
+    full, per_feature = shape("f32", dims), shape("f32", [dims[feature]])
+    operands, result = {
+        "batch-norm-training": (
+            [full, per_feature, per_feature],
+            f"({full}, {per_feature}, {per_feature})",
+        ),
+        "batch-norm-inference": ([full, *[per_feature] * 4], full),
+        "batch-norm-grad": (
+            [full, per_feature, per_feature, per_feature, full],
+            f"({full}, {per_feature}, {per_feature})",
+        ),
+    }[opcode]
+    args = ", ".join(f"p{i}" for i in range(len(operands)))
+    root = f"r = {result} {opcode}({args}), epsilon=0.001, feature_index={feature}"
+    return module([*parameters(operands), root])
+
+
+@st.composite
+def rng(draw: st.DrawFn) -> str:
+    out = shape("f32", draw(dims_strategy(0, 2, 3)))
+    root = f"r = {out} rng(p0, p1), distribution=rng_uniform"
+    return module([*parameters(["f32[]", "f32[]"]), root])
+
+
+@st.composite
+def rng_bit_generator(draw: st.DrawFn) -> str:
+    state = shape("u64", [draw(st.integers(1, 3))])
+    bits = shape("u32", draw(dims_strategy(0, 2, 3)))
+    root = f"r = ({state}, {bits}) rng-bit-generator(p0), algorithm=rng_default"
+    return module([f"p0 = {state} parameter(0)", root])
+
+
+@st.composite
+def dimension_size(draw: st.DrawFn, opcode: str) -> str:
+    dims = draw(dims_strategy(1, 2, 3))
+    axis = draw(st.integers(0, len(dims) - 1))
+    if opcode == "get-dimension-size":
+        root = f"r = s32[] get-dimension-size(p0), dimensions={{{axis}}}"
+        return module([f"p0 = {shape('f32', dims)} parameter(0)", root])
+    root = f"r = {shape('f32', dims)} set-dimension-size(p0, p1), dimensions={{{axis}}}"
+    return module([*parameters([shape("f32", dims), "s32[]"]), root])
+
+
 _LEAVES = {
     "constant": "r = f32[2] constant({1, 2})",
     "iota": "r = s32[3,2] iota(), iota_dimension=0",
@@ -555,4 +646,14 @@ STRATEGIES: dict[str, st.SearchStrategy[str]] = {
     **{opcode: passed_through(opcode) for opcode in _PASSED_THROUGH},
     **{opcode: element_of_pair(opcode) for opcode in _DONE},
     "copy-start": copy_start(),
+    "fft": fft(),
+    "topk": topk(),
+    "custom-call": st.one_of(topk(), annotation()),
+    **{
+        opcode: batch_norm(opcode)
+        for opcode in ("batch-norm-training", "batch-norm-inference", "batch-norm-grad")
+    },
+    "rng": rng(),
+    "rng-bit-generator": rng_bit_generator(),
+    **{opcode: dimension_size(opcode) for opcode in ("get-dimension-size", "set-dimension-size")},
 }

@@ -495,6 +495,86 @@ def _copy_start_path(path: Index) -> Index | None:
     return path[1:] if path[0] in (0, 1) else None
 
 
+def _every(dimensions: Sequence[int]) -> Iterator[Index]:
+    return indices(dimensions)
+
+
+def _rows(ctx: _Context, output: int, index: Index, swept: int) -> set[Element]:
+    """The operand elements sharing the output index's leading (batch) dims,
+    any value in the last `swept` dims: an FFT's transformed dims, a row."""
+    dims = ctx.operand_dims(0)
+    batch = index[: len(dims) - swept]
+    return {(0, (*batch, *rest)) for rest in _every(dims[len(dims) - swept :])}
+
+
+def _fft(ctx: _Context, output: int, index: Index) -> set[Element]:
+    # Every transformed output element is a sum over every input element
+    # of its batch (its DFT); XLA's fft_length counts the transformed dims.
+    return _rows(ctx, output, index, len(ctx.instruction.int_list("fft_length")))
+
+
+def _topk(ctx: _Context, output: int, index: Index) -> set[Element]:
+    # The k largest of a row (and their positions) depend on the whole row.
+    return _rows(ctx, output, index, 1)
+
+
+def _custom_call(ctx: _Context, output: int, index: Index) -> set[Element]:
+    target = ctx.instruction.attributes.word("custom_call_target") or ""
+    if target == "TopK":
+        return _rows(ctx, output, index, 1)
+    if target in ("Sharding", "MoveToHost", "MoveToDevice") or target.startswith("xla.sdy."):
+        return {(ctx.array_number(0, ctx.outputs[output]), index)}
+    raise UnsupportedByOracle(f"custom-call target {target}")
+
+
+def _batch_norm(ctx: _Context, output: int, index: Index) -> set[Element]:
+    """From the formulas: training normalises each element with its feature's
+    batch mean and variance (and outputs them); inference with the given
+    ones; grad computes d(operand) from every element of the feature,
+    d(scale) from operand, mean, variance and grad_output, d(offset) from
+    grad_output alone."""
+    opcode = ctx.instruction.opcode
+    feature_dim = ctx.instruction.integer("feature_index")
+    full_rank = len(ctx.operand_dims(0))
+    feature = index[feature_dim] if len(index) == full_rank else index[0]
+
+    def feature_slice(operand: int) -> set[Element]:
+        return {
+            (operand, element)
+            for element in _every(ctx.operand_dims(operand))
+            if element[feature_dim] == feature
+        }
+
+    def entry(*operands: int) -> set[Element]:
+        return {(operand, (feature,)) for operand in operands}
+
+    if opcode == "batch-norm-inference":
+        return {(0, index)} | entry(1, 2, 3, 4)
+    if opcode == "batch-norm-training":
+        return feature_slice(0) | (entry(1, 2) if output == 0 else set())
+    # batch-norm-grad(operand, scale, mean, variance, grad_output)
+    if output == 0:
+        return feature_slice(0) | feature_slice(4) | entry(1, 2, 3)
+    if output == 1:
+        return feature_slice(0) | feature_slice(4) | entry(2, 3)
+    return feature_slice(4)
+
+
+def _every_operand_element(ctx: _Context, output: int, index: Index) -> set[Element]:
+    # Random numbers: each output bit depends on the whole state (and the
+    # distribution's scalar parameters).
+    return {
+        (number, element)
+        for number in range(len(ctx.operands))
+        for element in _every(ctx.operand_dims(number))
+    }
+
+
+def _set_dimension_size(ctx: _Context, output: int, index: Index) -> set[Element]:
+    # The element itself, and the new size, which decides whether it is valid.
+    return {(0, index), (1, ())}
+
+
 _SEMANTICS: dict[str, Semantics] = {
     **dict.fromkeys(ELEMENTWISE, _elementwise),
     **dict.fromkeys(NO_OPERANDS, _nothing),
@@ -527,6 +607,16 @@ _SEMANTICS: dict[str, Semantics] = {
         _passed_through(lambda path: path),
     ),
     "copy-start": _passed_through(_copy_start_path),
+    "fft": _fft,
+    "topk": _topk,
+    "custom-call": _custom_call,
+    "batch-norm-training": _batch_norm,
+    "batch-norm-inference": _batch_norm,
+    "batch-norm-grad": _batch_norm,
+    "rng": _every_operand_element,
+    "rng-bit-generator": _every_operand_element,
+    "set-dimension-size": _set_dimension_size,
+    "get-dimension-size": _nothing,
     "copy-done": _passed_through(lambda path: (0, *path)),
     "async-done": _passed_through(lambda path: (1, *path)),
     "all-gather-done": _passed_through(lambda path: (1, *path)),

@@ -7,6 +7,7 @@ the entry point.
 from verifier.indexing import (
     collectives,
     convolution,
+    custom_calls,
     data_movement,
     dynamic,
     elementwise,
@@ -14,11 +15,13 @@ from verifier.indexing import (
     reductions,
     scatter,
     sort,
+    whole_slices,
 )
 
 __all__ = [
     "collectives",
     "convolution",
+    "custom_calls",
     "data_movement",
     "dynamic",
     "elementwise",
@@ -26,4 +29,5 @@ __all__ = [
     "reductions",
     "scatter",
     "sort",
+    "whole_slices",
 ]

@@ -177,9 +177,6 @@ def _opaque_reason(ctx: OpContext) -> str:
                 "its trip count is not a known constant, so which iteration's state an "
                 "element holds is only known at run time"
             )
-        case "custom-call":
-            target = instruction.attributes.get("custom_call_target")
-            return f"custom-call target {target}: opaque to HLO, its reads are unknown"
         case "call" | "conditional" | "async-start":
             return (
                 f"{instruction.opcode}: the relation is that of the called "
@@ -197,6 +194,6 @@ def _opaque_i2o(ctx: OpContext, operand: int) -> tuple[Indexing, ...]:
     return (Undefined(_opaque_reason(ctx)),) * len(ctx.output_shapes)
 
 
-register("call", "custom-call", "while", "conditional", "async-start")(
+register("call", "while", "conditional", "async-start")(
     OpRule(_opaque_o2i, _opaque_i2o, whole_tuples=True)
 )
