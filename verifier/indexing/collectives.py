@@ -48,7 +48,7 @@ def _mismatched(ctx: OpContext, count: int) -> tuple[Indexing, ...]:
     return (Undefined(reason),) * count
 
 
-register("all-reduce", "collective-permute")(
+register("all-reduce", "all-reduce-start", "collective-permute")(
     OpRule(_per_operand_identity_o2i, _per_operand_identity_i2o)
 )
 
@@ -98,6 +98,58 @@ def _all_gather_i2o(ctx: OpContext, operand: int) -> tuple[Indexing, ...]:
 
 
 register("all-gather")(OpRule(_all_gather_o2i, _all_gather_i2o))
+
+
+# ---------------------------------------------------------------- asynchronous starts
+#
+# ``(operands…, results…) all-gather-start(operands…)``: the first leaves
+# hold the operands unchanged, the next the gathered results;
+# ``(operand, result, u32[], u32[]) collective-permute-start(operand)``: the
+# operand, the permuted result, two contexts.  An all-reduce-start has the
+# all-reduce's own shape (and rule); each ``*-done`` picks its result out
+# (verifier.indexing.forwarding).
+
+
+def _all_gather_start_o2i(ctx: OpContext, output: int) -> tuple[Indexing, ...]:
+    count = len(ctx.operands)
+    shape = ctx.output_shapes[output].dimensions
+    if output < count:
+        return tuple((IndexingMap.identity(shape),) if k == output else () for k in range(count))
+    operand = output - count
+    (axis,) = ctx.instruction.int_list("dimensions")
+    chunk = ctx.operand_shape(operand).dimensions[axis]
+    read = _slice_of_group(shape, axis, chunk, shape[axis] // chunk, -1)
+    return tuple((read,) if k == operand else () for k in range(count))
+
+
+def _all_gather_start_i2o(ctx: OpContext, operand: int) -> tuple[Indexing, ...]:
+    count = len(ctx.operands)
+    dims = ctx.operand_shape(operand).dimensions
+    (axis,) = ctx.instruction.int_list("dimensions")
+    total = ctx.output_shapes[count + operand].dimensions[axis]
+    reached = _slice_of_group(dims, axis, dims[axis], total // dims[axis], 1)
+    found: list[Indexing] = [()] * len(ctx.output_shapes)
+    found[operand] = (IndexingMap.identity(dims),)
+    found[count + operand] = (reached,)
+    return tuple(found)
+
+
+def _collective_permute_start_o2i(ctx: OpContext, output: int) -> tuple[Indexing, ...]:
+    """Leaves 0 (the operand kept) and 1 (the result, from the source
+    replica at the same index) read the operand; the contexts nothing."""
+    shape = ctx.output_shapes[output].dimensions
+    return ((IndexingMap.identity(shape),) if output in (0, 1) else (),)
+
+
+def _collective_permute_start_i2o(ctx: OpContext, operand: int) -> tuple[Indexing, ...]:
+    identity = IndexingMap.identity(ctx.operand_shape(0).dimensions)
+    return tuple((identity,) if k in (0, 1) else () for k in range(len(ctx.output_shapes)))
+
+
+register("all-gather-start")(OpRule(_all_gather_start_o2i, _all_gather_start_i2o))
+register("collective-permute-start")(
+    OpRule(_collective_permute_start_o2i, _collective_permute_start_i2o)
+)
 
 
 def _scatter_sizes(ctx: OpContext, output: int) -> tuple[int, int, int]:
