@@ -12,23 +12,22 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from verifier.fusion.compose import Composer
+from verifier.analysis import ModuleMaps
 from verifier.hlo.module import Module
 from verifier.hlo.parser import parse_module
 from verifier.indexing.analysis import output_count
-from verifier.simplify import simplify
 
 ROOT = Path(__file__).parents[1] / "examples" / "real"
 
 
 def _analyse(module: Module) -> int:
     """Every instruction's output→input maps, simplified; returns how many."""
-    composer = Composer(module, transform=lambda m: simplify(m).map)
+    module_maps = ModuleMaps(module)
     maps = 0
     for computation in module.computations:
         for instruction in computation.instructions:
             for output in range(output_count(instruction)):
-                for operand in composer.output_to_input(computation, instruction, output):
+                for operand in module_maps.output_to_input(computation, instruction, output):
                     if isinstance(operand.maps, tuple):
                         maps += len(operand.maps)
     return maps

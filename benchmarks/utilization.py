@@ -24,7 +24,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from verifier.bridges.isl import count_image as isl_count_image
-from verifier.checks.counting import count_image
+from verifier.counting.exact import count_image
 from verifier.expr.indexing_map import IndexingMap
 from verifier.expr.parser import parse_map
 

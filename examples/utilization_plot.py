@@ -23,7 +23,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
 import verifier
-from verifier.checks.utilization import Span
+from verifier.counting.utilization import Span
 
 REAL = Path(__file__).parent / "real"
 

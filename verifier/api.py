@@ -28,20 +28,18 @@ Every value is a frozen dataclass, a dict, an int or a `Fraction`; maps are
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from verifier.analysis import ModuleMaps
 from verifier.checks.cache import MemoryCache, ProofCache
-from verifier.checks.finding import Finding
-from verifier.checks.suite import run_checks
-from verifier.checks.utilization import (
-    InstructionUtilization,
-    default_composer,
-    module_utilization,
-)
+from verifier.counting.utilization import InstructionUtilization, module_utilization
 from verifier.expr.indexing_map import IndexingMap, Undefined
+from verifier.gate.finding import Finding
+from verifier.gate.suite import run_checks
 from verifier.hlo.module import Module
 from verifier.hlo.parser import parse_module, parse_module_file
 from verifier.indexing.analysis import output_count
@@ -51,17 +49,16 @@ from verifier.indexing.leaves import instruction_operand_leaves
 @dataclass(frozen=True)
 class OperandMaps:
     """Output `output` → operand `operand`: the maps (simplified, equal ones
-    merged) and how many use paths read through each; `maps` is None when the
-    indexing is unknown, with the `reason`.  `output` is an output leaf
-    number; a tuple-shaped operand has one row per leaf, at
+    merged) and how many use paths read through each; `maps` is `Undefined`
+    (with its reason) when the indexing is unknown.  `output` is an output
+    leaf number; a tuple-shaped operand has one row per leaf, at
     `operand_index`."""
 
     output: int
     operand: int
     operand_name: str
-    maps: tuple[IndexingMap, ...] | None
+    maps: tuple[IndexingMap, ...] | Undefined
     multiplicities: tuple[int, ...] = ()
-    reason: str = ""
     operand_index: tuple[int, ...] = ()
 
 
@@ -70,6 +67,10 @@ class Analysis:
     """One HLO module, analysed on demand."""
 
     module: Module
+
+    @functools.cached_property
+    def _maps(self) -> ModuleMaps:
+        return ModuleMaps(self.module)
 
     def instructions(self) -> list[str]:
         """Names of the entry computation's instructions, in order."""
@@ -83,22 +84,14 @@ class Analysis:
         operand (a fusion's composed through its computation)."""
         entry = self.module.entry
         instruction = entry.instruction(name)
-        composer = default_composer(self.module)
         rows = []
         operands = instruction_operand_leaves(entry, instruction)
         for output in range(output_count(instruction)):
-            per_operand = composer.output_to_input(entry, instruction, output)
+            per_operand = self._maps.output_to_input(entry, instruction, output)
             for operand, composed in zip(operands, per_operand, strict=True):
                 place = (output, operand.operand, operand.name)
                 if isinstance(composed.maps, Undefined):
-                    rows.append(
-                        OperandMaps(
-                            *place,
-                            None,
-                            reason=composed.maps.reason,
-                            operand_index=operand.index,
-                        )
-                    )
+                    rows.append(OperandMaps(*place, composed.maps, operand_index=operand.index))
                     continue
                 rows.append(
                     OperandMaps(
@@ -115,7 +108,7 @@ class Analysis:
         (default: every instruction that reads elements), largest
         disagreement first."""
         chosen = None if name is None else [self.module.entry.instruction(name)]
-        return module_utilization(self.module, chosen)
+        return module_utilization(self._maps, chosen)
 
     def utilization_rows(self, name: str | None = None) -> list[dict[str, Any]]:
         """`utilization` flattened: one dict per operand, exact numbers as

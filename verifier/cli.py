@@ -22,13 +22,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from verifier.errors import VerifierError
-from verifier.expr.indexing_map import IndexingMap
 
 if TYPE_CHECKING:
     from verifier.checks.cache import MemoryCache, ProofCache
-    from verifier.checks.finding import Finding
-    from verifier.checks.sqlite_cache import SqliteCache
-    from verifier.report.gate import InputError
+    from verifier.gate.finding import Finding
+    from verifier.gate.run import InputError
+    from verifier.gate.sqlite_cache import SqliteCache
 
 EXIT_OK, EXIT_REFUTED, EXIT_BAD_INPUT, EXIT_UNKNOWN, EXIT_VACUOUS = 0, 1, 2, 3, 4
 
@@ -142,13 +141,14 @@ def _run_equiv(args: argparse.Namespace, out: TextIO) -> int:
 
 def _simplify_answer(text: str, prove: bool) -> dict[str, Any]:
     from verifier.expr.parser import parse_map
+    from verifier.expr.printer import print_map
     from verifier.simplify import simplify
 
     indexing_map = parse_map(text, "MAP")
     result = simplify(indexing_map)
     answer: dict[str, Any] = {
-        "input": str(indexing_map).replace("\n", " "),
-        "simplified": str(result.map).replace("\n", " "),
+        "input": print_map(indexing_map, one_line=True),
+        "simplified": print_map(result.map, one_line=True),
         "rules": list(result.rules_applied),
     }
     if prove:
@@ -189,26 +189,21 @@ def _run_simplify(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _run_maps(args: argparse.Namespace, out: TextIO) -> int:
+    from verifier.analysis import ModuleMaps
     from verifier.hlo.parser import parse_module_file
     from verifier.report.maps import MapsOptions, module_json, render_text, to_parameters_json
 
     module = parse_module_file(args.file)
     entry = module.entry
-    transform = None
-    if not args.no_simplify:
-        from verifier.simplify import simplify
-
-        def transform(m: IndexingMap) -> IndexingMap:
-            return simplify(m).map
-
-    options = MapsOptions(args.direction, transform)
+    maps = ModuleMaps(module)
+    options = MapsOptions(args.direction, simplified=not args.no_simplify)
     if args.to_parameters:
         if args.instruction is not None or args.all or args.direction == "i2o":
             raise VerifierError(
                 "--to-parameters composes output→input maps of the entry ROOT; "
                 "it does not combine with --instruction, --all or i2o"
             )
-        _emit(to_parameters_json(module, options), args.format, render_text, out)
+        _emit(to_parameters_json(maps, options), args.format, render_text, out)
         return EXIT_OK
     if args.instruction is not None:
         if not entry.has_instruction(args.instruction):
@@ -222,7 +217,23 @@ def _run_maps(args: argparse.Namespace, out: TextIO) -> int:
         instructions = [i for i in entry.instructions if i.opcode != "parameter"]
     else:
         instructions = [entry.root]
-    report = module_json(module, instructions, options)
+    report = module_json(maps, instructions, options)
+    _emit(report, args.format, render_text, out)
+    return EXIT_OK
+
+
+# ---------------------------------------------------------------- layout
+
+
+def _run_layout(args: argparse.Namespace, out: TextIO) -> int:
+    from verifier.expr.indexing_map import IndexingMap
+    from verifier.report.layout import layout_json, render_text
+    from verifier.simplify import simplify
+
+    def transform(m: IndexingMap) -> IndexingMap:
+        return simplify(m).map
+
+    report = layout_json(args.shape, None if args.no_simplify else transform)
     _emit(report, args.format, render_text, out)
     return EXIT_OK
 
@@ -231,7 +242,7 @@ def _run_maps(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _run_prove_rules(args: argparse.Namespace, out: TextIO) -> int:
-    from verifier.checks.rule_proofs import prove_all_rules
+    from proofs.runner import prove_all_rules
 
     proofs = prove_all_rules()
     if args.format == "json":
@@ -324,7 +335,7 @@ def _hlo_files(paths: Sequence[str]) -> tuple[list[Path], list[InputError]]:
     """The .hlo files named by `paths` (directories searched recursively,
     sorted), each once, and an `InputError` per path that names none."""
     from verifier.errors import SourceSpan
-    from verifier.report.gate import InputError
+    from verifier.gate.run import InputError
 
     files: dict[Path, None] = {}
     errors: list[InputError] = []
@@ -341,7 +352,7 @@ def _hlo_files(paths: Sequence[str]) -> tuple[list[Path], list[InputError]]:
 
 def _check_cache(args: argparse.Namespace) -> SqliteCache | MemoryCache:
     from verifier.checks.cache import MemoryCache
-    from verifier.checks.sqlite_cache import FILE_NAME, SqliteCache, default_cache_dir
+    from verifier.gate.sqlite_cache import FILE_NAME, SqliteCache, default_cache_dir
 
     if args.no_cache:
         return MemoryCache()
@@ -354,8 +365,8 @@ def _module_findings(
 ) -> tuple[Finding, ...]:
     """The findings of `checks` on the module in `path`: remembered ones when
     its text is unchanged, else parsed and checked (and remembered)."""
-    from verifier.checks.findings_cache import module_key, recall, remember
-    from verifier.checks.suite import run_checks
+    from verifier.gate.findings_cache import module_key, recall, remember
+    from verifier.gate.suite import run_checks
     from verifier.hlo.parser import parse_module
 
     text = path.read_text(encoding="utf-8")
@@ -374,10 +385,10 @@ def _module_findings(
 
 
 def _run_check(args: argparse.Namespace, out: TextIO) -> int:
-    from verifier.checks.sqlite_cache import SqliteCache
-    from verifier.checks.suite import CHECKS, INFORMATIONAL_CHECKS
     from verifier.errors import ParseError, SourceSpan, UsageError
-    from verifier.report.gate import GateRun, InputError
+    from verifier.gate.run import GateRun, InputError
+    from verifier.gate.sqlite_cache import SqliteCache
+    from verifier.gate.suite import CHECKS, INFORMATIONAL_CHECKS
     from verifier.report.gate_text import gate_text
 
     checks = CHECKS
@@ -447,7 +458,8 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _run_utilization(args: argparse.Namespace, out: TextIO) -> int:
-    from verifier.checks.utilization import module_utilization
+    from verifier.analysis import ModuleMaps
+    from verifier.counting.utilization import module_utilization
     from verifier.hlo.parser import parse_module_file
     from verifier.report.utilization import module_json, render_text
 
@@ -459,7 +471,7 @@ def _run_utilization(args: argparse.Namespace, out: TextIO) -> int:
                 f"{args.file}: no instruction '{args.instruction}' in the entry computation"
             )
         instructions = [module.entry.instruction(args.instruction)]
-    report = module_json(module.name, module_utilization(module, instructions))
+    report = module_json(module.name, module_utilization(ModuleMaps(module), instructions))
     _emit(report, args.format, render_text, out)
     return EXIT_OK
 
@@ -543,6 +555,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="one tab-separated pair per line ('-' for stdin); JSON lines out",
     )
     equiv.set_defaults(run=_run_equiv)
+
+    layout = command(
+        "layout", "where each element of a shape sits in its buffer, and the buffer's size"
+    )
+    layout.add_argument(
+        "shape", metavar="SHAPE", help="a shape with its layout, e.g. 'f32[3,5]{1,0:T(2,2)}'"
+    )
+    layout.add_argument("--no-simplify", action="store_true", help="print the maps unsimplified")
+    layout.set_defaults(run=_run_layout)
 
     prove = command("prove-rules", "prove every simplifier rule's lemma (z3)")
     prove.set_defaults(run=_run_prove_rules)

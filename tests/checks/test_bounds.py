@@ -1,13 +1,8 @@
 """in-bounds: the dot errata refuted, and every answer held to brute force
 on generated maps (a point escapes the box exactly when isl says so)."""
 
-import sys
-from pathlib import Path
-
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for `strategies`
 from strategies import indexing_maps
 
 from verifier.checks.bounds import check_in_bounds

@@ -2,13 +2,9 @@
 errors, batches, and verdicts held to brute force on generated pairs."""
 
 import json
-import sys
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for `strategies`
 from strategies import map_pairs
 
 from verifier.checks import (

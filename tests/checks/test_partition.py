@@ -10,11 +10,11 @@ import pytest
 
 from verifier.checks.cache import MemoryCache
 from verifier.checks.partition import check_partition
-from verifier.checks.suite import run_checks
 from verifier.checks.verdict import Outcome
 from verifier.expr.indexing_map import IndexingMap
 from verifier.expr.nodes import VarKind, var
 from verifier.expr.parser import parse_map
+from verifier.gate.suite import run_checks
 from verifier.hlo import parse_module_file
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"

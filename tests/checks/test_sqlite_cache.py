@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from verifier.checks.cache import cached
-from verifier.checks.sqlite_cache import FLUSH_EVERY, KEEP_VERSIONS, SqliteCache, tool_versions
 from verifier.errors import UsageError
+from verifier.gate.sqlite_cache import FLUSH_EVERY, KEEP_VERSIONS, SqliteCache, tool_versions
 
 V1 = (("verifier", "1"), ("islpy", "a"), ("z3-solver", "x"))
 

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from verifier.checks import run_checks
 from verifier.checks.cache import MemoryCache
 from verifier.checks.verdict import Outcome
 from verifier.cli import EXIT_OK, main
+from verifier.gate import run_checks
 from verifier.hlo import parse_module_file
 
 TUPLES = Path(__file__).resolve().parents[2] / "examples" / "tuples"

@@ -14,8 +14,6 @@ import jsonschema
 import pytest
 from junitparser import JUnitXml
 
-from verifier.checks import suite
-from verifier.checks.finding import Finding
 from verifier.checks.verdict import Outcome
 from verifier.cli import (
     EXIT_BAD_INPUT,
@@ -25,6 +23,8 @@ from verifier.cli import (
     EXIT_VACUOUS,
     main,
 )
+from verifier.gate import suite
+from verifier.gate.finding import Finding
 from verifier.hlo.module import Module
 
 SCHEMA = json.loads((Path(__file__).parents[1] / "report" / "sarif-schema-2.1.0.json").read_text())

@@ -18,6 +18,7 @@ from verifier.cli import main
 from verifier.expr.indexing_map import IndexingMap, Undefined
 from verifier.expr.parser import parse_map
 from verifier.fusion.compose import Composer
+from verifier.fusion.graph import computation_graph, users_first_order
 from verifier.hlo import parse_module
 from verifier.hlo.module import Computation, Module
 from verifier.indexing.analysis import input_to_output
@@ -40,7 +41,7 @@ def joined(computation: Computation, parameter: int) -> Relation:
     start = computation.parameters[parameter]
     reach: dict[str, set[tuple[Point, Point]]] = defaultdict(set)
     reach[start.name] = {(p, p) for p, _ in IndexingMap.identity(start.shape.dimensions).relation()}
-    for instruction in computation.topological_order():
+    for instruction in reversed(users_first_order(computation_graph(computation), computation)):
         for position, operand in enumerate(instruction.operands):
             if not reach.get(operand):
                 continue
@@ -67,7 +68,16 @@ def _maps_json(name: str) -> dict[str, list[list[str]]]:
     }
 
 
-@pytest.mark.parametrize("name", ["transpose_add", "two_chains", "softmax", "reshapes"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "transpose_add",
+        "two_chains",
+        # The brute-force join enumerates about 2M (point, point) pairs.
+        pytest.param("softmax", marks=pytest.mark.slow),
+        "reshapes",
+    ],
+)
 def test_spec_fusions_input_to_output_is_the_inverse_and_the_join(name: str) -> None:
     maps = _maps_json(name)
     (o2i,), (i2o,) = maps["o2i"], maps["i2o"]

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from verifier.errors import ParseError
+from verifier.fusion.graph import computation_graph, users_first_order
 from verifier.hlo import (
     ConvolutionDimensionNumbers,
     DotDimensionNumbers,
@@ -303,12 +304,13 @@ def test_without_entry_keyword_the_last_computation_is_entry_and_last_line_is_ro
     assert module.entry.root.name == "n" and module.entry.root.is_root
 
 
-def test_forward_references_and_topological_order() -> None:
+def test_forward_references_resolve_and_order_by_use() -> None:
     text = entry(
         {"p": "f32[2]"}, "r = f32[2] add(a, b)", "a = f32[2] negate(b)", "b = f32[2] abs(p)"
     )
     computation = parse_module(text).entry
-    assert [i.name for i in computation.topological_order()] == ["p", "b", "a", "r"]
+    order = users_first_order(computation_graph(computation), computation)
+    assert [i.name for i in reversed(order)] == ["p", "b", "a", "r"]
     assert computation.root.operands == ("a", "b")
 
 

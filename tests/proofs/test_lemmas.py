@@ -9,7 +9,7 @@ import pytest
 
 from proofs import FAMILIES, KNOWN_WRONG, LEMMAS, lemma_named, prove, refute_known_wrong
 from proofs.lemma import Encoding, Goal, Lemma
-from verifier.checks.rule_proofs import RuleProof, prove_all_rules
+from proofs.runner import RuleProof, prove_all_rules
 from verifier.simplify.rules import ALL_RULES
 
 
@@ -39,12 +39,12 @@ def test_rule_proofs_have_the_cli_json_shape(rule_proofs: list[RuleProof]) -> No
 
 
 def test_a_rule_without_a_lemma_is_reported_missing(monkeypatch: pytest.MonkeyPatch) -> None:
-    from verifier.checks import rule_proofs
+    from proofs import runner
 
     def nothing(name: str) -> Lemma:
         raise KeyError(name)
 
-    monkeypatch.setattr(rule_proofs, "lemma_named", nothing)
+    monkeypatch.setattr(runner, "lemma_named", nothing)
     assert {p.verdict for p in prove_all_rules(names=["const_from_range"])} == {"missing"}
 
 

@@ -12,10 +12,10 @@ import jsonschema
 import pytest
 from junitparser import Error, Failure, JUnitXml, Skipped
 
-from verifier.checks.finding import Finding
 from verifier.checks.verdict import Outcome
 from verifier.errors import SourceSpan
-from verifier.report.gate import GateRun, InputError
+from verifier.gate.finding import Finding
+from verifier.gate.run import GateRun, InputError
 from verifier.report.gate_json import gate_json
 from verifier.report.gate_text import PLACES_PER_REASON, gate_text
 from verifier.report.junit import junit_xml

@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from strategies import indexing_maps
 
-from verifier.checks.counting import Count, count_domain, count_image
+from verifier.counting.exact import Count, count_domain, count_image
 from verifier.expr.indexing_map import IndexingMap, Variable
 from verifier.expr.interval import Interval
 from verifier.expr.nodes import Expr, Var, VarKind, dim, range_var, rt_var

@@ -9,7 +9,8 @@ from collections.abc import Sequence
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from verifier.checks.utilization import instruction_utilization
+from verifier.analysis import ModuleMaps
+from verifier.counting.utilization import instruction_utilization
 from verifier.hlo import parse_module
 
 from .judge import judge
@@ -125,6 +126,6 @@ def test_fusion_counts_match_the_interpreter(text: str) -> None:
     module = parse_module(text)
     root = module.entry.root
     judged = judge(module, root)
-    result = instruction_utilization(module, module.entry, root)
+    result = instruction_utilization(ModuleMaps(module), module.entry, root)
     for row, distinct, pairs in zip(result.operands, judged.distinct, judged.pairs, strict=True):
         assert (row.may_read, row.per_execution, row.reads) == (distinct, distinct, pairs), text

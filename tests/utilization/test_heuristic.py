@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from verifier.checks.utilization import instruction_utilization
-from verifier.fusion.heuristic import operand_utilizations
+from verifier.analysis import ModuleMaps
+from verifier.counting.heuristic import operand_utilizations
+from verifier.counting.utilization import instruction_utilization
 from verifier.hlo import Module, parse_module
 
 _ADD = "add {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\n"
@@ -33,7 +34,7 @@ def test_elementwise_paths_to_one_root_count_once() -> None:
         "f32[8]",
     )
     assert _heuristic(module) == (Fraction(1),)
-    (row,) = instruction_utilization(module, module.entry, module.entry.root).operands
+    (row,) = instruction_utilization(ModuleMaps(module), module.entry, module.entry.root).operands
     assert (row.distinct_read, row.reads) == (8, 16)
 
 
@@ -48,7 +49,7 @@ def test_non_elementwise_users_each_add_a_root() -> None:
         "f32[4,4]",
     )
     assert _heuristic(module) == (Fraction(2),)
-    (row,) = instruction_utilization(module, module.entry, module.entry.root).operands
+    (row,) = instruction_utilization(ModuleMaps(module), module.entry, module.entry.root).operands
     assert row.distinct_read == 16 and row.heuristic_vs_exact == 2
 
 
@@ -66,7 +67,7 @@ def test_slice_of_a_broadcast_underestimates() -> None:
         "f32[2,5]",
     )
     assert _heuristic(module) == (Fraction(1, 5),)
-    (row,) = instruction_utilization(module, module.entry, module.entry.root).operands
+    (row,) = instruction_utilization(ModuleMaps(module), module.entry, module.entry.root).operands
     assert (row.distinct_read, row.heuristic_elements, row.heuristic_vs_exact) == (
         5,
         1,

@@ -11,7 +11,8 @@ from indexing.hlo_strategies import STRATEGIES
 from indexing_more import strategies as more
 from oracle import UnsupportedByOracle
 
-from verifier.checks.utilization import Span, Unknown, instruction_utilization
+from verifier.analysis import ModuleMaps
+from verifier.counting.utilization import Span, Unknown, instruction_utilization
 from verifier.hlo import parse_module
 
 from .judge import judge, per_execution, runtime_offsets
@@ -44,7 +45,7 @@ def test_counts_match_the_interpreter(opcode: str, data: st.DataObject) -> None:
         judged = judge(module, root)
     except UnsupportedByOracle:
         assume(False)
-    result = instruction_utilization(module, module.entry, root)
+    result = instruction_utilization(ModuleMaps(module), module.entry, root)
     fixed = runtime_offsets(text) == 0 and opcode not in _RUNTIME_INDICES
     for row, distinct, pairs in zip(result.operands, judged.distinct, judged.pairs, strict=True):
         if isinstance(row.may_read, Unknown):
@@ -64,7 +65,7 @@ def test_per_execution_fixes_every_offset(opcode: str, data: st.DataObject) -> N
     text = data.draw(_ALL[opcode], label="hlo")
     assume(runtime_offsets(text) > 0)
     module = parse_module(text)
-    result = instruction_utilization(module, module.entry, module.entry.root)
+    result = instruction_utilization(ModuleMaps(module), module.entry, module.entry.root)
     # Operand dims are at most 5, so starts 0..5 cover every clamped value.
     executions = per_execution(text, range(6))
     data_operands = 1 if opcode == "dynamic-slice" else 2

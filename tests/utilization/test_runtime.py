@@ -8,7 +8,8 @@ import itertools
 
 import pytest
 
-from verifier.checks.utilization import RUNTIME_DEPENDENT, Span, Unknown, instruction_utilization
+from verifier.analysis import ModuleMaps
+from verifier.counting.utilization import RUNTIME_DEPENDENT, Span, Unknown, instruction_utilization
 from verifier.hlo import parse_module
 
 
@@ -45,7 +46,7 @@ def test_gather_of_rows_spans_one_row_to_every_distinct_row(
     table: int, width: int, rows: int, slice_width: int
 ) -> None:
     module = parse_module(_gather(table, width, rows, 1, slice_width))
-    row = instruction_utilization(module, module.entry, module.entry.root).operands[0]
+    row = instruction_utilization(ModuleMaps(module), module.entry, module.entry.root).operands[0]
     counts = _every_execution(table, rows, 1, slice_width)
     low, high = min(counts), max(counts)
     assert row.per_execution == (low if low == high else Span(low, high))
@@ -57,7 +58,7 @@ def test_overlapping_windows_depend_on_the_values() -> None:
     # Windows of 2 rows overlap for neighbouring starts: the maximum is a
     # covering problem, not a product, so no exact span is claimed.
     module = parse_module(_gather(5, 2, 3, 2, 2))
-    row = instruction_utilization(module, module.entry, module.entry.root).operands[0]
+    row = instruction_utilization(ModuleMaps(module), module.entry, module.entry.root).operands[0]
     assert row.per_execution == Unknown(RUNTIME_DEPENDENT)
     assert row.may_read == 10
     assert row.reads == 3 * 2 * 2

@@ -1,4 +1,5 @@
-"""Checks: questions about indexing maps, answered as result objects.
+"""Checks: questions about indexing maps, answered as result objects (the
+CI gate that runs them over modules is `verifier.gate`).
 
 >>> from verifier.checks import Verdict, check_equivalence
 """
@@ -13,12 +14,9 @@ from verifier.checks.equivalence import (
     check_equivalence,
     check_equivalence_batch,
 )
-from verifier.checks.suite import CHECKS, INFORMATIONAL_CHECKS, run_checks
 from verifier.checks.verdict import Outcome, Verdict
 
 __all__ = [
-    "CHECKS",
-    "INFORMATIONAL_CHECKS",
     "BatchFailure",
     "Budget",
     "Counterexample",
@@ -29,5 +27,4 @@ __all__ = [
     "Verdict",
     "check_equivalence",
     "check_equivalence_batch",
-    "run_checks",
 ]

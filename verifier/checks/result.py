@@ -35,7 +35,7 @@ DEFAULT_BUDGET = Budget()
 
 def map_key(indexing_map: IndexingMap) -> str:
     """The canonical one-line text of a map (cache keys)."""
-    return print_map(indexing_map).replace("\n", " ")
+    return print_map(indexing_map, one_line=True)
 
 
 def union_key(maps: Sequence[IndexingMap]) -> str:

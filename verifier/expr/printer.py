@@ -65,11 +65,12 @@ def _operand(expr: Expr) -> str:
     return f"({print_expr(expr)})"
 
 
-def print_map(indexing_map: IndexingMap) -> str:
+def print_map(indexing_map: IndexingMap, *, one_line: bool = False) -> str:
     """The XLA text of `indexing_map`, e.g.
 
     ``(d0, d1)[s0] -> (d0, d1 + s0), domain: d0 in [0, 9], d1 in [0, 19], s0 in [0, 3]``
-    (with a line break after each comma of the domain).
+    (with a line break after each comma of the domain, as XLA prints it, or
+    with `one_line` a space: the form of JSON reports and cache keys).
     """
     if indexing_map.is_known_empty:
         return "KNOWN EMPTY"
@@ -87,4 +88,4 @@ def print_map(indexing_map: IndexingMap) -> str:
     text = f"{header} -> ({results})"
     if lines:
         text += ",\ndomain:\n" + ",\n".join(lines)
-    return text
+    return text.replace("\n", " ") if one_line else text

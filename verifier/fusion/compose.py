@@ -120,6 +120,11 @@ class Composer:
     _inputs: dict[tuple[str, int], tuple[ComposedIndexing, ...]] = field(
         default_factory=dict, compare=False
     )
+    # An op's own maps per (computation, instruction, direction, output or
+    # operand), transformed once: every check asks for the same place.
+    _own_maps: dict[tuple[str, str, str, int], tuple[ComposedIndexing, ...]] = field(
+        default_factory=dict, compare=False
+    )
     # `transform` applied once per distinct map (modules repeat the same
     # maps across outputs, fusions and layers).
     _transformed: dict[IndexingMap, IndexingMap] = field(default_factory=dict, compare=False)
@@ -152,7 +157,7 @@ class Composer:
             case "async-start":
                 return self._async_start_output_to_input(computation, instruction, output)
             case _:
-                return self._own(analysis.output_to_input(computation, instruction, output))
+                return self._own_memoized(computation, instruction, "o2i", output)
 
     def _conditional_output_to_input(
         self, computation: Computation, instruction: Instruction, output: int
@@ -186,6 +191,22 @@ class Composer:
             first = _first_leaf_of_element(instruction.shape, 1)
             return self.computation_output_to_input(called, output - first)
         return tuple(ComposedIndexing(()) for _ in operands)
+
+    def _own_memoized(
+        self, computation: Computation, instruction: Instruction, direction: str, number: int
+    ) -> tuple[ComposedIndexing, ...]:
+        """An op's own maps in `direction` (``o2i`` from output `number`,
+        ``i2o`` from operand leaf `number`), computed once."""
+        key = (computation.name, instruction.name, direction, number)
+        found = self._own_maps.get(key)
+        if found is None:
+            own = (
+                analysis.output_to_input(computation, instruction, number)
+                if direction == "o2i"
+                else analysis.input_to_output(computation, instruction, number)
+            )
+            found = self._own_maps[key] = self._own(own)
+        return found
 
     def _own(self, indexings: tuple[Indexing, ...]) -> tuple[ComposedIndexing, ...]:
         """An op's own maps, transformed, each read once."""
@@ -260,7 +281,7 @@ class Composer:
             case "async-start":
                 return self._async_start_input_to_output(computation, instruction, operand)
             case _:
-                return self._own(analysis.input_to_output(computation, instruction, operand))
+                return self._own_memoized(computation, instruction, "i2o", operand)
 
     def _conditional_input_to_output(
         self, computation: Computation, instruction: Instruction, operand: int

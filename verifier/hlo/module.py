@@ -184,8 +184,8 @@ class Instruction:
 class Computation:
     """A named list of instructions with one ROOT; parameters ordered by number.
 
-    `instructions` are in source order; `topological_order()` gives an order
-    in which every operand precedes its users (the source may refer forward).
+    `instructions` are in source order, which may refer forward
+    (`verifier.fusion.graph` orders them by use).
     """
 
     name: str
@@ -214,26 +214,6 @@ class Computation:
     def operand_instructions(self, instruction: Instruction) -> tuple[Instruction, ...]:
         """The instructions `instruction` reads, in operand order."""
         return tuple(self.instruction(name) for name in instruction.operands)
-
-    def topological_order(self) -> tuple[Instruction, ...]:
-        """Instructions with every operand before its users (source order otherwise)."""
-        placed: set[str] = set()
-        order: list[Instruction] = []
-        for start in self.instructions:
-            stack: list[tuple[Instruction, int]] = [(start, 0)]
-            while stack:
-                inst, next_operand = stack.pop()
-                if inst.name in placed:
-                    continue
-                if next_operand < len(inst.operands):
-                    stack.append((inst, next_operand + 1))
-                    operand = self._by_name[inst.operands[next_operand]]
-                    if operand.name not in placed:
-                        stack.append((operand, 0))
-                    continue
-                placed.add(inst.name)
-                order.append(inst)
-        return tuple(order)
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@ the entry point.
 """
 
 from verifier.indexing import (
+    bitcast,
     collectives,
     convolution,
     custom_calls,
@@ -19,6 +20,7 @@ from verifier.indexing import (
 )
 
 __all__ = [
+    "bitcast",
     "collectives",
     "convolution",
     "custom_calls",

@@ -19,7 +19,7 @@ The shape (README, "JSON shapes")::
 It holds nothing that changes between two runs over the same files (no
 times, no cache statistics), so reports can be compared with ``diff``.
 
->>> from verifier.checks.finding import Finding
+>>> from verifier.gate.finding import Finding
 >>> from verifier.checks.verdict import Outcome
 >>> run = GateRun(("m.hlo",), (Finding("in-bounds", Outcome.PROVED, "m", "main", "add",
 ...                                     "operand 0 (p0)", "inside [0, 9]"),))
@@ -34,7 +34,7 @@ from collections import Counter
 from typing import Any
 
 from verifier.checks.verdict import Outcome
-from verifier.report.gate import OUTCOMES, GateRun, tool_version
+from verifier.gate.run import OUTCOMES, GateRun, tool_version
 
 
 def _counts_json(counts: Counter[Outcome]) -> dict[str, int]:

@@ -26,9 +26,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from verifier.checks.finding import NO_SOURCE, Finding
 from verifier.checks.verdict import Outcome
-from verifier.report.gate import OUTCOMES, GateRun
+from verifier.gate.finding import NO_SOURCE, Finding
+from verifier.gate.run import OUTCOMES, GateRun
 
 # Places listed under one unsupported/vacuous reason before "and N more".
 PLACES_PER_REASON = 5

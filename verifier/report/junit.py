@@ -43,9 +43,9 @@ from junitparser import (
     TestSuite,
 )
 
-from verifier.checks.finding import NO_SOURCE, Finding
 from verifier.checks.verdict import Outcome
-from verifier.report.gate import GateRun, InputError
+from verifier.gate.finding import NO_SOURCE, Finding
+from verifier.gate.run import GateRun, InputError
 
 
 class _PlacedTestCase(TestCase):

@@ -17,16 +17,15 @@ with ``"multiplicities"``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from verifier.bridges.isl import relations_equal
-from verifier.expr.indexing_map import IndexingMap, Undefined
+from verifier.analysis import ModuleMaps
+from verifier.expr.indexing_map import Undefined
 from verifier.expr.printer import print_map
-from verifier.fusion.compose import CALLING_OPCODES, ComposedIndexing, Composer
-from verifier.hlo.module import Computation, Instruction, Module
-from verifier.indexing.analysis import input_to_output
+from verifier.fusion.compose import CALLING_OPCODES, ComposedIndexing
+from verifier.hlo.module import Computation, Instruction
 from verifier.indexing.leaves import (
     OperandLeaf,
     OutputLeaf,
@@ -34,36 +33,20 @@ from verifier.indexing.leaves import (
     output_leaves,
     parameter_leaves,
 )
-from verifier.indexing.registry import Indexing
 
 Direction = Literal["o2i", "i2o", "both"]
-MapTransform = Callable[[IndexingMap], IndexingMap]
 
 
 @dataclass(frozen=True)
 class MapsOptions:
     direction: Direction = "both"
-    transform: MapTransform | None = None  # e.g. the simplifier
+    simplified: bool = True  # False: the maps as the rules and composition give them
 
 
-def _one_line(indexing_map: IndexingMap) -> str:
-    return print_map(indexing_map).replace("\n", " ")
-
-
-def _indexing_json(
-    indexing: Indexing | ComposedIndexing, transform: MapTransform | None
-) -> dict[str, Any]:
-    multiplicities: list[int] | None = None
-    plain: Indexing
-    if isinstance(indexing, ComposedIndexing):
-        if not isinstance(indexing.maps, Undefined):
-            multiplicities = [counted.multiplicity for counted in indexing.maps]
-        plain = indexing.indexing
-    else:
-        plain = indexing
-    if isinstance(plain, Undefined):
-        return {"maps": "UNDEFINED", "reason": plain.reason}
-    maps = [transform(m) if transform else m for m in plain]
+def _indexing_json(composed: ComposedIndexing, *, multiplicities: bool) -> dict[str, Any]:
+    if isinstance(composed.maps, Undefined):
+        return {"maps": "UNDEFINED", "reason": composed.maps.reason}
+    maps = [counted.map for counted in composed.maps]
     runtime: list[dict[str, Any]] = []
     for position, indexing_map in enumerate(maps):
         for index, variable in enumerate(indexing_map.rt_vars):
@@ -74,25 +57,31 @@ def _indexing_json(
             }
             if variable.source is not None:
                 entry["instruction"] = variable.source.instruction
-                entry["read_at"] = _one_line(variable.source.index_map)
+                entry["read_at"] = print_map(variable.source.index_map, one_line=True)
             runtime.append(entry)
-    result: dict[str, Any] = {"maps": [_one_line(m) for m in maps], "runtime_variables": runtime}
-    if multiplicities is not None:
-        result["multiplicities"] = multiplicities
+    result: dict[str, Any] = {
+        "maps": [print_map(m, one_line=True) for m in maps],
+        "runtime_variables": runtime,
+    }
+    if multiplicities:
+        result["multiplicities"] = [counted.multiplicity for counted in composed.maps]
     return result
 
 
 def instruction_json(
-    composer: Composer, computation: Computation, instruction: Instruction, options: MapsOptions
+    maps: ModuleMaps, computation: Computation, instruction: Instruction, options: MapsOptions
 ) -> dict[str, Any]:
     """The maps of one instruction as JSON-ready data (fusions and calls composed)."""
     entry: dict[str, Any] = {"name": instruction.name, "opcode": instruction.opcode}
+    simplified = options.simplified
     operands = instruction_operand_leaves(computation, instruction)
     if options.direction in ("o2i", "both"):
         rows = []
         for output in output_leaves(instruction.shape):
-            per_operand = composer.output_to_input(computation, instruction, output.number)
-            for operand, indexing in zip(operands, per_operand, strict=True):
+            per_operand = maps.output_to_input(
+                computation, instruction, output.number, simplified=simplified
+            )
+            for operand, composed in zip(operands, per_operand, strict=True):
                 rows.append(
                     {
                         "output": output.number,
@@ -100,21 +89,18 @@ def instruction_json(
                         "operand": operand.operand,
                         **_operand_index(operand),
                         "operand_name": operand.name,
-                        **_indexing_json(indexing, None),  # the composer simplified
+                        **_indexing_json(composed, multiplicities=True),
                     }
                 )
         entry["output_to_input"] = rows
     if options.direction in ("i2o", "both"):
         rows = []
+        calling = instruction.opcode in CALLING_OPCODES
         outputs = output_leaves(instruction.shape)
         for operand in operands:
-            per_output: tuple[Indexing | ComposedIndexing, ...]
-            transform: MapTransform | None = options.transform
-            if instruction.opcode in CALLING_OPCODES:
-                per_output = composer.input_to_output(computation, instruction, operand.number)
-                transform = None  # the composer simplified
-            else:
-                per_output = input_to_output(computation, instruction, operand.number)
+            per_output = maps.input_to_output(
+                computation, instruction, operand.number, simplified=simplified
+            )
             for output, reached in zip(outputs, per_output, strict=True):
                 rows.append(
                     {
@@ -122,7 +108,7 @@ def instruction_json(
                         **_operand_index(operand),
                         "output": output.number,
                         **_output_index(output),
-                        **_indexing_json(reached, transform),
+                        **_indexing_json(reached, multiplicities=calling),
                     }
                 )
         entry["input_to_output"] = rows
@@ -140,28 +126,27 @@ def _operand_index(operand: OperandLeaf) -> dict[str, Any]:
 
 
 def module_json(
-    module: Module, instructions: Iterable[Instruction], options: MapsOptions
+    maps: ModuleMaps, instructions: Iterable[Instruction], options: MapsOptions
 ) -> dict[str, Any]:
     """The `maps` report of `instructions` (of the entry computation)."""
-    composer = _composer(module, options)
     return {
-        "module": module.name,
+        "module": maps.module.name,
         "instructions": [
-            instruction_json(composer, module.entry, instruction, options)
+            instruction_json(maps, maps.module.entry, instruction, options)
             for instruction in instructions
         ],
     }
 
 
-def to_parameters_json(module: Module, options: MapsOptions) -> dict[str, Any]:
+def to_parameters_json(maps: ModuleMaps, options: MapsOptions) -> dict[str, Any]:
     """The entry ROOT's maps composed through the whole entry computation
     (fusions included), one row per entry parameter."""
-    composer = _composer(module, options)
-    root = module.entry.root
+    entry = maps.module.entry
+    root = entry.root
     rows = []
     for output in output_leaves(root.shape):
-        composed = composer.computation_output_to_input(module.entry, output.number)
-        for parameter, indexing in zip(parameter_leaves(module.entry), composed, strict=True):
+        composed = maps.to_parameters(output.number, simplified=options.simplified)
+        for parameter, indexing in zip(parameter_leaves(entry), composed, strict=True):
             rows.append(
                 {
                     "output": output.number,
@@ -169,25 +154,13 @@ def to_parameters_json(module: Module, options: MapsOptions) -> dict[str, Any]:
                     "operand": parameter.operand,
                     **_operand_index(parameter),
                     "operand_name": parameter.name,
-                    **_indexing_json(indexing, None),
+                    **_indexing_json(indexing, multiplicities=True),
                 }
             )
     return {
-        "module": module.name,
+        "module": maps.module.name,
         "instructions": [{"name": root.name, "opcode": root.opcode, "output_to_input": rows}],
     }
-
-
-def _equal_relations(a: IndexingMap, b: IndexingMap) -> bool:
-    """Merge maps only when isl proves them equal as relations; an exhausted
-    budget keeps both (a union with a duplicate is still exact)."""
-    return relations_equal(a, b) is True
-
-
-def _composer(module: Module, options: MapsOptions) -> Composer:
-    """A composer applying the report's transform (none: maps printed raw)."""
-    transform = options.transform or (lambda m: m)
-    return Composer(module, transform=transform, same=_equal_relations)
 
 
 def render_text(report: dict[str, Any]) -> str:

@@ -38,10 +38,11 @@ from pathlib import PurePath
 from typing import Any
 from urllib.parse import quote
 
-from verifier.checks.finding import NO_SOURCE, Finding
 from verifier.checks.verdict import Outcome
 from verifier.errors import SourceSpan
-from verifier.report.gate import GateRun, InputError, describe, tool_version
+from verifier.gate.finding import NO_SOURCE, Finding
+from verifier.gate.run import GateRun, InputError, tool_version
+from verifier.gate.suite import describe
 from verifier.report.gate_json import gate_json
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"

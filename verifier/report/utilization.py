@@ -25,7 +25,7 @@ import re
 from fractions import Fraction
 from typing import Any
 
-from verifier.checks.utilization import (
+from verifier.counting.utilization import (
     Answer,
     InstructionUtilization,
     OperandUtilization,

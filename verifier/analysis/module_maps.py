@@ -1,0 +1,102 @@
+"""The indexing maps of a module: the one place they come from.
+
+Every consumer — the checks of the gate, exact utilization, the `maps`
+report, the research API — asks a `ModuleMaps` for the maps of an
+instruction, so a module's maps are composed, simplified and merged once per
+run, the same way for all of them.  Per instruction and direction (fusions
+and calls composed through their computation, `verifier.fusion.compose`):
+
+* **simplified** maps (the default): each op's own maps and every
+  composition simplified (`verifier.simplify`), and maps merged when isl
+  proves them equal as relations — the maps users read and checks prove;
+* **raw** maps (``simplified=False``): composed as the rules give them, and
+  merged only when identical.  They keep every range variable of every use
+  path, which counting reads needs (``reduce(broadcast(p))`` reads ``p``
+  once per reduced element, although its relation is the identity's), and
+  they are what the simplification check compares the simplified ones to.
+
+Merging keeps a multiplicity per map: the number of use paths that read
+through it (``add(p0, p0)`` reads p0 twice per output element).
+
+>>> from verifier.hlo import parse_module
+>>> module = parse_module('''
+... HloModule m
+... ENTRY e {
+...   p0 = f32[4,8] parameter(0)
+...   ROOT t = f32[8,4] transpose(p0), dimensions={1,0}
+... }''')
+>>> maps = ModuleMaps(module)
+>>> (operand,) = maps.output_to_input(module.entry, module.entry.root)
+>>> [str(counted.map).splitlines()[0] for counted in operand.maps]
+['(d0, d1) -> (d1, d0),']
+"""
+
+from __future__ import annotations
+
+from verifier.bridges.isl import relations_equal
+from verifier.expr.indexing_map import IndexingMap
+from verifier.fusion.compose import ComposedIndexing, Composer
+from verifier.hlo.module import Computation, Instruction, Module
+from verifier.simplify import simplify
+
+
+def _simplified(indexing_map: IndexingMap) -> IndexingMap:
+    return simplify(indexing_map).map
+
+
+def _raw(indexing_map: IndexingMap) -> IndexingMap:
+    return indexing_map
+
+
+def _equal_relations(a: IndexingMap, b: IndexingMap) -> bool:
+    """Merge only when isl proves equality; an exhausted budget keeps both
+    (a union with a duplicate is still exact)."""
+    return relations_equal(a, b) is True
+
+
+def _identical(a: IndexingMap, b: IndexingMap) -> bool:
+    return False  # the composer merges identical maps before asking
+
+
+class ModuleMaps:
+    """Memoised composed maps of `module`, simplified and raw (one instance
+    per module and run)."""
+
+    def __init__(self, module: Module) -> None:
+        self.module = module
+        self._composers = {
+            True: Composer(module, transform=_simplified, same=_equal_relations),
+            False: Composer(module, transform=_raw, same=_identical),
+        }
+
+    def output_to_input(
+        self,
+        computation: Computation,
+        instruction: Instruction,
+        output: int = 0,
+        *,
+        simplified: bool = True,
+    ) -> tuple[ComposedIndexing, ...]:
+        """Per operand of `instruction`: the maps from output `output`'s index
+        to the operand elements read."""
+        return self._composers[simplified].output_to_input(computation, instruction, output)
+
+    def input_to_output(
+        self,
+        computation: Computation,
+        instruction: Instruction,
+        operand: int,
+        *,
+        simplified: bool = True,
+    ) -> tuple[ComposedIndexing, ...]:
+        """Per output of `instruction`: the maps from operand `operand`'s
+        index to the output elements it reaches."""
+        return self._composers[simplified].input_to_output(computation, instruction, operand)
+
+    def to_parameters(
+        self, output: int = 0, *, simplified: bool = True
+    ) -> tuple[ComposedIndexing, ...]:
+        """Per parameter of the entry computation: the maps from the entry
+        ROOT's output `output`, composed through the whole computation."""
+        composer = self._composers[simplified]
+        return composer.computation_output_to_input(self.module.entry, output)

@@ -1,0 +1,480 @@
+"""Exact operand utilization (SPEC §6), beside XLA's heuristic.
+
+For one operand with the set of output→input maps M (each with the number
+of use paths through it):
+
+* **may read** = ``|(⋃ image(m)) ∩ shape(operand)|`` with range *and*
+  runtime variables existential: every element some feasible runtime value
+  can make the instruction read;
+* **per execution** = the same count with the runtime operands' values fixed.
+  A runtime variable is the value of one element of an index operand; the
+  dynamic-slice's offsets are scalars (one value per execution), a gather's
+  start index is read at ``(d0, 0)`` (one value per output row).  The answer
+  is one number when it is the same for every assignment, else the exact
+  ``Span`` (minimum, maximum), else `Unknown` ("depends on runtime values");
+* **reads** = ``Σ multiplicity(m) * |domain(m)|`` over dims and range
+  variables: the element reads of a naive evaluation (per execution, like
+  the count above);
+* **utilization** = distinct elements read per execution / operand elements.
+
+A multi-output instruction is counted over all of its outputs (the union of
+their maps; the reads of every output).  Worked example, ``f32[4,8]
+slice(f32[10,20] p0), slice={[2:10:2], [0:16:2]}``: the map ``(d0, d1) ->
+(d0 * 2 + 2, d1 * 2)`` reads ``{2, 4, 6, 8} × {0, 2, …, 14}``, 32 of 200
+elements (4/25), once each; XLA's slice ratio is also 32/200:
+
+>>> from verifier.hlo.parser import parse_module
+>>> module = parse_module('''
+... HloModule m
+... ENTRY e {
+...   p0 = f32[10,20] parameter(0)
+...   ROOT s = f32[4,8] slice(p0), slice={[2:10:2], [0:16:2]}
+... }''')
+>>> from verifier.analysis import ModuleMaps
+>>> maps = ModuleMaps(module)
+>>> (row,) = instruction_utilization(maps, module.entry, module.entry.root).operands
+>>> row.may_read, row.per_execution, row.reads, row.utilization, row.xla_heuristic
+(32, 32, 32, Fraction(4, 25), Fraction(4, 25))
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
+from fractions import Fraction
+from typing import TypeAlias, assert_never
+
+from verifier.analysis import ModuleMaps
+from verifier.counting.exact import count_domain, count_image
+from verifier.counting.heuristic import elements, operand_utilizations
+from verifier.errors import VerifierError
+from verifier.expr.evaluate import interval_of, substitute, variables_of
+from verifier.expr.indexing_map import IndexingMap, Undefined, Variable
+from verifier.expr.nodes import Expr, Var, VarKind, const, linear_terms, rt_var
+from verifier.fusion.compose import ComposedIndexing, CountedMap
+from verifier.hlo.module import Computation, Instruction
+from verifier.hlo.shape import Shape
+from verifier.indexing.analysis import output_count
+from verifier.indexing.leaves import instruction_operand_leaves
+
+RUNTIME_DEPENDENT = "depends on runtime values"
+
+PLUMBING = frozenset({"tuple", "get-tuple-element"})
+
+# Joint assignments of scalar runtime values enumerated (each counted in
+# closed form) before per execution is declared runtime-dependent.
+ASSIGNMENT_LIMIT = 4096
+
+
+@dataclass(frozen=True)
+class Span:
+    """The exact minimum and maximum over every runtime assignment."""
+
+    minimum: int
+    maximum: int
+
+
+@dataclass(frozen=True)
+class Unknown:
+    """No exact answer, and why (unknown indexing, runtime values, budget)."""
+
+    reason: str
+
+
+Answer: TypeAlias = int | Span | Unknown
+
+
+@dataclass(frozen=True)
+class OperandUtilization:
+    """The exact counts of one operand and XLA's heuristic utilization."""
+
+    operand: int
+    operand_name: str
+    elements: int
+    may_read: int | Unknown
+    per_execution: Answer
+    reads: Answer
+    xla_heuristic: Fraction
+
+    @property
+    def distinct_read(self) -> int | None:
+        """Distinct elements one execution reads, when that is one number."""
+        return self.per_execution if isinstance(self.per_execution, int) else None
+
+    @property
+    def utilization(self) -> Fraction | None:
+        if self.distinct_read is None:
+            return None
+        return Fraction(self.distinct_read, self.elements) if self.elements else Fraction(0)
+
+    @property
+    def heuristic_elements(self) -> Fraction:
+        return self.xla_heuristic * self.elements
+
+    @property
+    def heuristic_vs_exact(self) -> Fraction | None:
+        """XLA's elements / exact distinct elements (None when either is unknown,
+        or the exact count is 0 and the heuristic is not)."""
+        exact = self.distinct_read
+        if exact is None:
+            return None
+        if exact == 0:
+            return Fraction(1) if self.heuristic_elements == 0 else None
+        return self.heuristic_elements / exact
+
+    @property
+    def disagreement(self) -> float:
+        """How far the heuristic is from the exact count, as ``|log ratio|``:
+        infinite when the exact count is 0 and the heuristic's is not, -1 when
+        there is no exact count to compare with."""
+        ratio = self.heuristic_vs_exact
+        if ratio is None:
+            return math.inf if self.distinct_read == 0 else -1.0
+        return abs(math.log(ratio)) if ratio else math.inf
+
+
+@dataclass(frozen=True)
+class InstructionUtilization:
+    name: str
+    opcode: str
+    operands: tuple[OperandUtilization, ...]
+
+    @property
+    def disagreement(self) -> float:
+        return max((row.disagreement for row in self.operands), default=-1.0)
+
+
+def instruction_utilization(
+    maps: ModuleMaps, computation: Computation, instruction: Instruction
+) -> InstructionUtilization:
+    """Every operand's counts (fusions composed through their computation).
+
+    Distinct elements come from the simplified maps (more of them are
+    strided boxes, counted in closed form); reads from the raw ones, which
+    keep the range variables simplification drops when they do not change
+    the relation (a reduce of a broadcast reads its operand once per reduced
+    element)."""
+    outputs = range(output_count(instruction))
+    per_output = [maps.output_to_input(computation, instruction, k) for k in outputs]
+    raw_per_output = [
+        maps.output_to_input(computation, instruction, k, simplified=False) for k in outputs
+    ]
+    heuristic = operand_utilizations(maps.module, computation, instruction)
+    leaves = instruction_operand_leaves(computation, instruction)
+    rows = []
+    for number, operand in enumerate(computation.operand_instructions(instruction)):
+        # A tuple-shaped operand is counted array by array (leaf by leaf).
+        counts = [
+            _leaf_counts(
+                [composed[leaf.number] for composed in per_output],
+                [composed[leaf.number] for composed in raw_per_output],
+                leaf.shape,
+            )
+            for leaf in leaves
+            if leaf.operand == number
+        ]
+        may_read = _sum_of(c[0] for c in counts)
+        assert not isinstance(may_read, Span), "may read is one number, or unknown"
+        per_execution, reads = _sum_of(c[1] for c in counts), _sum_of(c[2] for c in counts)
+        rows.append(
+            OperandUtilization(
+                number,
+                operand.name,
+                elements(operand.shape),
+                may_read,
+                per_execution,
+                reads,
+                heuristic[number],
+            )
+        )
+    return InstructionUtilization(instruction.name, instruction.opcode, tuple(rows))
+
+
+def module_utilization(
+    maps: ModuleMaps, instructions: Iterable[Instruction] | None = None
+) -> tuple[InstructionUtilization, ...]:
+    """Utilization of `instructions` of the entry computation, largest
+    disagreement with XLA first.  By default every instruction that reads
+    elements: not the plumbing (`tuple`, `get-tuple-element`), which moves
+    none."""
+    module = maps.module
+    if instructions is None:
+        instructions = [
+            i for i in module.entry.instructions if i.operands and i.opcode not in PLUMBING
+        ]
+    results = [
+        instruction_utilization(maps, module.entry, instruction) for instruction in instructions
+    ]
+    ordered = [
+        replace(r, operands=tuple(sorted(r.operands, key=lambda o: -o.disagreement)))
+        for r in results
+    ]
+    return tuple(sorted(ordered, key=lambda r: -r.disagreement))
+
+
+def _union(indexings: Iterable[ComposedIndexing]) -> tuple[list[CountedMap], Undefined | None]:
+    """The maps of every output, or the reason one of them is unknown."""
+    maps: list[CountedMap] = []
+    for indexing in indexings:
+        if isinstance(indexing.maps, Undefined):
+            return [], indexing.maps
+        maps += indexing.maps
+    return maps, None
+
+
+def _leaf_counts(
+    per_output: Sequence[ComposedIndexing], raw_per_output: Sequence[ComposedIndexing], shape: Shape
+) -> tuple[Answer, Answer, Answer]:
+    """``(may read, per execution, reads)`` of one array of an operand."""
+    maps, undefined = _union(per_output)
+    raw_maps, _ = _union(raw_per_output)
+    if undefined is not None:
+        return _unknown_indexing(undefined)
+    return operand_counts(maps, raw_maps, shape)
+
+
+def _sum_of(answers: Iterable[Answer]) -> Answer:
+    """The total over the arrays of an operand: exact when each is one
+    number; the first unknown otherwise (the extremes of a sum are not the
+    sums of the extremes when the arrays share runtime values)."""
+    listed = list(answers)
+    if len(listed) == 1:
+        return listed[0]
+    total = 0
+    for answer in listed:
+        match answer:
+            case int():
+                total += answer
+            case Unknown():
+                return answer
+            case Span():
+                return Unknown("depends on runtime values in several arrays of a tuple")
+            case _:
+                assert_never(answer)
+    return total
+
+
+def _unknown_indexing(undefined: Undefined) -> tuple[Unknown, Unknown, Unknown]:
+    unknown = Unknown(f"unknown indexing ({undefined.reason or 'UNDEFINED'})")
+    return unknown, unknown, unknown
+
+
+# ---------------------------------------------------------------- counting
+
+
+def operand_counts(
+    maps: Sequence[CountedMap], raw_maps: Sequence[CountedMap], shape: Shape | Unknown
+) -> tuple[int | Unknown, Answer, Answer]:
+    """``(may read, per execution, reads)`` of an operand of `shape` read
+    through `maps` (simplified and merged: the relation) and `raw_maps` (as
+    composed, every range variable kept: the reads)."""
+    if isinstance(shape, Unknown):
+        return shape, shape, shape
+    dimensions = shape.dimensions
+    try:
+        may_read = count_image([c.map for c in maps], dimensions).value
+        per_execution: Answer = may_read
+        if any(c.map.rt_vars for c in maps):
+            per_execution = _per_execution(maps, dimensions)
+        return may_read, per_execution, _reads(raw_maps)
+    except VerifierError as error:
+        unknown = Unknown(f"not counted: {error}")
+        return unknown, unknown, unknown
+
+
+def _total_reads(maps: Sequence[CountedMap]) -> int:
+    return sum(c.multiplicity * count_domain(c.map).value for c in maps)
+
+
+def _reads(maps: Sequence[CountedMap]) -> Answer:
+    """Σ multiplicity * |domain| per execution: the same for every runtime
+    value when no constraint mentions one (the domain over dims and range
+    variables does not move)."""
+    if not any(_rt_in_constraints(c.map) for c in maps):
+        return _total_reads(maps)
+    return _over_assignments(maps, _total_reads)
+
+
+def _per_execution(maps: Sequence[CountedMap], dimensions: Sequence[int]) -> Answer:
+    if not all(_scalar_source(v) is not None for c in maps for v in c.map.rt_vars):
+        return _per_row(maps, dimensions)
+    if len(maps) == 1 and _translation_invariant(maps[0].map, dimensions):
+        return count_image([_at_lower_bounds(maps[0].map)], dimensions).value
+
+    def distinct(fixed: Sequence[CountedMap]) -> int:
+        return count_image([c.map for c in fixed], dimensions).value
+
+    return _over_assignments(maps, distinct)
+
+
+_ScalarKey: TypeAlias = tuple[str, tuple[int, ...], int, int]
+
+
+def _scalar_source(variable: Variable) -> _ScalarKey | None:
+    """``(instruction, index read, lower, upper)`` of a runtime variable read at
+    one fixed index (the same value wherever the map is evaluated); None for
+    one read at a varying index, or of unknown origin."""
+    source = variable.source
+    if source is None:
+        return None
+    index_map = source.index_map
+    point: list[int] = []
+    for result in index_map.results:
+        values = interval_of(result, index_map.bounds)
+        if not values.is_point:
+            return None
+        point.append(values.lower)
+    return (source.instruction, tuple(point), variable.bounds.lower, variable.bounds.upper)
+
+
+def _over_assignments(
+    maps: Sequence[CountedMap], measure: Callable[[Sequence[CountedMap]], int]
+) -> Answer:
+    """`measure` of the maps for every joint assignment of their runtime
+    variables, each one scalar per execution (the same source element is the
+    same value in every map): one number, or the span, when there are at
+    most `ASSIGNMENT_LIMIT` assignments."""
+    keys: list[_ScalarKey] = []
+    for c in maps:
+        for variable in c.map.rt_vars:
+            key = _scalar_source(variable)
+            if key is None:
+                return Unknown(RUNTIME_DEPENDENT)
+            if key not in keys:
+                keys.append(key)
+    if len({key[:2] for key in keys}) != len(keys):
+        # One source element clamped into different ranges: the variables are
+        # related in a way the maps do not state.
+        return Unknown(RUNTIME_DEPENDENT)
+    if math.prod(key[3] - key[2] + 1 for key in keys) > ASSIGNMENT_LIMIT:
+        return Unknown(RUNTIME_DEPENDENT)
+    values = [
+        measure([_fix(c, dict(zip(keys, assignment, strict=True))) for c in maps])
+        for assignment in itertools.product(*(range(key[2], key[3] + 1) for key in keys))
+    ]
+    return _span(values)
+
+
+def _span(values: Sequence[int]) -> int | Span:
+    low, high = min(values), max(values)
+    return low if low == high else Span(low, high)
+
+
+def _fix(counted: CountedMap, values: dict[_ScalarKey, int]) -> CountedMap:
+    """The map with each runtime variable replaced by its value."""
+    indexing_map = counted.map
+    table: dict[Var, Expr] = {}
+    for index, variable in enumerate(indexing_map.rt_vars):
+        key = _scalar_source(variable)
+        assert key is not None
+        table[rt_var(index)] = const(values[key])
+    return CountedMap(_substituted(indexing_map, table), counted.multiplicity)
+
+
+def _substituted(indexing_map: IndexingMap, table: dict[Var, Expr]) -> IndexingMap:
+    """The map with its runtime variables replaced (`table`), and dropped."""
+
+    def value(v: Var) -> Expr:
+        return table.get(v, v)
+
+    return indexing_map.replaced(
+        results=[substitute(r, value) for r in indexing_map.results],
+        constraints=[(substitute(e, value), b) for e, b in indexing_map.constraints],
+        rt_vars=(),
+    )
+
+
+def _rt_in_constraints(indexing_map: IndexingMap) -> bool:
+    return any(v.kind is VarKind.RT for e, _ in indexing_map.constraints for v in variables_of(e))
+
+
+def _translation_invariant(indexing_map: IndexingMap, dimensions: Sequence[int]) -> bool:
+    """Whether the image only moves with the runtime values: no constraint
+    mentions them, each enters the results as an added term, and the image
+    stays inside the operand for every value — so its size is the same for
+    every assignment."""
+    if _rt_in_constraints(indexing_map):
+        return False
+    for result, size in zip(indexing_map.results, dimensions, strict=True):
+        terms, _ = linear_terms(result)
+        for base in terms:
+            if not isinstance(base, Var) and any(v.kind is VarKind.RT for v in variables_of(base)):
+                return False
+        values = interval_of(result, indexing_map.bounds)
+        if values.lower < 0 or values.upper >= size:
+            return False
+    return True
+
+
+def _per_row(maps: Sequence[CountedMap], dimensions: Sequence[int]) -> Answer:
+    """A gather-like read: runtime values read at an index that depends on
+    some dims ``B`` (the rows), the operand elements on the other dims and
+    the values only.  Every row may pick any feasible value, independently
+    of the others unless they read the same index element.
+
+    Minimum: every row picks the same value, one translate ``S`` of the
+    slice.  Maximum, when different values give disjoint translates (each
+    runtime value is alone in its result, as in ``(rt0, d2)``): ``min(K, C) *
+    |S|`` for ``K`` distinct index elements and ``C`` feasible values.
+    Otherwise the answer depends on the values.
+    """
+    depends = Unknown(RUNTIME_DEPENDENT)
+    if len(maps) != 1:
+        return depends
+    indexing_map = maps[0].map
+    sources = [v.source for v in indexing_map.rt_vars]
+    if any(s is None for s in sources) or not _translation_invariant(indexing_map, dimensions):
+        return depends
+    index_maps = [s.index_map for s in sources if s is not None]
+    first = index_maps[0]
+    if any(
+        m.range_vars or m.rt_vars or m.dims != first.dims or m.constraints != first.constraints
+        for m in index_maps
+    ):
+        return depends
+    relevant = [
+        index
+        for index in range(len(indexing_map.rt_vars))
+        if any(rt_var(index) in variables_of(r) for r in indexing_map.results)
+    ]
+    rows: set[Var] = set()
+    for m in index_maps:
+        for result in m.results:
+            rows |= variables_of(result)
+    used: set[Var] = set()
+    for expr in (*indexing_map.results, *(e for e, _ in indexing_map.constraints)):
+        used |= variables_of(expr)
+    if rows & used:
+        return depends
+    slice_size = count_image([_at_lower_bounds(indexing_map)], dimensions).value
+    # Different values give disjoint translates when every result that moves
+    # with a runtime value is that value alone (times a constant, plus one).
+    for result in indexing_map.results:
+        moving = {v for v in variables_of(result) if v.kind is VarKind.RT}
+        if moving and len(linear_terms(result)[0]) != 1:
+            return depends
+    read_at = first.replaced(results=[r for k in relevant for r in index_maps[k].results])
+    extents = [interval_of(r, read_at.bounds) for r in read_at.results]
+    if any(e.lower < 0 for e in extents):
+        return depends
+    distinct_rows = count_image([read_at], [e.upper + 1 for e in extents]).value
+    # Rows must pick their values independently: no two rows with different
+    # index tuples may share one index element (``(d0, 0)`` and ``(d0, 1)``
+    # share none; ``(d0 floordiv 2, 0)`` beside ``(d0, 1)`` would).
+    for k in relevant:
+        single = first.replaced(results=index_maps[k].results)
+        sizes = [interval_of(r, single.bounds).upper + 1 for r in single.results]
+        if count_image([single], sizes).value != distinct_rows:
+            return depends
+    values = math.prod(indexing_map.rt_vars[k].bounds.size for k in relevant)
+    return _span([slice_size, min(distinct_rows, values) * slice_size])
+
+
+def _at_lower_bounds(indexing_map: IndexingMap) -> IndexingMap:
+    """The map with every runtime variable fixed at its lowest value."""
+    table: dict[Var, Expr] = {
+        rt_var(k): const(v.bounds.lower) for k, v in enumerate(indexing_map.rt_vars)
+    }
+    return _substituted(indexing_map, table)

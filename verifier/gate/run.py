@@ -1,0 +1,120 @@
+"""The result of one `verifier check` run — every finding of every module and
+every file that could not be read — and the gate's status, which every
+report (text, JSON, JUnit, SARIF) renders and the command line turns into
+its exit code.
+
+The status, in order of precedence:
+
+* ``bad-input``: some file could not be parsed (the others were checked);
+* ``refuted``: some check was refuted — or, under ``strict``, unsupported;
+* ``unknown``: some solver budget ran out, nothing refuted;
+* ``vacuous``: nothing was proved and something was vacuous (every question
+  was about an empty domain);
+* ``ok``: everything else — ``unsupported`` findings are warnings then.
+
+Findings of an *informational* check (e.g. ``overflow-int32``: a fusion whose
+indices need int64 is correct, only slower) are reported but never move the
+status.
+
+>>> from verifier.checks.verdict import Outcome
+>>> def finding(outcome):
+...     return Finding("in-bounds", outcome, "m", "main", "add", "operand 0 (p0)", "...")
+>>> GateRun(("m.hlo",), (finding(Outcome.PROVED), finding(Outcome.UNSUPPORTED))).status
+'ok'
+>>> GateRun(("m.hlo",), (finding(Outcome.PROVED), finding(Outcome.UNSUPPORTED)), strict=True).status
+'refuted'
+>>> GateRun(("m.hlo",), (finding(Outcome.VACUOUS),)).status
+'vacuous'
+>>> GateRun(("m.hlo",), (finding(Outcome.REFUTED),), informational=frozenset({"in-bounds"})).status
+'ok'
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+from collections import Counter
+from dataclasses import dataclass
+from typing import Literal
+
+from verifier.checks.verdict import Outcome
+from verifier.errors import SourceSpan
+from verifier.gate.finding import Finding
+
+Status = Literal["bad-input", "refuted", "unknown", "vacuous", "ok"]
+
+OUTCOMES = tuple(Outcome)
+
+
+def tool_version() -> str:
+    """The installed version of this tool."""
+    try:
+        return importlib.metadata.version("verifier")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
+
+
+@dataclass(frozen=True)
+class InputError:
+    """A file that could not be checked, and where it went wrong."""
+
+    span: SourceSpan
+    message: str
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "file": self.span.filename,
+            "line": self.span.line,
+            "column": self.span.column,
+            "message": self.message,
+        }
+
+    def __str__(self) -> str:
+        if self.span.line:
+            return f"{self.span}: {self.message}"
+        return f"{self.span.filename}: {self.message}"
+
+
+@dataclass(frozen=True)
+class GateRun:
+    """Every finding of one run, in the order the checks produced them (files
+    sorted), and the files that could not be read."""
+
+    files: tuple[str, ...]
+    findings: tuple[Finding, ...]
+    errors: tuple[InputError, ...] = ()
+    strict: bool = False
+    informational: frozenset[str] = frozenset()
+
+    @property
+    def checks(self) -> tuple[str, ...]:
+        """The checks that produced findings, in first-seen order."""
+        return tuple(dict.fromkeys(f.check for f in self.findings))
+
+    def counts(self) -> dict[str, Counter[Outcome]]:
+        """Outcome counts per check."""
+        table: dict[str, Counter[Outcome]] = {check: Counter() for check in self.checks}
+        for finding in self.findings:
+            table[finding.check][finding.outcome] += 1
+        return table
+
+    def totals(self) -> Counter[Outcome]:
+        """Outcome counts over every check."""
+        return Counter(f.outcome for f in self.findings)
+
+    def is_informational(self, finding: Finding) -> bool:
+        """Whether `finding` belongs to a check that informs and never fails the gate."""
+        return finding.check in self.informational
+
+    @property
+    def status(self) -> Status:
+        """The gate's answer (see the module docstring for the precedence)."""
+        totals = Counter(f.outcome for f in self.findings if f.check not in self.informational)
+        if self.errors:
+            return "bad-input"
+        if totals[Outcome.REFUTED] or (self.strict and totals[Outcome.UNSUPPORTED]):
+            return "refuted"
+        if totals[Outcome.UNKNOWN]:
+            return "unknown"
+        if totals[Outcome.VACUOUS] and not totals[Outcome.PROVED]:
+            return "vacuous"
+        return "ok"
