@@ -116,8 +116,9 @@ def instruction_json(
 
 
 def _output_index(output: OutputLeaf) -> dict[str, Any]:
-    """``"output_index"``: the output's shape index, when inside a tuple."""
-    return {"output_index": list(output.index)} if output.index else {}
+    """``"output_index"``: the output's shape index inside a nested tuple
+    (in a flat tuple, output ``k`` is element ``k``)."""
+    return {"output_index": list(output.index)} if len(output.index) > 1 else {}
 
 
 def _operand_index(operand: OperandLeaf) -> dict[str, Any]:
