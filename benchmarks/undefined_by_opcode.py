@@ -1,26 +1,34 @@
 """The share of operands whose indexing is UNDEFINED, by opcode and direction,
-over the committed real dumps (examples/real/*.hlo), with the reasons.
+over the committed real dumps (examples/real/*.hlo, examples/real_ops/*.hlo,
+or the directories given), with the reasons.
 
-Every instruction of every computation except fusions (their maps are
-composed elsewhere).  An operand counts as UNDEFINED output→input when any
-output's map of it is, and input→output when its map to any output is.
+The maps are those `verifier check` checks: every instruction of every
+computation, calls, conditionals and async-starts composed through the
+computations they call (fusions are composed too, but left out of the
+table: their operands' maps are their fused instructions').  An operand
+counts as UNDEFINED output→input when any output's map of any of its arrays
+is, and input→output when the map of any of its arrays to any output is.
 Prints one row per opcode (o2i and i2o counts), then one row per reason.
 
-    python benchmarks/undefined_by_opcode.py
+    python benchmarks/undefined_by_opcode.py [DIR...]
 """
 
 from __future__ import annotations
 
+import sys
 from collections import Counter
 from pathlib import Path
 
 from verifier.expr.indexing_map import Undefined
+from verifier.fusion.compose import Composer
 from verifier.hlo.module import Computation, Instruction
 from verifier.hlo.parser import parse_module
-from verifier.indexing.analysis import input_to_output, output_count, output_to_input
+from verifier.indexing.analysis import output_count
+from verifier.indexing.leaves import instruction_operand_leaves
 from verifier.indexing.registry import Indexing
 
-ROOT = Path(__file__).parents[1] / "examples" / "real"
+EXAMPLES = Path(__file__).parents[1] / "examples"
+CORPORA = (EXAMPLES / "real", EXAMPLES / "real_ops")
 
 
 def first_undefined(indexings: list[Indexing]) -> Undefined | None:
@@ -29,40 +37,50 @@ def first_undefined(indexings: list[Indexing]) -> Undefined | None:
 
 
 def per_operand(
-    computation: Computation, instruction: Instruction
+    composer: Composer, computation: Computation, instruction: Instruction
 ) -> list[tuple[Undefined | None, Undefined | None]]:
     """Per operand: its first UNDEFINED output→input and input→output indexing."""
+    leaves = instruction_operand_leaves(computation, instruction)
     outputs = [
-        output_to_input(computation, instruction, output)
+        composer.output_to_input(computation, instruction, output)
         for output in range(output_count(instruction))
     ]
-    return [
-        (
-            first_undefined([o[operand] for o in outputs]),
-            first_undefined(list(input_to_output(computation, instruction, operand))),
+    backward = {
+        leaf.number: composer.input_to_output(computation, instruction, leaf.number)
+        for leaf in leaves
+    }
+    found = []
+    for operand in range(len(instruction.operands)):
+        mine = [leaf.number for leaf in leaves if leaf.operand == operand]
+        found.append(
+            (
+                first_undefined([o[k].indexing for o in outputs for k in mine]),
+                first_undefined([c.indexing for k in mine for c in backward[k]]),
+            )
         )
-        for operand in range(len(instruction.operands))
-    ]
+    return found
 
 
-def main() -> None:
+def main(directories: list[Path]) -> None:
+    paths = sorted(path for directory in directories for path in directory.glob("*.hlo"))
     operands: Counter[str] = Counter()
     undefined: dict[str, Counter[str]] = {"o2i": Counter(), "i2o": Counter()}
     reasons: Counter[tuple[str, str, str]] = Counter()
-    for path in sorted(ROOT.glob("*.hlo")):
+    for path in paths:
         module = parse_module(path.read_text(), str(path))
+        composer = Composer(module)
         for computation in module.computations:
             for instruction in computation.instructions:
                 if instruction.opcode == "fusion" or not instruction.operands:
                     continue
-                for found in per_operand(computation, instruction):
+                for found in per_operand(composer, computation, instruction):
                     operands[instruction.opcode] += 1
                     for direction, undefined_map in zip(("o2i", "i2o"), found, strict=True):
                         if undefined_map is not None:
                             undefined[direction][instruction.opcode] += 1
                             reasons[(instruction.opcode, direction, undefined_map.reason)] += 1
     o2i, i2o = undefined["o2i"], undefined["i2o"]
-    print(f"dumps: {', '.join(path.stem for path in sorted(ROOT.glob('*.hlo')))}\n")
+    print(f"dumps: {', '.join(path.stem for path in paths)}\n")
     print(
         f"{'opcode':<22} {'operands':>8} {'o2i UNDEF':>9} {'share':>7} {'i2o UNDEF':>9} {'share':>7}"
     )
@@ -84,4 +102,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    main([Path(argument) for argument in sys.argv[1:]] or list(CORPORA))

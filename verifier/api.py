@@ -51,6 +51,7 @@ from verifier.gate.suite import run_checks
 from verifier.hlo.module import Computation, Module
 from verifier.hlo.parser import parse_module, parse_module_file
 from verifier.indexing.analysis import output_count
+from verifier.indexing.leaves import OperandLeaf, instruction_operand_leaves, parameter_leaves
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -63,13 +64,15 @@ class OperandMaps:
     """Output `output` → operand `operand` (``o2i``; ``i2o``: operand →
     output): the maps (simplified, equal ones merged) and how many use paths
     read through each; `maps` is `Undefined` (with its reason) when the
-    indexing is unknown."""
+    indexing is unknown.  `output` is an output leaf number; a tuple-shaped
+    operand has one row per leaf, at `operand_index`."""
 
     output: int
     operand: int
     operand_name: str
     maps: tuple[IndexingMap, ...] | Undefined
     multiplicities: tuple[int, ...] = ()
+    operand_index: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -104,18 +107,17 @@ class Analysis:
         chosen = self._computation(computation)
         instruction = chosen.instruction(name)
         rows = []
+        operands = instruction_operand_leaves(chosen, instruction)
         if direction == "o2i":
             for output in range(output_count(instruction)):
                 per_operand = self._maps.output_to_input(chosen, instruction, output)
-                for number, composed in enumerate(per_operand):
-                    rows.append(
-                        _operand_maps(output, number, instruction.operands[number], composed)
-                    )
+                for operand, composed in zip(operands, per_operand, strict=True):
+                    rows.append(_operand_maps(output, operand, composed))
         else:
-            for number, operand_name in enumerate(instruction.operands):
-                per_output = self._maps.input_to_output(chosen, instruction, number)
+            for operand in operands:
+                per_output = self._maps.input_to_output(chosen, instruction, operand.number)
                 for output, composed in enumerate(per_output):
-                    rows.append(_operand_maps(output, number, operand_name, composed))
+                    rows.append(_operand_maps(output, operand, composed))
         return rows
 
     def to_parameters(self) -> list[OperandMaps]:
@@ -126,10 +128,8 @@ class Analysis:
         rows = []
         for output in range(output_count(entry.root)):
             composed = self._maps.to_parameters(output)
-            for number, (parameter, indexing) in enumerate(
-                zip(entry.parameters, composed, strict=True)
-            ):
-                rows.append(_operand_maps(output, number, parameter.name, indexing))
+            for parameter, indexing in zip(parameter_leaves(entry), composed, strict=True):
+                rows.append(_operand_maps(output, parameter, indexing))
         return rows
 
     def _computation(self, name: str | None) -> Computation:
@@ -194,17 +194,15 @@ class Analysis:
         return list(run_checks(self._maps, cache or MemoryCache(), only=only))
 
 
-def _operand_maps(
-    output: int, operand: int, operand_name: str, composed: ComposedIndexing
-) -> OperandMaps:
+def _operand_maps(output: int, operand: OperandLeaf, composed: ComposedIndexing) -> OperandMaps:
+    place = (output, operand.operand, operand.name)
     if isinstance(composed.maps, Undefined):
-        return OperandMaps(output, operand, operand_name, composed.maps)
+        return OperandMaps(*place, composed.maps, operand_index=operand.index)
     return OperandMaps(
-        output,
-        operand,
-        operand_name,
+        *place,
         tuple(c.map for c in composed.maps),
         tuple(c.multiplicity for c in composed.maps),
+        operand_index=operand.index,
     )
 
 

@@ -235,3 +235,18 @@ def test_an_overlong_line_is_read() -> None:
 def test_mlir_text_says_how_to_get_hlo() -> None:
     with pytest.raises(ParseError, match=r"MLIR .*compile\(\)\.as_text\(\).*dialect='hlo'"):
         parse_module("module @jit_f attributes {mhlo.num_partitions = 1 : i32} {\n}")
+
+
+def test_opcodes_are_spelled_as_xla_prints_them() -> None:
+    # XLA prints kOptimizationBarrier as "opt-barrier"; an omitted shape is
+    # inferred from its operand like any pass-through op.
+    module = parse_module(
+        "HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n  t = (f32[4]) tuple(p)\n"
+        "  ROOT b = opt-barrier(t)\n}\n"
+    )
+    assert str(module.entry.root.shape) == str(module.entry.instruction("t").shape)
+    with pytest.raises(ParseError, match="did you mean 'opt-barrier'"):
+        parse_module(
+            "HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n"
+            "  ROOT b = f32[4] optimization-barrier(p)\n}\n"
+        )

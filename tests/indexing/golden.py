@@ -23,6 +23,7 @@ from verifier.indexing.registry import Indexing
 from .relations import union_relation
 
 SPEC_DIR = Path(__file__).resolve().parents[2] / "examples" / "spec"
+OPS_DIR = SPEC_DIR.parent / "ops"
 # Largest number of points (dims × symbols boxes, both sides) compared by brute force.
 BRUTE_FORCE_LIMIT = 200_000
 
@@ -136,7 +137,9 @@ def load_case(expected: Path) -> GoldenCase:
 
 
 def all_cases() -> list[GoldenCase]:
-    return [load_case(path) for path in sorted(SPEC_DIR.glob("*.expected"))]
+    """SPEC §2's cases, then those of the ops beyond it (examples/ops)."""
+    paths = [*sorted(SPEC_DIR.glob("*.expected")), *sorted(OPS_DIR.glob("*.expected"))]
+    return [load_case(path) for path in paths]
 
 
 # ------------------------------------------------------------------ comparison

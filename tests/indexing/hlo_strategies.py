@@ -460,6 +460,155 @@ def get_tuple_element(draw: st.DrawFn) -> str:
     return module([f"p0 = {tuple_shape} parameter(0)", root])
 
 
+def value_shape(depth: int = 2) -> st.SearchStrategy[str]:
+    """An array shape, or a (possibly nested, possibly empty) tuple of them."""
+    array = dims_strategy(0, 2, 3).map(lambda dims: shape("f32", dims))
+    if depth == 0:
+        return array
+    nested = st.lists(value_shape(depth - 1), min_size=0, max_size=3)
+    return st.one_of(array, nested.map(lambda shapes: f"({', '.join(shapes)})"))
+
+
+@st.composite
+def get_nested_tuple_element(draw: st.DrawFn) -> str:
+    """A get-tuple-element whose operand, and maybe result, nest tuples."""
+    shapes = draw(st.lists(value_shape(1), min_size=1, max_size=3))
+    index = draw(st.integers(0, len(shapes) - 1))
+    root = f"r = {shapes[index]} get-tuple-element(p0), index={index}"
+    return module([f"p0 = ({', '.join(shapes)}) parameter(0)", root])
+
+
+@st.composite
+def passed_through(draw: st.DrawFn, opcode: str) -> str:
+    """``r = S op(p0)`` whose output is its operand, leaf by leaf."""
+    value = draw(value_shape())
+    if opcode == "add-dependency":
+        return module(
+            [
+                f"p0 = {value} parameter(0)",
+                "t = token[] after-all()",
+                f"r = {value} {opcode}(p0, t)",
+            ]
+        )
+    return module([f"p0 = {value} parameter(0)", f"r = {value} {opcode}(p0)"])
+
+
+@st.composite
+def element_of_pair(draw: st.DrawFn, opcode: str) -> str:
+    """The ``*-done`` of an asynchronous pair: one element of the start's tuple."""
+    first, second = draw(value_shape(1)), draw(value_shape(1))
+    state = {
+        "copy-done": (f"({first}, {first}, u32[])", first),
+        "async-done": (f"(({first}), {second}, s32[])", second),
+        "all-gather-done": (f"({first}, {second})", second),
+        "collective-permute-done": (f"({first}, {first}, u32[], u32[])", first),
+    }[opcode]
+    return module([f"p0 = {state[0]} parameter(0)", f"r = {state[1]} {opcode}(p0)"])
+
+
+@st.composite
+def copy_start(draw: st.DrawFn) -> str:
+    value = draw(value_shape(1))
+    return module([f"p0 = {value} parameter(0)", f"r = ({value}, {value}, u32[]) copy-start(p0)"])
+
+
+_PASSED_THROUGH = (
+    "copy", "opt-barrier", "domain", "add-dependency", "async-update", "all-reduce-done",
+)  # fmt: skip
+_DONE = ("copy-done", "async-done", "all-gather-done", "collective-permute-done")
+
+
+# ------------------------------------------------------------------ whole slices
+
+
+@st.composite
+def fft(draw: st.DrawFn) -> str:
+    batch = draw(dims_strategy(0, 2, 3))
+    lengths = draw(st.lists(st.integers(1, 4), min_size=1, max_size=min(3, 3 - len(batch) + 1)))
+    kind = draw(st.sampled_from(["FFT", "IFFT", "RFFT", "IRFFT"]))
+    half = [*lengths[:-1], lengths[-1] // 2 + 1]
+    operand, result = {
+        "FFT": (lengths, lengths),
+        "IFFT": (lengths, lengths),
+        "RFFT": (lengths, half),
+        "IRFFT": (half, lengths),
+    }[kind]
+    types = {"RFFT": ("f32", "c64"), "IRFFT": ("c64", "f32")}.get(kind, ("c64", "c64"))
+    root = (
+        f"r = {shape(types[1], [*batch, *result])} fft(p0), fft_type={kind}, "
+        f"fft_length={ints(lengths)}"
+    )
+    return module([f"p0 = {shape(types[0], [*batch, *operand])} parameter(0)", root])
+
+
+@st.composite
+def topk(draw: st.DrawFn) -> str:
+    dims = draw(dims_strategy(1, 2, 4))
+    k = draw(st.integers(1, dims[-1]))
+    out = [*dims[:-1], k]
+    result = f"({shape('f32', out)}, {shape('s32', out)})"
+    if draw(st.booleans()):
+        root = f"r = {result} topk(p0), k={k}, largest=true"
+    else:
+        root = f'r = {result} custom-call(p0), custom_call_target="TopK"'
+    return module([f"p0 = {shape('f32', dims)} parameter(0)", root])
+
+
+@st.composite
+def annotation(draw: st.DrawFn) -> str:
+    value = draw(value_shape(1))
+    target = draw(st.sampled_from(["Sharding", "MoveToHost", "MoveToDevice", "xla.sdy.Sharding"]))
+    root = f'r = {value} custom-call(p0), custom_call_target="{target}"'
+    return module([f"p0 = {value} parameter(0)", root])
+
+
+@st.composite
+def batch_norm(draw: st.DrawFn, opcode: str) -> str:
+    dims = draw(dims_strategy(1, 3, 3))
+    feature = draw(st.integers(0, len(dims) - 1))
+    full, per_feature = shape("f32", dims), shape("f32", [dims[feature]])
+    operands, result = {
+        "batch-norm-training": (
+            [full, per_feature, per_feature],
+            f"({full}, {per_feature}, {per_feature})",
+        ),
+        "batch-norm-inference": ([full, *[per_feature] * 4], full),
+        "batch-norm-grad": (
+            [full, per_feature, per_feature, per_feature, full],
+            f"({full}, {per_feature}, {per_feature})",
+        ),
+    }[opcode]
+    args = ", ".join(f"p{i}" for i in range(len(operands)))
+    root = f"r = {result} {opcode}({args}), epsilon=0.001, feature_index={feature}"
+    return module([*parameters(operands), root])
+
+
+@st.composite
+def rng(draw: st.DrawFn) -> str:
+    out = shape("f32", draw(dims_strategy(0, 2, 3)))
+    root = f"r = {out} rng(p0, p1), distribution=rng_uniform"
+    return module([*parameters(["f32[]", "f32[]"]), root])
+
+
+@st.composite
+def rng_bit_generator(draw: st.DrawFn) -> str:
+    state = shape("u64", [draw(st.integers(1, 3))])
+    bits = shape("u32", draw(dims_strategy(0, 2, 3)))
+    root = f"r = ({state}, {bits}) rng-bit-generator(p0), algorithm=rng_default"
+    return module([f"p0 = {state} parameter(0)", root])
+
+
+@st.composite
+def dimension_size(draw: st.DrawFn, opcode: str) -> str:
+    dims = draw(dims_strategy(1, 2, 3))
+    axis = draw(st.integers(0, len(dims) - 1))
+    if opcode == "get-dimension-size":
+        root = f"r = s32[] get-dimension-size(p0), dimensions={{{axis}}}"
+        return module([f"p0 = {shape('f32', dims)} parameter(0)", root])
+    root = f"r = {shape('f32', dims)} set-dimension-size(p0, p1), dimensions={{{axis}}}"
+    return module([*parameters([shape("f32", dims), "s32[]"]), root])
+
+
 _LEAVES = {
     "constant": "r = f32[2] constant({1, 2})",
     "iota": "r = s32[3,2] iota(), iota_dimension=0",
@@ -493,5 +642,18 @@ STRATEGIES: dict[str, st.SearchStrategy[str]] = {
     "dynamic-update-slice": dynamic_update_slice(),
     "gather": gather(),
     "tuple": tuple_(),
-    "get-tuple-element": get_tuple_element(),
+    "get-tuple-element": st.one_of(get_tuple_element(), get_nested_tuple_element()),
+    **{opcode: passed_through(opcode) for opcode in _PASSED_THROUGH},
+    **{opcode: element_of_pair(opcode) for opcode in _DONE},
+    "copy-start": copy_start(),
+    "fft": fft(),
+    "topk": topk(),
+    "custom-call": st.one_of(topk(), annotation()),
+    **{
+        opcode: batch_norm(opcode)
+        for opcode in ("batch-norm-training", "batch-norm-inference", "batch-norm-grad")
+    },
+    "rng": rng(),
+    "rng-bit-generator": rng_bit_generator(),
+    **{opcode: dimension_size(opcode) for opcode in ("get-dimension-size", "set-dimension-size")},
 }

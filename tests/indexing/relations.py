@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from oracle import inverse, output_shapes, relations
+from oracle import inverse, operand_arrays, output_shapes, relations
 
 from verifier.expr.indexing_map import IndexingMap, Undefined
 from verifier.hlo import Computation, Instruction, Module, parse_module
@@ -34,11 +34,13 @@ def union_relation(maps: Iterable[IndexingMap]) -> frozenset[Pair]:
 def operand_dims(
     computation: Computation, instruction: Instruction, operand: int
 ) -> tuple[int, ...]:
-    """The array shape an operand's index addresses (a get-tuple-element
-    addresses element `index` of its tuple operand)."""
-    shape = computation.operand_instructions(instruction)[operand].shape
-    if shape.tuple_shapes is not None:
-        return shape.tuple_shapes[instruction.integer("index")].dimensions
+    """The dimensions of operand array `operand` (the oracle's numbering:
+    every operand's arrays depth first)."""
+    position, path = operand_arrays(computation, instruction)[operand]
+    shape = computation.operand_instructions(instruction)[position].shape
+    for element in path:
+        assert shape.tuple_shapes is not None
+        shape = shape.tuple_shapes[element]
     return shape.dimensions
 
 
@@ -97,7 +99,7 @@ def check_instruction(
 ) -> CheckReport:
     """Assert that the rules for `instruction` match the oracle (see module doc)."""
     report = CheckReport()
-    operand_count = len(instruction.operands)
+    operand_count = len(operand_arrays(computation, instruction))
     shapes = output_shapes(instruction)
     oracle = [relations(computation, instruction, output) for output in range(len(shapes))]
     for output in range(len(shapes)):

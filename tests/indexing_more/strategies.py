@@ -171,7 +171,16 @@ def select_and_scatter(draw: st.DrawFn) -> str:
 def collective(draw: st.DrawFn) -> str:
     opcode = draw(
         st.sampled_from(
-            ["all-reduce", "collective-permute", "all-gather", "reduce-scatter", "all-to-all"]
+            [
+                "all-reduce",
+                "all-reduce-start",
+                "collective-permute",
+                "collective-permute-start",
+                "all-gather",
+                "all-gather-start",
+                "reduce-scatter",
+                "all-to-all",
+            ]
         )
     )
     dims = draw(st.lists(st.integers(1, 3), min_size=1, max_size=2))
@@ -180,13 +189,19 @@ def collective(draw: st.DrawFn) -> str:
     replicas = "replica_groups={" + _ints(range(groups)) + "}"
     operand, out = list(dims), list(dims)
     attributes = replicas
-    if opcode == "all-reduce":
+    result = _shape(out)
+    if opcode in ("all-reduce", "all-reduce-start"):
         attributes += ", to_apply=add"
-    elif opcode == "collective-permute":
+    elif opcode in ("collective-permute", "collective-permute-start"):
         attributes = "source_target_pairs={{0,1},{1,0}}"
-    elif opcode == "all-gather":
+        if opcode == "collective-permute-start":
+            result = f"({_shape(operand)}, {_shape(out)}, u32[], u32[])"
+    elif opcode in ("all-gather", "all-gather-start"):
         out[axis] *= groups
         attributes += f", dimensions={{{axis}}}"
+        result = _shape(out)
+        if opcode == "all-gather-start":
+            result = f"({_shape(operand)}, {result})"
     elif opcode == "reduce-scatter":
         operand[axis] *= groups
         attributes += f", dimensions={{{axis}}}, to_apply=add"
@@ -194,7 +209,9 @@ def collective(draw: st.DrawFn) -> str:
         operand[axis] *= groups
         out[axis] *= groups
         attributes += f", dimensions={{{axis}}}"
-    root = f"r = {_shape(out)} {opcode}(p0), {attributes}"
+    if opcode in ("reduce-scatter", "all-to-all"):
+        result = _shape(out)
+    root = f"r = {result} {opcode}(p0), {attributes}"
     return _module([_shape(operand)], root, _ADD)
 
 

@@ -2,8 +2,11 @@
 
 Straight from XLA's operation semantics, by enumeration over small shapes.
 `reads(computation, instruction, output)` gives, for every index of output
-`output` (a tuple element, or the array output 0), the exact set of
-`(operand_number, operand_index)` elements read to compute it:
+`output` (the output's arrays numbered depth first through nested tuples,
+an array output is 0), the exact set of `(operand_array, operand_index)`
+elements read to compute it; operand arrays are numbered the same way,
+operand after operand (while every operand is an array, operand array ``k``
+is operand ``k``):
 
 >>> from verifier.hlo import parse_module
 >>> m = parse_module('''
@@ -35,7 +38,7 @@ from verifier.hlo import Computation, Instruction, Shape
 
 Index: TypeAlias = tuple[int, ...]
 Element: TypeAlias = tuple[int, Index]
-"""``(operand_number, operand_index)``."""
+"""``(operand_array, operand_index)``."""
 Reads: TypeAlias = dict[Index, frozenset[Element]]
 """Output index → the operand elements read to compute it."""
 
@@ -49,10 +52,30 @@ def indices(dimensions: Sequence[int]) -> Iterator[Index]:
     return itertools.product(*(range(n) for n in dimensions))
 
 
+def arrays(shape: Shape, path: Index = ()) -> list[tuple[Index, Shape]]:
+    """Every array inside `shape` with its path through the tuples, depth
+    first (an array is itself at ``()``; ``()`` the empty tuple has none)."""
+    if shape.tuple_shapes is None:
+        return [(path, shape)]
+    found: list[tuple[Index, Shape]] = []
+    for position, element in enumerate(shape.tuple_shapes):
+        found += arrays(element, (*path, position))
+    return found
+
+
 def output_shapes(instruction: Instruction) -> tuple[Shape, ...]:
-    """The array shapes of the outputs: the tuple elements, or the one array."""
-    shape = instruction.shape
-    return shape.tuple_shapes if shape.tuple_shapes is not None else (shape,)
+    """The arrays of the output, numbered depth first (outputs are arrays)."""
+    return tuple(shape for _, shape in arrays(instruction.shape))
+
+
+def operand_arrays(computation: Computation, instruction: Instruction) -> list[tuple[int, Index]]:
+    """Every array of every operand, as (operand, path), numbered in order:
+    the number an `Element` carries."""
+    return [
+        (position, path)
+        for position, operand in enumerate(computation.operand_instructions(instruction))
+        for path, _ in arrays(operand.shape)
+    ]
 
 
 # ------------------------------------------------------------------ opcodes
@@ -71,7 +94,6 @@ ELEMENTWISE = frozenset(
         "compare",
         "complex",
         "convert",
-        "copy",
         "cosine",
         "count-leading-zeros",
         "divide",
@@ -123,6 +145,12 @@ class _Context:
     def __init__(self, computation: Computation, instruction: Instruction) -> None:
         self.instruction = instruction
         self.operands = computation.operand_instructions(instruction)
+        self.arrays = operand_arrays(computation, instruction)
+        self.outputs = [path for path, _ in arrays(instruction.shape)]
+
+    def array_number(self, operand: int, path: Index) -> int:
+        """The number of operand `operand`'s array at `path`."""
+        return self.arrays.index((operand, path))
 
     def operand_dims(self, number: int) -> tuple[int, ...]:
         return self.operands[number].shape.dimensions
@@ -440,12 +468,111 @@ def _gather(ctx: _Context, output: int, index: Index) -> set[Element]:
 
 
 def _tuple(ctx: _Context, output: int, index: Index) -> set[Element]:
-    return {(output, index)}
+    # Output {k, rest…} is operand k's array at {rest…}.
+    path = ctx.outputs[output]
+    return {(ctx.array_number(path[0], path[1:]), index)}
 
 
 def _get_tuple_element(ctx: _Context, output: int, index: Index) -> set[Element]:
-    # The operand index is an index into tuple element `index=`.
-    return {(0, index)}
+    # Output {rest…} is operand 0's array at {index, rest…}.
+    element = ctx.instruction.integer("index")
+    return {(ctx.array_number(0, (element, *ctx.outputs[output])), index)}
+
+
+def _passed_through(operand_path: Callable[[Index], Index | None]) -> Semantics:
+    """An op whose output array at path p is operand 0's array at
+    `operand_path(p)` unchanged (None: that output reads nothing)."""
+
+    def semantics(ctx: _Context, output: int, index: Index) -> set[Element]:
+        path = operand_path(ctx.outputs[output])
+        return set() if path is None else {(ctx.array_number(0, path), index)}
+
+    return semantics
+
+
+def _copy_start_path(path: Index) -> Index | None:
+    # (destination, source, u32[] context): both buffers hold the operand.
+    return path[1:] if path[0] in (0, 1) else None
+
+
+def _every(dimensions: Sequence[int]) -> Iterator[Index]:
+    return indices(dimensions)
+
+
+def _rows(ctx: _Context, output: int, index: Index, swept: int) -> set[Element]:
+    """The operand elements sharing the output index's leading (batch) dims,
+    any value in the last `swept` dims: an FFT's transformed dims, a row."""
+    dims = ctx.operand_dims(0)
+    batch = index[: len(dims) - swept]
+    return {(0, (*batch, *rest)) for rest in _every(dims[len(dims) - swept :])}
+
+
+def _fft(ctx: _Context, output: int, index: Index) -> set[Element]:
+    # Every transformed output element is a sum over every input element
+    # of its batch (its DFT); XLA's fft_length counts the transformed dims.
+    return _rows(ctx, output, index, len(ctx.instruction.int_list("fft_length")))
+
+
+def _topk(ctx: _Context, output: int, index: Index) -> set[Element]:
+    # The k largest of a row (and their positions) depend on the whole row.
+    return _rows(ctx, output, index, 1)
+
+
+def _custom_call(ctx: _Context, output: int, index: Index) -> set[Element]:
+    target = ctx.instruction.attributes.word("custom_call_target") or ""
+    if target == "TopK":
+        return _rows(ctx, output, index, 1)
+    if target in ("Sharding", "MoveToHost", "MoveToDevice") or target.startswith("xla.sdy."):
+        return {(ctx.array_number(0, ctx.outputs[output]), index)}
+    raise UnsupportedByOracle(f"custom-call target {target}")
+
+
+def _batch_norm(ctx: _Context, output: int, index: Index) -> set[Element]:
+    """From the formulas: training normalises each element with its feature's
+    batch mean and variance (and outputs them); inference with the given
+    ones; grad computes d(operand) from every element of the feature,
+    d(scale) from operand, mean, variance and grad_output, d(offset) from
+    grad_output alone."""
+    opcode = ctx.instruction.opcode
+    feature_dim = ctx.instruction.integer("feature_index")
+    full_rank = len(ctx.operand_dims(0))
+    feature = index[feature_dim] if len(index) == full_rank else index[0]
+
+    def feature_slice(operand: int) -> set[Element]:
+        return {
+            (operand, element)
+            for element in _every(ctx.operand_dims(operand))
+            if element[feature_dim] == feature
+        }
+
+    def entry(*operands: int) -> set[Element]:
+        return {(operand, (feature,)) for operand in operands}
+
+    if opcode == "batch-norm-inference":
+        return {(0, index)} | entry(1, 2, 3, 4)
+    if opcode == "batch-norm-training":
+        return feature_slice(0) | (entry(1, 2) if output == 0 else set())
+    # batch-norm-grad(operand, scale, mean, variance, grad_output)
+    if output == 0:
+        return feature_slice(0) | feature_slice(4) | entry(1, 2, 3)
+    if output == 1:
+        return feature_slice(0) | feature_slice(4) | entry(2, 3)
+    return feature_slice(4)
+
+
+def _every_operand_element(ctx: _Context, output: int, index: Index) -> set[Element]:
+    # Random numbers: each output bit depends on the whole state (and the
+    # distribution's scalar parameters).
+    return {
+        (number, element)
+        for number in range(len(ctx.operands))
+        for element in _every(ctx.operand_dims(number))
+    }
+
+
+def _set_dimension_size(ctx: _Context, output: int, index: Index) -> set[Element]:
+    # The element itself, and the new size, which decides whether it is valid.
+    return {(0, index), (1, ())}
 
 
 _SEMANTICS: dict[str, Semantics] = {
@@ -468,6 +595,32 @@ _SEMANTICS: dict[str, Semantics] = {
     "gather": _gather,
     "tuple": _tuple,
     "get-tuple-element": _get_tuple_element,
+    **dict.fromkeys(
+        [
+            "copy",
+            "opt-barrier",
+            "domain",
+            "add-dependency",
+            "async-update",
+            "all-reduce-done",
+        ],
+        _passed_through(lambda path: path),
+    ),
+    "copy-start": _passed_through(_copy_start_path),
+    "fft": _fft,
+    "topk": _topk,
+    "custom-call": _custom_call,
+    "batch-norm-training": _batch_norm,
+    "batch-norm-inference": _batch_norm,
+    "batch-norm-grad": _batch_norm,
+    "rng": _every_operand_element,
+    "rng-bit-generator": _every_operand_element,
+    "set-dimension-size": _set_dimension_size,
+    "get-dimension-size": _nothing,
+    "copy-done": _passed_through(lambda path: (0, *path)),
+    "async-done": _passed_through(lambda path: (1, *path)),
+    "all-gather-done": _passed_through(lambda path: (1, *path)),
+    "collective-permute-done": _passed_through(lambda path: (1, *path)),
 }
 
 SUPPORTED_OPCODES = frozenset(_SEMANTICS)
@@ -490,7 +643,9 @@ def relations(
     computation: Computation, instruction: Instruction, output: int
 ) -> list[frozenset[tuple[Index, Index]]]:
     """Output→input, per operand: ``{(output_index, operand_index)}`` for one output."""
-    pairs: list[set[tuple[Index, Index]]] = [set() for _ in instruction.operands]
+    pairs: list[set[tuple[Index, Index]]] = [
+        set() for _ in operand_arrays(computation, instruction)
+    ]
     for index, elements in reads(computation, instruction, output).items():
         for number, element_index in elements:
             pairs[number].add((index, element_index))

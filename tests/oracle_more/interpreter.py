@@ -231,6 +231,26 @@ def _all_to_all(
     return found
 
 
+def _all_gather_start(
+    instruction: Instruction, operands: list[Instruction], output: int, index: Index
+) -> set[Element]:
+    # (operand, gathered) for one operand: the first element keeps the operand.
+    if output == 0:
+        return {(0, index)}
+    (axis,) = instruction.int_list("dimensions")
+    chunk = operands[0].shape.dimensions[axis]
+    read = list(index)
+    read[axis] = index[axis] % chunk
+    return {(0, tuple(read))}
+
+
+def _collective_permute_start(
+    instruction: Instruction, operands: list[Instruction], output: int, index: Index
+) -> set[Element]:
+    # (operand, result from the source replica, context, context).
+    return {(0, index)} if output in (0, 1) else set()
+
+
 # ------------------------------------------------------------------ bitcast
 
 
@@ -256,6 +276,9 @@ _SEMANTICS: dict[str, Semantics] = {
     "scatter": _scatter,
     "select-and-scatter": _select_and_scatter,
     "all-reduce": _same_element,
+    "all-reduce-start": _same_element,
+    "all-gather-start": _all_gather_start,
+    "collective-permute-start": _collective_permute_start,
     "collective-permute": _same_element,
     "all-gather": _all_gather,
     "reduce-scatter": _reduce_scatter,

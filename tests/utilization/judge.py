@@ -31,8 +31,18 @@ def _reads(computation: Computation, instruction: Instruction, output: int) -> d
 
 
 def _outputs(instruction: Instruction) -> int:
-    shape = instruction.shape
-    return len(shape.tuple_shapes) if shape.tuple_shapes is not None else 1
+    return len(oracle.output_shapes(instruction))
+
+
+def _operand_array(
+    computation: Computation, instruction: Instruction, number: int
+) -> tuple[Instruction, int, int]:
+    """Operand array `number` (the interpreters' numbering): the operand, its
+    position, and the array's number among the operand's own arrays."""
+    position, path = oracle.operand_arrays(computation, instruction)[number]
+    producer = computation.operand_instructions(instruction)[position]
+    own = [p for p, _ in oracle.arrays(producer.shape)].index(path)
+    return producer, position, own
 
 
 @dataclass(frozen=True)
@@ -44,7 +54,7 @@ class Judged:
 def judge(module: Module, instruction: Instruction) -> Judged:
     """Distinct elements and reads per operand of an ENTRY instruction."""
     computation = module.entry
-    seen: list[set[Index]] = [set() for _ in instruction.operands]
+    seen: list[set[tuple[int, Index]]] = [set() for _ in instruction.operands]
     pairs = [0 for _ in instruction.operands]
     for output in range(_outputs(instruction)):
         if instruction.opcode == "fusion":
@@ -56,7 +66,10 @@ def judge(module: Module, instruction: Instruction) -> Judged:
             }
         for counter in table.values():
             for (number, element), paths in counter.items():
-                seen[number].add(element)
+                array = 0
+                if instruction.opcode != "fusion":
+                    _, number, array = _operand_array(computation, instruction, number)
+                seen[number].add((array, element))
                 pairs[number] += paths
     return Judged(tuple(len(s) for s in seen), tuple(pairs))
 
@@ -77,22 +90,14 @@ def _fused_reads(module: Module, fusion: Instruction, output: int) -> dict[Index
         if instruction.opcode == "parameter":
             return Counter({(numbers[instruction.name], index): 1})
         total: Counter = Counter()
-        operands = fused.operand_instructions(instruction)
         for number, element in reads_of(instruction, out)[index]:
-            producer = operands[number]
-            if instruction.opcode == "get-tuple-element":
-                total += follow(producer, instruction.integer("index"), element)
-            else:
-                total += follow(producer, 0, element)
+            producer, _, own = _operand_array(fused, instruction, number)
+            total += follow(producer, own, element)
         return total
 
     root = fused.root
-    if root.opcode == "tuple":
-        start, out = fused.operand_instructions(root)[output], 0
-    else:
-        start, out = root, output
-    shape = start.shape if start.shape.tuple_shapes is None else start.shape.tuple_shapes[out]
-    return {index: follow(start, out, index) for index in indices(shape.dimensions)}
+    shape = oracle.output_shapes(root)[output]
+    return {index: follow(root, output, index) for index in indices(shape.dimensions)}
 
 
 _RUNTIME_OFFSET = re.compile(r"^(\s*of\d+ = s32\[\] )parameter\(\d+\)$", re.MULTILINE)

@@ -91,6 +91,6 @@ def test_a_reason_is_a_note_under_the_table_not_a_cell() -> None:
     (call,) = [line for line in lines if line.startswith("call ")]
     assert call.split()[2:7] == ["257", "[1]", "[1]", "[1]", "[1]"]
     notes = [line for line in lines if line.startswith("[")]
-    assert notes == [
-        "[1] unknown indexing (indexing through a whole tuple value (not a get-tuple-element))"
-    ]
+    # The call's operand reaches the loop inside it: the note names the loop.
+    assert len(notes) == 1
+    assert notes[0].startswith("[1] unknown indexing (while loop 'while.2' (condition ")

@@ -44,7 +44,7 @@ import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from typing import TypeAlias
+from typing import TypeAlias, assert_never
 
 from verifier.analysis import ModuleMaps
 from verifier.counting.exact import count_domain, count_image
@@ -57,6 +57,7 @@ from verifier.fusion.compose import ComposedIndexing, CountedMap
 from verifier.hlo.module import Computation, Instruction
 from verifier.hlo.shape import Shape
 from verifier.indexing.analysis import output_count
+from verifier.indexing.leaves import instruction_operand_leaves
 
 RUNTIME_DEPENDENT = "depends on runtime values"
 
@@ -161,16 +162,22 @@ def instruction_utilization(
         maps.output_to_input(computation, instruction, k, simplified=False) for k in outputs
     ]
     heuristic = operand_utilizations(maps.module, computation, instruction)
+    leaves = instruction_operand_leaves(computation, instruction)
     rows = []
     for number, operand in enumerate(computation.operand_instructions(instruction)):
-        shape = _read_shape(instruction, operand.shape)
-        simplified, undefined = _union(composed[number] for composed in per_output)
-        raw, _ = _union(composed[number] for composed in raw_per_output)
-        may_read, per_execution, reads = (
-            _unknown_indexing(undefined)
-            if undefined is not None
-            else operand_counts(simplified, raw, shape)
-        )
+        # A tuple-shaped operand is counted array by array (leaf by leaf).
+        counts = [
+            _leaf_counts(
+                [composed[leaf.number] for composed in per_output],
+                [composed[leaf.number] for composed in raw_per_output],
+                leaf.shape,
+            )
+            for leaf in leaves
+            if leaf.operand == number
+        ]
+        may_read = _sum_of(c[0] for c in counts)
+        assert not isinstance(may_read, Span), "may read is one number, or unknown"
+        per_execution, reads = _sum_of(c[1] for c in counts), _sum_of(c[2] for c in counts)
         rows.append(
             OperandUtilization(
                 number,
@@ -217,13 +224,36 @@ def _union(indexings: Iterable[ComposedIndexing]) -> tuple[list[CountedMap], Und
     return maps, None
 
 
-def _read_shape(instruction: Instruction, shape: Shape) -> Shape | Unknown:
-    """The array the maps index: a get-tuple-element reads one tuple element."""
-    if shape.tuple_shapes is None:
-        return shape
-    if instruction.opcode == "get-tuple-element":
-        return shape.tuple_shapes[instruction.integer("index")]
-    return Unknown("the operand is a whole tuple; utilization is counted per array")
+def _leaf_counts(
+    per_output: Sequence[ComposedIndexing], raw_per_output: Sequence[ComposedIndexing], shape: Shape
+) -> tuple[Answer, Answer, Answer]:
+    """``(may read, per execution, reads)`` of one array of an operand."""
+    maps, undefined = _union(per_output)
+    raw_maps, _ = _union(raw_per_output)
+    if undefined is not None:
+        return _unknown_indexing(undefined)
+    return operand_counts(maps, raw_maps, shape)
+
+
+def _sum_of(answers: Iterable[Answer]) -> Answer:
+    """The total over the arrays of an operand: exact when each is one
+    number; the first unknown otherwise (the extremes of a sum are not the
+    sums of the extremes when the arrays share runtime values)."""
+    listed = list(answers)
+    if len(listed) == 1:
+        return listed[0]
+    total = 0
+    for answer in listed:
+        match answer:
+            case int():
+                total += answer
+            case Unknown():
+                return answer
+            case Span():
+                return Unknown("depends on runtime values in several arrays of a tuple")
+            case _:
+                assert_never(answer)
+    return total
 
 
 def _unknown_indexing(undefined: Undefined) -> tuple[Unknown, Unknown, Unknown]:

@@ -12,6 +12,13 @@ The doc's ``p0 + transpose(p0)`` gives p0 two maps, ``(d0, d1) -> (d0, d1)``
 and ``(d0, d1) -> (d1, d0)``; ``add(p0, p0)`` gives one map with
 multiplicity 2.
 
+Values are arrays: a tuple-shaped value is tracked leaf by leaf
+(`verifier.indexing.leaves`), so whole tuples flow through tuple,
+get-tuple-element, copy, call and fusion parameters and roots like any
+other value.  A conditional is the union of its branches' composed maps
+(its branch index read by every output element); an async-start holds its
+operands in ``{0}`` and the wrapped computation's result in ``{1}``.
+
 Input→output maps go the other way: from one parameter, in topological
 order (every producer before its users), each value's set of maps (parameter
 index → the value's index) is composed with the user's own input→output maps
@@ -26,20 +33,28 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from verifier.expr.indexing_map import IndexingMap, Undefined, compose
+from verifier.expr.nodes import range_var
 from verifier.fusion.graph import computation_graph, users_first_order
 from verifier.hlo.module import Computation, Instruction, Module
-from verifier.hlo.shape import Shape
+from verifier.hlo.shape import Shape, ShapeIndex
 from verifier.indexing import analysis
+from verifier.indexing.leaves import (
+    OperandLeaf,
+    instruction_operand_leaves,
+    output_leaves,
+    parameter_leaves,
+)
 from verifier.indexing.registry import Indexing
+from verifier.indexing.shapes import dims_box
 
 MapTransform = Callable[[IndexingMap], IndexingMap]
 MapEquality = Callable[[IndexingMap, IndexingMap], bool]
 
-CALLING_OPCODES = frozenset({"fusion", "call"})
+CALLING_OPCODES = frozenset({"fusion", "call", "conditional", "async-start"})
+"""Opcodes whose maps are composed through the computations they call."""
 
-# Maps are tracked per array value; a whole tuple consumed by an op other than
-# get-tuple-element has no element-to-element relation we can state.
-_TUPLE_VALUE = Undefined("indexing through a whole tuple value (not a get-tuple-element)")
+_Value = tuple[str, int]
+"""One array of a computation: (instruction name, output leaf number)."""
 
 
 @dataclass(frozen=True)
@@ -130,15 +145,66 @@ class Composer:
     def output_to_input(
         self, computation: Computation, instruction: Instruction, output: int = 0
     ) -> tuple[ComposedIndexing, ...]:
-        """Like `analysis.output_to_input`, with fusions and calls composed, and
-        the multiplicity of each map."""
-        if instruction.opcode in CALLING_OPCODES:
+        """Like `analysis.output_to_input` (per operand leaf), with fusions,
+        calls, conditionals and async-starts composed through the computations
+        they call, and the multiplicity of each map."""
+        match instruction.opcode:
+            case "fusion" | "call":
+                called = self.module.computation(instruction.called_computations[0])
+                return self.computation_output_to_input(called, output)
+            case "conditional":
+                return self._conditional_output_to_input(computation, instruction, output)
+            case "async-start":
+                return self._async_start_output_to_input(computation, instruction, output)
+            case _:
+                return self._own_memoized(computation, instruction, "o2i", output)
+
+    def _conditional_output_to_input(
+        self, computation: Computation, instruction: Instruction, output: int
+    ) -> tuple[ComposedIndexing, ...]:
+        """The union over branches (which one runs is a run-time value): the
+        branch index is read by every output element, ``(d…) -> ()``; branch
+        ``b``'s operand (operand ``b + 1``) by branch ``b``'s composed maps."""
+        shape = output_leaves(instruction.shape)[output].shape
+        index_read = ComposedIndexing((CountedMap(IndexingMap.create(dims_box(shape), [])),))
+        found = [index_read]
+        for branch in _branches(self.module, instruction):
+            found += self.computation_output_to_input(branch, output)
+        return tuple(found)
+
+    def _async_start_output_to_input(
+        self, computation: Computation, instruction: Instruction, output: int
+    ) -> tuple[ComposedIndexing, ...]:
+        """``((operands…), result, context…) async-start(operands…), calls=c``:
+        element ``{0}`` holds the operands, ``{1}`` the result of ``c`` on
+        them (composed through ``c``), the contexts read nothing."""
+        leaf = output_leaves(instruction.shape)[output]
+        operands = instruction_operand_leaves(computation, instruction)
+        if leaf.index[0] == 0:
+            forwarded = _same_place(operands, leaf.index[1:])
+            identity = CountedMap(IndexingMap.identity(leaf.shape.dimensions))
+            return tuple(
+                ComposedIndexing((identity,) if o.number == forwarded else ()) for o in operands
+            )
+        if leaf.index[0] == 1:
             called = self.module.computation(instruction.called_computations[0])
-            return self.computation_output_to_input(called, output)
-        key = (computation.name, instruction.name, "o2i", output)
+            first = _first_leaf_of_element(instruction.shape, 1)
+            return self.computation_output_to_input(called, output - first)
+        return tuple(ComposedIndexing(()) for _ in operands)
+
+    def _own_memoized(
+        self, computation: Computation, instruction: Instruction, direction: str, number: int
+    ) -> tuple[ComposedIndexing, ...]:
+        """An op's own maps in `direction` (``o2i`` from output `number`,
+        ``i2o`` from operand leaf `number`), computed once."""
+        key = (computation.name, instruction.name, direction, number)
         found = self._own_maps.get(key)
         if found is None:
-            own = analysis.output_to_input(computation, instruction, output)
+            own = (
+                analysis.output_to_input(computation, instruction, number)
+                if direction == "o2i"
+                else analysis.input_to_output(computation, instruction, number)
+            )
             found = self._own_maps[key] = self._own(own)
         return found
 
@@ -156,7 +222,8 @@ class Composer:
     def computation_output_to_input(
         self, computation: Computation, output: int = 0
     ) -> tuple[ComposedIndexing, ...]:
-        """For output `output` of `computation`: one entry per parameter."""
+        """For output (root leaf) `output` of `computation`: one entry per
+        parameter leaf (`leaves.parameter_leaves`)."""
         key = (computation.name, output)
         found = self._outputs.get(key)
         if found is None:
@@ -166,27 +233,21 @@ class Composer:
     def _compose_to_parameters(
         self, computation: Computation, output: int
     ) -> tuple[ComposedIndexing, ...]:
-        sets: dict[tuple[str, int], _MapSet] = {}
-        start = _root_target(computation, output)
-        shape = _output_shape(computation.instruction(start[0]), start[1])
-        sets[start] = _MapSet([CountedMap(IndexingMap.identity(shape.dimensions))])
+        root = computation.root
+        shape = output_leaves(root.shape)[output].shape
+        sets: dict[_Value, _MapSet] = {
+            (root.name, output): _MapSet([CountedMap(IndexingMap.identity(shape.dimensions))])
+        }
         for instruction in self._users_first(computation):
+            if instruction.opcode == "parameter":
+                continue
             for output_index in range(analysis.output_count(instruction)):
                 current = sets.pop((instruction.name, output_index), None)
-                if current is None or instruction.opcode == "parameter":
-                    if current is not None:
-                        sets[(instruction.name, output_index)] = current
-                    continue
-                self._propagate(computation, instruction, output_index, current, sets)
-        results: list[ComposedIndexing] = []
-        for parameter in computation.parameters:
-            found = sets.get((parameter.name, 0))
-            if parameter.shape.tuple_shapes is not None:
-                reached = any(name == parameter.name for name, _ in sets)
-                results.append(ComposedIndexing(_TUPLE_VALUE if reached else ()))
-            else:
-                results.append(_composed(found))
-        return tuple(results)
+                if current is not None:
+                    self._propagate(computation, instruction, output_index, current, sets)
+        return tuple(
+            _composed(sets.get((leaf.name, leaf.leaf))) for leaf in parameter_leaves(computation)
+        )
 
     def _propagate(
         self,
@@ -194,52 +255,73 @@ class Composer:
         instruction: Instruction,
         output_index: int,
         current: _MapSet,
-        sets: dict[tuple[str, int], _MapSet],
+        sets: dict[_Value, _MapSet],
     ) -> None:
-        if instruction.opcode == "get-tuple-element":
-            target = (instruction.operands[0], instruction.integer("index"))
-            self._merge_into(sets, target, current)
-            return
-        if instruction.opcode == "tuple":
-            target = (instruction.operands[output_index], 0)
-            self._merge_into(sets, target, current)
-            return
-        per_operand = self.output_to_input(computation, instruction, output_index)
-        for operand_name, operand in zip(instruction.operands, per_operand, strict=True):
-            tuple_shapes = computation.instruction(operand_name).shape.tuple_shapes
-            if tuple_shapes is not None:
-                for element in range(len(tuple_shapes)):
-                    sets.setdefault((operand_name, element), _MapSet()).undefined = _TUPLE_VALUE
+        """Extend the maps reaching output `output_index` of `instruction` to
+        the operand leaves it reads."""
+        per_leaf = self.output_to_input(computation, instruction, output_index)
+        leaves = instruction_operand_leaves(computation, instruction)
+        for leaf, read in zip(leaves, per_leaf, strict=True):
+            if _not_read(read):
                 continue
-            destination = sets.setdefault((operand_name, 0), _MapSet())
-            if current.undefined is not None:
-                destination.undefined = current.undefined
-                continue
-            if isinstance(operand.maps, Undefined):
-                destination.undefined = operand.maps
-                continue
-            self._compose_into(destination, current, operand.maps)
+            self._extend(sets.setdefault((leaf.name, leaf.leaf), _MapSet()), current, read)
 
     def input_to_output(
         self, computation: Computation, instruction: Instruction, operand: int
     ) -> tuple[ComposedIndexing, ...]:
-        """Like `analysis.input_to_output` (per output of `instruction`), with
-        fusions and calls composed, and the multiplicity of each map."""
-        if instruction.opcode in CALLING_OPCODES:
-            called = self.module.computation(instruction.called_computations[0])
-            return self.computation_input_to_output(called, operand)
-        key = (computation.name, instruction.name, "i2o", operand)
-        found = self._own_maps.get(key)
-        if found is None:
-            own = analysis.input_to_output(computation, instruction, operand)
-            found = self._own_maps[key] = self._own(own)
-        return found
+        """Like `analysis.input_to_output` (per output leaf, from operand leaf
+        `operand`), with fusions, calls, conditionals and async-starts
+        composed, and the multiplicity of each map."""
+        match instruction.opcode:
+            case "fusion" | "call":
+                called = self.module.computation(instruction.called_computations[0])
+                return self.computation_input_to_output(called, operand)
+            case "conditional":
+                return self._conditional_input_to_output(computation, instruction, operand)
+            case "async-start":
+                return self._async_start_input_to_output(computation, instruction, operand)
+            case _:
+                return self._own_memoized(computation, instruction, "i2o", operand)
+
+    def _conditional_input_to_output(
+        self, computation: Computation, instruction: Instruction, operand: int
+    ) -> tuple[ComposedIndexing, ...]:
+        """The branch index reaches every output element; a leaf of branch
+        ``b``'s operand reaches what branch ``b`` makes of it."""
+        leaf = instruction_operand_leaves(computation, instruction)[operand]
+        if leaf.operand == 0:
+            return tuple(
+                ComposedIndexing((CountedMap(_everywhere(output.shape.dimensions)),))
+                for output in output_leaves(instruction.shape)
+            )
+        branch = _branches(self.module, instruction)[leaf.operand - 1]
+        return self.computation_input_to_output(branch, leaf.leaf)
+
+    def _async_start_input_to_output(
+        self, computation: Computation, instruction: Instruction, operand: int
+    ) -> tuple[ComposedIndexing, ...]:
+        """An operand leaf reaches its copy in ``{0}`` and, through the
+        wrapped computation, the result ``{1}``."""
+        leaf = instruction_operand_leaves(computation, instruction)[operand]
+        called = self.module.computation(instruction.called_computations[0])
+        through = self.computation_input_to_output(called, operand)
+        found: list[ComposedIndexing] = []
+        for output in output_leaves(instruction.shape):
+            if output.index[0] == 0 and output.index[1:] == (leaf.operand, *leaf.index):
+                found.append(
+                    ComposedIndexing((CountedMap(IndexingMap.identity(leaf.shape.dimensions)),))
+                )
+            elif output.index[0] == 1:
+                found.append(through[output.number - _first_leaf_of_element(instruction.shape, 1)])
+            else:
+                found.append(ComposedIndexing(()))
+        return tuple(found)
 
     def computation_input_to_output(
         self, computation: Computation, parameter: int
     ) -> tuple[ComposedIndexing, ...]:
-        """For parameter number `parameter` of `computation`: one entry per
-        output of the computation (the root's tuple elements, or the root)."""
+        """For parameter leaf `parameter` of `computation`: one entry per
+        output (root leaf) of the computation."""
         key = (computation.name, parameter)
         found = self._inputs.get(key)
         if found is None:
@@ -250,54 +332,46 @@ class Composer:
         self, computation: Computation, parameter: int
     ) -> tuple[ComposedIndexing, ...]:
         root = computation.root
-        outputs = analysis.output_count(root)
-        start = computation.parameters[parameter]
-        if start.shape.tuple_shapes is not None:
-            return tuple(ComposedIndexing(_TUPLE_VALUE) for _ in range(outputs))
-        sets: dict[tuple[str, int], _MapSet] = {
-            (start.name, 0): _MapSet([CountedMap(IndexingMap.identity(start.shape.dimensions))])
+        start = parameter_leaves(computation)[parameter]
+        sets: dict[_Value, _MapSet] = {
+            (start.name, start.leaf): _MapSet(
+                [CountedMap(IndexingMap.identity(start.shape.dimensions))]
+            )
         }
         for instruction in reversed(self._users_first(computation)):
             if instruction.opcode != "parameter":
                 self._propagate_forward(computation, instruction, sets)
-        return tuple(_composed(sets.get((root.name, output))) for output in range(outputs))
+        return tuple(
+            _composed(sets.get((root.name, output)))
+            for output in range(analysis.output_count(root))
+        )
 
     def _propagate_forward(
         self,
         computation: Computation,
         instruction: Instruction,
-        sets: dict[tuple[str, int], _MapSet],
+        sets: dict[_Value, _MapSet],
     ) -> None:
-        """Extend the maps reaching `instruction`'s operands to its outputs."""
-        for position, operand_name in enumerate(instruction.operands):
-            operand_shape = computation.instruction(operand_name).shape
-            if instruction.opcode == "get-tuple-element":
-                current = sets.get((operand_name, instruction.integer("index")))
-                if current is not None:
-                    self._merge_into(sets, (instruction.name, 0), current)
-                continue
-            if operand_shape.tuple_shapes is not None:
-                if any(name == operand_name for name, _ in sets):
-                    for output in range(analysis.output_count(instruction)):
-                        sets.setdefault(
-                            (instruction.name, output), _MapSet()
-                        ).undefined = _TUPLE_VALUE
-                continue
-            current = sets.get((operand_name, 0))
+        """Extend the maps reaching `instruction`'s operand leaves to its outputs."""
+        for leaf in instruction_operand_leaves(computation, instruction):
+            current = sets.get((leaf.name, leaf.leaf))
             if current is None:
                 continue
-            if instruction.opcode == "tuple":
-                self._merge_into(sets, (instruction.name, position), current)
-                continue
-            per_output = self.input_to_output(computation, instruction, position)
+            per_output = self.input_to_output(computation, instruction, leaf.number)
             for output, reached in enumerate(per_output):
-                destination = sets.setdefault((instruction.name, output), _MapSet())
-                if current.undefined is not None:
-                    destination.undefined = current.undefined
-                elif isinstance(reached.maps, Undefined):
-                    destination.undefined = reached.maps
-                else:
-                    self._compose_into(destination, current, reached.maps)
+                if not _not_read(reached):
+                    self._extend(
+                        sets.setdefault((instruction.name, output), _MapSet()), current, reached
+                    )
+
+    def _extend(self, destination: _MapSet, current: _MapSet, then: ComposedIndexing) -> None:
+        """Add every map of `current` followed by every map of `then`."""
+        if current.undefined is not None:
+            destination.undefined = current.undefined
+        elif isinstance(then.maps, Undefined):
+            destination.undefined = then.maps
+        else:
+            self._compose_into(destination, current, then.maps)
 
     def _compose_into(
         self, destination: _MapSet, current: _MapSet, then: tuple[CountedMap, ...]
@@ -311,15 +385,6 @@ class Composer:
                 multiplicity = first.multiplicity * second.multiplicity
                 destination.add(CountedMap(composed, multiplicity), self.same)
 
-    def _merge_into(
-        self, sets: dict[tuple[str, int], _MapSet], target: tuple[str, int], current: _MapSet
-    ) -> None:
-        destination = sets.setdefault(target, _MapSet())
-        if current.undefined is not None:
-            destination.undefined = current.undefined
-        for counted in current.maps:
-            destination.add(counted, self.same)
-
 
 def _composed(found: _MapSet | None) -> ComposedIndexing:
     """What reached one value: nothing (not read), unknown, or the maps."""
@@ -330,17 +395,39 @@ def _composed(found: _MapSet | None) -> ComposedIndexing:
     return ComposedIndexing(tuple(found.maps))
 
 
-def _root_target(computation: Computation, output: int) -> tuple[str, int]:
-    """Where output `output` of the computation is produced: the root, or the
-    root tuple's operand."""
-    root = computation.root
-    if root.opcode == "tuple":
-        return (root.operands[output], 0)
-    return (root.name, output)
+def _not_read(indexing: ComposedIndexing) -> bool:
+    return not isinstance(indexing.maps, Undefined) and not indexing.maps
 
 
-def _output_shape(instruction: Instruction, output: int) -> Shape:
-    shape = instruction.shape
-    if shape.tuple_shapes is not None:
-        return shape.tuple_shapes[output]
-    return shape
+def _everywhere(dimensions: tuple[int, ...]) -> IndexingMap:
+    """``()[s0, …] -> (s0, …)``: one element reaches every element of `dimensions`."""
+    return IndexingMap.create(
+        [], [range_var(k) for k in range(len(dimensions))], range_vars=dims_box(dimensions)
+    )
+
+
+def _branches(module: Module, instruction: Instruction) -> tuple[Computation, ...]:
+    """A conditional's branch computations, in operand order (``true``
+    before ``false`` for a predicate)."""
+    names = instruction.attributes.names("branch_computations")
+    if names is None:
+        names = tuple(
+            instruction.attributes.word(name) or ""
+            for name in ("true_computation", "false_computation")
+        )
+    if len(names) != len(instruction.operands) - 1:
+        raise ValueError(
+            f"conditional '{instruction.name}' has {len(names)} branches and "
+            f"{len(instruction.operands) - 1} branch operands"
+        )
+    return tuple(module.computation(name) for name in names)
+
+
+def _same_place(operands: tuple[OperandLeaf, ...], index: ShapeIndex) -> int:
+    """The operand leaf at (operand number, shape index) `index`."""
+    return next(o.number for o in operands if (o.operand, *o.index) == index)
+
+
+def _first_leaf_of_element(shape: Shape, element: int) -> int:
+    """The number of the first output leaf inside tuple element `element`."""
+    return next(leaf.number for leaf in output_leaves(shape) if leaf.index[0] == element)

@@ -35,14 +35,17 @@ from verifier.checks import bitcast, bounds, inverse, overflow, partition, simpl
 from verifier.checks.cache import ProofCache
 from verifier.checks.equivalence import Budget
 from verifier.checks.result import DEFAULT_BUDGET, CheckResult
-from verifier.checks.verdict import Outcome
 from verifier.errors import InternalError, ParseError, UsageError
 from verifier.expr.indexing_map import IndexingMap, Undefined
 from verifier.fusion.compose import CALLING_OPCODES
 from verifier.gate.finding import Finding
 from verifier.hlo.module import Computation, Instruction, Module
-from verifier.hlo.shape import Shape
-from verifier.indexing.analysis import output_count
+from verifier.indexing.leaves import (
+    OperandLeaf,
+    OutputLeaf,
+    instruction_operand_leaves,
+    output_leaves,
+)
 from verifier.indexing.registry import Indexing
 
 
@@ -182,53 +185,70 @@ def _selected(only: Collection[str] | None) -> tuple[str, ...]:
     return tuple(check for check in CHECKS if check in only)
 
 
-def _output_shape(instruction: Instruction, output: int) -> Shape:
-    shapes = instruction.shape.tuple_shapes
-    return instruction.shape if shapes is None else shapes[output]
+def _outputs(place: _Place) -> tuple[OutputLeaf, ...]:
+    return output_leaves(place.instruction.shape)
 
 
-def _operand_shape(place: _Place, operand: int) -> Shape | str:
-    """The array an operand's maps index, or why there is none."""
-    shape = place.computation.instruction(place.instruction.operands[operand]).shape
-    if shape.tuple_shapes is None:
-        return shape
-    if place.instruction.opcode == "get-tuple-element":
-        return shape.tuple_shapes[place.instruction.integer("index")]
-    return f"operand {operand} is a whole tuple"
+def _operands(place: _Place) -> tuple[OperandLeaf, ...]:
+    return instruction_operand_leaves(place.computation, place.instruction)
 
 
 def _is_empty(indexing: Indexing) -> bool:
     return not isinstance(indexing, Undefined) and not indexing
 
 
+_EVERYWHERE = "every output <-> every operand"
+
+
+def _wholly_undefined(place: _Place, run: _Run) -> Undefined | None:
+    """The reason when every map of the instruction, both directions, is
+    unknown (a while loop): then each check reports it once, not once per
+    pair of leaves of its tuples."""
+    instruction = place.instruction
+    indexings = [
+        composed.indexing
+        for output in _outputs(place)
+        for composed in run.maps.output_to_input(place.computation, instruction, output.number)
+    ] + [
+        composed.indexing
+        for operand in _operands(place)
+        for composed in run.maps.input_to_output(place.computation, instruction, operand.number)
+    ]
+    if not indexings or not all(isinstance(i, Undefined) for i in indexings):
+        return None
+    first = indexings[0]
+    assert isinstance(first, Undefined)
+    return first
+
+
 @_check(bounds.CHECK, "the image of every indexing map lies inside the shape it indexes")
 def _in_bounds(place: _Place, run: _Run) -> Iterator[Finding]:
     instruction = place.instruction
-    for output in range(output_count(instruction)):
-        per_operand = run.maps.output_to_input(place.computation, instruction, output)
-        for operand, composed in enumerate(per_operand):
+    undefined = _wholly_undefined(place, run)
+    if undefined is not None:
+        result = bounds.check_in_bounds(undefined, (), run.cache, budget=run.budget)
+        yield place.finding(bounds.CHECK, _EVERYWHERE, result)
+        return
+    operands = _operands(place)
+    outputs = _outputs(place)
+    for output in outputs:
+        per_operand = run.maps.output_to_input(place.computation, instruction, output.number)
+        for operand, composed in zip(operands, per_operand, strict=True):
             if _is_empty(composed.indexing):
                 continue
-            subject = f"output {output} -> {place.operand_subject(operand)}"
-            target = _operand_shape(place, operand)
-            if isinstance(target, str):
-                result = CheckResult(Outcome.UNSUPPORTED, target)
-            else:
-                result = bounds.check_in_bounds(
-                    composed.indexing, target.dimensions, run.cache, budget=run.budget
-                )
-            yield place.finding(bounds.CHECK, subject, result)
-    for operand in range(len(instruction.operands)):
-        per_output = run.maps.input_to_output(place.computation, instruction, operand)
-        for output, composed in enumerate(per_output):
-            if _is_empty(composed.indexing):
-                continue
-            subject = f"{place.operand_subject(operand)} -> output {output}"
+            subject = f"{output.label} -> {operand.label}"
             result = bounds.check_in_bounds(
-                composed.indexing,
-                _output_shape(instruction, output).dimensions,
-                run.cache,
-                budget=run.budget,
+                composed.indexing, operand.shape.dimensions, run.cache, budget=run.budget
+            )
+            yield place.finding(bounds.CHECK, subject, result)
+    for operand in operands:
+        per_output = run.maps.input_to_output(place.computation, instruction, operand.number)
+        for output, composed in zip(outputs, per_output, strict=True):
+            if _is_empty(composed.indexing):
+                continue
+            subject = f"{operand.label} -> {output.label}"
+            result = bounds.check_in_bounds(
+                composed.indexing, output.shape.dimensions, run.cache, budget=run.budget
             )
             yield place.finding(bounds.CHECK, subject, result)
 
@@ -265,26 +285,28 @@ def _partition(place: _Place, run: _Run) -> Iterator[Finding]:
 )
 def _inverse(place: _Place, run: _Run) -> Iterator[Finding]:
     instruction = place.instruction
-    for output in range(output_count(instruction)):
-        output_rank = len(_output_shape(instruction, output).dimensions)
-        per_operand = run.maps.output_to_input(place.computation, instruction, output)
-        for operand, composed in enumerate(per_operand):
-            target = _operand_shape(place, operand)
-            if isinstance(target, str):
-                continue  # a whole tuple: in-bounds already reports it
-            reached = run.maps.input_to_output(place.computation, instruction, operand)
-            backward = reached[output].indexing
+    undefined = _wholly_undefined(place, run)
+    if undefined is not None:
+        result = inverse.check_inverse(undefined, undefined, 0, 0, run.cache, budget=run.budget)
+        yield place.finding(inverse.CHECK, _EVERYWHERE, result)
+        return
+    operands = _operands(place)
+    for output in _outputs(place):
+        per_operand = run.maps.output_to_input(place.computation, instruction, output.number)
+        for operand, composed in zip(operands, per_operand, strict=True):
+            reached = run.maps.input_to_output(place.computation, instruction, operand.number)
+            backward = reached[output.number].indexing
             if _is_empty(composed.indexing) and _is_empty(backward):
                 continue
             result = inverse.check_inverse(
                 composed.indexing,
                 backward,
-                output_rank,
-                len(target.dimensions),
+                output.shape.rank,
+                operand.shape.rank,
                 run.cache,
                 budget=run.budget,
             )
-            subject = f"{place.operand_subject(operand)} <-> output {output}"
+            subject = f"{operand.label} <-> {output.label}"
             yield place.finding(inverse.CHECK, subject, result)
 
 
@@ -307,12 +329,12 @@ def _all_maps(place: _Place, run: _Run) -> tuple[IndexingMap, ...]:
     instruction = place.instruction
     indexings = [
         composed.indexing
-        for output in range(output_count(instruction))
-        for composed in run.maps.output_to_input(place.computation, instruction, output)
+        for output in _outputs(place)
+        for composed in run.maps.output_to_input(place.computation, instruction, output.number)
     ] + [
         composed.indexing
-        for operand in range(len(instruction.operands))
-        for composed in run.maps.input_to_output(place.computation, instruction, operand)
+        for operand in _operands(place)
+        for composed in run.maps.input_to_output(place.computation, instruction, operand.number)
     ]
     maps: list[IndexingMap] = []
     for indexing in indexings:
@@ -349,24 +371,31 @@ def _fits(place: _Place, run: _Run, bits: int, check: str) -> Iterator[Finding]:
 @_check(simplification.CHECK, "every simplified map equals the composition it simplifies")
 def _simplification(place: _Place, run: _Run) -> Iterator[Finding]:
     instruction = place.instruction
-    for output in range(output_count(instruction)):
-        raw = run.maps.output_to_input(place.computation, instruction, output, simplified=False)
-        simplified = run.maps.output_to_input(place.computation, instruction, output)
-        for operand, (before, after) in enumerate(zip(raw, simplified, strict=True)):
+    undefined = _wholly_undefined(place, run)
+    if undefined is not None:
+        result = simplification.check_simplification(
+            undefined, undefined, 0, 0, run.cache, budget=run.budget
+        )
+        yield place.finding(simplification.CHECK, _EVERYWHERE, result)
+        return
+    operands = _operands(place)
+    for output in _outputs(place):
+        raw = run.maps.output_to_input(
+            place.computation, instruction, output.number, simplified=False
+        )
+        simplified = run.maps.output_to_input(place.computation, instruction, output.number)
+        for operand, before, after in zip(operands, raw, simplified, strict=True):
             if _is_empty(before.indexing) and _is_empty(after.indexing):
-                continue
-            target = _operand_shape(place, operand)
-            if isinstance(target, str):
                 continue
             result = simplification.check_simplification(
                 before.indexing,
                 after.indexing,
-                len(_output_shape(instruction, output).dimensions),
-                len(target.dimensions),
+                output.shape.rank,
+                operand.shape.rank,
                 run.cache,
                 budget=run.budget,
             )
-            subject = f"output {output} -> {place.operand_subject(operand)}"
+            subject = f"{output.label} -> {operand.label}"
             yield place.finding(simplification.CHECK, subject, result)
 
 

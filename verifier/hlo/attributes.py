@@ -795,6 +795,7 @@ _INTEGERS = (
     "exponent_bits",
     "mantissa_bits",
     "k",
+    "feature_index",
 )
 _BOOLEANS = (
     "is_stable",

@@ -77,7 +77,7 @@ class _Request:
 
 
 _TUPLE_OPERANDS = frozenset(
-    {"get-tuple-element", "tuple", "while", "call", "conditional", "copy", "optimization-barrier"}
+    {"get-tuple-element", "tuple", "while", "call", "conditional", "copy", "opt-barrier"}
 )
 
 
@@ -180,7 +180,7 @@ def _same_as_operand(index: int) -> Callable[[_Request], Shape]:
 
 
 def _whole_operand(request: _Request) -> Shape:
-    """The operand's shape, tuples included (copy, while, optimization-barrier)."""
+    """The operand's shape, tuples included (copy, while, opt-barrier)."""
     return request.operand(0)
 
 
@@ -255,7 +255,7 @@ def _several(shapes: Sequence[Shape]) -> Shape:
 
 
 def _each_operand(request: _Request) -> Shape:
-    """One result per operand (sort, all-reduce, optimization-barrier...)."""
+    """One result per operand (sort, all-reduce, opt-barrier...)."""
     return _several([_array(s.element_type, s.dimensions) for s in request.operands])
 
 
@@ -454,7 +454,7 @@ INFERENCE: dict[str, Callable[[_Request], Shape]] = {
     "map": _map,
     "sort": _each_operand,
     "all-reduce": _each_operand,
-    "optimization-barrier": _whole_operand,
+    "opt-barrier": _whole_operand,
     "collective-permute": _same_as_operand(0),
     "reverse": _same_as_operand(0),
     "dynamic-update-slice": _dynamic_update_slice,

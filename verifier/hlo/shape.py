@@ -33,6 +33,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 from math import prod
+from typing import TypeAlias
 
 from verifier.hlo.lexer import Scanner
 
@@ -222,6 +223,11 @@ def default_layout(rank: int) -> Layout:
     return Layout(tuple(range(rank - 1, -1, -1)))
 
 
+ShapeIndex: TypeAlias = tuple[int, ...]
+"""The position of a sub-shape inside nested tuples: ``(1, 0)`` is element 0
+of element 1; ``()`` is the whole shape."""
+
+
 @dataclass(frozen=True)
 class Shape:
     """An array shape (`f32[2,3]{1,0}`) or a tuple shape (`(f32[2], s32[])`).
@@ -260,6 +266,36 @@ class Shape:
         '(f32[2], s32[])'
         """
         return Shape(TUPLE, tuple_shapes=tuple(elements))
+
+    @property
+    def leaves(self) -> tuple[tuple[ShapeIndex, Shape], ...]:
+        """Every array of this shape with its shape index, depth first (XLA's
+        leaf order); an array is its own single leaf at ``()``, the empty
+        tuple has none.
+
+        >>> [(i, str(s)) for i, s in parse_shape("((f32[2], s32[]), f32[3])").leaves]
+        [((0, 0), 'f32[2]'), ((0, 1), 's32[]'), ((1,), 'f32[3]')]
+        """
+        if self.tuple_shapes is None:
+            return (((), self),)
+        return tuple(
+            ((position, *index), leaf)
+            for position, element in enumerate(self.tuple_shapes)
+            for index, leaf in element.leaves
+        )
+
+    def subshape(self, index: ShapeIndex) -> Shape:
+        """The shape at `index` (``()`` is the shape itself).
+
+        >>> str(parse_shape("((f32[2], s32[]), f32[3])").subshape((0,)))
+        '(f32[2], s32[])'
+        """
+        shape = self
+        for position in index:
+            if shape.tuple_shapes is None or not 0 <= position < len(shape.tuple_shapes):
+                raise ValueError(f"shape index {list(index)} is not inside {self}")
+            shape = shape.tuple_shapes[position]
+        return shape
 
     @property
     def is_tuple(self) -> bool:

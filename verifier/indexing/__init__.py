@@ -8,22 +8,28 @@ from verifier.indexing import (
     bitcast,
     collectives,
     convolution,
+    custom_calls,
     data_movement,
     dynamic,
     elementwise,
+    forwarding,
     reductions,
     scatter,
     sort,
+    whole_slices,
 )
 
 __all__ = [
     "bitcast",
     "collectives",
     "convolution",
+    "custom_calls",
     "data_movement",
     "dynamic",
     "elementwise",
+    "forwarding",
     "reductions",
     "scatter",
     "sort",
+    "whole_slices",
 ]

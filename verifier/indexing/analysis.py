@@ -22,6 +22,7 @@ from verifier.hlo.shape import Shape, element_bit_width
 
 # Importing the package (verifier/indexing/__init__.py) registers every rule.
 from verifier.indexing import registry
+from verifier.indexing.leaves import instruction_operand_leaves, output_leaves
 from verifier.indexing.registry import Indexing, OpContext
 from verifier.indexing.shape_inference import check_output_shape
 
@@ -30,9 +31,8 @@ def _context(computation: Computation, instruction: Instruction) -> OpContext:
     return OpContext(instruction, computation.operand_instructions(instruction))
 
 
-def _unsupported(instruction: Instruction, count: int) -> tuple[Indexing, ...]:
-    reason = f"no indexing rule for opcode '{instruction.opcode}'"
-    return tuple(Undefined(reason) for _ in range(count))
+def _unsupported(reason: str, count: int) -> tuple[Indexing, ...]:
+    return (Undefined(reason),) * count
 
 
 def _unsupported_shapes(context: OpContext) -> str | None:
@@ -63,54 +63,62 @@ def _unsupported_shapes(context: OpContext) -> str | None:
 _FIRST_INDEX_OPERAND = {"dynamic-slice": 1, "dynamic-update-slice": 2}
 
 
-def _output_shape(instruction: Instruction, output: int) -> Shape:
-    elements = instruction.shape.tuple_shapes
-    return instruction.shape if elements is None else elements[output]
-
-
 def _is_empty_array(shape: Shape) -> bool:
     """An array with a zero-size dimension: it has no element to map."""
-    return shape.tuple_shapes is None and 0 in shape.dimensions
+    return 0 in shape.dimensions
 
 
 def output_count(instruction: Instruction) -> int:
-    """The number of outputs (tuple elements, or 1 for an array)."""
-    tuple_shapes = instruction.shape.tuple_shapes
-    return len(tuple_shapes) if tuple_shapes is not None else 1
+    """The number of outputs: the leaves of the shape (1 for an array)."""
+    return len(output_leaves(instruction.shape))
+
+
+def operand_count(computation: Computation, instruction: Instruction) -> int:
+    """The number of operand leaves (the number of operands when all are arrays)."""
+    return len(instruction_operand_leaves(computation, instruction))
+
+
+def _no_rule_reason(computation: Computation, instruction: Instruction) -> str | None:
+    """Why no rule applies to `instruction`, or None when one does."""
+    rule = registry.rule_for(instruction.opcode)
+    if rule is None:
+        return f"no indexing rule for opcode '{instruction.opcode}'"
+    if not rule.whole_tuples and any(
+        operand.shape.is_tuple for operand in computation.operand_instructions(instruction)
+    ):
+        return f"{instruction.opcode} of a tuple-shaped operand: its rule reads arrays only"
+    return None
 
 
 def output_to_input(
     computation: Computation, instruction: Instruction, output: int = 0
 ) -> tuple[Indexing, ...]:
-    """Per operand: the maps from output `output`'s index to the operand elements read."""
+    """Per operand leaf: the maps from output `output`'s index to the elements read."""
+    reason = _no_rule_reason(computation, instruction)
+    if reason is not None:
+        return _unsupported(reason, operand_count(computation, instruction))
     rule = registry.rule_for(instruction.opcode)
-    if rule is None:
-        return _unsupported(instruction, len(instruction.operands))
-    if _is_empty_array(_output_shape(instruction, output)):
-        return ((),) * len(instruction.operands)  # no output element reads anything
-    return _checked(
-        computation,
-        instruction,
-        lambda ctx: rule.output_to_input(ctx, output),
-        len(instruction.operands),
-    )
+    assert rule is not None
+    count = operand_count(computation, instruction)
+    if _is_empty_array(output_leaves(instruction.shape)[output].shape):
+        return ((),) * count  # no output element reads anything
+    return _checked(computation, instruction, lambda ctx: rule.output_to_input(ctx, output), count)
 
 
 def input_to_output(
     computation: Computation, instruction: Instruction, operand: int
 ) -> tuple[Indexing, ...]:
-    """Per output: the maps from operand `operand`'s index to the output elements it reaches."""
+    """Per output: the maps from operand leaf `operand`'s index to the output
+    elements it reaches."""
+    reason = _no_rule_reason(computation, instruction)
+    if reason is not None:
+        return _unsupported(reason, output_count(instruction))
     rule = registry.rule_for(instruction.opcode)
-    if rule is None:
-        return _unsupported(instruction, output_count(instruction))
-    if _is_empty_array(computation.instruction(instruction.operands[operand]).shape):
-        return ((),) * output_count(instruction)  # no operand element reaches anything
-    return _checked(
-        computation,
-        instruction,
-        lambda ctx: rule.input_to_output(ctx, operand),
-        output_count(instruction),
-    )
+    assert rule is not None
+    count = output_count(instruction)
+    if _is_empty_array(instruction_operand_leaves(computation, instruction)[operand].shape):
+        return ((),) * count  # no operand element reaches anything
+    return _checked(computation, instruction, lambda ctx: rule.input_to_output(ctx, operand), count)
 
 
 def _checked(

@@ -48,7 +48,7 @@ def _mismatched(ctx: OpContext, count: int) -> tuple[Indexing, ...]:
     return (Undefined(reason),) * count
 
 
-register("all-reduce", "collective-permute")(
+register("all-reduce", "all-reduce-start", "collective-permute")(
     OpRule(_per_operand_identity_o2i, _per_operand_identity_i2o)
 )
 
@@ -98,6 +98,58 @@ def _all_gather_i2o(ctx: OpContext, operand: int) -> tuple[Indexing, ...]:
 
 
 register("all-gather")(OpRule(_all_gather_o2i, _all_gather_i2o))
+
+
+# ---------------------------------------------------------------- asynchronous starts
+#
+# ``(operands…, results…) all-gather-start(operands…)``: the first leaves
+# hold the operands unchanged, the next the gathered results;
+# ``(operand, result, u32[], u32[]) collective-permute-start(operand)``: the
+# operand, the permuted result, two contexts.  An all-reduce-start has the
+# all-reduce's own shape (and rule); each ``*-done`` picks its result out
+# (verifier.indexing.forwarding).
+
+
+def _all_gather_start_o2i(ctx: OpContext, output: int) -> tuple[Indexing, ...]:
+    count = len(ctx.operands)
+    shape = ctx.output_shapes[output].dimensions
+    if output < count:
+        return tuple((IndexingMap.identity(shape),) if k == output else () for k in range(count))
+    operand = output - count
+    (axis,) = ctx.instruction.int_list("dimensions")
+    chunk = ctx.operand_shape(operand).dimensions[axis]
+    read = _slice_of_group(shape, axis, chunk, shape[axis] // chunk, -1)
+    return tuple((read,) if k == operand else () for k in range(count))
+
+
+def _all_gather_start_i2o(ctx: OpContext, operand: int) -> tuple[Indexing, ...]:
+    count = len(ctx.operands)
+    dims = ctx.operand_shape(operand).dimensions
+    (axis,) = ctx.instruction.int_list("dimensions")
+    total = ctx.output_shapes[count + operand].dimensions[axis]
+    reached = _slice_of_group(dims, axis, dims[axis], total // dims[axis], 1)
+    found: list[Indexing] = [()] * len(ctx.output_shapes)
+    found[operand] = (IndexingMap.identity(dims),)
+    found[count + operand] = (reached,)
+    return tuple(found)
+
+
+def _collective_permute_start_o2i(ctx: OpContext, output: int) -> tuple[Indexing, ...]:
+    """Leaves 0 (the operand kept) and 1 (the result, from the source
+    replica at the same index) read the operand; the contexts nothing."""
+    shape = ctx.output_shapes[output].dimensions
+    return ((IndexingMap.identity(shape),) if output in (0, 1) else (),)
+
+
+def _collective_permute_start_i2o(ctx: OpContext, operand: int) -> tuple[Indexing, ...]:
+    identity = IndexingMap.identity(ctx.operand_shape(0).dimensions)
+    return tuple((identity,) if k in (0, 1) else () for k in range(len(ctx.output_shapes)))
+
+
+register("all-gather-start")(OpRule(_all_gather_start_o2i, _all_gather_start_i2o))
+register("collective-permute-start")(
+    OpRule(_collective_permute_start_o2i, _collective_permute_start_i2o)
+)
 
 
 def _scatter_sizes(ctx: OpContext, output: int) -> tuple[int, int, int]:
@@ -165,20 +217,36 @@ register("all-to-all")(OpRule(_all_to_all_map, _all_to_all_map))
 
 # ---------------------------------------------------------------- opaque ops
 
-_OPAQUE_REASONS = {
-    "call": "call: the relation is that of the called computation (not composed here)",
-    "custom-call": "custom-call: the target is opaque to HLO, its reads are unknown",
-    "while": "while: the loop trip count and carried state are only known at run time",
-    "conditional": "conditional: which branch runs is only known at run time",
-}
+
+def _opaque_reason(ctx: OpContext) -> str:
+    """Why the relation of a call-like op is not stated by its own rule."""
+    instruction = ctx.instruction
+    match instruction.opcode:
+        case "while":
+            condition = instruction.attributes.word("condition")
+            body = instruction.attributes.word("body")
+            return (
+                f"while loop '{instruction.name}' (condition {condition}, body {body}): "
+                "its trip count is not a known constant, so which iteration's state an "
+                "element holds is only known at run time"
+            )
+        case "call" | "conditional" | "async-start":
+            return (
+                f"{instruction.opcode}: the relation is that of the called "
+                "computation(s), composed through them (not by a single-op rule)"
+            )
+        case opcode:
+            raise ValueError(f"no opaque reason for opcode '{opcode}'")
 
 
 def _opaque_o2i(ctx: OpContext, output: int) -> tuple[Indexing, ...]:
-    return (Undefined(_OPAQUE_REASONS[ctx.instruction.opcode]),) * len(ctx.operands)
+    return (Undefined(_opaque_reason(ctx)),) * len(ctx.operand_leaves)
 
 
 def _opaque_i2o(ctx: OpContext, operand: int) -> tuple[Indexing, ...]:
-    return (Undefined(_OPAQUE_REASONS[ctx.instruction.opcode]),) * len(ctx.output_shapes)
+    return (Undefined(_opaque_reason(ctx)),) * len(ctx.output_shapes)
 
 
-register(*_OPAQUE_REASONS)(OpRule(_opaque_o2i, _opaque_i2o))
+register("call", "while", "conditional", "async-start")(
+    OpRule(_opaque_o2i, _opaque_i2o, whole_tuples=True)
+)

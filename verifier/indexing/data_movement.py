@@ -317,32 +317,3 @@ def _bitcast_convert_i2o(ctx: OpContext, operand: int) -> tuple[Indexing, ...]:
 
 
 register("bitcast-convert")(OpRule(_bitcast_convert_o2i, _bitcast_convert_i2o))
-
-
-# ---------------------------------------------------------------- tuples
-
-
-def _tuple_o2i(ctx: OpContext, output: int) -> tuple[Indexing, ...]:
-    """Output element ``output`` of the tuple is operand ``output``, unchanged."""
-    return tuple(
-        (IndexingMap.identity(ctx.operand_shape(i).dimensions),) if i == output else ()
-        for i in range(len(ctx.operands))
-    )
-
-
-def _tuple_i2o(ctx: OpContext, operand: int) -> tuple[Indexing, ...]:
-    return tuple(
-        (IndexingMap.identity(shape.dimensions),) if k == operand else ()
-        for k, shape in enumerate(ctx.output_shapes)
-    )
-
-
-register("tuple")(OpRule(_tuple_o2i, _tuple_i2o))
-
-
-def _get_tuple_element_map(ctx: OpContext, index: int) -> tuple[Indexing, ...]:
-    """The identity onto tuple element ``index`` of the operand."""
-    return ((IndexingMap.identity(ctx.shape.dimensions),),)
-
-
-register("get-tuple-element")(OpRule(_get_tuple_element_map, _get_tuple_element_map))

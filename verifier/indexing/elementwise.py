@@ -16,7 +16,7 @@ from verifier.indexing.shapes import dims_box
 
 ELEMENTWISE_OPCODES = (
     "abs", "add", "and", "atan2", "cbrt", "ceil", "clamp", "compare", "complex",
-    "convert", "copy", "cosine", "count-leading-zeros", "divide", "erf", "exponential",
+    "convert", "cosine", "count-leading-zeros", "divide", "erf", "exponential",
     "exponential-minus-one", "floor", "imag", "is-finite", "log", "log-plus-one",
     "logistic", "map", "maximum", "minimum", "multiply", "negate", "not", "or",
     "popcnt", "power", "real", "reduce-precision", "remainder", "round-nearest-afz",

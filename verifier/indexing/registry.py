@@ -21,6 +21,7 @@ from typing import TypeAlias
 from verifier.expr.indexing_map import IndexingMap, Undefined
 from verifier.hlo.module import Instruction
 from verifier.hlo.shape import Shape
+from verifier.indexing.leaves import OperandLeaf, operand_leaves, output_leaves
 
 Indexing: TypeAlias = tuple[IndexingMap, ...] | Undefined
 """A union of maps (``()`` = not read), or unknown indexing."""
@@ -46,23 +47,29 @@ class OpContext:
 
     @property
     def output_shapes(self) -> tuple[Shape, ...]:
-        """The array shapes of the outputs (one, or one per tuple element)."""
-        shape = self.instruction.shape
-        if shape.tuple_shapes is not None:
-            return shape.tuple_shapes
-        return (shape,)
+        """The array shapes of the outputs, one per leaf (see `leaves`)."""
+        return tuple(leaf.shape for leaf in output_leaves(self.instruction.shape))
+
+    @property
+    def operand_leaves(self) -> tuple[OperandLeaf, ...]:
+        """Every operand's leaves, the numbering of a rule's operand indexings."""
+        return operand_leaves(self.operands)
 
 
 @dataclass(frozen=True)
 class OpRule:
     """How one family of opcodes maps indices.
 
-    `output_to_input(ctx, output)` returns one `Indexing` per operand;
-    `input_to_output(ctx, operand)` returns one `Indexing` per output.
+    `output_to_input(ctx, output)` returns one `Indexing` per operand leaf;
+    `input_to_output(ctx, operand)` (an operand leaf) returns one `Indexing`
+    per output leaf (`verifier.indexing.leaves`).  A rule with
+    `whole_tuples` False reads arrays only: an instruction of its opcode with
+    a tuple-shaped operand gets `Undefined` without calling it.
     """
 
     output_to_input: Callable[[OpContext, int], tuple[Indexing, ...]]
     input_to_output: Callable[[OpContext, int], tuple[Indexing, ...]]
+    whole_tuples: bool = False
 
 
 _RULES: dict[str, OpRule] = {}

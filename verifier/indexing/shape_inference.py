@@ -187,10 +187,61 @@ def _elementwise(ctx: OpContext) -> Dimensions:
 
 _SCALAR_OPERANDS = frozenset({"select", "clamp"})
 
+
+def _same_as_operand(ctx: OpContext) -> Dimensions:
+    return ctx.operand_shape(0).dimensions
+
+
+def _fft(ctx: OpContext) -> Dimensions:
+    """FFT and IFFT keep the shape; RFFT halves the last transformed dim
+    (``n / 2 + 1`` complex values), IRFFT restores it to ``fft_length``."""
+    lengths = ctx.instruction.int_list("fft_length")
+    sizes = ctx.operand_shape(0).dimensions
+    if not lengths or len(lengths) > min(3, len(sizes)):
+        raise ValueError(f"fft_length {list(lengths)} does not fit an operand of rank {len(sizes)}")
+    batch, transformed = sizes[: len(sizes) - len(lengths)], sizes[len(sizes) - len(lengths) :]
+    match ctx.instruction.attributes.word("fft_type"):
+        case "FFT" | "IFFT":
+            return sizes
+        case "RFFT":
+            if transformed != tuple(lengths):
+                raise ValueError(
+                    f"RFFT of dims {list(transformed)} with fft_length {list(lengths)}"
+                )
+            return (*batch, *lengths[:-1], lengths[-1] // 2 + 1)
+        case "IRFFT":
+            if transformed != (*lengths[:-1], lengths[-1] // 2 + 1):
+                raise ValueError(
+                    f"IRFFT of dims {list(transformed)} with fft_length {list(lengths)}"
+                )
+            return (*batch, *lengths)
+        case other:
+            raise ValueError(f"unknown fft_type {other}")
+
+
+def _batch_norm_inference(ctx: OpContext) -> Dimensions:
+    """The operand's shape; scale, offset, mean and variance have one entry
+    per feature."""
+    sizes = ctx.operand_shape(0).dimensions
+    feature = ctx.instruction.integer("feature_index")
+    if not 0 <= feature < len(sizes):
+        raise ValueError(f"feature_index {feature} is not a dim of the operand {list(sizes)}")
+    for index in range(1, len(ctx.operands)):
+        if ctx.operand_shape(index).dimensions != (sizes[feature],):
+            raise ValueError(
+                f"operand {index} has dimensions {list(ctx.operand_shape(index).dimensions)}, "
+                f"not [{sizes[feature]}] (one per feature)"
+            )
+    return sizes
+
+
 _EXPECTED: dict[str, Callable[[OpContext], Dimensions]] = {
     "broadcast": _broadcast,
     "gather": _gather,
     "scatter": _scatter,
+    "fft": _fft,
+    "batch-norm-inference": _batch_norm_inference,
+    "set-dimension-size": _same_as_operand,
     **{opcode: _elementwise for opcode in ELEMENTWISE_OPCODES if opcode not in CHECKED_OPCODES},
 }
 """The opcodes whose full shape `verifier.hlo.inference` does not infer;

@@ -26,7 +26,13 @@ from verifier.expr.indexing_map import Undefined
 from verifier.expr.printer import print_map
 from verifier.fusion.compose import CALLING_OPCODES, ComposedIndexing
 from verifier.hlo.module import Computation, Instruction
-from verifier.indexing.analysis import output_count
+from verifier.indexing.leaves import (
+    OperandLeaf,
+    OutputLeaf,
+    instruction_operand_leaves,
+    output_leaves,
+    parameter_leaves,
+)
 
 Direction = Literal["o2i", "i2o", "both"]
 
@@ -68,18 +74,21 @@ def instruction_json(
     """The maps of one instruction as JSON-ready data (fusions and calls composed)."""
     entry: dict[str, Any] = {"name": instruction.name, "opcode": instruction.opcode}
     simplified = options.simplified
+    operands = instruction_operand_leaves(computation, instruction)
     if options.direction in ("o2i", "both"):
         rows = []
-        for output in range(output_count(instruction)):
+        for output in output_leaves(instruction.shape):
             per_operand = maps.output_to_input(
-                computation, instruction, output, simplified=simplified
+                computation, instruction, output.number, simplified=simplified
             )
-            for operand, composed in enumerate(per_operand):
+            for operand, composed in zip(operands, per_operand, strict=True):
                 rows.append(
                     {
-                        "output": output,
-                        "operand": operand,
-                        "operand_name": instruction.operands[operand],
+                        "output": output.number,
+                        **_output_index(output),
+                        "operand": operand.operand,
+                        **_operand_index(operand),
+                        "operand_name": operand.name,
                         **_indexing_json(composed, multiplicities=True),
                     }
                 )
@@ -87,20 +96,34 @@ def instruction_json(
     if options.direction in ("i2o", "both"):
         rows = []
         calling = instruction.opcode in CALLING_OPCODES
-        for operand in range(len(instruction.operands)):
+        outputs = output_leaves(instruction.shape)
+        for operand in operands:
             per_output = maps.input_to_output(
-                computation, instruction, operand, simplified=simplified
+                computation, instruction, operand.number, simplified=simplified
             )
-            for output, reached in enumerate(per_output):
+            for output, reached in zip(outputs, per_output, strict=True):
                 rows.append(
                     {
-                        "operand": operand,
-                        "output": output,
+                        "operand": operand.operand,
+                        **_operand_index(operand),
+                        "output": output.number,
+                        **_output_index(output),
                         **_indexing_json(reached, multiplicities=calling),
                     }
                 )
         entry["input_to_output"] = rows
     return entry
+
+
+def _output_index(output: OutputLeaf) -> dict[str, Any]:
+    """``"output_index"``: the output's shape index inside a nested tuple
+    (in a flat tuple, output ``k`` is element ``k``)."""
+    return {"output_index": list(output.index)} if len(output.index) > 1 else {}
+
+
+def _operand_index(operand: OperandLeaf) -> dict[str, Any]:
+    """``"operand_index"``: the shape index inside a tuple-shaped operand."""
+    return {"operand_index": list(operand.index)} if operand.index else {}
 
 
 def module_json(
@@ -122,15 +145,15 @@ def to_parameters_json(maps: ModuleMaps, options: MapsOptions) -> dict[str, Any]
     entry = maps.module.entry
     root = entry.root
     rows = []
-    for output in range(output_count(root)):
-        composed = maps.to_parameters(output, simplified=options.simplified)
-        for number, (parameter, indexing) in enumerate(
-            zip(entry.parameters, composed, strict=True)
-        ):
+    for output in output_leaves(root.shape):
+        composed = maps.to_parameters(output.number, simplified=options.simplified)
+        for parameter, indexing in zip(parameter_leaves(entry), composed, strict=True):
             rows.append(
                 {
-                    "output": output,
-                    "operand": number,
+                    "output": output.number,
+                    **_output_index(output),
+                    "operand": parameter.operand,
+                    **_operand_index(parameter),
                     "operand_name": parameter.name,
                     **_indexing_json(indexing, multiplicities=True),
                 }
@@ -148,13 +171,24 @@ def render_text(report: dict[str, Any]) -> str:
         lines.append(f"\n{entry['name']} ({entry['opcode']})")
         for row in entry.get("output_to_input", []):
             lines.append(
-                f"  output {row['output']} -> operand {row['operand']} ({row['operand_name']}):"
+                f"  output {row['output']} -> operand {row['operand']}"
+                f"{_index_text(row, 'operand_index')} ({row['operand_name']}):"
             )
             lines += _render_maps(row)
         for row in entry.get("input_to_output", []):
-            lines.append(f"  operand {row['operand']} -> output {row['output']}:")
+            lines.append(
+                f"  operand {row['operand']}{_index_text(row, 'operand_index')}"
+                f" -> output {row['output']}:"
+            )
             lines += _render_maps(row)
     return "\n".join(lines)
+
+
+def _index_text(row: dict[str, Any], key: str) -> str:
+    """`` {1,0}`` for a leaf of a tuple-shaped operand, else nothing."""
+    if key not in row:
+        return ""
+    return " {" + ",".join(map(str, row[key])) + "}"
 
 
 def _render_maps(row: dict[str, Any]) -> list[str]:

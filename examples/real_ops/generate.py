@@ -1,0 +1,120 @@
+"""Regenerate the real XLA dumps of ops with a static element relation that
+are not array arithmetic: fft, top_k, scan (a while loop), cond, random
+bits, barriers.
+
+Each program is compiled by XLA for the CPU; both the optimized module
+(`<name>.hlo`, as `examples/real/`) and the module before optimization
+(`<name>.before.hlo`, where `fft`, `topk`, `conditional`, `rng-bit-generator`
+and `optimization-barrier` are still themselves) are written.
+
+    /work/jaxenv/bin/python examples/real_ops/generate.py
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+from jax import lax
+
+HERE = Path(__file__).resolve().parent
+
+
+def fft() -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    """A 2-D FFT of a batch, its magnitude, and the inverse of a real FFT."""
+
+    def f(x: Any) -> Any:
+        spectrum = jnp.fft.fft2(x.astype(jnp.complex64))
+        real = jnp.fft.irfft(jnp.fft.rfft(x, axis=-1), n=x.shape[-1], axis=-1)
+        return jnp.abs(spectrum) + real
+
+    return f, (jnp.ones((2, 8, 16)),)
+
+
+def top_k() -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    """The 3 largest logits per row and their indices."""
+    return (lambda x: lax.top_k(x, 3)), (jnp.ones((4, 32)),)
+
+
+def scan_cumulative() -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    """A running sum and product over the leading axis with lax.scan."""
+
+    def f(xs: Any) -> Any:
+        def body(carry: Any, x: Any) -> Any:
+            total, product = carry
+            return (total + x, product * x), total
+
+        return lax.scan(body, (jnp.zeros(8), jnp.ones(8)), xs)
+
+    return f, (jnp.ones((5, 8)),)
+
+
+def cond_branches() -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    """lax.cond choosing a transpose or a reversal, and lax.switch of three."""
+
+    def f(k: Any, x: Any) -> Any:
+        a = lax.cond(k > 0, lambda y: y.T, lambda y: y[::-1, ::-1].T, x)
+        b = lax.switch(k, [lambda y: y * 2, lambda y: y[::-1], lambda y: -y], x)
+        return a, b
+
+    return f, (jnp.int32(1), jnp.ones((4, 4)))
+
+
+def batch_norm() -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    """Batch normalisation over NHWC (JAX writes it as reductions)."""
+
+    def f(x: Any, scale: Any, offset: Any) -> Any:
+        mean = jnp.mean(x, axis=(0, 1, 2))
+        var = jnp.var(x, axis=(0, 1, 2))
+        return (x - mean) * lax.rsqrt(var + 1e-5) * scale + offset
+
+    return f, (jnp.ones((2, 4, 4, 3)), jnp.ones((3,)), jnp.ones((3,)))
+
+
+def random_bits() -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    """Uniform and normal samples from a threefry key and from rng_bit_generator."""
+
+    def f(key: Any, state: Any) -> Any:
+        u = jax.random.uniform(key, (4, 8))
+        _, bits = lax.rng_bit_generator(state, (4, 8), dtype=jnp.uint32)
+        return u, bits
+
+    return f, (jax.random.PRNGKey(0), jnp.zeros((4,), jnp.uint32))
+
+
+def barrier() -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    """An optimization barrier between two halves of a computation."""
+
+    def f(x: Any, y: Any) -> Any:
+        a, b = lax.optimization_barrier((x * 2, y + 1))
+        return a @ b
+
+    return f, (jnp.ones((4, 8)), jnp.ones((8, 4)))
+
+
+PROGRAMS: dict[str, Callable[[], tuple[Callable[..., Any], tuple[Any, ...]]]] = {
+    "fft": fft,
+    "top_k": top_k,
+    "scan_cumulative": scan_cumulative,
+    "cond_branches": cond_branches,
+    "batch_norm": batch_norm,
+    "random_bits": random_bits,
+    "barrier": barrier,
+}
+
+
+def main(names: list[str]) -> None:
+    for name in names or sorted(PROGRAMS):
+        function, args = PROGRAMS[name]()
+        lowered = jax.jit(function).lower(*args)
+        (HERE / f"{name}.before.hlo").write_text(lowered.as_text(dialect="hlo"))
+        (HERE / f"{name}.hlo").write_text(lowered.compile().as_text())
+        print(f"wrote {name}.hlo and {name}.before.hlo")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

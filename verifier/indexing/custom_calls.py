@@ -1,0 +1,73 @@
+"""Custom-calls whose targets have documented semantics; every other target
+stays UNDEFINED, with the target named.
+
+- ``TopK``: XLA's top-k (``(values, indices)`` of the k largest of each row,
+  the last dim), as the ``topk`` opcode: each output element reads its whole
+  row, ``(d0, d1)[s0] -> (d0, s0)``.
+- Annotations that return their operand unchanged (same shape): the
+  sharding annotations ``Sharding`` and Shardy's ``xla.sdy.*``, and the
+  host-offload annotations ``MoveToHost`` / ``MoveToDevice`` (they only say
+  where the value lives): identity, leaf by leaf.
+
+``SPMDFullToShardShape`` / ``SPMDShardToFullShape`` change the shape: which
+shard a partition holds depends on its partition id and the sharding, so
+they stay UNDEFINED with that reason.
+"""
+
+from __future__ import annotations
+
+from verifier.expr.indexing_map import Undefined
+from verifier.hlo.shape import ShapeIndex
+from verifier.indexing import whole_slices
+from verifier.indexing.forwarding import forwarding_rule
+from verifier.indexing.registry import Indexing, OpContext, OpRule, register
+
+ANNOTATIONS = frozenset({"Sharding", "MoveToHost", "MoveToDevice"})
+"""Targets (besides ``xla.sdy.*``) that return their operand unchanged."""
+
+_SHARD_SHAPES = frozenset({"SPMDFullToShardShape", "SPMDShardToFullShape"})
+
+
+def _target(ctx: OpContext) -> str:
+    return ctx.instruction.attributes.word("custom_call_target") or ""
+
+
+def _is_annotation(ctx: OpContext) -> bool:
+    target = _target(ctx)
+    return (target in ANNOTATIONS or target.startswith("xla.sdy.")) and len(ctx.operands) == 1
+
+
+def _unchanged(ctx: OpContext, index: ShapeIndex) -> tuple[int, ShapeIndex]:
+    return (0, index)
+
+
+_ANNOTATION = forwarding_rule(_unchanged)
+
+
+def _undefined(ctx: OpContext) -> Undefined:
+    target = _target(ctx)
+    if target in _SHARD_SHAPES:
+        return Undefined(
+            f"custom-call target {target}: which shard a partition holds depends on its "
+            "partition id and the sharding"
+        )
+    return Undefined(f"custom-call target {target}: opaque to HLO, its reads are unknown")
+
+
+def _output_to_input(ctx: OpContext, output: int) -> tuple[Indexing, ...]:
+    if _is_annotation(ctx):
+        return _ANNOTATION.output_to_input(ctx, output)
+    if _target(ctx) == "TopK" and len(ctx.operands) == 1:
+        return whole_slices.trailing_output_to_input(ctx, output, 1)
+    return (_undefined(ctx),) * len(ctx.operand_leaves)
+
+
+def _input_to_output(ctx: OpContext, operand: int) -> tuple[Indexing, ...]:
+    if _is_annotation(ctx):
+        return _ANNOTATION.input_to_output(ctx, operand)
+    if _target(ctx) == "TopK" and len(ctx.operands) == 1:
+        return whole_slices.trailing_input_to_output(ctx, 1)
+    return (_undefined(ctx),) * len(ctx.output_shapes)
+
+
+register("custom-call")(OpRule(_output_to_input, _input_to_output, whole_tuples=True))

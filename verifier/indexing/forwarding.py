@@ -1,0 +1,107 @@
+"""Ops that pass arrays through unchanged, leaf by leaf: tuple,
+get-tuple-element, copy (of an array or a whole tuple), the barriers and
+annotations, and the plumbing of asynchronous pairs.
+
+Each output leaf either *is* one operand leaf (identity maps both ways) or
+reads nothing (an asynchronous context, a ``u32[]`` handle).  ``g =
+(f32[4], f32[2,3]) get-tuple-element(((f32[4], f32[2,3]), f32[4]) t),
+index=0``: output 1 (``{1}``) is operand leaf ``{0,1}`` of ``t``, read by
+``(d0, d1) -> (d0, d1)`` on d0 ∈ [0, 1], d1 ∈ [0, 2]; the other operand
+leaves are not read by it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from verifier.expr.indexing_map import IndexingMap
+from verifier.hlo.shape import ShapeIndex
+from verifier.indexing.leaves import output_leaves
+from verifier.indexing.registry import Indexing, OpContext, OpRule, register
+
+Locate = Callable[[OpContext, ShapeIndex], tuple[int, ShapeIndex] | None]
+"""Output shape index → (operand number, shape index in it) it passes
+through, or None when that output leaf reads nothing."""
+
+
+def _sources(ctx: OpContext, locate: Locate) -> tuple[int | None, ...]:
+    """Per output leaf: the operand leaf number it passes through, or None."""
+    by_place = {(leaf.operand, leaf.index): leaf for leaf in ctx.operand_leaves}
+    sources: list[int | None] = []
+    for output in output_leaves(ctx.shape):
+        place = locate(ctx, output.index)
+        if place is None:
+            sources.append(None)
+            continue
+        found = by_place.get(place)
+        if found is None:
+            raise ValueError(
+                f"{output.label} would pass operand {place[0]} at shape index "
+                f"{list(place[1])} through, which is not an array leaf of the operands"
+            )
+        if found.shape.dimensions != output.shape.dimensions:
+            raise ValueError(
+                f"{output.label} is {output.shape} but passes {found.label}, "
+                f"{found.shape}, through unchanged"
+            )
+        sources.append(found.number)
+    return tuple(sources)
+
+
+def forwarding_rule(locate: Locate) -> OpRule:
+    """The rule of an op whose output leaves are operand leaves, found by `locate`."""
+
+    def output_to_input(ctx: OpContext, output: int) -> tuple[Indexing, ...]:
+        source = _sources(ctx, locate)[output]
+        identity = IndexingMap.identity(ctx.output_shapes[output].dimensions)
+        return tuple((identity,) if leaf.number == source else () for leaf in ctx.operand_leaves)
+
+    def input_to_output(ctx: OpContext, operand: int) -> tuple[Indexing, ...]:
+        identity = IndexingMap.identity(ctx.operand_leaves[operand].shape.dimensions)
+        return tuple((identity,) if source == operand else () for source in _sources(ctx, locate))
+
+    return OpRule(output_to_input, input_to_output, whole_tuples=True)
+
+
+def _same_leaf_of_operand_0(ctx: OpContext, index: ShapeIndex) -> tuple[int, ShapeIndex]:
+    return (0, index)
+
+
+def _tuple_element(ctx: OpContext, index: ShapeIndex) -> tuple[int, ShapeIndex]:
+    """Element ``k`` of ``tuple(a0, a1, …)`` is operand ``k``."""
+    return (index[0], index[1:])
+
+
+def _get_tuple_element(ctx: OpContext, index: ShapeIndex) -> tuple[int, ShapeIndex]:
+    return (0, (ctx.instruction.integer("index"), *index))
+
+
+def _element_of_operand_0(element: int) -> Locate:
+    """The output is element `element` of operand 0 (the ``*-done`` of a pair)."""
+    return lambda ctx, index: (0, (element, *index))
+
+
+def _copy_start(ctx: OpContext, index: ShapeIndex) -> tuple[int, ShapeIndex] | None:
+    """``(destination, source, u32[] context) copy-start(x)``: both buffers hold x."""
+    return (0, index[1:]) if index[0] in (0, 1) else None
+
+
+register("tuple")(forwarding_rule(_tuple_element))
+register("get-tuple-element")(forwarding_rule(_get_tuple_element))
+# The output is operand 0 unchanged: a copy; a barrier or domain that only
+# constrains scheduling or sharding; add-dependency, whose second operand is
+# a token ordering it; an async-update, which passes its whole state on; an
+# all-reduce-done, whose start already holds the reduced value.
+register(
+    "copy",
+    "opt-barrier",
+    "domain",
+    "add-dependency",
+    "async-update",
+    "all-reduce-done",
+)(forwarding_rule(_same_leaf_of_operand_0))
+register("copy-start")(forwarding_rule(_copy_start))
+register("copy-done")(forwarding_rule(_element_of_operand_0(0)))
+register("async-done", "all-gather-done", "collective-permute-done")(
+    forwarding_rule(_element_of_operand_0(1))
+)
