@@ -7,6 +7,8 @@ from pathlib import Path
 import pytest
 
 from tests.fuzz.harness import Ending, cli_on_module, parse_hlo_file
+from verifier.errors import ParseError
+from verifier.hlo import parse_module
 
 ROOT = Path(__file__).parents[2]
 NOT_UTF8 = (ROOT / "examples" / "spec" / "add.hlo").read_bytes().replace(b"add", b"\xffadd", 1)
@@ -24,3 +26,11 @@ def test_commands_on_a_module_that_is_not_utf8_exit_2(command: str, tmp_path: Pa
 
 def test_check_on_a_module_that_is_not_utf8_reports_it(tmp_path: Path) -> None:
     assert cli_on_module("check", NOT_UTF8, tmp_path).ending is Ending.ERROR
+
+
+def test_a_layout_number_of_thousands_of_digits_is_a_located_error() -> None:
+    # The shape fast path read layout numbers with int(), which raises a bare
+    # ValueError past 4,300 digits (found by the fast fuzz tier).
+    text = "HloModule m\nENTRY e {\n  ROOT p = f32[2]{" + "9" * 5000 + "} parameter(0)\n}\n"
+    with pytest.raises(ParseError, match="int64"):
+        parse_module(text, "m.hlo")
