@@ -368,8 +368,69 @@ def _module_findings(
     return findings
 
 
+def _file_findings(
+    path: Path, cache: ProofCache, checks: Sequence[str], progress: _Progress | None
+) -> tuple[Finding, ...] | InputError:
+    """The findings of one file, or why it could not be checked."""
+    from verifier.errors import ParseError, SourceSpan
+    from verifier.gate.run import InputError
+
+    try:
+        return _module_findings(path, cache, checks, progress)
+    except ParseError as error:
+        return InputError(error.span, error.message)
+    except (OSError, UnicodeDecodeError, VerifierError) as error:
+        return InputError(SourceSpan(str(path), 0, 0), str(error))
+
+
+def _worker_findings(
+    path: Path, cache_dir: Path | None, checks: Sequence[str]
+) -> tuple[Finding, ...] | InputError:
+    """`_file_findings` in a worker process, with its own connection to the
+    shared proof cache (SQLite in WAL mode: several writers are safe)."""
+    from verifier.checks.cache import MemoryCache
+    from verifier.gate.sqlite_cache import FILE_NAME, SqliteCache
+
+    if cache_dir is None:
+        return _file_findings(path, MemoryCache(), checks, None)
+    with SqliteCache(cache_dir / FILE_NAME) as cache:
+        return _file_findings(path, cache, checks, None)
+
+
+def _parallel_findings(
+    files: Sequence[Path],
+    args: argparse.Namespace,
+    checks: Sequence[str],
+    jobs: int,
+    progress: _Progress | None,
+) -> Iterator[tuple[Finding, ...] | InputError]:
+    """Each file's answer, checked by `jobs` worker processes, in file order
+    (so the report is the one a single process writes)."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    from verifier.gate.run import InputError
+    from verifier.gate.sqlite_cache import default_cache_dir
+
+    cache_dir = None
+    if not args.no_cache:
+        cache_dir = Path(args.cache_dir) if args.cache_dir else default_cache_dir()
+    context = multiprocessing.get_context("forkserver")
+    with ProcessPoolExecutor(min(jobs, len(files)), mp_context=context) as pool:
+        answers = pool.map(_worker_findings, files, [cache_dir] * len(files), [checks] * len(files))
+        for number, (path, answer) in enumerate(zip(files, answers, strict=True), start=1):
+            if progress is not None:
+                progress.start(number, path)
+                progress.finish(
+                    f"could not be read: {answer}"
+                    if isinstance(answer, InputError)
+                    else f"{len(answer)} findings"
+                )
+            yield answer
+
+
 def _run_check(args: argparse.Namespace, out: TextIO) -> int:
-    from verifier.errors import ParseError, SourceSpan, UsageError
+    from verifier.errors import UsageError
     from verifier.gate.run import GateRun, InputError
     from verifier.gate.sqlite_cache import SqliteCache
     from verifier.gate.suite import CHECKS, INFORMATIONAL_CHECKS
@@ -389,20 +450,30 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
     show_progress = sys.stderr.isatty() if args.progress is None else args.progress
     progress = _Progress(sys.stderr, len(files)) if show_progress else None
     findings: list[Finding] = []
-    cache = _check_cache(args)
-    try:
-        for number, path in enumerate(files, start=1):
-            if progress is not None:
-                progress.start(number, path)
-            try:
-                findings += _module_findings(path, cache, checks, progress)
-            except ParseError as error:
-                errors.append(InputError(error.span, error.message))
-            except (OSError, UnicodeDecodeError, VerifierError) as error:
-                errors.append(InputError(SourceSpan(str(path), 0, 0), str(error)))
-    finally:
-        if isinstance(cache, SqliteCache):
-            cache.close()
+    jobs = (os.cpu_count() or 1) if args.jobs is None else args.jobs
+    if jobs < 1:
+        raise UsageError(f"--jobs {jobs}: give a positive number of worker processes")
+    if jobs > 1 and len(files) > 1:
+        for answer in _parallel_findings(files, args, checks, jobs, progress):
+            if isinstance(answer, InputError):
+                errors.append(answer)
+            else:
+                findings += answer
+        cache = None
+    else:
+        cache = _check_cache(args)
+        try:
+            for number, path in enumerate(files, start=1):
+                if progress is not None:
+                    progress.start(number, path)
+                answer = _file_findings(path, cache, checks, progress)
+                if isinstance(answer, InputError):
+                    errors.append(answer)
+                else:
+                    findings += answer
+        finally:
+            if isinstance(cache, SqliteCache):
+                cache.close()
     if progress is not None and isinstance(cache, SqliteCache):
         print(
             f"proof cache: {cache.hits} hits, {cache.misses} misses ({cache.path})",
@@ -577,6 +648,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--no-cache", action="store_true", help="keep proofs in memory for this run only"
     )
     check.add_argument("--cache-dir", metavar="DIR", help="where the proof cache lives (see above)")
+    check.add_argument(
+        "--jobs",
+        type=int,
+        metavar="N",
+        default=None,
+        help="check N modules at a time in worker processes (default: every core); "
+        "the report is the same as with --jobs 1",
+    )
     check.add_argument(
         "--progress",
         action=argparse.BooleanOptionalAction,
