@@ -13,8 +13,6 @@ from verifier.bridges import isl as isl_bridge
 from verifier.cli import EXIT_OK, main
 from verifier.expr.parser import parse_map
 
-EXAMPLES = Path(__file__).parents[2] / "examples"
-
 # The output→input map of f32[4294967296,4294967296] reshape(f32[65536,65536,65536,65536]):
 # 2⁶⁴ elements.
 _RESHAPE_2_64 = parse_map(
@@ -60,13 +58,3 @@ def test_utilization_of_a_reshape_of_2_64_elements_is_unknown(tmp_path: Path) ->
     for key in ("may_read", "per_execution", "reads", "utilization"):
         value = operand[key]
         assert isinstance(value, str) and value.startswith("unknown (isl ran out of operations")
-
-
-@pytest.mark.slow
-def test_utilization_of_a_fifteen_symbol_fusion_answers_every_operand() -> None:
-    report = _utilization_json(EXAMPLES / "benchmarks" / "convnet_3conv_3pool.hlo")
-    operands = _operands(report)
-    assert operands
-    for operand in operands:
-        answer = operand["may_read"]
-        assert isinstance(answer, int) or str(answer).startswith("unknown ("), operand
