@@ -20,6 +20,12 @@ def _multiples(enc: Encoding) -> Goal:
     return Goal.of([c > 0], enc.mod(x + c * y, c) == enc.mod(x, c), [x, y, c])
 
 
+def _reduce(enc: Encoding) -> Goal:
+    # (k - c * q) * y = k * y - c * w with w = q * y; proved for every integer w.
+    x, y, k, c, w = enc.ints("x y k c w")
+    return Goal.of([c > 0], enc.mod(x + k * y, c) == enc.mod(x + k * y - c * w, c), [x, y, k, c, w])
+
+
 def _inner_mod(enc: Encoding) -> Goal:
     x, y, a, c, k, m = enc.ints("x y a c k m")
     return Goal.of(
@@ -42,6 +48,11 @@ LEMMAS: tuple[Lemma, ...] = (
     Lemma("mod_drop_when_no_wrap", "c > 0 ∧ 0 <= x < c ⇒ x mod c = x", _no_wrap),
     Lemma("mod_shift_when_no_wrap", "c > 0 ∧ k * c <= x < k * c + c ⇒ x mod c = x - k * c", _shift),
     Lemma("mod_drop_multiples", "c > 0 ⇒ (x + c * y) mod c = x mod c", _multiples),
+    Lemma(
+        "mod_reduce_coefficients",
+        "c > 0 ⇒ (x + k * y) mod c = (x + k * y - c * w) mod c",
+        _reduce,
+    ),
     Lemma(
         "mod_of_inner_mod",
         "a > 0 ∧ c > 0 ∧ k * a = c * m ⇒ (x + k * (y mod a)) mod c = (x + k * y) mod c",

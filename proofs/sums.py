@@ -20,6 +20,15 @@ def _to_mod(enc: Encoding) -> Goal:
     return Goal.of([c > 0], k * x - k * c * enc.floordiv(x, c) == k * enc.mod(x, c), [x, c, k])
 
 
+def _to_mod_with_rest(enc: Encoding) -> Goal:
+    x, c, k, m = enc.ints("x c k m")
+    return Goal.of(
+        [c > 0],
+        m * x - k * c * enc.floordiv(x, c) == k * enc.mod(x, c) + (m - k) * x,
+        [x, c, k, m],
+    )
+
+
 LEMMAS: tuple[Lemma, ...] = (
     Lemma(
         "sum_recombine_div_mod",
@@ -27,4 +36,9 @@ LEMMAS: tuple[Lemma, ...] = (
         _recombine,
     ),
     Lemma("sum_floordiv_to_mod", "c > 0 ⇒ k * x - k * c * (x floordiv c) = k * (x mod c)", _to_mod),
+    Lemma(
+        "sum_floordiv_to_mod_with_rest",
+        "c > 0 ⇒ m * x - k * c * (x floordiv c) = k * (x mod c) + (m - k) * x",
+        _to_mod_with_rest,
+    ),
 )

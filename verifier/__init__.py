@@ -1,13 +1,14 @@
 """Provable indexing analysis for XLA HLO.
 
 The package exports the research API of `verifier.api` (``verifier.load(path)``,
-``verifier.loads(text)``), imported on first use so that ``import verifier.x``
+``verifier.loads(text)``, ``verifier.from_jax(fn, *args)``,
+``verifier.read_corpus(dir)``), imported on first use so that ``import verifier.x``
 stays cheap (the API pulls in isl and z3).
 """
 
 from typing import Any
 
-__all__ = ["Analysis", "OperandMaps", "load", "loads"]
+__all__ = ["Analysis", "OperandMaps", "from_jax", "load", "loads", "read_corpus"]
 
 
 def __getattr__(name: str) -> Any:

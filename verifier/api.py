@@ -7,8 +7,14 @@ data, in a few lines of a notebook.
     m = verifier.load("examples/real/cnn_step.hlo")
     m.fusions()                          # names of the entry's fusions
     m.maps("wrapped_reduce-window")      # [OperandMaps(...)], maps as IndexingMap
+    m.maps("wrapped_reduce-window", direction="i2o")  # operand -> output maps
+    m.to_parameters()                    # entry ROOT composed to each entry parameter
     m.utilization_rows()                 # one dict per operand (a DataFrame's rows)
+    m.to_pandas()                        # the same as `verifier corpus`'s operand table
     [f.to_json() for f in m.checks()]    # every check's findings
+
+    m = verifier.from_jax(lambda x: x[::2] * 2.0, jnp.ones((16,)))  # jax.jit's optimized HLO
+    modules, operands = verifier.read_corpus("out/")   # `verifier corpus` tables, DataFrames
 
 Every value is a frozen dataclass, a dict, an int or a `Fraction`; maps are
 `IndexingMap` objects (``str(map)`` is XLA's text).
@@ -29,27 +35,35 @@ Every value is a frozen dataclass, a dict, an int or a `Fraction`; maps are
 from __future__ import annotations
 
 import functools
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from verifier.analysis import ModuleMaps
 from verifier.checks.cache import MemoryCache, ProofCache
 from verifier.counting.utilization import InstructionUtilization, module_utilization
+from verifier.errors import UsageError
 from verifier.expr.indexing_map import IndexingMap, Undefined
+from verifier.fusion.compose import ComposedIndexing
 from verifier.gate.finding import Finding
 from verifier.gate.suite import run_checks
-from verifier.hlo.module import Module
+from verifier.hlo.module import Computation, Module
 from verifier.hlo.parser import parse_module, parse_module_file
 from verifier.indexing.analysis import output_count
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+Direction = Literal["o2i", "i2o"]
 
 
 @dataclass(frozen=True)
 class OperandMaps:
-    """Output `output` → operand `operand`: the maps (simplified, equal ones
-    merged) and how many use paths read through each; `maps` is `Undefined`
-    (with its reason) when the indexing is unknown."""
+    """Output `output` → operand `operand` (``o2i``; ``i2o``: operand →
+    output): the maps (simplified, equal ones merged) and how many use paths
+    read through each; `maps` is `Undefined` (with its reason) when the
+    indexing is unknown."""
 
     output: int
     operand: int
@@ -63,41 +77,68 @@ class Analysis:
     """One HLO module, analysed on demand."""
 
     module: Module
+    file: str = "<input>"
 
     @functools.cached_property
     def _maps(self) -> ModuleMaps:
         return ModuleMaps(self.module)
 
-    def instructions(self) -> list[str]:
-        """Names of the entry computation's instructions, in order."""
-        return [i.name for i in self.module.entry.instructions]
+    def computations(self) -> list[str]:
+        """Names of every computation, the entry's included, in order."""
+        return [c.name for c in self.module.computations]
+
+    def instructions(self, computation: str | None = None) -> list[str]:
+        """Names of the instructions of `computation` (default: the entry), in order."""
+        return [i.name for i in self._computation(computation).instructions]
 
     def fusions(self) -> list[str]:
         return [i.name for i in self.module.entry.instructions if i.opcode == "fusion"]
 
-    def maps(self, name: str) -> list[OperandMaps]:
-        """Output→input maps of entry instruction `name`, per output and
-        operand (a fusion's composed through its computation)."""
-        entry = self.module.entry
-        instruction = entry.instruction(name)
+    def maps(
+        self, name: str, direction: Direction = "o2i", computation: str | None = None
+    ) -> list[OperandMaps]:
+        """The maps of instruction `name` of `computation` (default: the
+        entry), per output and operand: output→input (``o2i``) or
+        input→output (``i2o``); a fusion's composed through its computation
+        (``verifier maps``)."""
+        chosen = self._computation(computation)
+        instruction = chosen.instruction(name)
         rows = []
-        for output in range(output_count(instruction)):
-            per_operand = self._maps.output_to_input(entry, instruction, output)
-            for number, composed in enumerate(per_operand):
-                operand_name = instruction.operands[number]
-                if isinstance(composed.maps, Undefined):
-                    rows.append(OperandMaps(output, number, operand_name, composed.maps))
-                    continue
-                rows.append(
-                    OperandMaps(
-                        output,
-                        number,
-                        operand_name,
-                        tuple(c.map for c in composed.maps),
-                        tuple(c.multiplicity for c in composed.maps),
+        if direction == "o2i":
+            for output in range(output_count(instruction)):
+                per_operand = self._maps.output_to_input(chosen, instruction, output)
+                for number, composed in enumerate(per_operand):
+                    rows.append(
+                        _operand_maps(output, number, instruction.operands[number], composed)
                     )
-                )
+        else:
+            for number, operand_name in enumerate(instruction.operands):
+                per_output = self._maps.input_to_output(chosen, instruction, number)
+                for output, composed in enumerate(per_output):
+                    rows.append(_operand_maps(output, number, operand_name, composed))
         return rows
+
+    def to_parameters(self) -> list[OperandMaps]:
+        """The entry ROOT's output→input maps composed through the whole
+        entry computation to each entry parameter (``verifier maps
+        --to-parameters``); `operand` numbers the parameters."""
+        entry = self.module.entry
+        rows = []
+        for output in range(output_count(entry.root)):
+            composed = self._maps.to_parameters(output)
+            for number, (parameter, indexing) in enumerate(
+                zip(entry.parameters, composed, strict=True)
+            ):
+                rows.append(_operand_maps(output, number, parameter.name, indexing))
+        return rows
+
+    def _computation(self, name: str | None) -> Computation:
+        if name is None:
+            return self.module.entry
+        for computation in self.module.computations:
+            if computation.name == name:
+                return computation
+        raise UsageError(f"{self.file}: no computation '{name}'; there are {self.computations()}")
 
     def utilization(self, name: str | None = None) -> tuple[InstructionUtilization, ...]:
         """Exact counts beside XLA's heuristic for entry instruction `name`
@@ -131,6 +172,20 @@ class Analysis:
                 )
         return rows
 
+    def to_pandas(self) -> pd.DataFrame:
+        """`utilization` as a DataFrame: the rows `verifier corpus` writes
+        to ``operands.parquet`` for this module, with its columns and
+        nullable numeric dtypes (needs the ``research`` extra)."""
+        from verifier.corpus.rows import operand_row
+        from verifier.corpus.tables import OPERAND_SCHEMA, frame
+
+        rows = [
+            operand_row(self.file, result.name, result.opcode, row)
+            for result in self.utilization()
+            for row in result.operands
+        ]
+        return frame(rows, OPERAND_SCHEMA)
+
     def checks(
         self, only: Collection[str] | None = None, cache: ProofCache | None = None
     ) -> list[Finding]:
@@ -139,14 +194,60 @@ class Analysis:
         return list(run_checks(self.module, cache or MemoryCache(), only=only))
 
 
+def _operand_maps(
+    output: int, operand: int, operand_name: str, composed: ComposedIndexing
+) -> OperandMaps:
+    if isinstance(composed.maps, Undefined):
+        return OperandMaps(output, operand, operand_name, composed.maps)
+    return OperandMaps(
+        output,
+        operand,
+        operand_name,
+        tuple(c.map for c in composed.maps),
+        tuple(c.multiplicity for c in composed.maps),
+    )
+
+
 def load(path: str | Path) -> Analysis:
     """The module of an HLO text file."""
-    return Analysis(parse_module_file(str(path)))
+    return Analysis(parse_module_file(str(path)), str(path))
 
 
-def loads(text: str) -> Analysis:
-    """The module of HLO text."""
-    return Analysis(parse_module(text))
+def loads(text: str, file: str = "<input>") -> Analysis:
+    """The module of HLO text (`file` names it in messages and tables)."""
+    return Analysis(parse_module(text, file), file)
 
 
-__all__ = ["Analysis", "OperandMaps", "load", "loads"]
+def jax_hlo_text(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> str:
+    """The optimized HLO text XLA compiles ``jax.jit(fn)`` to for these
+    arguments: ``jax.jit(fn).lower(*args, **kwargs).compile().as_text()``
+    (needs the ``jax`` extra)."""
+    try:
+        import jax
+    except ImportError:
+        raise UsageError("from_jax needs jax: pip install 'hlo-verifier[jax]'") from None
+    text: str = jax.jit(fn).lower(*args, **kwargs).compile().as_text()
+    return text
+
+
+def from_jax(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Analysis:
+    """The module XLA compiles ``jax.jit(fn)`` to for these arguments
+    (`jax_hlo_text`), as `load` gives it::
+
+        m = verifier.from_jax(lambda x: x[::2] * 2.0, jnp.ones((16,), jnp.float32))
+        m.utilization_rows()   # the fusion reads 8 of the parameter's 16 elements
+    """
+    name = getattr(fn, "__name__", "fn")
+    return loads(jax_hlo_text(fn, *args, **kwargs), f"<jax.jit({name})>")
+
+
+def read_corpus(directory: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The tables `verifier corpus` wrote to `directory`, as DataFrames
+    ``(modules, operands)`` with nullable numeric dtypes (needs the
+    ``research`` extra)."""
+    from verifier.corpus.tables import read_frames
+
+    return read_frames(Path(directory))
+
+
+__all__ = ["Analysis", "OperandMaps", "from_jax", "load", "loads", "read_corpus"]

@@ -14,6 +14,7 @@ Exit codes (a contract):
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import sys
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
     from verifier.gate.finding import Finding
     from verifier.gate.run import InputError
     from verifier.gate.sqlite_cache import SqliteCache
+    from verifier.simplify import SimplificationResult
 
 EXIT_OK, EXIT_REFUTED, EXIT_BAD_INPUT, EXIT_UNKNOWN, EXIT_VACUOUS = 0, 1, 2, 3, 4
 
@@ -50,14 +52,21 @@ def _worst(codes: Sequence[int]) -> int:
 
 
 def _read_map_argument(value: str) -> str:
-    """A map given inline, or ``@path`` to read it from a file."""
+    """A map given inline, or ``@path`` to read it from a file (bytes that
+    are not UTF-8 are kept as surrogate escapes: the parser points at them)."""
     if value.startswith("@"):
-        return Path(value[1:]).read_text()
+        return Path(value[1:]).read_text(encoding="utf-8", errors="surrogateescape")
     return value
 
 
 def _batch_lines(path: str) -> Iterator[tuple[int, str]]:
-    stream: TextIO = sys.stdin if path == "-" else open(path)  # noqa: SIM115
+    # Decoded line by line with surrogate escapes, so that a line that is not
+    # UTF-8 is that line's parse error and the other lines still get answers.
+    stream: TextIO = (
+        io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="surrogateescape")
+        if path == "-"
+        else open(path, encoding="utf-8", errors="surrogateescape")  # noqa: SIM115
+    )
     with stream:
         for number, line in enumerate(stream, start=1):
             if line.strip() and not line.lstrip().startswith("#"):
@@ -139,30 +148,79 @@ def _run_equiv(args: argparse.Namespace, out: TextIO) -> int:
 # ---------------------------------------------------------------- simplify
 
 
-def _simplify_answer(text: str, prove: bool) -> dict[str, Any]:
+def _simplify_answer(text: str, args: argparse.Namespace) -> dict[str, Any]:
     from verifier.expr.parser import parse_map
     from verifier.expr.printer import print_map
-    from verifier.simplify import simplify
+    from verifier.simplify import SimplificationResult, simplify
 
     indexing_map = parse_map(text, "MAP")
-    result = simplify(indexing_map)
+    if args.no_simplify:
+        result = SimplificationResult(indexing_map, indexing_map, (), (), 0)
+    else:
+        result = simplify(
+            indexing_map,
+            rescale_symbols=args.rescale_symbols,
+            remove_unused_symbols=args.remove_unused_symbols,
+        )
     answer: dict[str, Any] = {
         "input": print_map(indexing_map, one_line=True),
         "simplified": print_map(result.map, one_line=True),
         "rules": list(result.rules_applied),
     }
-    if prove:
-        from verifier.checks.proven_simplification import prove_simplification
+    if result.symbol_changes:
+        answer["symbols"] = [
+            {
+                "symbol": change.symbol.name,
+                "becomes": None if change.becomes is None else str(change.becomes),
+            }
+            for change in result.symbol_changes
+        ]
+    if args.prove:
+        answer.update(_simplify_proof(text, result))
+    return answer
 
-        answer["verdict"] = prove_simplification(indexing_map, result).verdict.value
+
+# Worst first: the verdict of two proofs is the worse of the two.
+_VERDICT_ORDER = ("different", "unknown", "vacuous", "equal")
+
+
+def _simplify_proof(text: str, result: SimplificationResult) -> dict[str, Any]:
+    """The verdict from the map as read (isl, cross-checked by z3) and from the
+    text as typed (z3 on the parse tree), the worse of the two; and what
+    construction folded while reading."""
+    from verifier.checks.proven_simplification import prove_from_typed, prove_simplification
+    from verifier.expr.parser import parse_typed_map
+
+    verdict = prove_simplification(result.input, result).verdict.value
+    answer: dict[str, Any] = {}
+    typed = parse_typed_map(text, "MAP")
+    if typed is not None:
+        proof = prove_from_typed(typed, result)
+        verdict = min(verdict, proof.verdict.value, key=_VERDICT_ORDER.index)
+        answer["construction"] = [
+            {"typed": folding.typed, "read_as": folding.read_as} for folding in proof.foldings
+        ]
+        if proof.witness:
+            answer["typed_counterexample"] = dict(proof.witness)
+    answer["verdict"] = verdict
     return answer
 
 
 def _simplify_text(answer: dict[str, Any]) -> str:
     lines = [answer["simplified"].replace(", domain: ", ",\ndomain: ")]
     lines.append("rules: " + (", ".join(answer["rules"]) or "(none)"))
+    if "symbols" in answer:
+        changes = (
+            f"{c['symbol']} removed"
+            if c["becomes"] is None
+            else f"input {c['symbol']} is {c['becomes']} of the output"
+            for c in answer["symbols"]
+        )
+        lines.append("symbols changed (equal as relations only): " + "; ".join(changes))
+    for folding in answer.get("construction", []):
+        lines.append(f"construction folded: {folding['typed']} -> {folding['read_as']}")
     if "verdict" in answer:
-        lines.append(f"verdict: {answer['verdict']}")
+        lines.append(f"verdict: {answer['verdict']} (proved from the text as typed)")
     return "\n".join(lines)
 
 
@@ -171,7 +229,7 @@ def _run_simplify(args: argparse.Namespace, out: TextIO) -> int:
         codes = []
         for number, line in _batch_lines(args.batch):
             try:
-                answer = _simplify_answer(line, args.prove)
+                answer = _simplify_answer(line, args)
                 codes.append(_VERDICT_EXIT.get(answer.get("verdict", "equal"), EXIT_OK))
             except VerifierError as error:
                 answer = {"error": f"line {number}: {error}"}
@@ -180,7 +238,7 @@ def _run_simplify(args: argparse.Namespace, out: TextIO) -> int:
         return _worst(codes)
     if args.map is None:
         raise VerifierError("simplify needs MAP, or --batch FILE")
-    answer = _simplify_answer(_read_map_argument(args.map), args.prove)
+    answer = _simplify_answer(_read_map_argument(args.map), args)
     _emit(answer, args.format, _simplify_text, out)
     return _VERDICT_EXIT.get(answer.get("verdict", "equal"), EXIT_OK)
 
@@ -218,6 +276,22 @@ def _run_maps(args: argparse.Namespace, out: TextIO) -> int:
     else:
         instructions = [entry.root]
     report = module_json(maps, instructions, options)
+    _emit(report, args.format, render_text, out)
+    return EXIT_OK
+
+
+# ---------------------------------------------------------------- layout
+
+
+def _run_layout(args: argparse.Namespace, out: TextIO) -> int:
+    from verifier.expr.indexing_map import IndexingMap
+    from verifier.report.layout import layout_json, render_text
+    from verifier.simplify import simplify
+
+    def transform(m: IndexingMap) -> IndexingMap:
+        return simplify(m).map
+
+    report = layout_json(args.shape, None if args.no_simplify else transform)
     _emit(report, args.format, render_text, out)
     return EXIT_OK
 
@@ -275,8 +349,39 @@ are reported and never change the exit code.
 with --output FILE the report goes to FILE and the text summary to stdout.
 Proofs are cached in an SQLite file (default $XDG_CACHE_HOME/verifier or
 ~/.cache/verifier), keyed by the question and the verifier, islpy and z3
-versions, so a second run over unchanged modules skips the solvers.
+versions, so a second run over unchanged modules skips the solvers. The cache
+never decides: one that cannot be read or written is a warning on stderr and
+the run goes on without it, with the same verdicts and exit code. Whoever can
+write the cache decides verdicts (see the README): --cache-mode read uses a
+cache written by a trusted run without writing to it.
 Progress goes to stderr when it is a terminal (or with --progress).
+"""
+
+_CORPUS_HELP = """\
+Analyse every HLO module under PATH (the files `check` reads) — its maps,
+every check and the exact utilization of every operand — into two Parquet
+tables in DIR:
+
+  modules.parquet   one row per module file: file, sha256, verifier_version,
+                    module, status (ok|error|timeout), seconds, instructions,
+                    findings per outcome (proved ... vacuous), error
+  operands.parquet  one row per (file, instruction, operand): opcode, operand,
+                    operand_name, elements, distinct_read (null when it
+                    depends on run-time values; distinct_read_min/_max then
+                    give the exact span), reads, utilization (float),
+                    utilization_exact ("p/q"), xla_heuristic_elements,
+                    undefined_reason
+
+The modules run on Dask: a local cluster of --jobs threads, each driving its
+own analysis process, or the cluster of --scheduler tcp://host:8786 (the
+workers need this package installed; the module texts are sent to them).
+Each module has its own process and --timeout: a module that hangs or
+crashes is a row with status timeout or error, never a stop. --resume keeps
+the rows of modules whose file, content hash and verifier version already
+have rows in DIR. Rows are sorted: runs over the same files — local, on a
+cluster, resumed — give the same tables except the `seconds` column, the
+only timing (leave it out when comparing). Needs the research extra:
+pip install 'hlo-verifier[research]'.
 """
 
 
@@ -293,7 +398,9 @@ class _Progress:
         self.next_report = 0
 
     def start(self, number: int, path: Path) -> None:
-        self.label = f"[{number}/{self.files}] {path}"
+        from verifier.report.printable import printable
+
+        self.label = printable(f"[{number}/{self.files}] {path}")
         self.next_report = 0
         self._write(f"{self.label}: parsing")
 
@@ -336,12 +443,13 @@ def _hlo_files(paths: Sequence[str]) -> tuple[list[Path], list[InputError]]:
 
 def _check_cache(args: argparse.Namespace) -> SqliteCache | MemoryCache:
     from verifier.checks.cache import MemoryCache
-    from verifier.gate.sqlite_cache import FILE_NAME, SqliteCache, default_cache_dir
+    from verifier.gate.sqlite_cache import FILE_NAME, CacheMode, SqliteCache, default_cache_dir
 
-    if args.no_cache:
+    mode = CacheMode(args.cache_mode)
+    if mode is CacheMode.OFF:
         return MemoryCache()
     directory = Path(args.cache_dir) if args.cache_dir else default_cache_dir()
-    return SqliteCache(directory / FILE_NAME)
+    return SqliteCache(directory / FILE_NAME, mode=mode)
 
 
 def _module_findings(
@@ -384,17 +492,20 @@ def _file_findings(
 
 
 def _worker_findings(
-    path: Path, cache_dir: Path | None, checks: Sequence[str]
-) -> tuple[Finding, ...] | InputError:
+    path: Path, args: argparse.Namespace, checks: Sequence[str]
+) -> tuple[tuple[Finding, ...] | InputError, tuple[str, ...]]:
     """`_file_findings` in a worker process, with its own connection to the
-    shared proof cache (SQLite in WAL mode: several writers are safe)."""
-    from verifier.checks.cache import MemoryCache
-    from verifier.gate.sqlite_cache import FILE_NAME, SqliteCache
+    shared proof cache (SQLite in WAL mode: several writers are safe), and
+    what went wrong with the cache (the parent warns)."""
+    from verifier.gate.sqlite_cache import SqliteCache
 
-    if cache_dir is None:
-        return _file_findings(path, MemoryCache(), checks, None)
-    with SqliteCache(cache_dir / FILE_NAME) as cache:
-        return _file_findings(path, cache, checks, None)
+    cache = _check_cache(args)
+    try:
+        answer = _file_findings(path, cache, checks, None)
+    finally:
+        if isinstance(cache, SqliteCache):
+            cache.close()
+    return answer, tuple(cache.problems) if isinstance(cache, SqliteCache) else ()
 
 
 def _parallel_findings(
@@ -403,22 +514,21 @@ def _parallel_findings(
     checks: Sequence[str],
     jobs: int,
     progress: _Progress | None,
-) -> Iterator[tuple[Finding, ...] | InputError]:
-    """Each file's answer, checked by `jobs` worker processes, in file order
-    (so the report is the one a single process writes)."""
+) -> Iterator[tuple[tuple[Finding, ...] | InputError, tuple[str, ...]]]:
+    """Each file's answer (and its cache's problems), checked by `jobs`
+    worker processes, in file order (so the report is the one a single
+    process writes)."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
     from verifier.gate.run import InputError
-    from verifier.gate.sqlite_cache import default_cache_dir
 
-    cache_dir = None
-    if not args.no_cache:
-        cache_dir = Path(args.cache_dir) if args.cache_dir else default_cache_dir()
     context = multiprocessing.get_context("forkserver")
     with ProcessPoolExecutor(min(jobs, len(files)), mp_context=context) as pool:
-        answers = pool.map(_worker_findings, files, [cache_dir] * len(files), [checks] * len(files))
-        for number, (path, answer) in enumerate(zip(files, answers, strict=True), start=1):
+        answers = pool.map(_worker_findings, files, [args] * len(files), [checks] * len(files))
+        for number, (path, (answer, problems)) in enumerate(
+            zip(files, answers, strict=True), start=1
+        ):
             if progress is not None:
                 progress.start(number, path)
                 progress.finish(
@@ -426,7 +536,7 @@ def _parallel_findings(
                     if isinstance(answer, InputError)
                     else f"{len(answer)} findings"
                 )
-            yield answer
+            yield answer, problems
 
 
 def _run_check(args: argparse.Namespace, out: TextIO) -> int:
@@ -435,6 +545,7 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
     from verifier.gate.sqlite_cache import SqliteCache
     from verifier.gate.suite import CHECKS, INFORMATIONAL_CHECKS
     from verifier.report.gate_text import gate_text
+    from verifier.report.printable import printable
 
     checks = CHECKS
     if args.checks is not None:
@@ -454,11 +565,15 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
     if jobs < 1:
         raise UsageError(f"--jobs {jobs}: give a positive number of worker processes")
     if jobs > 1 and len(files) > 1:
-        for answer in _parallel_findings(files, args, checks, jobs, progress):
+        problems: dict[str, None] = {}
+        for answer, found in _parallel_findings(files, args, checks, jobs, progress):
+            problems.update(dict.fromkeys(found))
             if isinstance(answer, InputError):
                 errors.append(answer)
             else:
                 findings += answer
+        for problem in problems:
+            print(f"verifier: warning: {printable(problem)}", file=sys.stderr)
         cache = None
     else:
         cache = _check_cache(args)
@@ -474,9 +589,12 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
         finally:
             if isinstance(cache, SqliteCache):
                 cache.close()
+                # The cache never decides: what failed in it is a warning.
+                for problem in cache.problems:
+                    print(f"verifier: warning: {printable(problem)}", file=sys.stderr)
     if progress is not None and isinstance(cache, SqliteCache):
         print(
-            f"proof cache: {cache.hits} hits, {cache.misses} misses ({cache.path})",
+            printable(f"proof cache: {cache.hits} hits, {cache.misses} misses ({cache.path})"),
             file=sys.stderr,
         )
     run = GateRun(
@@ -531,6 +649,67 @@ def _run_utilization(args: argparse.Namespace, out: TextIO) -> int:
     return EXIT_OK
 
 
+# ---------------------------------------------------------------- corpus
+
+
+def _run_corpus(args: argparse.Namespace, out: TextIO) -> int:
+    from verifier.errors import UsageError
+
+    try:
+        from tqdm import tqdm
+
+        from verifier.corpus.run import CorpusOptions, run_corpus
+    except ImportError as error:
+        raise UsageError(
+            f"verifier corpus needs the research extra ({error.name} is missing): "
+            "pip install 'hlo-verifier[research]'"
+        ) from None
+    files, errors = _hlo_files(args.paths)
+    if errors:
+        raise UsageError("; ".join(str(e) for e in errors))
+    if args.jobs < 1 or args.timeout <= 0:
+        raise UsageError("--jobs must be at least 1 and --timeout positive")
+    options = CorpusOptions(Path(args.output), args.scheduler, args.jobs, args.resume, args.timeout)
+    show_progress = sys.stderr.isatty() if args.progress is None else args.progress
+    bar = None
+
+    def progress(total: int, row: dict[str, Any]) -> None:
+        nonlocal bar
+        if bar is None:
+            bar = tqdm(total=total, unit="module", file=sys.stderr, disable=not show_progress)
+        if row:
+            bar.set_postfix_str(row["status"], refresh=False)
+            bar.update()
+
+    try:
+        summary = run_corpus(files, options, progress)
+    finally:
+        if bar is not None:
+            bar.close()
+    statuses = ", ".join(f"{count} {status}" for status, count in summary.statuses.items())
+    print(
+        f"{len(files)} modules ({statuses or 'none'}): {summary.analysed} analysed, "
+        f"{summary.resumed} kept from an earlier run; tables in {args.output}",
+        file=out,
+    )
+    return EXIT_OK
+
+
+def _run_plot(args: argparse.Namespace, out: TextIO) -> int:
+    from verifier.errors import UsageError
+
+    try:
+        from verifier.corpus.plot import plot_corpus
+    except ImportError as error:
+        raise UsageError(
+            f"verifier plot needs the research extra ({error.name} is missing): "
+            "pip install 'hlo-verifier[research]'"
+        ) from None
+    plot_corpus(Path(args.directory), Path(args.output), args.labels)
+    print(f"wrote {args.output}", file=out)
+    return EXIT_OK
+
+
 # ---------------------------------------------------------------- plumbing
 
 
@@ -539,6 +718,12 @@ def _emit(answer: Any, fmt: str, as_text: Callable[[Any], str], out: TextIO) -> 
         print(json.dumps(answer, indent=2, sort_keys=False), file=out)
     else:
         print(as_text(answer), file=out)
+
+
+def _version() -> str:
+    from verifier.gate.run import DISTRIBUTION, tool_version
+
+    return f"{tool_version()} ({DISTRIBUTION})"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -551,6 +736,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="exit codes: 0 ok/equal/proved, 1 refuted/different, 2 bad input, "
         "3 unknown (solver budget exhausted), 4 vacuous (empty domain)",
     )
+    parser.add_argument("--version", action="version", version=f"verifier {_version()}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def command(name: str, help_text: str) -> argparse.ArgumentParser:
@@ -591,6 +777,22 @@ def build_parser() -> argparse.ArgumentParser:
         help="prove the result equal to the input (isl, cross-checked by z3)",
     )
     simplify.add_argument(
+        "--no-simplify",
+        action="store_true",
+        help="print the map as read (the canonical form construction gives)",
+    )
+    simplify.add_argument(
+        "--rescale-symbols",
+        action="store_true",
+        help="also replace a symbol pinned to a lattice (s0 mod 4 in [2, 2]) by s0 * 4 + 2;"
+        " the result is then equal as a relation, not pointwise",
+    )
+    simplify.add_argument(
+        "--remove-unused-symbols",
+        action="store_true",
+        help="also remove symbols the relation does not depend on (renumbering the rest)",
+    )
+    simplify.add_argument(
         "--batch", metavar="FILE", help="one map per line ('-' for stdin); JSON lines out, in order"
     )
     simplify.set_defaults(run=_run_simplify)
@@ -610,6 +812,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="one tab-separated pair per line ('-' for stdin); JSON lines out",
     )
     equiv.set_defaults(run=_run_equiv)
+
+    layout = command(
+        "layout", "where each element of a shape sits in its buffer, and the buffer's size"
+    )
+    layout.add_argument(
+        "shape", metavar="SHAPE", help="a shape with its layout, e.g. 'f32[3,5]{1,0:T(2,2)}'"
+    )
+    layout.add_argument("--no-simplify", action="store_true", help="print the maps unsimplified")
+    layout.set_defaults(run=_run_layout)
 
     prove = command("prove-rules", "prove every simplifier rule's lemma (z3)")
     prove.set_defaults(run=_run_prove_rules)
@@ -645,7 +856,18 @@ def build_parser() -> argparse.ArgumentParser:
         "an unknown name is an error that lists them)",
     )
     check.add_argument(
-        "--no-cache", action="store_true", help="keep proofs in memory for this run only"
+        "--cache-mode",
+        choices=("read", "write", "off"),
+        default="write",
+        help="read: answer from the cache, never write it (an untrusted run); "
+        "write: also add new answers (default); off: keep proofs in memory for this run only",
+    )
+    check.add_argument(
+        "--no-cache",
+        dest="cache_mode",
+        action="store_const",
+        const="off",
+        help="the same as --cache-mode off",
     )
     check.add_argument("--cache-dir", metavar="DIR", help="where the proof cache lives (see above)")
     check.add_argument(
@@ -663,6 +885,65 @@ def build_parser() -> argparse.ArgumentParser:
         help="progress on stderr (default: when stderr is a terminal)",
     )
     check.set_defaults(run=_run_check)
+
+    corpus = commands.add_parser(
+        "corpus",
+        help="maps, checks and utilization of every module under PATH into Parquet tables (Dask)",
+        description=_CORPUS_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    corpus.add_argument("paths", nargs="+", metavar="PATH", help="an .hlo file or a directory")
+    corpus.add_argument(
+        "--output",
+        required=True,
+        metavar="DIR",
+        help="where modules.parquet and operands.parquet go",
+    )
+    corpus.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="an existing Dask scheduler (tcp://host:8786); default: a local cluster",
+    )
+    corpus.add_argument(
+        "--jobs",
+        type=int,
+        default=os.cpu_count() or 1,
+        metavar="N",
+        help="modules analysed at once on the local cluster (default: the number of CPUs)",
+    )
+    corpus.add_argument(
+        "--resume",
+        action="store_true",
+        help="keep the rows of modules whose content and verifier version are unchanged",
+    )
+    corpus.add_argument(
+        "--timeout",
+        type=float,
+        default=300.0,
+        metavar="S",
+        help="seconds one module may take before it is a 'timeout' row (default: 300)",
+    )
+    corpus.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="a progress bar on stderr (default: when stderr is a terminal)",
+    )
+    corpus.set_defaults(run=_run_corpus)
+
+    plot = commands.add_parser(
+        "plot",
+        help="figures of a corpus's tables: exact utilization against XLA's heuristic, time per module",
+        description="Two panels from the tables `verifier corpus` wrote: every operand's exact "
+        "distinct elements read against XLA's heuristic (log-log; the largest disagreements "
+        "labelled), and the time each module took against its size.",
+    )
+    plot.add_argument("directory", metavar="DIR", help="the output directory of verifier corpus")
+    plot.add_argument("--output", required=True, metavar="FILE.png", help="the image to write")
+    plot.add_argument(
+        "--labels", type=int, default=6, metavar="N", help="label the N largest disagreements"
+    )
+    plot.set_defaults(run=_run_plot)
     return parser
 
 
@@ -683,5 +964,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
     except (VerifierError, OSError) as error:
-        print(f"verifier: error: {error}", file=sys.stderr)
+        from verifier.report.printable import printable
+
+        # printable: the message may quote bytes that are not UTF-8.
+        print(f"verifier: error: {printable(str(error))}", file=sys.stderr)
         return EXIT_BAD_INPUT

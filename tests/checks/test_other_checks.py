@@ -24,14 +24,24 @@ from verifier.indexing.layout import physical_offset
 # ----------------------------------------------------------------- bitcast
 
 
-def test_the_tiled_bitcast_of_the_issue_is_refuted_with_the_element_that_moves() -> None:
+def test_the_tiled_bitcast_of_the_issue_is_refuted_by_its_buffer_sizes() -> None:
     operand, output = parse_shape("f32[3,5]{1,0:T(2,2)}"), parse_shape("f32[15]{0}")
     result = check_bitcast(operand, output, Undefined("tiled"), MemoryCache())
     assert result.outcome is Outcome.REFUTED
+    assert dict(result.witness) == {"operand_bytes": 24 * 4, "output_bytes": 15 * 4}
+
+
+def test_an_element_on_the_other_sides_padding_is_the_witness() -> None:
+    operand, output = parse_shape("f32[3,5]{1,0:T(2,2)}"), parse_shape("f32[24]{0}")
+    result = check_bitcast(operand, output, Undefined("tiled"), MemoryCache())
+    assert result.outcome is Outcome.REFUTED
     witness = dict(result.witness)
-    element = {var(VarKind.DIM, i): witness[f"operand_d{i}"] for i in range(2)}
-    (offset,) = physical_offset(operand).evaluate(element)
-    assert offset == witness["offset"] >= 15  # past the output's 15 slots
+    (offset,) = physical_offset(output).evaluate({var(VarKind.DIM, 0): witness["output_d0"]})
+    assert offset == witness["offset"]
+    held = {
+        physical_offset(operand).evaluate(p)[0] for p in physical_offset(operand).domain_points()
+    }
+    assert offset not in held  # a padding slot of the operand
 
 
 def test_a_bitcast_of_no_elements_is_vacuous_not_proved() -> None:

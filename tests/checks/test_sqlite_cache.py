@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from verifier.checks.cache import cached
-from verifier.errors import UsageError
 from verifier.gate.sqlite_cache import FLUSH_EVERY, KEEP_VERSIONS, SqliteCache, tool_versions
 
 V1 = (("verifier", "1"), ("islpy", "a"), ("z3-solver", "x"))
@@ -110,10 +109,3 @@ def test_two_processes_share_one_file(tmp_path: Path) -> None:
     assert [worker.exitcode for worker in workers] == [0, 0]
     with SqliteCache(path, versions=V1) as cache:
         assert all(cache.lookup(f"k{i}") == {"i": i} for i in range(3000))
-
-
-def test_an_unusable_place_is_a_usage_error(tmp_path: Path) -> None:
-    blocker = tmp_path / "file"
-    blocker.write_text("")
-    with pytest.raises(UsageError, match="--no-cache"):
-        SqliteCache(blocker / "sub" / "c.sqlite3", versions=V1)

@@ -40,6 +40,20 @@ def test_no_example_is_refuted_and_a_warm_cache_asks_nothing(path: Path) -> None
     refuted = [f for f in cold if f.outcome is Outcome.REFUTED]
     assert not [f for f in refuted if f.check not in INFORMATIONAL_CHECKS], refuted
     assert not [f for f in cold if f.outcome is Outcome.UNKNOWN]
+    # A floor, not only the absence of refutations: most findings are proved,
+    # and every instruction that reads an operand has a proved finding unless
+    # its indexing is unknown (then all of its findings say unsupported).
+    proved = [f for f in cold if f.outcome is Outcome.PROVED]
+    assert len(proved) >= 0.75 * len(cold)
+    by_instruction: dict[str, set[Outcome]] = {}
+    for finding in cold:
+        by_instruction.setdefault(finding.instruction, set()).add(finding.outcome)
+    readers = {i.name for c in module.computations for i in c.instructions if i.operands}
+    assert readers <= set(by_instruction)
+    assert all(
+        Outcome.PROVED in by_instruction[name] or by_instruction[name] == {Outcome.UNSUPPORTED}
+        for name in readers
+    )
     stored = cache.stores
     warm = list(run_checks(module, cache))
     assert warm == cold and cache.stores == stored

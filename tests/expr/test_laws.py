@@ -81,3 +81,21 @@ def test_the_spec_examples_of_floor_semantics():
     assert evaluate(mod(const(7), -2), {}) == -1
     assert evaluate(floordiv(dim(0), -2), {dim(0): 7}) == -4
     assert evaluate(mod(dim(0), -2), {dim(0): 7}) == -1
+
+
+def test_interning_frees_nodes_no_one_holds_and_keeps_live_ones_unique() -> None:
+    import gc
+    import weakref
+
+    from verifier.expr import nodes
+
+    built = nodes.dim(7) * 987_654_321 + 123_456_789
+    alive = weakref.ref(built)
+    entries = len(nodes._TABLE)
+    assert nodes.dim(7) * 987_654_321 + 123_456_789 is built
+    del built
+    gc.collect()
+    assert alive() is None
+    assert len(nodes._TABLE) < entries
+    again = nodes.dim(7) * 987_654_321 + 123_456_789
+    assert again is nodes.dim(7) * 987_654_321 + 123_456_789

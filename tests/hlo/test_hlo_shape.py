@@ -9,6 +9,7 @@ from verifier.hlo.shape import (
     COMBINE_DIMENSION,
     Layout,
     Shape,
+    SplitConfig,
     Tile,
     default_layout,
     element_bit_width,
@@ -62,10 +63,26 @@ def test_combine_marker_and_minus_one_are_kept() -> None:
     assert COMBINE_DIMENSION == -(2**63)
 
 
-def test_extra_layout_fields_are_kept_as_text() -> None:
-    layout = parse_shape("s4[128]{0:T(1024)L(2)E(4)S(3)}").layout
+def test_layout_fields_in_xla_order() -> None:
+    layout = parse_shape("s4[128]{0:T(1024)L(2)E(4)S(3)SC(0:32,64)(0:)}").layout
     assert layout is not None
-    assert (layout.extra, layout.memory_space) == ("L(2)E(4)", 3)
+    assert (layout.tail_padding_alignment, layout.element_size_in_bits, layout.memory_space) == (
+        2,
+        4,
+        3,
+    )
+    assert layout.split_configs == (SplitConfig(0, (32, 64)), SplitConfig(0, ()))
+    assert layout.extra == ""
+    shuffled = parse_shape("s4[128]{0:SC(0:32,64)(0:)S(3)E(4)L(2)T(1024)}")
+    assert str(shuffled) == "s4[128]{0:T(1024)L(2)E(4)S(3)SC(0:32,64)(0:)}"
+
+
+def test_other_layout_fields_are_kept_as_text() -> None:
+    text = "f32[4]{0:D(D)T(2)#(s32)*(s64)E(32)S(1)P(f32[4]{0})M(8)}"
+    layout = parse_shape(text).layout
+    assert layout is not None
+    assert layout.extra == "D(D)#(s32)*(s64)P(f32[4]{0})M(8)"
+    assert str(parse_shape(text)) == text
 
 
 def test_tuple_shape() -> None:
@@ -138,6 +155,9 @@ def test_unknown_element_type_name_is_accepted() -> None:
         ("f32[-2]", 5, "dimension size"),
         ("f32[2]{0:T(0)}", 12, "tile dimension 0"),
         ("f32[2]{0:Q}", 11, "expected '(' after layout field 'Q'"),
+        ("f32[2]{0:L(0)}", 12, "tail padding alignment 0 is not positive"),
+        ("f32[2]{0:E(x)}", 12, "element size in bits"),
+        ("f32[2]{0:SC(0;1)}", 14, "after the split dimension"),
         ("f32[?]", 5, "unbounded"),
         ("(f32[2] s32[])", 9, "expected ','"),
         ("tuple[]", 1, "not an element type"),

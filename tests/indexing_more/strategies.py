@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from hypothesis import strategies as st
-from oracle_more.layout import buffer_size
+from oracle_layout import buffer_elements
 
 from verifier.hlo.shape import parse_shape
 
@@ -241,7 +241,7 @@ def bitcast_tiled(draw: st.DrawFn) -> str:
     element_type = draw(st.sampled_from(["f32", "s32", "u32"]))
     tiled = draw(tiled_shape(element_type, min_tilings=1))
     if draw(st.booleans()):
-        other = draw(_untiled_of_size(buffer_size(parse_shape(tiled)), element_type))
+        other = draw(_untiled_of_size(buffer_elements(parse_shape(tiled)), element_type))
     else:
         other = draw(tiled_shape(element_type))
     operand, output = (tiled, other) if draw(st.booleans()) else (other, tiled)

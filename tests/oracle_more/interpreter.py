@@ -9,9 +9,9 @@ padding or in a dilation hole reads nothing.  For a collective the reads are
 those of the output on the replica at each group position, unioned over the
 group, all replicas holding operands of the same shape.
 
-A bitcast reads the operand elements whose bytes overlap the output
-element's bytes, both buffers laid out by walking their tiled layouts
-(`oracle_more.layout`); padding slots hold no element.
+A bitcast reads the operand elements whose bits overlap the output
+element's bits, both buffers laid out by the tiled-layout document's
+pad-reshape-transpose (`oracle_layout`); padding slots hold no element.
 
 Convolution groups follow XLA's ``convolution_group_converter``: the lhs
 feature dim is split group-major into ``feature_group_count`` groups of
@@ -28,10 +28,9 @@ import itertools
 from collections.abc import Callable, Iterator, Sequence
 from typing import TypeAlias
 
-from verifier.hlo import Computation, Instruction, Shape
-from verifier.hlo.shape import element_bit_width
+from oracle_layout import element_bits
 
-from .layout import element_at_offsets
+from verifier.hlo import Computation, Instruction, Shape
 
 Index: TypeAlias = tuple[int, ...]
 Element: TypeAlias = tuple[int, Index]
@@ -236,22 +235,17 @@ def _all_to_all(
 
 
 @functools.cache
-def _byte_ranges(shape: Shape) -> dict[Index, range]:
-    """Logical index → the bytes (bits, for sub-byte types) it occupies."""
-    width = element_bit_width(shape.element_type)
-    return {
-        index: range(offset * width, (offset + 1) * width)
-        for offset, index in element_at_offsets(shape).items()
-    }
+def _bit_ranges(shape: Shape) -> dict[Index, range]:
+    return element_bits(shape)
 
 
 def _bitcast(
     instruction: Instruction, operands: list[Instruction], output: int, index: Index
 ) -> set[Element]:
-    bits = _byte_ranges(instruction.shape)[index]
+    bits = _bit_ranges(instruction.shape)[index]
     return {
         (0, element)
-        for element, held in _byte_ranges(operands[0].shape).items()
+        for element, held in _bit_ranges(operands[0].shape).items()
         if held.start < bits.stop and bits.start < held.stop
     }
 

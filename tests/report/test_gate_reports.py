@@ -19,7 +19,7 @@ from verifier.gate.run import GateRun, InputError
 from verifier.report.gate_json import gate_json
 from verifier.report.gate_text import PLACES_PER_REASON, gate_text
 from verifier.report.junit import junit_xml
-from verifier.report.sarif import FINGERPRINT, sarif_log
+from verifier.report.sarif import FINGERPRINT, fingerprint, sarif_log
 
 SCHEMA = json.loads((Path(__file__).parent / "sarif-schema-2.1.0.json").read_text())
 
@@ -73,7 +73,9 @@ def test_sarif_is_valid_and_has_one_result_per_unproved_finding(strict: bool) ->
     (sarif_run,) = log["runs"]
     results = sarif_run["results"]
     unproved = [f for f in MIXED if f.outcome is not Outcome.PROVED]
-    assert [r["partialFingerprints"][FINGERPRINT] for r in results] == [f.key for f in unproved]
+    assert [r["partialFingerprints"][FINGERPRINT] for r in results] == [
+        f"dir with space/{f.module}.hlo/{f.key}" for f in unproved
+    ]
     levels = {r["properties"]["outcome"]: r["level"] for r in results}
     assert levels == {
         "refuted": "error",
@@ -118,20 +120,26 @@ def test_junit_reads_back_with_one_testcase_per_finding(strict: bool) -> None:
     run = GateRun(RUN.files, RUN.findings, RUN.errors, strict=strict)
     document = JUnitXml.fromfile(io.BytesIO(junit_xml(run)))
     suites = list(document)
-    assert [s.name for s in suites] == ["m", "other", "bad.hlo"]
+    assert [s.name for s in suites] == [
+        "dir with space/m.hlo",
+        "dir with space/other.hlo",
+        "bad.hlo",
+    ]
     cases = [case for suite in suites for case in suite]
     assert len(cases) == len(MIXED) + 1
     by_name = {(c.classname, c.name): c for c in cases}
-    dot = by_name[("m.main.dot", "in-bounds: operand 0 (p0)")]
+    dot = by_name[("dir with space/m.hlo:m.main.dot", "in-bounds: operand 0 (p0)")]
     (failure,) = dot.result
     assert isinstance(failure, Failure)
     assert failure.message == "result 1 reaches 255"
     assert failure.text == "witness: d0 = 0, d1 = 255"
     assert dot._elem.get("file") == "dir with space/m.hlo"
     assert dot._elem.get("line") == "5"
-    (unknown,) = by_name[("m.main.gather", "partition: operand 0 (p0)")].result
+    (unknown,) = by_name[("dir with space/m.hlo:m.main.gather", "partition: operand 0 (p0)")].result
     assert isinstance(unknown, Error)
-    (unsupported,) = by_name[("m.main.cc.1", "in-bounds: operand 0 (p0)")].result
+    (unsupported,) = by_name[
+        ("dir with space/m.hlo:m.main.cc.1", "in-bounds: operand 0 (p0)")
+    ].result
     assert isinstance(unsupported, Failure if strict else Skipped)
     (bad,) = by_name[("bad.hlo", "parse")].result
     assert isinstance(bad, Error) and "bad.hlo:3:7" in bad.message
@@ -234,8 +242,34 @@ def test_informational_refutations_are_reported_and_never_fail() -> None:
     (result,) = sarif_log(run)["runs"][0]["results"]
     assert (result["level"], result["properties"]["informational"]) == ("note", True)
     validate_sarif(sarif_log(run))
-    suite = next(iter(JUnitXml.fromfile(io.BytesIO(junit_xml(run)))))
-    assert (suite.tests, suite.failures, suite.errors, suite.skipped) == (2, 0, 0, 0)
+    # One suite per file: the proved finding is in another file of the module.
+    suites = {s.name: s for s in JUnitXml.fromfile(io.BytesIO(junit_xml(run)))}
+    suite = suites["m.hlo"]
+    assert (suite.tests, suite.failures, suite.errors, suite.skipped) == (1, 0, 0, 0)
     cases = {case.name: case for case in suite}
     assert "witness: d0 = 524288" in cases["overflow-int32: index expressions"].system_out
     assert gate_json(run)["informational_checks"] == ["overflow-int32"]
+
+
+def test_two_files_of_one_module_name_do_not_collide() -> None:
+    # JAX dumps foo.hlo and foo.opt.hlo with the same module name.
+    pair = tuple(
+        Finding(
+            "in-bounds",
+            Outcome.REFUTED,
+            "jit_f",
+            "main",
+            "dot",
+            "operand 0 (p0)",
+            "out",
+            span=SourceSpan(name, 5, 3),
+        )
+        for name in ("dumps/foo.hlo", "dumps/foo.opt.hlo")
+    )
+    run = GateRun(("dumps/foo.hlo", "dumps/foo.opt.hlo"), pair)
+    keys = [r["partialFingerprints"][FINGERPRINT] for r in sarif_log(run)["runs"][0]["results"]]
+    assert keys == [fingerprint(f) for f in pair] and len(set(keys)) == 2
+    suites = list(JUnitXml.fromfile(io.BytesIO(junit_xml(run))))
+    assert [s.name for s in suites] == ["dumps/foo.hlo", "dumps/foo.opt.hlo"]
+    classnames = [case.classname for suite in suites for case in suite]
+    assert classnames == ["dumps/foo.hlo:jit_f.main.dot", "dumps/foo.opt.hlo:jit_f.main.dot"]

@@ -18,6 +18,22 @@ EXAMPLES: dict[str, tuple[str, str]] = {
     ),
     "min_by_range": (f"(d0) -> (min(d0, 10)), {D} d0 in [0, 9]", f"(d0) -> (d0), {D} d0 in [0, 9]"),
     "max_by_range": (f"(d0) -> (max(d0, 0)), {D} d0 in [0, 9]", f"(d0) -> (d0), {D} d0 in [0, 9]"),
+    "min_by_difference": (
+        f"(d0, d1) -> (min(d0, d0 + 1), min(d0 + d1, d1 + 3)), {D} d0 in [0, 3], d1 in [0, 9]",
+        f"(d0, d1) -> (d0, d0 + d1), {D} d0 in [0, 3], d1 in [0, 9]",
+    ),
+    "max_by_difference": (
+        f"(d0) -> (max(d0, d0 - 1)), {D} d0 in [0, 9]",
+        f"(d0) -> (d0), {D} d0 in [0, 9]",
+    ),
+    "mod_reduce_coefficients": (
+        f"(d0) -> ((d0 * 6) mod 4), {D} d0 in [0, 99]",
+        f"(d0) -> ((d0 mod 2) * 2), {D} d0 in [0, 99]",
+    ),
+    "sum_floordiv_to_mod_with_rest": (
+        f"(d0)[s0] -> ((s0 floordiv 5) * -10 + s0 * 3 + d0), {D} d0 in [0, 9], s0 in [0, 99]",
+        f"(d0)[s0] -> ((s0 mod 5) * 2 + d0 + s0), {D} d0 in [0, 9], s0 in [0, 99]",
+    ),
     "mod_drop_when_no_wrap": (
         f"(d0) -> (d0 mod 16), {D} d0 in [0, 14]",
         f"(d0) -> (d0), {D} d0 in [0, 14]",
@@ -71,7 +87,7 @@ EXAMPLES: dict[str, tuple[str, str]] = {
     "sum_floordiv_to_mod": (
         f"(d0, d1) -> (d0 + d1 * 3 - ((d0 + d1 * 3) floordiv 4) * 4),"
         f" {D} d0 in [0, 99], d1 in [0, 9]",
-        f"(d0, d1) -> ((d1 * 3 + d0) mod 4), {D} d0 in [0, 99], d1 in [0, 9]",
+        f"(d0, d1) -> ((d0 - d1) mod 4), {D} d0 in [0, 99], d1 in [0, 9]",
     ),
     "constraint_infeasible": (
         f"(d0, d1) -> (d0), {D} d0 in [0, 9], d1 in [0, 9], d0 + d1 in [0, 3],"
@@ -141,10 +157,31 @@ EXAMPLES: dict[str, tuple[str, str]] = {
 def test_rule_fires_on_its_example(name: str) -> None:
     text, expected = EXAMPLES[name]
     original = parse_map(text)
-    result = simplify(original)
+    result = simplify(original, rescale_symbols=True, remove_unused_symbols=True)
     assert name in result.rules_applied
     assert " ".join(str(result.map).split()) == " ".join(expected.split())
     # The example is small: check it point by point too.
+    assert result.map.relation() == original.relation()
+
+
+@pytest.mark.parametrize("name", ["rescale_symbol", "remove_unused_symbols"])
+def test_symbol_changing_rules_only_run_when_asked(name: str) -> None:
+    original = parse_map(EXAMPLES[name][0])
+    assert name not in simplify(original).rules_applied
+    assert simplify(original).map.symbols == original.symbols
+
+
+def test_symbol_changes_say_what_each_input_symbol_became() -> None:
+    original = parse_map(
+        f"(d0)[s0, s1, s2] -> (d0 + s0 + s2), {D} d0 in [0, 3], s0 in [0, 40], s1 in [0, 3],"
+        " s2 in [0, 3], s0 mod 4 in [2, 2]"
+    )
+    result = simplify(original, rescale_symbols=True, remove_unused_symbols=True)
+    assert [str(change) for change in result.symbol_changes] == [
+        "s0 is now s0 * 4 + 2",
+        "s1 removed",
+        "s2 is now s1",
+    ]
     assert result.map.relation() == original.relation()
 
 

@@ -37,11 +37,13 @@ from verifier.bridges.isl import relations_equal
 from verifier.expr.indexing_map import IndexingMap
 from verifier.fusion.compose import ComposedIndexing, Composer
 from verifier.hlo.module import Computation, Instruction, Module
-from verifier.simplify import simplify
+from verifier.simplify import simplify_relation
 
 
 def _simplified(indexing_map: IndexingMap) -> IndexingMap:
-    return simplify(indexing_map).map
+    # Composed maps are relations (symbols existential): every rule, the
+    # symbol-changing ones included.
+    return simplify_relation(indexing_map)
 
 
 def _raw(indexing_map: IndexingMap) -> IndexingMap:

@@ -30,6 +30,16 @@ import z3
 
 from verifier.expr.indexing_map import IndexingMap
 from verifier.expr.nodes import Expr, Var
+from verifier.expr.syntax import (
+    Syntax,
+    SyntaxBinary,
+    SyntaxInt,
+    SyntaxNeg,
+    SyntaxSum,
+    SyntaxVar,
+    TypedMap,
+    constant_value,
+)
 from verifier.expr.translator import ExprTranslator
 
 # z3 resource units one question may spend (deterministic, machine
@@ -121,6 +131,75 @@ def to_z3(indexing_map: IndexingMap, *, names: Mapping[Var, str] | None = None) 
     )
 
 
+def _typed_floor(x: Any, divisor: int) -> tuple[Any, Any]:
+    """``(x floordiv c, x mod c)`` with floor semantics for either sign of c
+    (the typed text may divide by a negative constant)."""
+    if divisor > 0:
+        return x / _int_val(divisor), x % _int_val(divisor)
+    quotient = (-x) / _int_val(-divisor)
+    return quotient, x - _int_val(divisor) * quotient
+
+
+def typed_term(syntax: Syntax, variables: Mapping[Var, Any]) -> Any:
+    """`syntax`, as typed, as a z3 term (a subtree without variables is its
+    value, so products and divisors stay linear)."""
+    value = constant_value(syntax)
+    if value is not None:
+        return _int_val(value)
+    match syntax:
+        case SyntaxInt(number):
+            return _int_val(number)
+        case SyntaxVar(variable):
+            return variables[variable]
+        case SyntaxNeg(operand):
+            return -typed_term(operand, variables)
+        case SyntaxSum(first, rest):
+            terms = [typed_term(first, variables)]
+            terms += [(-1 if minus else 1) * typed_term(term, variables) for minus, term in rest]
+            return z3.Sum(terms)
+        case SyntaxBinary(op, lhs, rhs):
+            left_value, right_value = constant_value(lhs), constant_value(rhs)
+            match op:
+                case "*":
+                    if left_value is not None:
+                        return _int_val(left_value) * typed_term(rhs, variables)
+                    assert right_value is not None, "parse_map accepted it: one factor is constant"
+                    return typed_term(lhs, variables) * _int_val(right_value)
+                case "min" | "max":
+                    a, b = typed_term(lhs, variables), typed_term(rhs, variables)
+                    return z3.If(a <= b, a, b) if op == "min" else z3.If(a >= b, a, b)
+            assert right_value, "parse_map accepted it: a non-zero constant divisor"
+            x = typed_term(lhs, variables)
+            match op:
+                case "floordiv":
+                    return _typed_floor(x, right_value)[0]
+                case "mod":
+                    return _typed_floor(x, right_value)[1]
+                case "ceildiv":
+                    return -_typed_floor(-x, right_value)[0]
+    raise AssertionError(f"unexpected typed syntax {syntax}")
+
+
+def typed_to_z3(typed: TypedMap) -> Z3Map:
+    """The z3 translation of a map's text as typed; variable ``v`` becomes
+    the integer constant ``v.name``, as in `to_z3`."""
+    variables = {v: _int_const(v.name) for v, _ in typed.variables}
+    conditions = []
+    for v, bounds in typed.variables:
+        conditions += [
+            variables[v] >= _int_val(bounds.lower),
+            variables[v] <= _int_val(bounds.upper),
+        ]
+    for syntax, interval in typed.constraints:
+        term = typed_term(syntax, variables)
+        conditions += [term >= _int_val(interval.lower), term <= _int_val(interval.upper)]
+    return Z3Map(
+        variables=variables,
+        domain=z3.And(conditions),
+        results=tuple(typed_term(r, variables) for r in typed.results),
+    )
+
+
 # ----------------------------------------------------------------- questions
 
 
@@ -182,6 +261,27 @@ def compare_pointwise(a: IndexingMap, b: IndexingMap, *, rlimit: int = DEFAULT_R
     )
     variables = {**zb.variables, **za.variables}
     return _solve(mismatch, rlimit, [(v.name, term) for v, term in variables.items()])
+
+
+def compare_typed(
+    typed: TypedMap, b: IndexingMap, *, rlimit: int = DEFAULT_RLIMIT
+) -> tuple[Z3Answer, bool | None]:
+    """`compare_pointwise` of the map's text as typed against `b` (same
+    variables), and whether the typed domain is empty (None: can't tell).
+
+    ``(d0) -> ((d0 + 3) * 2 - d0 * 2)`` typed against ``(d0) -> (6)``: equal,
+    proved on the product and difference as written, not on the ``6``
+    construction made of them.
+    """
+    za, zb = typed_to_z3(typed), to_z3(b)
+    mismatch = z3.Or(
+        za.domain != zb.domain,
+        z3.And(za.domain, zb.domain, z3.Not(_equal_results(za.results, zb.results))),
+    )
+    variables = {**zb.variables, **za.variables}
+    answer = _solve(mismatch, rlimit, [(v.name, term) for v, term in variables.items()])
+    nonempty = _solve(za.domain, rlimit, []).differs
+    return answer, None if nonempty is None else not nonempty
 
 
 def _prefixed(indexing_map: IndexingMap, prefix: str) -> dict[Var, str]:

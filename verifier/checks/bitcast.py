@@ -1,12 +1,24 @@
 """The bitcast check: a bitcast reinterprets the same buffer, so it is valid
-when every logical element keeps its physical offset and both buffers have
-the same number of slots (tile padding included).
+when both buffers have the same bytes and the bits held by real elements are
+the same set on both sides — no element lands on the other side's tile
+padding or past its end, none is lost.
 
-Three questions, each with a witness: the two physical sizes are equal; the
-offsets of the operand's logical elements are exactly the offsets of the
-output's (no element lands on padding or past the end); and, when the
-bitcast's output→input map is known, output element ``o`` and the operand
-element it reads, ``m(o)``, have the same offset.
+Questions, each with a witness, all about offset maps (never a walk over
+elements, so the cost does not grow with the tensors, and every isl call
+runs under the deterministic operation budget — exhausting it is
+``unknown``):
+
+1. the buffers have the same bytes (`verifier.indexing.layout.buffer_bytes`:
+   XLA's ``ShapeUtil::ArraySize``);
+2. on each side, every element's offset lies inside its buffer (a nested
+   tiling can pad beyond the first tiling, which the buffer does not count);
+3. the bits of the operand's elements are the bits of the output's: with
+   ``u = gcd`` of the two slot widths, a side with ``w``-bit slots holds
+   the ``u``-bit units ``x`` whose slot ``x floordiv (w / u)`` holds an
+   element (the domain of the inverse layout), and the two unit sets must
+   be equal (isl);
+4. when the bitcast's output→input maps are known, they relate exactly the
+   pairs whose bits overlap (`verifier.indexing.bitcast`, from the offsets).
 
 ``f32[3,5]{1,0:T(2,2)}`` (24 slots) bitcast to ``f32[15]{0}``:
 
@@ -16,28 +28,68 @@ element it reads, ``m(o)``, have the same offset.
 >>> result = check_bitcast(parse_shape("f32[3,5]{1,0:T(2,2)}"), parse_shape("f32[15]{0}"),
 ...                        Undefined("tiled"), MemoryCache())
 >>> result.outcome.value, result.message
-('refuted', 'operand element (2, 2) is at offset 16, where the output has no element')
+('refuted', 'the operand has 96 bytes (24 slots of 32 bits) and the output 60 bytes (15 slots of 32 bits)')
+>>> check_bitcast(parse_shape("s4[16]{0:E(4)}"), parse_shape("s8[8]{0}"),
+...               Undefined("x"), MemoryCache()).message
+'the same 8 bytes: every bit of every element is kept'
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from math import gcd
+
+from verifier.bridges import isl as isl_bridge
+from verifier.bridges import isl_sets
 from verifier.checks.cache import ProofCache, cached
-from verifier.checks.equivalence import (
-    Budget,
-    PointwiseCounterexample,
-    RelationCounterexample,
-    check_equivalence,
-)
+from verifier.checks.equivalence import Budget
 from verifier.checks.result import DEFAULT_BUDGET, CheckResult, tuple_text, union_key
-from verifier.checks.verdict import Outcome, Verdict
+from verifier.checks.verdict import Outcome
+from verifier.errors import UnsupportedError
 from verifier.expr.evaluate import substitute
 from verifier.expr.indexing_map import IndexingMap, Undefined, compose
-from verifier.expr.nodes import Expr, Var, VarKind, range_var
+from verifier.expr.interval import Interval
+from verifier.expr.nodes import Expr, Var, dim
 from verifier.hlo.shape import Shape
-from verifier.indexing.layout import physical_offset, physical_size
+from verifier.indexing.bitcast import overlapping_slots
+from verifier.indexing.layout import (
+    buffer_bytes,
+    buffer_elements,
+    logical_index,
+    physical_offset,
+    slot_bits,
+)
 from verifier.indexing.registry import Indexing
 
 CHECK = "bitcast"
+
+
+@dataclass(frozen=True)
+class _Side:
+    """One side of the bitcast: its name, offsets, slot width and buffer."""
+
+    name: str
+    shape: Shape
+    offset: IndexingMap
+    inverse: IndexingMap
+    slot_bits: int
+    elements: int
+    bytes: int
+
+    @staticmethod
+    def of(name: str, shape: Shape) -> _Side:
+        return _Side(
+            name,
+            shape,
+            physical_offset(shape),
+            logical_index(shape),
+            slot_bits(shape),
+            buffer_elements(shape),
+            buffer_bytes(shape),
+        )
+
+    def __str__(self) -> str:
+        return f"{self.bytes} bytes ({self.elements} slots of {self.slot_bits} bits)"
 
 
 def check_bitcast(
@@ -48,118 +100,134 @@ def check_bitcast(
     *,
     budget: Budget = DEFAULT_BUDGET,
 ) -> CheckResult:
-    """Whether ``output = bitcast(operand)`` keeps every element in place."""
+    """Whether ``output = bitcast(operand)`` keeps every element's bits."""
     try:
-        operand_offset, output_offset = physical_offset(operand), physical_offset(output)
-        sizes = physical_size(operand), physical_size(output)
-    except ValueError as error:
+        sides = _Side.of("operand", operand), _Side.of("output", output)
+    except (UnsupportedError, ValueError) as error:
         return CheckResult(Outcome.UNSUPPORTED, f"layout not modelled: {error}")
     known = "" if isinstance(output_to_input, Undefined) else union_key(output_to_input)
     key = f"{CHECK}|{operand}|{output}|{known}"
 
     def ask() -> dict[str, object]:
-        return _decide(operand_offset, output_offset, sizes, output_to_input, budget).to_answer()
+        return _decide(*sides, output_to_input, budget.isl_operations).to_answer()
 
     return CheckResult.from_answer(cached(cache, key, ask))
 
 
 def _decide(
-    operand_offset: IndexingMap,
-    output_offset: IndexingMap,
-    sizes: tuple[int, int],
-    output_to_input: Indexing,
-    budget: Budget,
+    operand: _Side, output: _Side, output_to_input: Indexing, max_operations: int
 ) -> CheckResult:
-    placed = _elements_placed(operand_offset, output_offset, budget)
-    if placed.outcome is not Outcome.PROVED:
-        return placed
-    if not isinstance(output_to_input, Undefined):
-        if len(output_to_input) != 1:
-            return CheckResult(
-                Outcome.REFUTED, f"a bitcast reads one element, not {len(output_to_input)} maps"
-            )
-        kept = _offsets_kept(output_to_input[0], operand_offset, output_offset, budget)
-        if kept.outcome is not Outcome.PROVED:
-            return kept
-    if sizes[0] != sizes[1]:
+    if operand.bytes != output.bytes:
         return CheckResult(
             Outcome.REFUTED,
-            f"the operand's buffer has {sizes[0]} slots and the output's {sizes[1]}",
-            (("operand_slots", sizes[0]), ("output_slots", sizes[1])),
+            f"the operand has {operand} and the output {output}",
+            (("operand_bytes", operand.bytes), ("output_bytes", output.bytes)),
         )
-    return CheckResult(Outcome.PROVED, f"every element keeps its offset in {sizes[0]} slots")
+    for side in (operand, output):
+        inside = _inside_buffer(side, max_operations)
+        if inside is not None:
+            return inside
+    kept = _same_bits(operand, output, max_operations)
+    if kept.outcome is not Outcome.PROVED:
+        return kept
+    if not isinstance(output_to_input, Undefined):
+        read = _reads_overlapping_bits(operand, output, output_to_input, max_operations)
+        if read is not None:
+            return read
+    return kept
 
 
-def _as_symbols(offset: IndexingMap) -> IndexingMap:
-    """``(d…) -> (offset)`` as ``()[s…] -> (offset)``: the set of offsets of
-    the logical elements, the element as the witness symbols."""
+def _inside_buffer(side: _Side, max_operations: int) -> CheckResult | None:
+    """A refutation when an element's offset is past the side's buffer."""
+    found = isl_sets.escape(side.offset, [side.elements], max_operations=max_operations)
+    if found.found is None:
+        return CheckResult(Outcome.UNKNOWN, "isl: operation budget exhausted bounding offsets")
+    if not found.found:
+        return None
+    point = dict(found.witness)
+    element = tuple(point[f"d{i}"] for i in range(side.shape.rank))
+    offset = point["r0"]
+    return CheckResult(
+        Outcome.REFUTED,
+        f"{side.name} element {tuple_text(element)} is at offset {offset}, past its "
+        f"buffer's {side.elements} slots (a later tiling pads beyond the first)",
+        (*((f"{side.name}_d{i}", v) for i, v in enumerate(element)), ("offset", offset)),
+    )
 
-    def to_symbol(variable: Var) -> Expr:
-        return range_var(variable.index) if variable.kind is VarKind.DIM else variable
+
+def _units(side: _Side, unit: int) -> IndexingMap:
+    """``(d0) -> (d0)`` over the `unit`-bit units ``d0`` of the side's buffer
+    held by an element: the slot ``d0 floordiv (w / unit)`` is in the domain
+    of the side's inverse layout (`logical_index`, a function of the offset:
+    no element variables to project out, which isl finds costly)."""
+    per_slot = side.slot_bits // unit
+    slots = side.inverse.bounds(dim(0))
+
+    def slot_of(variable: Var) -> Expr:
+        return variable // per_slot if variable == dim(0) else variable
 
     return IndexingMap.create(
-        [],
-        [substitute(result, to_symbol) for result in offset.results],
-        range_vars=offset.dims,
+        [Interval(slots.lower * per_slot, slots.upper * per_slot + per_slot - 1)],
+        [dim(0)],
+        constraints=[(substitute(e, slot_of), b) for e, b in side.inverse.constraints],
     )
 
 
-def _elements_placed(
-    operand_offset: IndexingMap, output_offset: IndexingMap, budget: Budget
-) -> CheckResult:
-    answer = check_equivalence(
-        _as_symbols(operand_offset), _as_symbols(output_offset), budget=budget
+def _same_bits(operand: _Side, output: _Side, max_operations: int) -> CheckResult:
+    unit = gcd(operand.slot_bits, output.slot_bits)
+    answer = isl_bridge.compare_relations(
+        _units(operand, unit), _units(output, unit), max_operations=max_operations
     )
-    if answer.verdict is Verdict.UNKNOWN:
-        return CheckResult(Outcome.UNKNOWN, "solver budget exhausted: " + "; ".join(answer.notes))
-    if answer.verdict is Verdict.VACUOUS:
-        return CheckResult(Outcome.VACUOUS, "no logical elements")
-    if answer.verdict is Verdict.EQUAL:
-        return CheckResult(Outcome.PROVED, "the logical elements occupy the same offsets")
-    counterexample = answer.counterexample
-    assert isinstance(counterexample, RelationCounterexample)
-    element = tuple(value for _, value in counterexample.symbols)
-    offset = counterexample.result[0]
-    side, other = ("operand", "output") if counterexample.only_in == "a" else ("output", "operand")
-    witness = (*((f"{side}_d{i}", v) for i, v in enumerate(element)), ("offset", offset))
+    if answer.differs is None:
+        return CheckResult(Outcome.UNKNOWN, "isl: operation budget exhausted comparing bits")
+    if answer.vacuous:
+        return CheckResult(Outcome.VACUOUS, "no elements on either side")
+    if not answer.differs:
+        return CheckResult(
+            Outcome.PROVED, f"the same {operand.bytes} bytes: every bit of every element is kept"
+        )
+    side, other = (operand, output) if answer.only_in == "a" else (output, operand)
+    first_bit = dict(answer.witness)["d0"] * unit
+    offset = first_bit // side.slot_bits
+    element = side.inverse.evaluate({dim(0): offset})
     return CheckResult(
         Outcome.REFUTED,
-        f"{side} element {tuple_text(element)} is at offset {offset}, "
-        f"where the {other} has no element",
-        witness,
+        f"{side.name} element {tuple_text(element)} at offset {offset} holds bit {first_bit}, "
+        f"which the {other.name}'s layout leaves as padding",
+        (
+            *((f"{side.name}_d{i}", v) for i, v in enumerate(element)),
+            ("offset", offset),
+            ("bit", first_bit),
+        ),
     )
 
 
-def _offsets_kept(
-    indexing_map: IndexingMap,
-    operand_offset: IndexingMap,
-    output_offset: IndexingMap,
-    budget: Budget,
-) -> CheckResult:
-    read_at = compose(indexing_map, operand_offset)
-    answer = check_equivalence(output_offset, read_at, pointwise=True, budget=budget)
-    if answer.verdict is Verdict.UNKNOWN:
-        return CheckResult(Outcome.UNKNOWN, "solver budget exhausted: " + "; ".join(answer.notes))
-    if answer.verdict is Verdict.VACUOUS:
-        return CheckResult(Outcome.VACUOUS, "no logical elements")
-    if answer.verdict is Verdict.EQUAL:
-        return CheckResult(Outcome.PROVED, "the output→input map keeps every offset")
-    counterexample = answer.counterexample
-    assert isinstance(counterexample, PointwiseCounterexample)
-    element = tuple(value for _, value in counterexample.point)
-    values = dict(counterexample.point)
-    source = indexing_map.evaluate({v: values[v.name] for v in indexing_map.all_variables})
-    at = counterexample.a[0] if counterexample.a else None
-    read = counterexample.b[0] if counterexample.b else None
-    witness = (
-        tuple(counterexample.point)
-        + tuple((f"operand_d{i}", v) for i, v in enumerate(source))
-        + ((("output_offset", at),) if at is not None else ())
-        + ((("operand_offset", read),) if read is not None else ())
+def _reads_overlapping_bits(
+    operand: _Side, output: _Side, output_to_input: tuple[IndexingMap, ...], max_operations: int
+) -> CheckResult | None:
+    """A refutation when the output→input maps relate a pair whose bits do
+    not overlap, or miss one whose bits do."""
+    slots = overlapping_slots(output.offset, output.slot_bits, operand.slot_bits)
+    expected = compose(slots, logical_index(operand.shape))
+    answer = isl_sets.compare_unions(
+        output_to_input,
+        [expected],
+        num_in=output.shape.rank,
+        num_out=operand.shape.rank,
+        max_operations=max_operations,
     )
+    if answer.differs is None:
+        return CheckResult(Outcome.UNKNOWN, "isl: operation budget exhausted comparing the maps")
+    if not answer.differs:
+        return None
+    relation = "reads" if answer.only_in == 0 else "does not read"
+    overlap = "whose bits it does not overlap" if answer.only_in == 0 else "whose bits it overlaps"
     return CheckResult(
         Outcome.REFUTED,
-        f"output element {tuple_text(element)} is at offset {at} but reads operand element "
-        f"{tuple_text(source)}, at offset {read}: the element moves",
-        witness,
+        f"output element {tuple_text(answer.source)} {relation} operand element "
+        f"{tuple_text(answer.target)}, {overlap}",
+        (
+            *((f"d{i}", v) for i, v in enumerate(answer.source)),
+            *((f"operand_d{i}", v) for i, v in enumerate(answer.target)),
+        ),
     )

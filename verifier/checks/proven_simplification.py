@@ -16,9 +16,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from verifier.bridges import z3 as z3_bridge
 from verifier.checks.equivalence import EquivalenceResult, check_equivalence
 from verifier.checks.verdict import Verdict
 from verifier.expr.indexing_map import IndexingMap
+from verifier.expr.syntax import TypedMap, canonical, print_syntax
 from verifier.simplify.driver import SimplificationResult, simplify
 
 
@@ -64,3 +66,62 @@ def _same_variables(a: IndexingMap, b: IndexingMap) -> bool:
         len(b.range_vars),
         len(b.rt_vars),
     )
+
+
+@dataclass(frozen=True)
+class Folding:
+    """An expression construction already rewrote while reading the text:
+    ``(d0 + 3) * 2 - d0 * 2`` is read as ``6``."""
+
+    typed: str
+    read_as: str
+
+
+@dataclass(frozen=True)
+class TypedProof:
+    """The verdict on "simplified = the map as typed", proved by z3 from the
+    parse tree of the text (before construction folded anything), and what
+    construction had folded.  `witness` names a point where they differ."""
+
+    verdict: Verdict
+    foldings: tuple[Folding, ...]
+    witness: tuple[tuple[str, int], ...] = ()
+
+
+def prove_from_typed(typed: TypedMap, result: SimplificationResult) -> TypedProof:
+    """The verdict on ``result.map`` equal, point by point, to `typed` — the
+    text `result.input` was read from.
+
+    When the simplification changed symbols the two are compared through
+    the map as read: typed = read pointwise (z3, from the typed tree), read =
+    simplified as relations (`prove_simplification`).
+
+    >>> from verifier.expr.parser import parse_map, parse_typed_map
+    >>> from verifier.simplify import simplify
+    >>> text = "(d0) -> ((d0 + 3) * 2 - d0 * 2), domain: d0 in [0, 9]"
+    >>> typed = parse_typed_map(text)
+    >>> proof = prove_from_typed(typed, simplify(parse_map(text)))
+    >>> proof.verdict.value, [(f.typed, f.read_as) for f in proof.foldings]
+    ('equal', [('(d0 + 3) * 2 - d0 * 2', '6')])
+    """
+    foldings = _foldings(typed)
+    target = result.input if result.changes_variables else result.map
+    answer, empty = z3_bridge.compare_typed(typed, target)
+    if answer.differs is None:
+        return TypedProof(Verdict.UNKNOWN, foldings)
+    if answer.differs:
+        return TypedProof(Verdict.DIFFERENT, foldings, answer.witness)
+    verdict = Verdict.VACUOUS if empty else Verdict.EQUAL if empty is False else Verdict.UNKNOWN
+    if result.changes_variables and verdict is Verdict.EQUAL:
+        verdict = prove_simplification(result.input, result).verdict
+    return TypedProof(verdict, foldings)
+
+
+def _foldings(typed: TypedMap) -> tuple[Folding, ...]:
+    expressions = [*typed.results, *(syntax for syntax, _ in typed.constraints)]
+    found = []
+    for syntax in expressions:
+        written, read = print_syntax(syntax), str(canonical(syntax))
+        if written != read:
+            found.append(Folding(written, read))
+    return tuple(found)

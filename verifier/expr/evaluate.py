@@ -32,6 +32,7 @@ from verifier.expr.nodes import (
     max_,
     min_,
 )
+from verifier.expr.ranges import Ranges
 
 
 def evaluate(expr: Expr, values: Mapping[Var, int]) -> int:
@@ -61,31 +62,8 @@ def evaluate(expr: Expr, values: Mapping[Var, int]) -> int:
 
 def interval_of(expr: Expr, bounds: Callable[[Var], Interval]) -> Interval:
     """An interval containing every value of `expr` when each variable ranges
-    over `bounds(variable)` (plain interval arithmetic, no constraints)."""
-    match expr:
-        case Const(value):
-            return Interval.point(value)
-        case Var():
-            return bounds(expr)
-        case Add(operands):
-            total = Interval.point(0)
-            for operand in operands:
-                total = total + interval_of(operand, bounds)
-            return total
-        case Mul(operand, factor):
-            return interval_of(operand, bounds) * factor
-        case FloorDiv(operand, divisor):
-            return interval_of(operand, bounds).floordiv(divisor)
-        case CeilDiv(operand, divisor):
-            return interval_of(operand, bounds).ceildiv(divisor)
-        case Mod(operand, modulus):
-            return interval_of(operand, bounds).mod(modulus)
-        case Min(lhs, rhs):
-            return interval_of(lhs, bounds).min(interval_of(rhs, bounds))
-        case Max(lhs, rhs):
-            return interval_of(lhs, bounds).max(interval_of(rhs, bounds))
-        case _:
-            assert_never(expr)
+    over `bounds(variable)`: `verifier.expr.ranges.Ranges` without constraints."""
+    return Ranges(bounds, {}).interval(expr)
 
 
 def variables_of(expr: Expr) -> frozenset[Var]:

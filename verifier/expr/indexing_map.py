@@ -263,16 +263,24 @@ class IndexingMap:
     # ---------------------------------------------------------------- transforms
 
     def remove_unused_symbols(self) -> IndexingMap:
-        """Drop range and runtime variables that do not change the relation.
+        """Drop the `removable_symbols` (the relation is unchanged).
+
+        ``(d0)[s0, s1] -> (d0 + s1), domain: …, s0 mod 2 in [0, 0]`` with
+        s0 ∈ [0, 3] becomes ``(d0)[s0] -> (d0 + s0)``.
+        """
+        removable = self.removable_symbols()
+        if not removable:
+            return self
+        return self._keep_symbols(set(self.all_variables) - removable)
+
+    def removable_symbols(self) -> frozenset[Var]:
+        """The range and runtime variables that do not change the relation.
 
         A symbol is kept when it occurs in a result, or shares a constraint
         (transitively) with a dim or a kept symbol.  The other symbols only
         restrict the domain through constraints among themselves; they are
-        dropped when those constraints are satisfiable (checked exactly by
-        enumeration when their box is small) and kept otherwise.
-
-        ``(d0)[s0, s1] -> (d0 + s1), domain: …, s0 mod 2 in [0, 0]`` with
-        s0 ∈ [0, 3] becomes ``(d0)[s0] -> (d0 + s0)``.
+        removable when those constraints are satisfiable (checked exactly by
+        enumeration when their box is small), and kept otherwise.
         """
         symbols = set(self.symbols)
         used: set[Var] = set()
@@ -289,7 +297,7 @@ class IndexingMap:
                     changed = True
         free = symbols - kept
         if not free:
-            return self
+            return frozenset()
         free_constraints = [
             (expr, interval)
             for (expr, interval), variables in zip(self.constraints, constraint_vars, strict=True)
@@ -299,8 +307,8 @@ class IndexingMap:
         for v in free:
             box *= self.bounds(v).size
         if box > _ENUMERATION_LIMIT or not _satisfiable(free, free_constraints, self.bounds):
-            return self
-        return self._keep_symbols(kept)
+            return frozenset()
+        return frozenset(free)
 
     def _keep_symbols(self, kept: set[Var]) -> IndexingMap:
         """The map over the `kept` variables (every dim is in `kept`) and the

@@ -34,8 +34,9 @@ Semantics are Python's: ``floordiv`` is ``//`` (round toward -inf), ``mod`` is
 from __future__ import annotations
 
 import enum
+import weakref
 from collections.abc import Callable
-from typing import Any, ClassVar, TypeAlias
+from typing import Any, ClassVar, TypeAlias, cast
 
 from verifier.errors import NotQuasiAffineError
 
@@ -54,13 +55,25 @@ class VarKind(enum.Enum):
 
 _KIND_ORDER = {VarKind.DIM: 0, VarKind.RANGE: 1, VarKind.RT: 2}
 
-_TABLE: dict[tuple[Any, ...], Any] = {}
+# Every live node, by kind and fields.  Weak: a node no one holds any more is
+# freed, so a long-running process (a corpus worker) does not grow without
+# end; a later equal node is built anew, and identity stays equality among
+# the nodes alive together.
+# (A dict of `KeyedRef`s rather than a `WeakValueDictionary`: its lookups
+# stay in C, on the hot path of every node built.)
+_TABLE: dict[tuple[Any, ...], weakref.KeyedRef[tuple[Any, ...], Any]] = {}
+
+
+def _forget(ref: weakref.KeyedRef[tuple[Any, ...], Any]) -> None:
+    """Drop a freed node's entry (unless an equal node has replaced it)."""
+    if _TABLE.get(ref.key) is ref:
+        del _TABLE[ref.key]
 
 
 class _Node:
     """Common machinery: interning, cached hash and ordering key, operators."""
 
-    __slots__ = ("_hash", "_key")
+    __slots__ = ("__weakref__", "_hash", "_key")
     _RANK: ClassVar[int]
     _key: tuple[Any, ...]
     _hash: int
@@ -68,7 +81,8 @@ class _Node:
     @classmethod
     def _intern(cls, fields: tuple[Any, ...], key: tuple[Any, ...]) -> Any:
         table_key = (cls, *fields)
-        node = _TABLE.get(table_key)
+        ref = _TABLE.get(table_key)
+        node = None if ref is None else ref()
         if node is None:
             node = object.__new__(cls)
             node._set_fields(*fields)
@@ -76,7 +90,7 @@ class _Node:
             # (floordiv/ceildiv, min/max), so the order is total.
             node._key = (cls._RANK, cls.__name__, *key)
             node._hash = hash(node._key)
-            _TABLE[table_key] = node
+            _TABLE[table_key] = weakref.KeyedRef(node, _forget, table_key)
         return node
 
     def _set_fields(self, *fields: Any) -> None:
@@ -105,43 +119,47 @@ class _Node:
     def __lt__(self, other: _Node) -> bool:
         return self._key < other._key
 
+    def _expr(self) -> Expr:
+        # The union of node kinds is closed: every node is an `Expr`.
+        return cast("Expr", self)
+
     # Operators build canonical nodes; ints are promoted to constants.
     def __add__(self, other: Expr | int) -> Expr:
-        return add(self, other)  # type: ignore[arg-type]
+        return add(self._expr(), other)
 
     def __radd__(self, other: int) -> Expr:
-        return add(other, self)  # type: ignore[arg-type]
+        return add(other, self._expr())
 
     def __sub__(self, other: Expr | int) -> Expr:
-        return add(self, mul(other, -1))  # type: ignore[arg-type]
+        return add(self._expr(), mul(other, -1))
 
     def __rsub__(self, other: int) -> Expr:
-        return add(other, mul(self, -1))  # type: ignore[arg-type]
+        return add(other, mul(self._expr(), -1))
 
     def __neg__(self) -> Expr:
-        return mul(self, -1)  # type: ignore[arg-type]
+        return mul(self._expr(), -1)
 
     def __mul__(self, other: Expr | int) -> Expr:
-        return mul(self, other)  # type: ignore[arg-type]
+        return mul(self._expr(), other)
 
     def __rmul__(self, other: int) -> Expr:
-        return mul(self, other)  # type: ignore[arg-type]
+        return mul(self._expr(), other)
 
     def __floordiv__(self, other: Expr | int) -> Expr:
-        return floordiv(self, other)  # type: ignore[arg-type]
+        return floordiv(self._expr(), other)
 
     def __mod__(self, other: Expr | int) -> Expr:
-        return mod(self, other)  # type: ignore[arg-type]
+        return mod(self._expr(), other)
 
     def __repr__(self) -> str:
         from verifier.expr.printer import print_expr
 
-        return f"Expr({print_expr(self)})"  # type: ignore[arg-type]
+        return f"Expr({print_expr(self._expr())})"
 
     def __str__(self) -> str:
         from verifier.expr.printer import print_expr
 
-        return print_expr(self)  # type: ignore[arg-type]
+        return print_expr(self._expr())
 
 
 class Const(_Node):

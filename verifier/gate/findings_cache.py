@@ -59,7 +59,8 @@ def _encoded(finding: Finding) -> list[object]:
 
 def _decoded(row: list[object], filename: str) -> Finding:
     check, outcome, module, computation, instruction, subject, message, witness, span = row
-    assert isinstance(witness, list)
+    if not isinstance(witness, list):
+        raise TypeError(f"witness {witness!r} is not a list")
     return Finding(
         str(check),
         Outcome(outcome),
@@ -80,8 +81,12 @@ def remember(cache: ProofCache, key: str, findings: Sequence[Finding]) -> None:
 
 
 def recall(cache: ProofCache, key: str, filename: str) -> tuple[Finding, ...] | None:
-    """The findings stored under `key`, their spans in `filename`; None if absent."""
+    """The findings stored under `key`, their spans in `filename`; None if
+    absent or not in the shape `remember` writes (a miss, never an error)."""
     answer = cache.lookup(key)
     if answer is None:
         return None
-    return tuple(_decoded(row, filename) for row in answer["findings"])
+    try:
+        return tuple(_decoded(row, filename) for row in answer["findings"])
+    except (KeyError, TypeError, ValueError):
+        return None

@@ -45,10 +45,15 @@ Status = Literal["bad-input", "refuted", "unknown", "vacuous", "ok"]
 OUTCOMES = tuple(Outcome)
 
 
+# The name on the package index: ``verifier`` there is an unrelated project.
+# The import name and the command stay ``verifier``.
+DISTRIBUTION = "hlo-verifier"
+
+
 def tool_version() -> str:
-    """The installed version of this tool."""
+    """The installed version of this tool (``verifier --version``)."""
     try:
-        return importlib.metadata.version("verifier")
+        return importlib.metadata.version(DISTRIBUTION)
     except importlib.metadata.PackageNotFoundError:
         return "unknown"
 

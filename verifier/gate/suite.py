@@ -255,7 +255,7 @@ def _inverse(place: _Place, run: _Run) -> Iterator[Finding]:
             yield place.finding(inverse.CHECK, subject, result)
 
 
-@_check(bitcast.CHECK, "a bitcast keeps every element's physical offset and the physical size")
+@_check(bitcast.CHECK, "a bitcast keeps the buffer's bytes and the bits of every element")
 def _bitcast(place: _Place, run: _Run) -> Iterator[Finding]:
     instruction = place.instruction
     if instruction.opcode != "bitcast":

@@ -8,10 +8,14 @@ Grammar (trivia — whitespace and `/*...*/` comments — allowed between tokens
     dim        := int | "<=" int                       # "<=" marks a dynamic dim
     layout     := "{" [int {"," int}] [":" {field}] "}"
     field      := "T" tile {tile}                      # tilings, outer first
+                | "L(" int ")"                         # tail padding alignment (elements)
+                | "E(" int ")"                         # element size in bits
                 | "S(" int ")"                         # memory space
+                | "SC" split {split}                   # split configs
                 | FIELD_NAME "(" balanced ")" {"(" balanced ")"}   # kept as text
     tile       := "(" tile_dim {"," tile_dim} ")"
     tile_dim   := int | "*"                            # "*" combines with the next dim
+    split      := "(" int ":" [int {"," int}] ")"      # dimension : split indices
 
 >>> shape = parse_shape("bf16[8,1,1280,16384]{3,2,0,1:T(8,128)(2,1)S(1)}")
 >>> shape.layout.tiles
@@ -102,36 +106,78 @@ class Tile:
 
 
 @dataclass(frozen=True)
+class SplitConfig:
+    """One split config of a layout: `SC(0:1024,2048)` splits dimension 0 at
+    indices 1024 and 2048 (the buffer is split across memories).
+
+    >>> str(SplitConfig(0, (1024, 2048)))
+    '(0:1024,2048)'
+    """
+
+    dimension: int
+    split_indices: tuple[int, ...]
+
+    def __str__(self) -> str:
+        return f"({self.dimension}:{','.join(map(str, self.split_indices))})"
+
+
+@dataclass(frozen=True)
 class Layout:
-    """A layout: `{3,2,0,1:T(8,128)(2,1)S(1)}`.
+    """A layout: `{3,2,0,1:T(8,128)(2,1)L(1024)E(4)S(1)SC(0:8)}`.
 
-    `extra` keeps every other layout field (`D(...)`, `L(...)`, `E(4)`,
-    `SC(...)`, `P(...)`, `M(...)`, ...) as text, in source order.
+    `tail_padding_alignment` is `L(n)` (the element count is rounded up to a
+    multiple of n; 1 when absent), `element_size_in_bits` is `E(n)` (0 when
+    absent: the element type's own size).  `extra` keeps every other layout
+    field (`D(...)`, `#(...)`, `*(...)`, `P(...)`, `M(...)`, ...) as text, in
+    source order.  Printed in XLA's field order (`Layout::Print`).
 
-    >>> str(Layout((1, 0), (Tile((2, 2)),), 1, "E(4)"))
-    '{1,0:T(2,2)E(4)S(1)}'
+    >>> str(Layout((1, 0), (Tile((2, 2)),), 1, "", 1024, 4))
+    '{1,0:T(2,2)L(1024)E(4)S(1)}'
     """
 
     minor_to_major: tuple[int, ...]
     tiles: tuple[Tile, ...] = ()
     memory_space: int | None = None
     extra: str = ""
+    tail_padding_alignment: int = 1
+    element_size_in_bits: int = 0
+    split_configs: tuple[SplitConfig, ...] = ()
 
     def __str__(self) -> str:
         fields = _split_layout_fields(self.extra)
         before = "".join(f for f in fields if f.startswith("D("))
-        after_tiles = "".join(f for f in fields if not f.startswith(("D(", "SC", "P(", "M(")))
-        after_space = "".join(f for f in fields if f.startswith(("SC", "P(", "M(")))
+        before_size = "".join(f for f in fields if f.startswith(("#(", "*(")))
+        after_tiles = "".join(f for f in fields if not f.startswith(("D(", "#(", "*(", "P(", "M(")))
+        last = "".join(f for f in fields if f.startswith(("P(", "M(")))
         tiles = "T" + "".join(str(t) for t in self.tiles) if self.tiles else ""
+        tail = f"L({self.tail_padding_alignment})" if self.tail_padding_alignment != 1 else ""
+        size = f"E({self.element_size_in_bits})" if self.element_size_in_bits else ""
         space = f"S({self.memory_space})" if self.memory_space is not None else ""
-        suffix = before + tiles + after_tiles + space + after_space
+        splits = "SC" + "".join(map(str, self.split_configs)) if self.split_configs else ""
+        suffix = before + tiles + tail + before_size + size + after_tiles + space + splits + last
         body = ",".join(str(d) for d in self.minor_to_major)
         return "{" + body + (":" + suffix if suffix else "") + "}"
 
     @property
+    def is_dense(self) -> bool:
+        """Every dimension level type is dense (`D(D,D)`, or none written);
+        `C` (compressed) and `S` (singleton) levels make a sparse layout.
+
+        >>> parse_shape("f32[4,4]{1,0:D(D,C)}").layout.is_dense
+        False
+        """
+        levels = (
+            level.strip().rstrip("+~")
+            for field in _split_layout_fields(self.extra)
+            if field.startswith("D(")
+            for level in field[2:-1].split(",")
+        )
+        return all(level == "D" for level in levels)
+
+    @property
     def is_plain(self) -> bool:
-        """No tiles, memory space or extra fields: only a dimension order."""
-        return not self.tiles and self.memory_space is None and not self.extra
+        """No tiles, memory space or other fields: only a dimension order."""
+        return self == Layout(self.minor_to_major)
 
 
 def _split_layout_fields(extra: str) -> tuple[str, ...]:
@@ -362,7 +408,8 @@ def _read_layout(scanner: Scanner, rank: int) -> Layout:
     if not minor_to_major and rank:
         raise scanner.error(f"expected {rank} dimension numbers in the layout", open_at)
     tiles: list[Tile] = []
-    memory_space: int | None = None
+    numbers: dict[str, int] = {}
+    split_configs: list[SplitConfig] = []
     extra: list[str] = []
     if scanner.accept(":"):
         while not scanner.at("}"):
@@ -373,10 +420,19 @@ def _read_layout(scanner: Scanner, rank: int) -> Layout:
                     raise scanner.error("expected '(' after 'T' in a layout")
                 while scanner.at("("):
                     tiles.append(_read_tile(scanner))
-            elif field == "S":
-                scanner.expect("(", "after 'S' in a layout")
-                memory_space = scanner.natural("a memory space")
-                scanner.expect(")", "after the memory space")
+            elif field in ("L", "E", "S"):
+                meaning = _NUMBER_FIELDS[field]
+                scanner.expect("(", f"after '{field}' in a layout")
+                number_start = scanner.pos
+                numbers[field] = scanner.natural(meaning)
+                if field == "L" and numbers[field] == 0:
+                    raise scanner.error(f"{meaning} 0 is not positive", number_start)
+                scanner.expect(")", f"after the {meaning}")
+            elif field == "SC":
+                if not scanner.at("("):
+                    raise scanner.error("expected '(' after 'SC' in a layout")
+                while scanner.at("("):
+                    split_configs.append(_read_split_config(scanner))
             else:
                 if not scanner.at("("):
                     raise scanner.error(f"expected '(' after layout field '{field}'")
@@ -384,7 +440,30 @@ def _read_layout(scanner: Scanner, rank: int) -> Layout:
                     scanner.pos = scanner.skip_balanced(scanner.pos)
                 extra.append(scanner.text[field_start : scanner.pos])
     scanner.expect("}", "to close the layout")
-    return Layout(tuple(minor_to_major), tuple(tiles), memory_space, "".join(extra))
+    return Layout(
+        tuple(minor_to_major),
+        tuple(tiles),
+        numbers.get("S"),
+        "".join(extra),
+        numbers.get("L", 1),
+        numbers.get("E", 0),
+        tuple(split_configs),
+    )
+
+
+_NUMBER_FIELDS = {"L": "tail padding alignment", "E": "element size in bits", "S": "memory space"}
+
+
+def _read_split_config(scanner: Scanner) -> SplitConfig:
+    scanner.expect("(")
+    dimension = scanner.natural("a split dimension")
+    scanner.expect(":", "after the split dimension")
+    indices: list[int] = []
+    while not scanner.accept(")"):
+        if indices:
+            scanner.expect(",", "or ')' in a split config")
+        indices.append(scanner.natural("a split index"))
+    return SplitConfig(dimension, tuple(indices))
 
 
 def _read_field_name(scanner: Scanner) -> str:

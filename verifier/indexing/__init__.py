@@ -5,6 +5,7 @@ the entry point.
 """
 
 from verifier.indexing import (
+    bitcast,
     collectives,
     convolution,
     data_movement,
@@ -16,6 +17,7 @@ from verifier.indexing import (
 )
 
 __all__ = [
+    "bitcast",
     "collectives",
     "convolution",
     "data_movement",

@@ -1,5 +1,5 @@
 """Ops that move elements without combining them: broadcast, transpose,
-reverse, slice, reshape, bitcast, concatenate, pad, and the ops without
+reverse, slice, reshape, bitcast-convert, concatenate, pad, and the ops without
 operands (constant, iota, parameter).
 
 Golden cases (SPEC §2), output→input:
@@ -18,12 +18,11 @@ Golden cases (SPEC §2), output→input:
 from __future__ import annotations
 
 from verifier.expr.evaluate import substitute
-from verifier.expr.indexing_map import IndexingMap, Undefined, compose
+from verifier.expr.indexing_map import IndexingMap
 from verifier.expr.interval import Interval
 from verifier.expr.nodes import Expr, const, dim, range_var
 from verifier.hlo.attributes import PaddingDim
-from verifier.hlo.shape import Shape, element_bit_width
-from verifier.indexing.layout import logical_index, physical_offset
+from verifier.hlo.shape import Shape
 from verifier.indexing.registry import Indexing, OpContext, OpRule, register
 from verifier.indexing.reshape import reshape_indices
 from verifier.indexing.shapes import dims_box
@@ -137,7 +136,7 @@ def _slice_i2o(ctx: OpContext, operand: int) -> tuple[Indexing, ...]:
 register("slice")(OpRule(_slice_o2i, _slice_i2o))
 
 
-# ---------------------------------------------------------------- reshape, bitcast
+# ---------------------------------------------------------------- reshape
 
 
 def _reshape_o2i(ctx: OpContext, output: int) -> tuple[Indexing, ...]:
@@ -289,50 +288,7 @@ def _points_as_symbols(points: IndexingMap) -> IndexingMap:
     )
 
 
-# ---------------------------------------------------------------- bitcast
-
-
-def _physical_order(shape: Shape) -> tuple[int, ...]:
-    """Logical dims from most to least major under the shape's layout."""
-    return tuple(reversed(shape.layout_or_default.minor_to_major))
-
-
-def _bitcast_map(source: Shape, target: Shape) -> Indexing:
-    """Element ``d`` of `source` and the `target` element at the same physical
-    offset.  Untiled: transpose to physical order, reshape, transpose back.
-    Tiled: ``physical_offset(source)`` then ``logical_index(target)``, the
-    offsets of `target`'s tile padding (or past its buffer) reaching nothing.
-
-    ``f32[3,4]{1,0:T(2,2)}`` as ``f32[16]``: ``(d0, d1) -> ((d0 floordiv 2) * 8
-    + (d1 floordiv 2) * 4 + (d0 mod 2) * 2 + d1 mod 2)``; target elements 10,
-    11, 14 and 15 sit in the padding row of the tiles: no source element
-    reaches them.
-    """
-    if element_bit_width(source.element_type) != element_bit_width(target.element_type):
-        return Undefined("bitcast between element types of different widths")
-    if source.layout_or_default.tiles or target.layout_or_default.tiles:
-        return (compose(physical_offset(source), logical_index(target)),)
-    source_order, target_order = _physical_order(source), _physical_order(target)
-    physical = reshape_indices(
-        [dim(k) for k in source_order],
-        [source.dimensions[k] for k in source_order],
-        [target.dimensions[k] for k in target_order],
-    )
-    results: list[Expr] = [const(0)] * target.rank
-    for position, k in enumerate(target_order):
-        results[k] = physical[position]
-    return (IndexingMap.create(dims_box(source), results),)
-
-
-def _bitcast_o2i(ctx: OpContext, output: int) -> tuple[Indexing, ...]:
-    return (_bitcast_map(ctx.shape, ctx.operand_shape(0)),)
-
-
-def _bitcast_i2o(ctx: OpContext, operand: int) -> tuple[Indexing, ...]:
-    return (_bitcast_map(ctx.operand_shape(0), ctx.shape),)
-
-
-register("bitcast")(OpRule(_bitcast_o2i, _bitcast_i2o))
+# ---------------------------------------------------------------- bitcast-convert
 
 
 def _bitcast_convert_map(source: Shape, target: Shape) -> Indexing:

@@ -20,19 +20,39 @@ more minor one, before the tiling applies: ``f32[2,7,8,11,10]{4,3,2,1,0}``
 with tile ``(*,*,2,*,3)`` is ``f32[112,110]`` tiled by ``(2,3)``, element
 ``(a, b, c, d, e)`` being ``((a * 7 + b) * 8 + c, d * 10 + e)`` there.
 
+A tile with more dims than it is applied to sees the shape with leading
+1-dims added (``s32[]{:T(128)}`` is ``s32[1]`` tiled by 128: 128 slots, the
+scalar at offset 0), as XLA pads it.
+
 `logical_index` is the exact inverse: offset → the logical index stored
 there, undefined (outside the map's domain) on tile-padding slots.
+
+The buffer (`buffer_elements`, `buffer_bytes`) is XLA's
+``ShapeUtil::ArraySize``: the element count padded by the *first* tiling
+only (XLA assumes later tilings add no padding; where one does, some
+offsets lie past the buffer and `offset_extent` exceeds `buffer_elements`),
+rounded up to a multiple of ``L(n)``, times the slot width (`slot_bits`:
+``E(n)``, else the element type's width rounded up to whole bytes — an
+``s4`` without ``E(4)`` takes a byte), in bytes rounded up:
+``f32[9,128]{1,0:T(8)L(1024)}`` is 9 * 128 = 1152 elements, rounded up to
+2048 (8192 bytes); ``s4[16]{0:E(4)}`` is 8 bytes.
+
+Split configs (``SC(…)``) split the buffer across memories, and sparse
+dimension levels (``D(D,C)``) store no dense array; their offsets are not
+modelled (`UnsupportedError`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from math import prod
 
+from verifier.errors import UnsupportedError
 from verifier.expr.indexing_map import IndexingMap
 from verifier.expr.interval import Interval
 from verifier.expr.nodes import Expr, const, dim
-from verifier.hlo.shape import COMBINE_DIMENSION, Shape, Tile
+from verifier.hlo.shape import COMBINE_DIMENSION, Shape, Tile, element_bit_width
 from verifier.indexing.shapes import dims_box
 
 COMBINED = (COMBINE_DIMENSION, -1)
@@ -41,10 +61,12 @@ COMBINED = (COMBINE_DIMENSION, -1)
 
 @dataclass(frozen=True)
 class _Tiling:
-    """One tiling as applied to the dims it sees: the `kept` most major dims
-    are untouched; the rest form `groups` (consecutive dims combined into one,
-    major first), group ``j`` tiled by ``tile[j]``."""
+    """One tiling as applied to the dims it sees, after `leading` 1-dims were
+    put in front of them (a tile of higher rank than the dims): the `kept`
+    most major dims are untouched; the rest form `groups` (consecutive dims
+    combined into one, major first), group ``j`` tiled by ``tile[j]``."""
 
+    leading: int
     kept: int
     groups: tuple[tuple[int, ...], ...]
     tile: tuple[int, ...]
@@ -60,9 +82,11 @@ class _Tiling:
 
 def _tiling(tile: Tile, sizes: tuple[int, ...], shape: Shape) -> _Tiling:
     rank = len(tile.dimensions)
-    if rank > len(sizes):
-        raise ValueError(f"tile {tile} has more dimensions than {shape} after tiling")
-    if tile.dimensions and tile.dimensions[-1] in COMBINED:
+    leading = max(0, rank - len(sizes))
+    sizes = (1,) * leading + sizes
+    if not tile.dimensions:
+        raise ValueError(f"the empty tile of {shape} tiles nothing")
+    if tile.dimensions[-1] in COMBINED:
         raise ValueError(f"tile {tile} of {shape} combines its most minor dim with nothing")
     groups: list[tuple[int, ...]] = []
     sizes_of_tile: list[int] = []
@@ -73,7 +97,7 @@ def _tiling(tile: Tile, sizes: tuple[int, ...], shape: Shape) -> _Tiling:
             groups.append(pending)
             sizes_of_tile.append(t)
             pending = ()
-    return _Tiling(len(sizes) - rank, tuple(groups), tuple(sizes_of_tile))
+    return _Tiling(leading, len(sizes) - rank, tuple(groups), tuple(sizes_of_tile))
 
 
 def _physical_order(shape: Shape) -> tuple[int, ...]:
@@ -82,6 +106,13 @@ def _physical_order(shape: Shape) -> tuple[int, ...]:
 
 def _levels(shape: Shape) -> tuple[tuple[int, ...], tuple[tuple[_Tiling, tuple[int, ...]], ...]]:
     """The physical-order sizes, then each tiling with the sizes it produces."""
+    if shape.layout_or_default.split_configs:
+        raise UnsupportedError(
+            f"{shape}: split configs split the buffer across memories; "
+            "their offsets are not modelled"
+        )
+    if not shape.layout_or_default.is_dense:
+        raise UnsupportedError(f"{shape}: a sparse layout has no dense offsets")
     first = tuple(shape.dimensions[k] for k in _physical_order(shape))
     sizes, levels = first, []
     for tile in shape.layout_or_default.tiles:
@@ -115,8 +146,8 @@ def _row_major_split(linear: Expr, sizes: tuple[int, ...]) -> list[Expr]:
 def physical_offset(shape: Shape) -> IndexingMap:
     """The map from a logical index of `shape` to its linear physical offset.
 
-    Raises `ValueError` for tiles no valid layout has: a tile of higher rank
-    than the dims it tiles, or a ``*`` on the most minor dim of a tile.
+    Raises `ValueError` for tiles no valid layout has (empty, or a ``*`` on
+    the most minor dim of a tile), `UnsupportedError` for split configs.
 
     >>> from verifier.hlo.shape import parse_shape
     >>> from verifier.expr.nodes import dim
@@ -127,10 +158,35 @@ def physical_offset(shape: Shape) -> IndexingMap:
     >>> combined.evaluate(point) == ((111 // 2 * 37 + 109 // 3) * 6 + 111 % 2 * 3 + 109 % 3,)
     True
     """
+    coordinates = tiled_coordinates(shape)
+    return IndexingMap.create(
+        dims_box(shape), [_row_major(list(coordinates.indices), coordinates.sizes)]
+    )
+
+
+@dataclass(frozen=True)
+class TiledCoordinates:
+    """Where a logical element sits in the final tiled shape (every tiling
+    applied, padding included): one index per dim of `sizes`; the offset is
+    their row-major linear index."""
+
+    indices: tuple[Expr, ...]
+    sizes: tuple[int, ...]
+
+
+def tiled_coordinates(shape: Shape) -> TiledCoordinates:
+    """The coordinates of logical element ``(d0, …)`` in the final tiled shape.
+
+    >>> from verifier.hlo.shape import parse_shape
+    >>> coordinates = tiled_coordinates(parse_shape("f32[3,5]{1,0:T(2,2)}"))
+    >>> [str(e) for e in coordinates.indices], coordinates.sizes
+    (['d0 floordiv 2', 'd1 floordiv 2', 'd0 mod 2', 'd1 mod 2'], (2, 3, 2, 2))
+    """
     first, levels = _levels(shape)
     indices: list[Expr] = [dim(k) for k in _physical_order(shape)]
     sizes = first
     for tiling, after in levels:
+        indices = [const(0)] * tiling.leading + indices
         combined: list[Expr] = []
         start = tiling.kept
         for group in tiling.groups:
@@ -142,24 +198,78 @@ def physical_offset(shape: Shape) -> IndexingMap:
             + [e % t for e, t in zip(combined, tiling.tile, strict=True)]
         )
         sizes = after
-    return IndexingMap.create(dims_box(shape), [_row_major(indices, sizes)])
+    return TiledCoordinates(tuple(indices), sizes)
 
 
-def physical_size(shape: Shape) -> int:
-    """The number of elements of the buffer, tile padding included.
+def offset_extent(shape: Shape) -> int:
+    """The number of slots the offsets span: the final tiled shape's size,
+    the padding of every tiling included (`logical_index`'s domain).
 
     >>> from verifier.hlo.shape import parse_shape
-    >>> physical_size(parse_shape("f32[3,5]{1,0:T(2,2)}"))
+    >>> offset_extent(parse_shape("f32[3,5]{1,0:T(2,2)}"))
     24
-    >>> physical_size(parse_shape("f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}"))  # 112 * 111
+    >>> offset_extent(parse_shape("f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}"))  # 112 * 111
     12432
+    >>> offset_extent(parse_shape("f32[3]{0:T(2)(4)}"))  # [2, 2] then [2, 1, 4]
+    8
+    """
+    return prod(_final_sizes(shape))
+
+
+def buffer_elements(shape: Shape) -> int:
+    """The element slots of the buffer as XLA's ``ShapeUtil::ArraySize``
+    counts them: the first tiling's padding, then ``L(n)``.
+
+    >>> from verifier.hlo.shape import parse_shape
+    >>> buffer_elements(parse_shape("f32[9,128]{1,0:T(8,128)}"))
+    2048
+    >>> buffer_elements(parse_shape("f32[9,128]{1,0:T(8)L(1024)}"))
+    2048
+    >>> buffer_elements(parse_shape("f32[3]{0:T(2)(4)}"))  # the second tiling's padding is not
+    4
     """
     first, levels = _levels(shape)
-    return prod(levels[-1][1] if levels else first)
+    elements = prod(levels[0][1] if levels else first)
+    alignment = shape.layout_or_default.tail_padding_alignment
+    return -(-elements // alignment) * alignment
+
+
+def slot_bits(shape: Shape) -> int:
+    """The bits one element slot takes in the buffer: ``E(n)``, else the
+    element type's width rounded up to whole bytes (XLA's ``ByteWidth``).
+
+    >>> from verifier.hlo.shape import parse_shape
+    >>> slot_bits(parse_shape("s4[16]{0:E(4)}")), slot_bits(parse_shape("s4[16]{0}"))
+    (4, 8)
+    >>> slot_bits(parse_shape("pred[2]")), slot_bits(parse_shape("bf16[2]"))
+    (8, 16)
+    """
+    width = element_bit_width(shape.element_type)
+    if width is None:
+        raise ValueError(f"{shape}: element type '{shape.element_type}' has no width in memory")
+    declared = shape.layout_or_default.element_size_in_bits
+    if declared and declared < width:
+        raise ValueError(
+            f"{shape}: element size E({declared}) is narrower than a "
+            f"{width}-bit {shape.element_type}"
+        )
+    return declared or -(-width // 8) * 8
+
+
+def buffer_bytes(shape: Shape) -> int:
+    """The bytes of the buffer: ``ceil(buffer_elements * slot_bits / 8)``.
+
+    >>> from verifier.hlo.shape import parse_shape
+    >>> buffer_bytes(parse_shape("s4[16]{0:E(4)}")), buffer_bytes(parse_shape("s8[8]{0}"))
+    (8, 8)
+    >>> buffer_bytes(parse_shape("s32[]{:T(128)}"))
+    512
+    """
+    return -(-buffer_elements(shape) * slot_bits(shape) // 8)
 
 
 def logical_index(shape: Shape) -> IndexingMap:
-    """The map from a physical offset (``d0`` in ``[0, physical_size - 1]``) to
+    """The map from a physical offset (``d0`` in ``[0, offset_extent - 1]``) to
     the logical index of `shape` stored there; tile-padding offsets are
     outside its domain (its constraints keep every tiled element below its
     dim's size).  The exact inverse of `physical_offset`.
@@ -172,9 +282,31 @@ def logical_index(shape: Shape) -> IndexingMap:
     >>> inverse.contains({dim(0): 14})  # tile (1, 0), in-tile (1, 0): row 3 of 3 is padding
     False
     """
+    final = offset_extent(shape)
+    logical, constraints = element_at(shape, _row_major_split(dim(0), _final_sizes(shape)))
+    return IndexingMap.create([Interval(0, final - 1)], logical, constraints=constraints)
+
+
+def _final_sizes(shape: Shape) -> tuple[int, ...]:
     first, levels = _levels(shape)
-    final = levels[-1][1] if levels else first
-    indices = _row_major_split(dim(0), final)
+    return levels[-1][1] if levels else first
+
+
+def element_at(
+    shape: Shape, coordinates: Sequence[Expr]
+) -> tuple[list[Expr], list[tuple[Expr, Interval]]]:
+    """The logical index stored at `coordinates` of the final tiled shape
+    (`tiled_coordinates`' sizes), and the constraints that keep the
+    coordinates off tile padding.
+
+    >>> from verifier.hlo.shape import parse_shape
+    >>> from verifier.expr.nodes import dim
+    >>> logical, padding = element_at(parse_shape("f32[3,5]{1,0:T(2,2)}"), list(map(dim, range(4))))
+    >>> [str(e) for e in logical], [f"{e} in {bounds}" for e, bounds in padding]
+    (['d0 * 2 + d2', 'd1 * 2 + d3'], ['d0 * 2 + d2 in [0, 2]', 'd1 * 2 + d3 in [0, 4]'])
+    """
+    _, levels = _levels(shape)
+    indices = list(coordinates)
     constraints: list[tuple[Expr, Interval]] = []
     for tiling, _ in reversed(levels):
         rank = len(tiling.tile)
@@ -186,8 +318,8 @@ def logical_index(shape: Shape) -> IndexingMap:
             if prod(group) % t:
                 constraints.append((element, Interval(0, prod(group) - 1)))
             below += _row_major_split(element, group)
-        indices = indices[: tiling.kept] + below
+        indices = indices[: tiling.kept] + below[tiling.leading :]
     logical: list[Expr] = [const(0)] * shape.rank
     for position, k in enumerate(_physical_order(shape)):
         logical[k] = indices[position]
-    return IndexingMap.create([Interval(0, prod(final) - 1)], logical, constraints=constraints)
+    return logical, constraints

@@ -29,6 +29,7 @@ from collections.abc import Iterator
 from verifier.checks.verdict import Outcome
 from verifier.gate.finding import NO_SOURCE, Finding
 from verifier.gate.run import OUTCOMES, GateRun
+from verifier.report.printable import printable
 
 # Places listed under one unsupported/vacuous reason before "and N more".
 PLACES_PER_REASON = 5
@@ -121,7 +122,8 @@ def _grouped(run: GateRun, outcome: Outcome, note: str) -> Iterator[str]:
 
 
 def gate_text(run: GateRun) -> str:
-    """The summary of `run` as text (no trailing newline)."""
+    """The summary of `run` as text (no trailing newline), `printable`: a
+    name's control characters (an ANSI escape) are shown, not obeyed."""
     head = f"verifier check: {_plural(len(run.files), 'file')}"
     if run.errors:
         head += f" ({len(run.errors)} could not be read)"
@@ -138,4 +140,4 @@ def gate_text(run: GateRun) -> str:
         lines += ["", f"could not be read ({len(run.errors)}):"]
         lines += [f"  {error}" for error in run.errors]
     lines += ["", _GATE_LINES[run.status]]
-    return "\n".join(lines)
+    return printable("\n".join(lines))

@@ -11,9 +11,10 @@ code-scanning services list every result as an alert — but their counts
 are in the run's ``properties.summary``.  A result points at the ``.hlo``
 file, line and column of its instruction, names the instruction as a
 logical location (``module/computation/instruction``), carries the witness
-in its message and in ``properties.witness``, and is fingerprinted by
-`Finding.key` (stable across runs while the place and the check are the
-same).  A file that could not be read is an ``error`` notification of the
+in its message and in ``properties.witness``, and is fingerprinted by its
+file and `Finding.key` (stable across runs while the file, the place and the
+check are the same; ``foo.hlo`` and ``foo.opt.hlo``, which JAX dumps with
+the same module name, do not collide).  A file that could not be read is an ``error`` notification of the
 invocation, which is then not successful.
 
 The document is plain JSON built here and validated against the official
@@ -44,9 +45,10 @@ from verifier.gate.finding import NO_SOURCE, Finding
 from verifier.gate.run import GateRun, InputError, tool_version
 from verifier.gate.suite import describe
 from verifier.report.gate_json import gate_json
+from verifier.report.printable import printable, printable_json
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
-FINGERPRINT = "verifierFindingKey/v1"
+FINGERPRINT = "verifierFindingKey/v2"
 
 
 def _level(finding: Finding, run: GateRun) -> str:
@@ -64,10 +66,16 @@ def _level(finding: Finding, run: GateRun) -> str:
 
 
 def _uri(filename: str) -> str:
+    """The URI of `filename`, percent-encoding its bytes — the ones that are
+    not UTF-8 included (``m\\udcff.hlo``, as os.fsdecode gives them, is
+    ``m%FF.hlo``)."""
     path = PurePath(filename)
-    if path.is_absolute():
-        return "file://" + quote(path.as_posix())
-    return quote(path.as_posix())
+    posix = path.as_posix()
+    try:
+        raw = posix.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a surrogate no file system gave
+        raw = printable(posix).encode()
+    return ("file://" if path.is_absolute() else "") + quote(raw)
 
 
 def _physical_location(span: SourceSpan) -> dict[str, Any]:
@@ -78,6 +86,13 @@ def _physical_location(span: SourceSpan) -> dict[str, Any]:
             region["startColumn"] = span.column
         location["region"] = region
     return location
+
+
+def fingerprint(finding: Finding) -> str:
+    """``FILE/module/computation/instruction/subject/check`` (no line: an
+    edit above the instruction keeps its alerts)."""
+    file = "" if finding.span is NO_SOURCE else PurePath(finding.span.filename).as_posix()
+    return f"{file}/{finding.key}"
 
 
 def _message(finding: Finding) -> str:
@@ -112,7 +127,7 @@ def _result(finding: Finding, rule_index: int, run: GateRun) -> dict[str, Any]:
         "level": _level(finding, run),
         "message": {"text": _message(finding)},
         "locations": [location],
-        "partialFingerprints": {FINGERPRINT: finding.key},
+        "partialFingerprints": {FINGERPRINT: fingerprint(finding)},
         "properties": properties,
     }
 
@@ -126,7 +141,8 @@ def _notification(error: InputError) -> dict[str, Any]:
 
 
 def sarif_log(run: GateRun) -> dict[str, Any]:
-    """The SARIF 2.1.0 log of `run`, as JSON-able data."""
+    """The SARIF 2.1.0 log of `run`, as JSON-able data; URIs percent-encode
+    a file name's bytes, every other string is `printable`."""
     checks = run.checks
     rules = [
         {
@@ -143,7 +159,7 @@ def sarif_log(run: GateRun) -> dict[str, Any]:
         if finding.outcome is not Outcome.PROVED
     ]
     canonical = gate_json(run)
-    return {
+    log = {
         "$schema": SCHEMA_URI,
         "version": "2.1.0",
         "runs": [
@@ -164,3 +180,6 @@ def sarif_log(run: GateRun) -> dict[str, Any]:
             }
         ],
     }
+    printable_log = printable_json(log)
+    assert isinstance(printable_log, dict)
+    return printable_log

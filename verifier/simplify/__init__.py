@@ -5,12 +5,20 @@
 '(d0) -> (d0),\\ndomain:\\nd0 in [0, 7]'
 """
 
-from verifier.simplify.driver import SimplificationResult, simplify, simplify_expr
-from verifier.simplify.ranges import Ranges
+from verifier.expr.ranges import Ranges
+from verifier.simplify.driver import (
+    SimplificationResult,
+    SymbolChange,
+    simplify,
+    simplify_expr,
+    simplify_relation,
+)
 
 __all__ = [
     "Ranges",
     "SimplificationResult",
+    "SymbolChange",
     "simplify",
     "simplify_expr",
+    "simplify_relation",
 ]

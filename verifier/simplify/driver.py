@@ -7,7 +7,16 @@ One round (at most `max_rounds`, default 16):
    leave *it* out (but include every other current constraint), then the
    constraint rules run on it until none fires;
 3. every result is simplified with the ranges of the new domain;
-4. the symbol rules (rescaling, removal of unused symbols).
+4. the symbol rules (rescaling, removal of unused symbols) — only those the
+   caller asked for.
+
+By default the result is **pointwise equal** to the input: the same dims,
+range and runtime variables, each with the same meaning, and the same
+results at every point of the same domain.  Rescaling a symbol
+(``rescale_symbols=True``) or removing unused ones
+(``remove_unused_symbols=True``) keeps only the *relation* (symbols
+existential), which is what fusion composition needs; the result then says
+in `symbol_changes` what each changed input symbol is in the output.
 
 Constraints are processed one at a time against the *current* others, so
 each step replaces one constraint by an equivalent one on the rest of the
@@ -32,6 +41,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, assert_never
 
+from verifier.expr.evaluate import substitute, variables_of
 from verifier.expr.indexing_map import Constraint, IndexingMap
 from verifier.expr.nodes import (
     Add,
@@ -52,13 +62,17 @@ from verifier.expr.nodes import (
     mod,
     mul,
 )
-from verifier.simplify.ranges import Ranges
+from verifier.expr.ranges import Ranges
 from verifier.simplify.rules import (
     CONSTRAINT_RULES,
     EXPR_RULES,
     MAP_RULES,
+    PRE_ORDER_RULES,
+    ExprRule,
     Infeasible,
     MapRule,
+    SymbolRewrite,
+    SymbolSubstitution,
 )
 from verifier.simplify.rules.symbols import known_empty_like
 from verifier.simplify.size import expr_size
@@ -75,13 +89,31 @@ _EMPTINESS_RULES = (
 
 
 @dataclass(frozen=True)
+class SymbolChange:
+    """What one symbol of the input is in the output of a simplification.
+
+    ``SymbolChange(s0, s0 * 4 + 2)`` says the input's ``s0`` is the output's
+    ``s0 * 4 + 2`` (a rescaling); ``SymbolChange(s1, None)`` that the input's
+    ``s1`` was removed (the output does not depend on it).
+    """
+
+    symbol: Var
+    becomes: Expr | None
+
+    def __str__(self) -> str:
+        if self.becomes is None:
+            return f"{self.symbol.name} removed"
+        return f"{self.symbol.name} is now {self.becomes}"
+
+
+@dataclass(frozen=True)
 class SimplificationResult:
     """A simplified map and how it was obtained.
 
     `rules_applied` lists each fired rule once, in the order it first fired;
-    `rule_counts` says how often each fired.  `changes_variables` is true when
-    a symbol was removed or rescaled: the result then equals the input as a
-    relation but not variable for variable.
+    `rule_counts` says how often each fired.  `symbol_changes` is empty
+    unless a symbol-changing rewrite was asked for and fired: the result then
+    equals the input as a relation but not variable for variable.
     """
 
     input: IndexingMap
@@ -89,27 +121,60 @@ class SimplificationResult:
     rules_applied: tuple[str, ...]
     rule_counts: tuple[tuple[str, int], ...]
     rounds: int
-    changes_variables: bool
+    symbol_changes: tuple[SymbolChange, ...] = ()
 
     @property
     def changed(self) -> bool:
         return self.map != self.input
+
+    @property
+    def changes_variables(self) -> bool:
+        return bool(self.symbol_changes)
 
 
 @dataclass
 class _Log:
     fired: Counter[str] = field(default_factory=Counter)
     order: list[str] = field(default_factory=list)
-    changes_variables: bool = False
+    # Each input symbol's value over the current map's symbols (None: removed).
+    symbols: SymbolSubstitution = field(default_factory=dict)
 
     def record(self, name: str) -> None:
         if name not in self.fired:
             self.order.append(name)
         self.fired[name] += 1
 
+    def substitute_symbols(self, substitution: SymbolSubstitution) -> None:
+        def replacement(v: Var) -> Expr:
+            value = substitution.get(v, v)
+            assert value is not None
+            return value
 
-def simplify(indexing_map: IndexingMap, *, max_rounds: int = 16) -> SimplificationResult:
-    """`indexing_map` simplified by every registered rule, to a fixpoint.
+        for symbol, value in self.symbols.items():
+            if value is None or not variables_of(value) & substitution.keys():
+                continue
+            if any(v in substitution and substitution[v] is None for v in variables_of(value)):
+                self.symbols[symbol] = None
+            else:
+                self.symbols[symbol] = substitute(value, replacement)
+
+    def symbol_changes(self) -> tuple[SymbolChange, ...]:
+        return tuple(
+            SymbolChange(symbol, value)
+            for symbol, value in self.symbols.items()
+            if value is not symbol
+        )
+
+
+def simplify(
+    indexing_map: IndexingMap,
+    *,
+    rescale_symbols: bool = False,
+    remove_unused_symbols: bool = False,
+    max_rounds: int = 16,
+) -> SimplificationResult:
+    """`indexing_map` simplified by every registered rule, to a fixpoint;
+    pointwise equal to it unless a symbol-changing rewrite is asked for.
 
     >>> from verifier.expr.parser import parse_map
     >>> m = parse_map("(d0, d1, d2) -> ((d0 * 16 + d1 * 4 + d2) floordiv 8,"
@@ -117,13 +182,28 @@ def simplify(indexing_map: IndexingMap, *, max_rounds: int = 16) -> Simplificati
     ...               " d1 in [0, 9], d2 in [0, 9]")
     >>> str(simplify(m).map).splitlines()[0]
     '(d0, d1, d2) -> (d0 * 2 + (d1 * 4 + d2) floordiv 8, (d1 * 4 + d2) mod 8),'
+
+    With ``rescale_symbols=True`` a symbol on a lattice is replaced:
+
+    >>> m = parse_map("(d0)[s0] -> (d0, s0), domain: d0 in [0, 3], s0 in [0, 40],"
+    ...               " s0 mod 4 in [2, 2]")
+    >>> str(simplify(m).map).splitlines()[0]
+    '(d0)[s0] -> (d0, s0),'
+    >>> result = simplify(m, rescale_symbols=True)
+    >>> str(result.map).splitlines()[0], [str(c) for c in result.symbol_changes]
+    ('(d0)[s0] -> (d0, s0 * 4 + 2),', ['s0 is now s0 * 4 + 2'])
     """
-    log = _Log()
+    requested: set[SymbolRewrite] = set()
+    if rescale_symbols:
+        requested.add("rescale")
+    if remove_unused_symbols:
+        requested.add("remove_unused")
+    log = _Log(symbols={s: s for s in indexing_map.symbols})
     current = indexing_map
     rounds = 0
     while rounds < max_rounds:
         rounds += 1
-        following = _round(current, log)
+        following = _round(current, log, frozenset(requested))
         if following == current:
             break
         current = following
@@ -133,8 +213,22 @@ def simplify(indexing_map: IndexingMap, *, max_rounds: int = 16) -> Simplificati
         rules_applied=tuple(log.order),
         rule_counts=tuple((name, log.fired[name]) for name in log.order),
         rounds=rounds,
-        changes_variables=log.changes_variables,
+        symbol_changes=log.symbol_changes(),
     )
+
+
+def simplify_relation(indexing_map: IndexingMap) -> IndexingMap:
+    """`indexing_map` simplified as a relation (symbols existential): every
+    rule, the symbol-changing ones included.  What fusion composition and the
+    analyses built on it use, where only the relation counts.
+
+    >>> from verifier.expr.parser import parse_map
+    >>> str(simplify_relation(parse_map(
+    ...     "(d0)[s0, s1] -> (d0 + s1), domain: d0 in [0, 3], s0 in [0, 3], s1 in [0, 3]"
+    ... ))).splitlines()[0]
+    '(d0)[s0] -> (d0 + s0),'
+    """
+    return simplify(indexing_map, rescale_symbols=True, remove_unused_symbols=True).map
 
 
 def simplify_expr(expr: Expr, ranges: Ranges) -> tuple[Expr, tuple[str, ...]]:
@@ -142,7 +236,7 @@ def simplify_expr(expr: Expr, ranges: Ranges) -> tuple[Expr, tuple[str, ...]]:
 
     >>> from verifier.expr.nodes import dim
     >>> from verifier.expr.interval import Interval
-    >>> e, rules = simplify_expr((dim(0) * 4) % 8, Ranges({dim(0): Interval(0, 9)}, {}))
+    >>> e, rules = simplify_expr((dim(0) * 4) % 8, Ranges({dim(0): Interval(0, 9)}.__getitem__, {}))
     >>> str(e), rules
     ('(d0 mod 2) * 4', ('mod_gcd_factor',))
     """
@@ -153,7 +247,9 @@ def simplify_expr(expr: Expr, ranges: Ranges) -> tuple[Expr, tuple[str, ...]]:
 # ---------------------------------------------------------------- one round
 
 
-def _round(indexing_map: IndexingMap, log: _Log) -> IndexingMap:
+def _round(
+    indexing_map: IndexingMap, log: _Log, requested: frozenset[SymbolRewrite]
+) -> IndexingMap:
     current = _apply_map_rules(indexing_map, log, only=_EMPTINESS_RULES)
     if current.is_known_empty:
         return _emptied(current, log)
@@ -163,7 +259,13 @@ def _round(indexing_map: IndexingMap, log: _Log) -> IndexingMap:
     ranges = Ranges.of_map(current)
     simplifier = _ExprSimplifier(ranges, log)
     current = current.replaced(results=[simplifier.run(r) for r in current.results])
-    return _apply_map_rules(current, log, only=None)
+    return _apply_map_rules(
+        current,
+        log,
+        only=tuple(
+            r.name for r in MAP_RULES if r.symbol_rewrite is None or r.symbol_rewrite in requested
+        ),
+    )
 
 
 def _emptied(indexing_map: IndexingMap, log: _Log) -> IndexingMap:
@@ -171,16 +273,13 @@ def _emptied(indexing_map: IndexingMap, log: _Log) -> IndexingMap:
     empty = known_empty_like(indexing_map)
     if empty != indexing_map:
         log.record("constraint_infeasible")
-        log.changes_variables = log.changes_variables or bool(indexing_map.symbols)
     return empty
 
 
-def _apply_map_rules(
-    indexing_map: IndexingMap, log: _Log, *, only: tuple[str, ...] | None
-) -> IndexingMap:
+def _apply_map_rules(indexing_map: IndexingMap, log: _Log, *, only: tuple[str, ...]) -> IndexingMap:
     current = indexing_map
     for rule in MAP_RULES:
-        if only is not None and rule.name not in only:
+        if rule.name not in only:
             continue
         current = _apply_map_rule(rule, current, log)
         if current.is_known_empty:
@@ -201,7 +300,8 @@ def _apply_map_rule(rule: MapRule[Any], indexing_map: IndexingMap, log: _Log) ->
         if rewritten == current:
             break
         log.record(rule.name)
-        log.changes_variables = log.changes_variables or rule.changes_variables
+        if rule.substitution is not None:
+            log.substitute_symbols(rule.substitution(match))
         current = rewritten
         if current.is_known_empty:
             break
@@ -277,9 +377,18 @@ class _ExprSimplifier:
         if cached is not None:
             return cached
         fired: list[str] = []
-        node = self._with_simplified_children(expr, fired)
+        node = expr
+        # Rules that need the children as written (the common dividend of a
+        # sum of digits is gone once each digit is simplified on its own).
         for _ in range(_NODE_REWRITE_LIMIT):
-            step = self._rewrite_once(node)
+            step = self._rewrite_once(node, PRE_ORDER_RULES, simplify_children=False)
+            if step is None:
+                break
+            node, names = step
+            fired += names
+        node = self._with_simplified_children(node, fired)
+        for _ in range(_NODE_REWRITE_LIMIT):
+            step = self._rewrite_once(node, EXPR_RULES, simplify_children=True)
             if step is None:
                 break
             node, names = step
@@ -288,13 +397,17 @@ class _ExprSimplifier:
         self.memo[expr] = result
         return result
 
-    def _rewrite_once(self, node: Expr) -> tuple[Expr, list[str]] | None:
-        for rule in EXPR_RULES:
+    def _rewrite_once(
+        self, node: Expr, rules: tuple[ExprRule[Any], ...], *, simplify_children: bool
+    ) -> tuple[Expr, list[str]] | None:
+        for rule in rules:
             match = rule.matches(node)
             if match is None or not rule.side_condition(match, self.ranges):
                 continue
             fired = [rule.name]
-            candidate = self._with_simplified_children(rule.rewrite(match, self.ranges), fired)
+            candidate = rule.rewrite(match, self.ranges)
+            if simplify_children:
+                candidate = self._with_simplified_children(candidate, fired)
             # Never grow a term: a larger equal term is not a simplification.
             # (Measured after the new children are simplified, so a rewrite
             # that only pays off one level down is still taken.)
@@ -330,4 +443,10 @@ class _ExprSimplifier:
                 assert_never(expr)
 
 
-__all__ = ["SimplificationResult", "simplify", "simplify_expr"]
+__all__ = [
+    "SimplificationResult",
+    "SymbolChange",
+    "simplify",
+    "simplify_expr",
+    "simplify_relation",
+]

@@ -28,12 +28,20 @@ from verifier.simplify.rules.base import (
     ExprRule,
     Infeasible,
     MapRule,
+    SymbolRewrite,
+    SymbolSubstitution,
 )
 
 # A range that is one value wins over every structural rewrite; `mod` rules
 # come before `floordiv` ones so an inner `mod` is gone before a division
 # looks at its operand; the sum rules see the children already simplified.
 EXPR_RULES: tuple[ExprRule[Any], ...] = by_range.RULES + mod.RULES + floordiv.RULES + sums.RULES
+# Also tried before a node's children are simplified: a sum of the digits of
+# one dividend recombines only while the dividend is still written the same
+# way in every digit.
+PRE_ORDER_RULES: tuple[ExprRule[Any], ...] = tuple(
+    rule for rule in EXPR_RULES if rule.name == "sum_recombine_div_mod"
+)
 # Emptiness and redundancy first: no work is spent on a constraint that goes.
 CONSTRAINT_RULES: tuple[ConstraintRule[Any], ...] = constraints.RULES
 MAP_RULES: tuple[MapRule[Any], ...] = symbols.RULES
@@ -59,6 +67,7 @@ __all__ = [
     "EXPR_RULES",
     "INFEASIBLE",
     "MAP_RULES",
+    "PRE_ORDER_RULES",
     "AnyRule",
     "ConstraintRewrite",
     "ConstraintRule",
@@ -66,5 +75,7 @@ __all__ = [
     "ExprRule",
     "Infeasible",
     "MapRule",
+    "SymbolRewrite",
+    "SymbolSubstitution",
     "rule_named",
 ]

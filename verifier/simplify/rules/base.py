@@ -24,13 +24,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Generic, TypeAlias, TypeVar
+from typing import Any, Generic, Literal, TypeAlias, TypeVar
 
 from verifier.expr.indexing_map import Constraint, IndexingMap
-from verifier.expr.nodes import Expr
-from verifier.simplify.ranges import Ranges
+from verifier.expr.nodes import Expr, Var
+from verifier.expr.ranges import Ranges
 
 M = TypeVar("M")
+
+# The symbol-changing map rewrites, each behind its own option.
+SymbolRewrite: TypeAlias = Literal["rescale", "remove_unused"]
+# An input symbol's value in terms of the output's symbols; None: removed.
+SymbolSubstitution: TypeAlias = dict[Var, Expr | None]
 
 
 @dataclass(frozen=True)
@@ -75,9 +80,12 @@ class ConstraintRule(Generic[M]):
 class MapRule(Generic[M]):
     """A rewrite of a whole map into one with the same relation.
 
-    `changes_variables` says whether the rewrite renames, removes or rescales
-    symbols; such a result is compared with its input as a relation, not
-    pointwise.
+    A rule with a `symbol_rewrite` renames, removes or rescales symbols: its
+    result equals its input as a relation, not pointwise, so the driver runs
+    it only when asked to (``simplify(..., rescale_symbols=True)``).  Its
+    `substitution` says what each changed symbol of the input is in the
+    output: ``{s0: s0 * 4 + 2}`` for a rescaling, ``{s1: None}`` for a
+    removal, ``{s2: s1}`` for the renumbering that follows one.
     """
 
     name: str
@@ -87,7 +95,8 @@ class MapRule(Generic[M]):
     matches: Callable[[IndexingMap], M | None]
     side_condition: Callable[[M, Ranges], bool]
     rewrite: Callable[[M, Ranges], IndexingMap]
-    changes_variables: bool = False
+    symbol_rewrite: SymbolRewrite | None = None
+    substitution: Callable[[M], SymbolSubstitution] | None = None
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from verifier.expr.nodes import Const, Expr, Max, Min, const
-from verifier.simplify.ranges import Ranges
+from verifier.expr.ranges import Ranges
 from verifier.simplify.rules.base import ExprRule
 
 
@@ -36,6 +36,26 @@ def _decided_max(node: Max, ranges: Ranges) -> Expr | None:
     if lhs.lower >= rhs.upper:
         return node.lhs
     if rhs.lower >= lhs.upper:
+        return node.rhs
+    return None
+
+
+def _min_by_difference(node: Min, ranges: Ranges) -> Expr | None:
+    """The smaller operand when ``lhs - rhs`` has a constant sign (the
+    difference cancels what the operands share: min(d0, d0 + 1))."""
+    difference = ranges.interval(node.lhs - node.rhs)
+    if difference.upper <= 0:
+        return node.lhs
+    if difference.lower >= 0:
+        return node.rhs
+    return None
+
+
+def _max_by_difference(node: Max, ranges: Ranges) -> Expr | None:
+    difference = ranges.interval(node.lhs - node.rhs)
+    if difference.lower >= 0:
+        return node.lhs
+    if difference.upper <= 0:
         return node.rhs
     return None
 
@@ -80,5 +100,24 @@ RULES: tuple[ExprRule[Any], ...] = (
         matches=lambda expr: expr if isinstance(expr, Max) else None,
         side_condition=lambda node, ranges: _decided_max(node, ranges) is not None,
         rewrite=_rewrite_max,
+    ),
+    ExprRule(
+        name="min_by_difference",
+        family="minmax",
+        description="min(a, b) -> a when a - b <= 0 everywhere: min(d0, d0 + 1) -> d0,"
+        " min(d0 + d1, d1 + 3) with d0 in [0, 3] -> d0 + d1",
+        lemma="a - b <= 0 ⇒ min(a, b) = a ∧ min(b, a) = a",
+        matches=lambda expr: expr if isinstance(expr, Min) else None,
+        side_condition=lambda node, ranges: _min_by_difference(node, ranges) is not None,
+        rewrite=lambda node, ranges: _min_by_difference(node, ranges) or node,
+    ),
+    ExprRule(
+        name="max_by_difference",
+        family="minmax",
+        description="max(a, b) -> a when a - b >= 0 everywhere: max(d0, d0 - 1) -> d0",
+        lemma="a - b >= 0 ⇒ max(a, b) = a ∧ max(b, a) = a",
+        matches=lambda expr: expr if isinstance(expr, Max) else None,
+        side_condition=lambda node, ranges: _max_by_difference(node, ranges) is not None,
+        rewrite=lambda node, ranges: _max_by_difference(node, ranges) or node,
     ),
 )

@@ -25,7 +25,7 @@ from verifier.expr.nodes import (
     linear_terms,
     mod,
 )
-from verifier.simplify.ranges import Ranges
+from verifier.expr.ranges import Ranges
 from verifier.simplify.rules.base import INFEASIBLE, ConstraintRewrite, ConstraintRule
 from verifier.simplify.rules.terms import GcdSplit, divided, first_fitting
 

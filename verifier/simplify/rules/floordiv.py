@@ -21,7 +21,7 @@ from verifier.expr.nodes import (
     linear_terms,
     mod,
 )
-from verifier.simplify.ranges import Ranges
+from verifier.expr.ranges import Ranges
 from verifier.simplify.rules.base import ExprRule
 from verifier.simplify.rules.terms import (
     GcdSplit,

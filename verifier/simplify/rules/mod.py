@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from verifier.expr.nodes import Expr, Mod, from_linear_terms, linear_terms, mod
-from verifier.simplify.ranges import Ranges
+from verifier.expr.ranges import Ranges
 from verifier.simplify.rules.base import ExprRule
 from verifier.simplify.rules.terms import GcdSplit, Terms, first_fitting, gcd_splits
 
@@ -54,6 +54,28 @@ def _match_multiples(expr: Expr) -> _Reduced | None:
     if len(kept) == len(terms) and 0 <= constant < expr.modulus:
         return None
     return _Reduced(kept, constant % expr.modulus, expr.modulus)
+
+
+def _nearest_residue(coefficient: int, modulus: int) -> int:
+    """The coefficient ≡ `coefficient` (mod `modulus`) of least magnitude."""
+    low = coefficient % modulus
+    return low if low <= modulus - low else low - modulus
+
+
+def _match_reducible(expr: Expr) -> Mod | None:
+    if not isinstance(expr, Mod):
+        return None
+    terms, _ = linear_terms(expr.operand)
+    reducible = any(
+        abs(_nearest_residue(k, expr.modulus)) < abs(k) and k % expr.modulus for k in terms.values()
+    )
+    return expr if reducible else None
+
+
+def _reduce_coefficients(node: Mod, ranges: Ranges) -> Expr:
+    terms, constant = linear_terms(node.operand)
+    reduced = {b: _nearest_residue(k, node.modulus) for b, k in terms.items()}
+    return mod(from_linear_terms(reduced, constant), node.modulus)
 
 
 @dataclass(frozen=True)
@@ -134,6 +156,18 @@ RULES: tuple[ExprRule[Any], ...] = (
         rewrite=lambda match, ranges: mod(
             from_linear_terms(match.kept, match.constant), match.modulus
         ),
+    ),
+    ExprRule(
+        name="mod_reduce_coefficients",
+        family=FAMILY,
+        description="each coefficient becomes its residue of least magnitude:"
+        " (d0 * 3) mod 2 -> d0 mod 2, (d0 * 7 + d1) mod 4 -> (d1 - d0) mod 4; with"
+        " mod_gcd_factor, (d0 * 6) mod 4 -> (d0 mod 2) * 2",
+        lemma="c > 0 ⇒ (x + k * y) mod c = (x + k * y - c * w) mod c  (w = q * y: the"
+        " coefficient k becomes k - c * q)",
+        matches=_match_reducible,
+        side_condition=lambda node, ranges: True,
+        rewrite=_reduce_coefficients,
     ),
     ExprRule(
         name="mod_of_inner_mod",

@@ -19,7 +19,7 @@ from verifier.expr.nodes import (
     linear_terms,
     mod,
 )
-from verifier.simplify.ranges import Ranges
+from verifier.expr.ranges import Ranges
 from verifier.simplify.rules.base import ExprRule
 from verifier.simplify.rules.terms import Terms
 
@@ -96,6 +96,24 @@ def _match_to_mod(expr: Expr) -> _Pair | None:
     return None
 
 
+def _match_to_mod_with_rest(expr: Expr) -> _Pair | None:
+    """``m * x - k * c * (x floordiv c)`` where each term of ``k * x`` has the
+    same sign in the sum (so ``m - k`` only shrinks it) but not the same value."""
+    if not isinstance(expr, Add) or _match_to_mod(expr) is not None:
+        return None
+    terms, constant = linear_terms(expr)
+    for base, coefficient in terms.items():
+        if not isinstance(base, FloorDiv) or coefficient % base.divisor:
+            continue
+        scale = -coefficient // base.divisor
+        dividend, _ = linear_terms(base.operand * scale)
+        if dividend and all(
+            terms.get(b, 0) * k > 0 and abs(terms[b]) > abs(k) for b, k in dividend.items()
+        ):
+            return _Pair(terms, constant, base, scale)
+    return None
+
+
 def _to_mod(match: _Pair, ranges: Ranges) -> Expr:
     division = match.division
     total = from_linear_terms(match.terms, match.constant)
@@ -124,6 +142,16 @@ RULES: tuple[ExprRule[Any], ...] = (
         " d0 - (d0 floordiv 4) * 4 -> d0 mod 4",
         lemma="c > 0 ⇒ k * x - k * c * (x floordiv c) = k * (x mod c)",
         matches=_match_to_mod,
+        side_condition=lambda match, ranges: True,
+        rewrite=_to_mod,
+    ),
+    ExprRule(
+        name="sum_floordiv_to_mod_with_rest",
+        family=FAMILY,
+        description="x * m - (x floordiv c) * c * k -> (x mod c) * k + x * (m - k):"
+        " (s0 floordiv 5) * -10 + s0 * 3 + d0 -> (s0 mod 5) * 2 + s0 + d0",
+        lemma="c > 0 ⇒ m * x - k * c * (x floordiv c) = k * (x mod c) + (m - k) * x",
+        matches=_match_to_mod_with_rest,
         side_condition=lambda match, ranges: True,
         rewrite=_to_mod,
     ),

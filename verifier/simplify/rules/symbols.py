@@ -1,7 +1,10 @@
 """Map rules: `mod` constraints merged and turned into bounds, symbols removed
 or rescaled, empty domains recognised.
 
-Each rewrites the whole map into one with the same relation.
+Each rewrites the whole map into one with the same relation.  The first
+three also keep every variable's meaning (pointwise equal); `rescale_symbol`
+and `remove_unused_symbols` change symbols, so the driver runs them only on
+request.
 """
 
 from __future__ import annotations
@@ -13,16 +16,16 @@ from typing import Any
 from verifier.expr.evaluate import substitute
 from verifier.expr.indexing_map import IndexingMap, Variable
 from verifier.expr.interval import Interval
-from verifier.expr.nodes import Expr, Mod, Var, VarKind, const, mod
-from verifier.simplify.ranges import Ranges
-from verifier.simplify.rules.base import MapRule
+from verifier.expr.nodes import Expr, Mod, Var, VarKind, const, mod, range_var, rt_var
+from verifier.expr.ranges import Ranges
+from verifier.simplify.rules.base import MapRule, SymbolSubstitution
 from verifier.simplify.size import map_size
 
 FAMILY = "symbols"
 
 
 def known_empty_like(indexing_map: IndexingMap) -> IndexingMap:
-    """The KNOWN EMPTY map with the same dims and number of results.
+    """The KNOWN EMPTY map with the same variables and number of results.
 
     >>> from verifier.expr.parser import parse_map
     >>> str(known_empty_like(parse_map("(d0) -> (d0), domain: d0 in [3, 1]")))
@@ -31,6 +34,8 @@ def known_empty_like(indexing_map: IndexingMap) -> IndexingMap:
     return IndexingMap.create(
         indexing_map.dims,
         [const(0)] * indexing_map.num_results,
+        range_vars=indexing_map.range_vars,
+        rt_vars=indexing_map.rt_vars,
         constraints=[(const(0), Interval(1, 1))],
     )
 
@@ -174,8 +179,22 @@ def _rescaled(lattice: _Lattice) -> IndexingMap:
     )
 
 
-def _has_free_symbols(indexing_map: IndexingMap) -> bool:
-    return indexing_map.remove_unused_symbols() != indexing_map
+def _renumbering(indexing_map: IndexingMap) -> SymbolSubstitution:
+    """Each removable symbol to None, each later kept one to its new name."""
+    removed = indexing_map.removable_symbols()
+    substitution: SymbolSubstitution = {}
+    for kind, make in ((VarKind.RANGE, range_var), (VarKind.RT, rt_var)):
+        kept = 0
+        for symbol in indexing_map.symbols:
+            if symbol.kind is not kind:
+                continue
+            if symbol in removed:
+                substitution[symbol] = None
+                continue
+            if symbol.index != kept:
+                substitution[symbol] = make(kept)
+            kept += 1
+    return substitution
 
 
 RULES: tuple[MapRule[Any], ...] = (
@@ -188,7 +207,6 @@ RULES: tuple[MapRule[Any], ...] = (
         matches=_has_empty_bounds,
         side_condition=lambda m, ranges: True,
         rewrite=lambda m, ranges: known_empty_like(m),
-        changes_variables=True,
     ),
     MapRule(
         name="constraint_mod_merge_lcm",
@@ -228,7 +246,10 @@ RULES: tuple[MapRule[Any], ...] = (
             map_size(_rescaled(lattice)) <= map_size(lattice.indexing_map)
         ),
         rewrite=lambda lattice, ranges: _rescaled(lattice),
-        changes_variables=True,
+        symbol_rewrite="rescale",
+        substitution=lambda lattice: {
+            lattice.variable: lattice.variable * lattice.modulus + lattice.residue
+        },
     ),
     MapRule(
         name="remove_unused_symbols",
@@ -237,9 +258,10 @@ RULES: tuple[MapRule[Any], ...] = (
         " variable are removed when their own constraints are satisfiable:"
         " (d0)[s0, s1] -> (d0 + s1) -> (d0)[s0] -> (d0 + s0)",
         lemma="(∃y. Q(y)) ⇒ ((∃y. P(x) ∧ Q(y)) ⇔ P(x))",
-        matches=lambda m: m if _has_free_symbols(m) else None,
+        matches=lambda m: m if m.removable_symbols() else None,
         side_condition=lambda m, ranges: True,
         rewrite=lambda m, ranges: m.remove_unused_symbols(),
-        changes_variables=True,
+        symbol_rewrite="remove_unused",
+        substitution=_renumbering,
     ),
 )

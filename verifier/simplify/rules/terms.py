@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from verifier.expr.interval import Interval
 from verifier.expr.nodes import Expr, from_linear_terms, linear_terms
-from verifier.simplify.ranges import Ranges
+from verifier.expr.ranges import Ranges
 
 Terms = dict[Expr, int]
 

@@ -1,14 +1,18 @@
-"""Range evaluation: the interval of any expression over a map's domain.
+"""Range evaluation: the interval of any expression over a map's domain —
+the project's one range evaluator (`verifier.expr.evaluate.interval_of` is
+this without constraints).
 
 A `Ranges` knows the bounds of every variable and a set of constraints
 ``g in [lo, hi]`` that hold at every point of the domain.  `interval(e)`
-is plain interval arithmetic (`verifier.expr.evaluate.interval_of`) made
-tighter in two sound ways:
+is interval arithmetic made tighter in three sound ways:
 
 * a constraint on exactly the sub-expression ``g`` (or on an affine image of
   it: ``k * g + c`` for the same linear part) intersects ``g``'s interval;
 * ``mod`` and the divisions are evaluated on the operand's *tightened*
-  interval, so a constraint deep in the tree propagates upward.
+  interval, so a constraint deep in the tree propagates upward;
+* a sum holding ``x`` and ``-k * c * (x floordiv c)`` is also evaluated as
+  ``k * (x mod c)`` plus the rest, where the two no longer move against
+  each other (`_remainder_forms`).
 
 Each fact is three-valued: `True`, `False`, or `None` ("can't tell").
 `None` never means `False`.
@@ -31,11 +35,10 @@ constraint would vanish): `Ranges.of_map(m, excluding=e)` leaves it out.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import assert_never
+from typing import TYPE_CHECKING, assert_never
 
-from verifier.expr.indexing_map import IndexingMap
 from verifier.expr.interval import Interval
 from verifier.expr.nodes import (
     Add,
@@ -50,6 +53,9 @@ from verifier.expr.nodes import (
     Var,
     linear_terms,
 )
+
+if TYPE_CHECKING:
+    from verifier.expr.indexing_map import IndexingMap
 
 # A linear part normalised up to a constant factor: sorted (base, coefficient)
 # pairs with coprime coefficients and a positive first coefficient.
@@ -70,6 +76,40 @@ def _normalised(expr: Expr) -> tuple[_LinearKey, int, int] | None:
     return tuple((b, k // factor) for b, k in items), factor, constant
 
 
+def _remainder_forms(expr: Expr) -> list[Expr]:
+    """`expr` rewritten, once per ``(x floordiv c)`` summand with a coefficient
+    ``-k * c``, as ``rest + k * (x mod c)``, and once per ``x mod c`` summand
+    with a coefficient ``-k``, as ``rest + k * c * (x floordiv c)``: equal
+    forms in which the summand no longer varies against ``x`` (both are
+    ``sum_floordiv_to_mod``'s lemma, ``x = c * (x floordiv c) + x mod c``).
+
+    Interval arithmetic on ``s0 - (s0 floordiv 32) * 32`` loses that both
+    terms move together ([-992, 1023] for s0 in [0, 1023]); on ``s0 mod 32``
+    it is exact ([0, 31]).
+    """
+    terms, _ = linear_terms(expr)
+    forms: list[Expr] = []
+    for base, coefficient in terms.items():
+        if isinstance(base, FloorDiv) and coefficient % base.divisor == 0:
+            scale = -coefficient // base.divisor
+            remainder = (base.operand % base.divisor) * scale
+        elif isinstance(base, Mod):
+            # k * x - k * (x mod c) = k * c * (x floordiv c): the mirror image.
+            scale = -coefficient
+            remainder = (base.operand // base.modulus) * (scale * base.modulus)
+        else:
+            continue
+        dividend, _ = linear_terms(base.operand * scale)
+        if not any(terms.get(b, 0) * k > 0 for b, k in dividend.items()):
+            continue  # nothing in the sum moves with the division
+        forms.append(expr - base.operand * scale - base * coefficient + remainder)
+    return forms
+
+
+def _summands(expr: Expr) -> tuple[Expr, ...]:
+    return expr.operands if isinstance(expr, Add) else (expr,)
+
+
 def _divide_inward(interval: Interval, factor: int) -> Interval:
     """The integers ``y`` with ``factor * y`` in `interval` (factor != 0)."""
     if factor < 0:
@@ -84,7 +124,7 @@ class Ranges:
     Mutable only through its memo table; build one per map state.
     """
 
-    bounds: Mapping[Var, Interval]
+    bounds: Callable[[Var], Interval]
     constraints: Mapping[Expr, Interval]
     _by_linear_part: dict[_LinearKey, Interval] = field(default_factory=dict, repr=False)
     _memo: dict[Expr, Interval] = field(default_factory=dict, repr=False)
@@ -106,7 +146,7 @@ class Ranges:
         the expressions in `excluding`."""
         skipped = set(excluding)
         return Ranges(
-            {v: indexing_map.bounds(v) for v in indexing_map.all_variables},
+            indexing_map.bounds,
             {e: b for e, b in indexing_map.constraints if e not in skipped},
         )
 
@@ -116,7 +156,7 @@ class Ranges:
         """An interval containing the value of `expr` at every domain point.
 
         >>> from verifier.expr.nodes import dim
-        >>> Ranges({dim(0): Interval(0, 9)}, {dim(0) % 4: Interval(1, 1)}).interval(
+        >>> Ranges({dim(0): Interval(0, 9)}.__getitem__, {dim(0) % 4: Interval(1, 1)}).interval(
         ...     (dim(0) % 4) * 3)
         Interval(lower=3, upper=3)
         """
@@ -131,12 +171,19 @@ class Ranges:
             case Const(value):
                 return Interval.point(value)
             case Var():
-                return self.bounds[expr]
+                return self.bounds(expr)
             case Add(operands):
                 total = Interval.point(0)
                 for operand in operands:
                     total = total + self.interval(operand)
                 result = total
+                # Each form's summands are evaluated on their own (a form of a
+                # form could be the sum again).
+                for remainder_form in _remainder_forms(expr):
+                    form_total = Interval.point(0)
+                    for term in _summands(remainder_form):
+                        form_total = form_total + self.interval(term)
+                    result = result.intersect(form_total)
             case Mul(operand, factor):
                 result = self.interval(operand) * factor
             case FloorDiv(operand, divisor):
@@ -151,6 +198,8 @@ class Ranges:
                 result = self.interval(lhs).max(self.interval(rhs))
             case _:
                 assert_never(expr)
+        if not self._by_linear_part:
+            return result
         constrained = self._constrained(expr)
         return result if constrained is None else result.intersect(constrained)
 

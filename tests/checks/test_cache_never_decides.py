@@ -1,0 +1,290 @@
+"""The proof cache never decides: unreadable, read-only, locked, corrupt or
+full, it is one warning and the run goes on with what still works — the
+same findings, the same exit code.  And its trust model: private files, no
+symbolic links, checksummed rows, a read-only mode."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import sqlite3
+import stat
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from verifier.cli import EXIT_REFUTED, main
+from verifier.gate import sqlite_cache
+from verifier.gate.sqlite_cache import FILE_NAME, CacheMode, SqliteCache
+
+V1 = (("verifier", "test"),)
+ROOT = Path(__file__).parents[2]
+# One refuted bitcast and a clean module: a cache that decided could flip either.
+MODULES = [
+    ROOT / "examples" / "checks" / "bitcast_tiled.hlo",
+    ROOT / "examples" / "real" / "softmax.hlo",
+]
+
+
+def filled(path: Path, count: int = 3) -> Path:
+    with SqliteCache(path, versions=V1) as cache:
+        for i in range(count):
+            cache.store(f"k{i}", {"outcome": "refuted", "i": i})
+    return path
+
+
+def full_disk(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every connection may grow the file by no page (`max_page_count` is
+    per connection): the next write is "database or disk is full"."""
+    configure = SqliteCache._configure
+
+    def no_room(self: SqliteCache, connection: sqlite3.Connection) -> None:
+        configure(self, connection)
+        pages = connection.execute("PRAGMA page_count").fetchone()[0]
+        connection.execute(f"PRAGMA max_page_count = {pages}")
+
+    monkeypatch.setattr(SqliteCache, "_configure", no_room)
+
+
+@pytest.fixture
+def locked(tmp_path: Path) -> Iterator[Path]:
+    path = filled(tmp_path / FILE_NAME)
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    yield path
+    holder.rollback()
+    holder.close()
+
+
+# ---------------------------------------------------------------- the store
+
+
+def test_a_directory_where_the_file_should_be_is_one_problem(tmp_path: Path) -> None:
+    (tmp_path / FILE_NAME).mkdir()
+    with SqliteCache(tmp_path / FILE_NAME, versions=V1) as cache:
+        assert cache.lookup("k") is None
+        cache.store("k", {"outcome": "proved"})
+        assert cache.lookup("k") == {"outcome": "proved"}  # in memory, for this run
+        assert not cache.readable and not cache.writable
+    assert len(cache.problems) == 1 and "not using it" in cache.problems[0]
+
+
+def test_a_file_below_a_file_is_one_problem(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("")
+    with SqliteCache(tmp_path / "file" / "sub" / FILE_NAME, versions=V1) as cache:
+        assert cache.lookup("k") is None
+    assert len(cache.problems) == 1
+
+
+def test_a_file_of_garbage_is_one_problem(tmp_path: Path) -> None:
+    path = tmp_path / FILE_NAME
+    garbage = os.urandom(8192)
+    path.write_bytes(garbage)
+    with SqliteCache(path, versions=V1) as cache:
+        cache.store("k", {"outcome": "proved"})
+    assert len(cache.problems) == 1 and "not a database" in cache.problems[0]
+    assert path.read_bytes() == garbage  # not "repaired": it may be someone's file
+
+
+def test_a_locked_file_is_read_and_not_written(locked: Path) -> None:
+    with SqliteCache(locked, versions=V1, busy_timeout=0.05) as cache:
+        assert cache.readable and not cache.writable
+        assert cache.lookup("k1") == {"outcome": "refuted", "i": 1}
+        cache.store("new", {"outcome": "proved"})
+    assert len(cache.problems) == 1 and "locked" in cache.problems[0]
+    assert "reading it only" in cache.problems[0]
+
+
+def test_a_full_disk_stops_writing_and_keeps_reading(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = filled(tmp_path / FILE_NAME)
+    full_disk(monkeypatch)
+    with SqliteCache(path, versions=V1) as cache:
+        for i in range(3 * sqlite_cache.FLUSH_EVERY):  # several failing flushes
+            cache.store(f"new{i}", {"outcome": "proved", "pad": "x" * 100})
+        assert not cache.writable
+        assert cache.lookup("k2") == {"outcome": "refuted", "i": 2}
+    assert len(cache.problems) == 1 and "full" in cache.problems[0]
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes through any permission")
+def test_a_read_only_directory_is_read(tmp_path: Path) -> None:
+    directory = tmp_path / "cache"
+    directory.mkdir()
+    path = filled(directory / FILE_NAME)
+    directory.chmod(0o500)
+    try:
+        with SqliteCache(path, versions=V1) as cache:
+            cache.store("new", {"outcome": "proved"})
+        assert len(cache.problems) == 1
+    finally:
+        directory.chmod(0o700)
+
+
+def test_an_unwritable_place_is_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A read-only directory as root sees it (root ignores the mode bits):
+    # creating or opening the file for writing is refused.
+    path = filled(tmp_path / FILE_NAME)
+
+    def refused(*args: object, **kwargs: object) -> int:
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr(sqlite_cache.os, "open", refused)
+    with SqliteCache(path, versions=V1) as cache:
+        assert cache.lookup("k0") == {"outcome": "refuted", "i": 0}
+        assert not cache.writable
+    assert len(cache.problems) == 1 and "Permission denied" in cache.problems[0]
+
+
+# ---------------------------------------------------------------- trust
+
+
+def test_an_edited_or_damaged_entry_is_not_trusted(tmp_path: Path) -> None:
+    path = filled(tmp_path / FILE_NAME)
+    with sqlite3.connect(path) as raw:
+        raw.execute("""UPDATE answers SET answer = '{"outcome": "proved", "i": 0}'""")
+    with SqliteCache(path, versions=V1) as cache:
+        assert [cache.lookup(f"k{i}") for i in range(3)] == [None, None, None]
+        assert cache.problems == []
+    with sqlite3.connect(path) as raw:  # a checksum moved to another question
+        raw.execute("UPDATE answers SET checksum = zeroblob(32)")
+    with SqliteCache(path, versions=V1) as cache:
+        assert cache.lookup("k0") is None
+
+
+def test_an_untouched_entry_is_trusted(tmp_path: Path) -> None:
+    with SqliteCache(filled(tmp_path / FILE_NAME), versions=V1) as cache:
+        assert cache.lookup("k0") == {"outcome": "refuted", "i": 0}
+
+
+def test_the_directory_and_file_it_creates_are_private(tmp_path: Path) -> None:
+    path = tmp_path / "new" / "deeper" / FILE_NAME
+    filled(path)
+    assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+    for file in path.parent.iterdir():  # the file and any WAL files beside it
+        assert stat.S_IMODE(file.stat().st_mode) == 0o600, file
+
+
+def test_a_symbolic_link_at_the_cache_path_is_refused(tmp_path: Path) -> None:
+    target = tmp_path / "elsewhere.sqlite3"
+    filled(target)
+    before = target.read_bytes()
+    link = tmp_path / "cache" / FILE_NAME
+    link.parent.mkdir()
+    link.symlink_to(target)
+    with SqliteCache(link, versions=V1) as cache:
+        assert cache.lookup("k0") is None
+        cache.store("planted", {"outcome": "proved"})
+    assert len(cache.problems) == 1 and "symbolic link" in cache.problems[0]
+    assert target.read_bytes() == before
+
+
+def test_read_mode_answers_and_never_writes(tmp_path: Path) -> None:
+    path = filled(tmp_path / FILE_NAME)
+    before = path.read_bytes()
+    with SqliteCache(path, versions=V1, mode=CacheMode.READ) as cache:
+        assert cache.lookup("k1") == {"outcome": "refuted", "i": 1}
+        cache.store("new", {"outcome": "proved"})
+        assert cache.lookup("new") == {"outcome": "proved"}  # for this run only
+    # SQLite may leave its shared-memory index beside the file; the file
+    # and what it answers are unchanged.
+    assert path.read_bytes() == before
+    with SqliteCache(path, versions=V1) as cache:
+        assert cache.lookup("new") is None
+    assert cache.problems == []
+
+
+def test_read_mode_without_a_cache_creates_none(tmp_path: Path) -> None:
+    with SqliteCache(tmp_path / "none" / FILE_NAME, versions=V1, mode=CacheMode.READ) as cache:
+        assert cache.lookup("k") is None
+    assert not (tmp_path / "none").exists() and cache.problems == []
+
+
+def test_a_cache_of_an_older_schema_is_rebuilt(tmp_path: Path) -> None:
+    path = tmp_path / FILE_NAME
+    with sqlite3.connect(path) as raw:
+        raw.execute("CREATE TABLE answers (question BLOB PRIMARY KEY, versions TEXT, answer TEXT)")
+    with SqliteCache(path, versions=V1, mode=CacheMode.READ) as reader:
+        assert reader.lookup("k") is None
+    assert len(reader.problems) == 1 and "schema" in reader.problems[0]
+    filled(path)
+    with SqliteCache(path, versions=V1) as cache:
+        assert cache.lookup("k0") == {"outcome": "refuted", "i": 0} and cache.problems == []
+
+
+# ---------------------------------------------------------------- the gate
+
+
+def check(*options: str) -> tuple[int, dict[str, object]]:
+    out = io.StringIO()
+    code = main(["check", "--format", "json", *options, *map(str, MODULES)], out)
+    return code, json.loads(out.getvalue())
+
+
+@pytest.fixture(scope="module")
+def without_cache() -> tuple[int, dict[str, object]]:
+    return check("--cache-mode", "off")
+
+
+def warnings(err: str) -> list[str]:
+    return [line for line in err.splitlines() if line.startswith("verifier: warning:")]
+
+
+def edit_every_answer(path: Path) -> None:
+    """Flip every stored outcome to "proved" without fixing the checksums."""
+    with sqlite3.connect(path) as raw:
+        raw.execute("UPDATE answers SET answer = replace(answer, 'refuted', 'proved')")
+
+
+@pytest.mark.parametrize(
+    "breakage", ["directory", "garbage", "locked", "full", "edited", "symlink"]
+)
+def test_a_broken_cache_changes_no_finding_and_no_exit_code(
+    breakage: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    without_cache: tuple[int, dict[str, object]],
+) -> None:
+    assert without_cache[0] == EXIT_REFUTED
+    path = tmp_path / FILE_NAME
+    expected_warnings = 1
+    match breakage:
+        case "directory":
+            path.mkdir()
+        case "garbage":
+            path.write_bytes(b"SQLite format 3\0" + os.urandom(4096))
+        case "locked":
+            assert check("--cache-dir", str(tmp_path)) == without_cache  # fill it
+            holder = sqlite3.connect(path, isolation_level=None)
+            holder.execute("BEGIN EXCLUSIVE")
+            monkeypatch.setattr(sqlite_cache, "BUSY_TIMEOUT_SECONDS", 0.05)
+        case "full":
+            SqliteCache(path, versions=V1).close()
+            full_disk(monkeypatch)
+        case "edited":
+            assert check("--cache-dir", str(tmp_path)) == without_cache
+            edit_every_answer(path)
+            expected_warnings = 0  # an edited row is a miss, silently
+        case "symlink":
+            target = tmp_path / "target.sqlite3"
+            SqliteCache(target, versions=V1).close()
+            path.symlink_to(target)
+    capsys.readouterr()
+    assert check("--cache-dir", str(tmp_path)) == without_cache
+    assert len(warnings(capsys.readouterr().err)) == expected_warnings
+    # And again, now that the first run may have written what it could.
+    assert check("--cache-dir", str(tmp_path)) == without_cache
+    assert check("--cache-dir", str(tmp_path), "--cache-mode", "read") == without_cache
+
+
+def test_no_cache_is_cache_mode_off(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert check("--no-cache")[0] == EXIT_REFUTED
+    assert check("--cache-mode", "read")[0] == EXIT_REFUTED
+    assert not (tmp_path / "verifier").exists()
+    assert check("--cache-mode", "write")[0] == EXIT_REFUTED
+    assert (tmp_path / "verifier" / FILE_NAME).is_file()

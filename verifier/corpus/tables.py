@@ -1,0 +1,133 @@
+"""The two corpus tables as Parquet files (pyarrow, the ``research`` extra).
+
+``DIR/modules.parquet`` has one row per module file, ``DIR/operands.parquet``
+one per (file, instruction, operand); the columns are `rows.MODULE_COLUMNS`
+and `rows.OPERAND_COLUMNS` with the types of `MODULE_SCHEMA` and
+`OPERAND_SCHEMA`.  Rows are written sorted — modules by file, operands by
+file, instruction and operand number — whatever order they were computed
+in, so two runs over the same files give the same tables; only the
+``seconds`` column (a wall time) differs between them.  A table is written
+to a temporary file and renamed, so a reader never sees half of one.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from verifier.corpus.rows import MODULE_COLUMNS, OPERAND_COLUMNS, OUTCOME_COLUMNS, Row
+from verifier.errors import UsageError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+MODULES_FILE = "modules.parquet"
+OPERANDS_FILE = "operands.parquet"
+
+# The only column that changes between two runs over the same files.
+TIMING_COLUMNS = ("seconds",)
+
+MODULE_SCHEMA = pa.schema(
+    [
+        ("file", pa.string()),
+        ("sha256", pa.string()),
+        ("verifier_version", pa.string()),
+        ("module", pa.string()),
+        ("status", pa.string()),
+        ("seconds", pa.float64()),
+        ("instructions", pa.int64()),
+        *[(outcome, pa.int64()) for outcome in OUTCOME_COLUMNS],
+        ("error", pa.string()),
+    ]
+)
+
+OPERAND_SCHEMA = pa.schema(
+    [
+        ("file", pa.string()),
+        ("instruction", pa.string()),
+        ("opcode", pa.string()),
+        ("operand", pa.int64()),
+        ("operand_name", pa.string()),
+        ("elements", pa.int64()),
+        ("distinct_read", pa.int64()),
+        ("distinct_read_min", pa.int64()),
+        ("distinct_read_max", pa.int64()),
+        ("reads", pa.int64()),
+        ("utilization", pa.float64()),
+        ("utilization_exact", pa.string()),
+        ("xla_heuristic_elements", pa.float64()),
+        ("undefined_reason", pa.string()),
+    ]
+)
+
+assert tuple(MODULE_SCHEMA.names) == MODULE_COLUMNS
+assert tuple(OPERAND_SCHEMA.names) == OPERAND_COLUMNS
+
+
+def module_sort_key(row: Row) -> tuple[str]:
+    return (row["file"],)
+
+
+def operand_sort_key(row: Row) -> tuple[str, str, int]:
+    return (row["file"], row["instruction"], row["operand"])
+
+
+def write_tables(directory: Path, modules: Sequence[Row], operands: Sequence[Row]) -> None:
+    """Write both tables into `directory` (created if needed), rows sorted."""
+    directory.mkdir(parents=True, exist_ok=True)
+    _write(directory / MODULES_FILE, sorted(modules, key=module_sort_key), MODULE_SCHEMA)
+    _write(directory / OPERANDS_FILE, sorted(operands, key=operand_sort_key), OPERAND_SCHEMA)
+
+
+def read_rows(directory: Path) -> tuple[list[Row], list[Row]]:
+    """The module and operand rows of the tables in `directory`; none when
+    the tables are not there."""
+    modules, operands = directory / MODULES_FILE, directory / OPERANDS_FILE
+    if not (modules.exists() and operands.exists()):
+        return [], []
+    return pq.read_table(modules).to_pylist(), pq.read_table(operands).to_pylist()
+
+
+def frame(rows: Sequence[Row], schema: pa.Schema) -> pd.DataFrame:
+    """`rows` as a DataFrame with the table's columns and pandas' nullable
+    dtypes: integers stay ``Int64`` (null where there is no exact count),
+    never floats."""
+    table = pa.Table.from_pylist(list(rows), schema=schema)
+    return table.to_pandas(types_mapper=_nullable())
+
+
+def read_frames(directory: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The module and operand tables of `directory` as DataFrames (`frame`)."""
+    modules, operands = directory / MODULES_FILE, directory / OPERANDS_FILE
+    for path in (modules, operands):
+        if not path.exists():
+            raise UsageError(f"{path}: no such table (run verifier corpus first)")
+    return (
+        pq.read_table(modules).to_pandas(types_mapper=_nullable()),
+        pq.read_table(operands).to_pandas(types_mapper=_nullable()),
+    )
+
+
+def _nullable() -> Callable[[pa.DataType], Any]:
+    """pandas' nullable dtype of each column type (pandas is imported only
+    by the readers that make DataFrames, not by a corpus run)."""
+    import pandas as pd
+
+    dtypes = {
+        pa.int64(): pd.Int64Dtype(),
+        pa.float64(): pd.Float64Dtype(),
+        pa.string(): pd.StringDtype(),
+    }
+    return dtypes.get
+
+
+def _write(path: Path, rows: Sequence[Row], schema: pa.Schema) -> None:
+    table = pa.Table.from_pylist(list(rows), schema=schema)
+    partial = path.with_name(path.name + ".partial")
+    pq.write_table(table, partial)
+    os.replace(partial, path)

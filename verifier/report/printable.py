@@ -1,0 +1,54 @@
+"""Text any report can carry, from names and messages that may hold anything.
+
+A file name is bytes: one that is not UTF-8 reaches Python with each bad
+byte as a lone surrogate (``os.fsdecode``'s surrogate escapes), which UTF-8
+cannot encode.  A directory or an instruction name may hold control
+characters — an ANSI escape, a NUL — that XML 1.0 forbids and that a
+terminal obeys.  `printable` shows each of these as a backslash escape, so
+the report stays valid and the reader sees what the name holds:
+
+>>> printable("dir\\x1b[31m/m\\udcff.hlo")
+'dir\\\\x1b[31m/m\\\\xff.hlo'
+>>> printable("line 1\\n\\tline 2")
+'line 1\\n\\tline 2'
+
+Tabs and newlines are kept (messages span lines); everything else that is
+not a printable XML 1.0 character is escaped.
+"""
+
+from __future__ import annotations
+
+import re
+
+# C0 controls but tab and newline, DEL and the C1 controls, surrogates, and
+# the two non-characters XML 1.0 excludes.
+_UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
+
+# os.fsdecode turns an undecodable byte b into the lone surrogate U+DC00 + b.
+_SURROGATE_ESCAPES = range(0xDC80, 0xDD00)
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if code in _SURROGATE_ESCAPES:
+        return f"\\x{code - 0xDC00:02x}"
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+
+def printable(text: str) -> str:
+    """`text` with undecodable bytes and control characters as backslash escapes."""
+    return _UNPRINTABLE.sub(_escape, text)
+
+
+def printable_json(value: object) -> object:
+    """`value` (JSON-able data) with `printable` applied to every string in it,
+    keys included."""
+    match value:
+        case str():
+            return printable(value)
+        case dict():
+            return {printable(str(k)): printable_json(v) for k, v in value.items()}
+        case list() | tuple():
+            return [printable_json(item) for item in value]
+        case _:
+            return value
