@@ -39,3 +39,15 @@ def test_two_jobs_write_the_report_of_one(tmp_path: Path, fmt: str) -> None:
 
 def test_jobs_must_be_positive(tmp_path: Path) -> None:
     assert main(["check", "--jobs", "0", str(_FILES[0])], io.StringIO()) == 2
+
+
+def test_workers_share_the_proof_cache(tmp_path: Path) -> None:
+    files = [str(f) for f in _FILES]
+    expected = io.StringIO()
+    main(["check", "--no-cache", "--jobs", "1", "--format", "json", *files], expected)
+    for _ in range(2):  # cold: the workers write the cache; warm: they read it
+        out = io.StringIO()
+        arguments = ["--cache-dir", str(tmp_path / "cache"), "--jobs", "2", "--format", "json"]
+        main(["check", *arguments, *files], out)
+        assert out.getvalue() == expected.getvalue()
+    assert (tmp_path / "cache" / "proofs.sqlite3").stat().st_size > 0
