@@ -531,8 +531,9 @@ def _parallel_findings(
         ):
             if progress is not None:
                 progress.start(number, path)
+                # The error itself is in the report.
                 progress.finish(
-                    f"could not be read: {answer}"
+                    "could not be read"
                     if isinstance(answer, InputError)
                     else f"{len(answer)} findings"
                 )
