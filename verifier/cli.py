@@ -535,9 +535,83 @@ def _instruction_error(error: ParseError | InternalError) -> InputError:
     return InputError(error.span, error.message)
 
 
+_FileAnswer = tuple[tuple["Finding", ...], tuple["InputError", ...]]
+
+
+def _file_findings(
+    path: Path,
+    cache: ProofCache,
+    checks: Sequence[str],
+    budget: Budget,
+    progress: _Progress | None,
+) -> _FileAnswer:
+    """The findings of one file, and what in it could not be checked: the
+    whole file (unreadable, not HLO, a bug) or single instructions."""
+    from verifier.errors import ParseError, SourceSpan
+    from verifier.gate.run import InputError
+
+    errors: list[InputError] = []
+    try:
+        return _module_findings(path, cache, checks, budget, progress, errors), tuple(errors)
+    except ParseError as error:
+        errors.append(InputError(error.span, error.message))
+    except (OSError, VerifierError) as error:
+        errors.append(InputError(SourceSpan(str(path), 0, 0), str(error)))
+    except Exception as error:  # a bug; the other modules still run
+        message = f"{type(error).__name__}: {error}"
+        errors.append(InputError(SourceSpan(str(path), 0, 0), message, internal=True))
+    return (), tuple(errors)
+
+
+def _worker_findings(
+    path: Path, args: argparse.Namespace, checks: Sequence[str]
+) -> tuple[_FileAnswer, tuple[str, ...]]:
+    """`_file_findings` in a worker process, with its own connection to the
+    shared proof cache (SQLite in WAL mode: several writers are safe), and
+    what went wrong with the cache (the parent warns)."""
+    from verifier.gate.sqlite_cache import SqliteCache
+
+    cache = _check_cache(args)
+    try:
+        answer = _file_findings(path, cache, checks, _budget(args), None)
+    finally:
+        if isinstance(cache, SqliteCache):
+            cache.close()
+    return answer, tuple(cache.problems) if isinstance(cache, SqliteCache) else ()
+
+
+def _parallel_findings(
+    files: Sequence[Path],
+    args: argparse.Namespace,
+    checks: Sequence[str],
+    jobs: int,
+    progress: _Progress | None,
+) -> Iterator[tuple[_FileAnswer, tuple[str, ...]]]:
+    """Each file's answer (and its cache's problems), checked by `jobs`
+    worker processes, in file order (so the report is the one a single
+    process writes)."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    context = multiprocessing.get_context("forkserver")
+    with ProcessPoolExecutor(min(jobs, len(files)), mp_context=context) as pool:
+        answers = pool.map(_worker_findings, files, [args] * len(files), [checks] * len(files))
+        for number, (path, (answer, problems)) in enumerate(
+            zip(files, answers, strict=True), start=1
+        ):
+            if progress is not None:
+                progress.start(number, path)
+                found, failed = answer
+                # The errors themselves are in the report.
+                progress.finish(
+                    f"{len(found)} findings" + (f", {len(failed)} not checked" if failed else "")
+                )
+            yield answer, problems
+
+
 def _run_check(args: argparse.Namespace, out: TextIO) -> int:
-    from verifier.errors import ParseError, SourceSpan, UsageError
-    from verifier.gate.run import GateRun, InputError
+    from verifier.errors import UsageError
+    from verifier.gate.run import GateRun
     from verifier.gate.sqlite_cache import SqliteCache
     from verifier.gate.suite import CHECKS, INFORMATIONAL_CHECKS
     from verifier.report.gate_text import gate_text
@@ -557,26 +631,35 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
     show_progress = sys.stderr.isatty() if args.progress is None else args.progress
     progress = _Progress(sys.stderr, len(files)) if show_progress else None
     findings: list[Finding] = []
-    cache = _check_cache(args)
-    try:
-        for number, path in enumerate(files, start=1):
-            if progress is not None:
-                progress.start(number, path)
-            try:
-                findings += _module_findings(path, cache, checks, _budget(args), progress, errors)
-            except ParseError as error:
-                errors.append(InputError(error.span, error.message))
-            except (OSError, VerifierError) as error:
-                errors.append(InputError(SourceSpan(str(path), 0, 0), str(error)))
-            except Exception as error:  # a bug; the other modules still run
-                message = f"{type(error).__name__}: {error}"
-                errors.append(InputError(SourceSpan(str(path), 0, 0), message, internal=True))
-    finally:
-        if isinstance(cache, SqliteCache):
-            cache.close()
-            # The cache never decides: what failed in it is a warning.
-            for problem in cache.problems:
-                print(f"verifier: warning: {printable(problem)}", file=sys.stderr)
+    jobs = (os.cpu_count() or 1) if args.jobs is None else args.jobs
+    if jobs < 1:
+        raise UsageError(f"--jobs {jobs}: give a positive number of worker processes")
+    if jobs > 1 and len(files) > 1:
+        problems: dict[str, None] = {}
+        for (found, failed), cache_problems in _parallel_findings(
+            files, args, checks, jobs, progress
+        ):
+            problems.update(dict.fromkeys(cache_problems))
+            findings += found
+            errors += failed
+        for problem in problems:
+            print(f"verifier: warning: {printable(problem)}", file=sys.stderr)
+    else:
+        cache = _check_cache(args)
+        budget = _budget(args)
+        try:
+            for number, path in enumerate(files, start=1):
+                if progress is not None:
+                    progress.start(number, path)
+                found, failed = _file_findings(path, cache, checks, budget, progress)
+                findings += found
+                errors += failed
+        finally:
+            if isinstance(cache, SqliteCache):
+                cache.close()
+                # The cache never decides: what failed in it is a warning.
+                for problem in cache.problems:
+                    print(f"verifier: warning: {printable(problem)}", file=sys.stderr)
     if progress is not None and isinstance(cache, SqliteCache):
         print(
             printable(f"proof cache: {cache.hits} hits, {cache.misses} misses ({cache.path})"),
@@ -877,6 +960,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     check.add_argument("--cache-dir", metavar="DIR", help="where the proof cache lives (see above)")
     _cross_check_option(check)
+    check.add_argument(
+        "--jobs",
+        type=int,
+        metavar="N",
+        default=None,
+        help="check N modules at a time in worker processes (default: every core); "
+        "the report is the same as with --jobs 1",
+    )
     check.add_argument(
         "--progress",
         action=argparse.BooleanOptionalAction,

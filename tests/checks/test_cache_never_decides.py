@@ -219,8 +219,10 @@ def test_a_cache_of_an_older_schema_is_rebuilt(tmp_path: Path) -> None:
 
 
 def check(*options: str) -> tuple[int, dict[str, object]]:
+    # One process: the breakages below are simulated by patching this one
+    # (worker processes of --jobs would not see them).
     out = io.StringIO()
-    code = main(["check", "--format", "json", *options, *map(str, MODULES)], out)
+    code = main(["check", "--format", "json", "--jobs", "1", *options, *map(str, MODULES)], out)
     return code, json.loads(out.getvalue())
 
 

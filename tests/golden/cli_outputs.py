@@ -27,7 +27,9 @@ FULL_TEXT_LIMIT = 100_000
 
 # Modules too large for the default test tier (their outputs are checked in
 # the slow tier).
-LARGE = frozenset({"examples/real/transformer_train_step.hlo"})
+LARGE = frozenset(
+    {"examples/real/transformer_train_step.hlo", "examples/benchmarks/convnet_3conv_3pool.hlo"}
+)
 
 _COMMANDS: dict[str, tuple[str, ...]] = {
     "maps": ("maps", "--all", "--format", "json"),

@@ -763,9 +763,14 @@ def _box(space: Any, dimensions: Sequence[int]) -> Any:
 
 def _count(points: Any) -> int:
     value = points.count_val()
+    # Once its operation quota is spent, isl hands back a value it can no
+    # longer print (no text): the count is not known.
+    text = value.to_str()
+    if text is None:
+        raise BudgetExhausted
     if not value.is_int():
-        raise SolverError(f"isl counts {value} points in {points}: not a finite set")
-    return _int(value)
+        raise SolverError(f"isl counts {text} points in {points}: not a finite set")
+    return int(text)
 
 
 def count_image(

@@ -280,7 +280,7 @@ def operand_counts(
             per_execution = _per_execution(maps, dimensions)
         return may_read, per_execution, _reads(raw_maps)
     except VerifierError as error:
-        unknown = Unknown(f"not counted: {error}")
+        unknown = Unknown(f"unknown ({error})")
         return unknown, unknown, unknown
 
 

@@ -1,0 +1,53 @@
+"""`verifier check --jobs N` writes the report a single process writes,
+byte for byte, in every format (#13)."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+
+from verifier.cli import main
+
+EXAMPLES = Path(__file__).parents[2] / "examples"
+
+# Three modules, one of them refuted and one that cannot be parsed, so every
+# kind of answer crosses the process boundary.
+_FILES = (
+    EXAMPLES / "spec" / "dot.hlo",
+    EXAMPLES / "checks" / "concat_too_wide.hlo",
+    EXAMPLES / "spec" / "slice.hlo",
+)
+
+
+def _report(tmp_path: Path, jobs: int, fmt: str) -> tuple[int, str]:
+    broken = tmp_path / "broken.hlo"
+    broken.write_text("HloModule broken\nENTRY e {\n  ROOT p = f32[2 parameter(0)\n}\n")
+    out = io.StringIO()
+    arguments = ["check", "--no-cache", "--jobs", str(jobs), "--format", fmt]
+    code = main([*arguments, *map(str, _FILES), str(broken)], out)
+    return code, out.getvalue()
+
+
+@pytest.mark.parametrize("fmt", ["json", "junit", "sarif", "text"])
+def test_two_jobs_write_the_report_of_one(tmp_path: Path, fmt: str) -> None:
+    one = _report(tmp_path, 1, fmt)
+    assert one == _report(tmp_path, 2, fmt)
+    assert one[0] == 2  # the broken file decides the exit code
+
+
+def test_jobs_must_be_positive(tmp_path: Path) -> None:
+    assert main(["check", "--jobs", "0", str(_FILES[0])], io.StringIO()) == 2
+
+
+def test_workers_share_the_proof_cache(tmp_path: Path) -> None:
+    files = [str(f) for f in _FILES]
+    expected = io.StringIO()
+    main(["check", "--no-cache", "--jobs", "1", "--format", "json", *files], expected)
+    for _ in range(2):  # cold: the workers write the cache; warm: they read it
+        out = io.StringIO()
+        arguments = ["--cache-dir", str(tmp_path / "cache"), "--jobs", "2", "--format", "json"]
+        main(["check", *arguments, *files], out)
+        assert out.getvalue() == expected.getvalue()
+    assert (tmp_path / "cache" / "proofs.sqlite3").stat().st_size > 0
