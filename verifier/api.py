@@ -44,12 +44,11 @@ from verifier.analysis import ModuleMaps
 from verifier.checks.cache import MemoryCache, ProofCache
 from verifier.counting.utilization import InstructionUtilization, module_utilization
 from verifier.errors import UsageError
-from verifier.expr.indexing_map import IndexingMap, Undefined
+from verifier.expr import IndexingMap, Undefined
 from verifier.fusion.compose import ComposedIndexing
 from verifier.gate.finding import Finding
 from verifier.gate.suite import run_checks
-from verifier.hlo.module import Computation, Module
-from verifier.hlo.parser import parse_module, parse_module_file
+from verifier.hlo import Computation, Module, parse_module, parse_module_file
 from verifier.indexing.analysis import output_count
 from verifier.indexing.leaves import OperandLeaf, instruction_operand_leaves, parameter_leaves
 

@@ -92,7 +92,7 @@ def _budget(args: argparse.Namespace) -> Budget:
 
 def _equiv_answer(text_a: str, text_b: str, pointwise: bool, budget: Budget) -> dict[str, Any]:
     from verifier.checks.equivalence import check_equivalence
-    from verifier.expr.parser import parse_map
+    from verifier.expr import parse_map
 
     result = check_equivalence(
         parse_map(text_a, "MAP_A"), parse_map(text_b, "MAP_B"), pointwise=pointwise, budget=budget
@@ -168,8 +168,7 @@ def _run_equiv(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _simplify_answer(text: str, args: argparse.Namespace) -> dict[str, Any]:
-    from verifier.expr.parser import parse_map
-    from verifier.expr.printer import print_map
+    from verifier.expr import parse_map, print_map
     from verifier.simplify import SimplificationResult, simplify
 
     indexing_map = parse_map(text, "MAP")
@@ -208,7 +207,7 @@ def _simplify_proof(text: str, result: SimplificationResult, budget: Budget) -> 
     asks for) and from the text as typed (z3 on the parse tree), the worse of
     the two; and what construction folded while reading."""
     from verifier.checks.proven_simplification import prove_from_typed, prove_simplification
-    from verifier.expr.parser import parse_typed_map
+    from verifier.expr import parse_typed_map
 
     verdict = prove_simplification(result.input, result, budget).verdict.value
     answer: dict[str, Any] = {}
@@ -267,7 +266,7 @@ def _run_simplify(args: argparse.Namespace, out: TextIO) -> int:
 
 def _run_maps(args: argparse.Namespace, out: TextIO) -> int:
     from verifier.analysis import ModuleMaps
-    from verifier.hlo.parser import parse_module_file
+    from verifier.hlo import parse_module_file
     from verifier.report.maps import MapsOptions, module_json, render_text, to_parameters_json
 
     module = parse_module_file(args.file)
@@ -303,7 +302,7 @@ def _run_maps(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _run_layout(args: argparse.Namespace, out: TextIO) -> int:
-    from verifier.expr.indexing_map import IndexingMap
+    from verifier.expr import IndexingMap
     from verifier.report.layout import layout_json, render_text
     from verifier.simplify import simplify
 
@@ -454,7 +453,7 @@ def _hlo_files(
     matches), each once, and an `InputError` per path that names none."""
     from verifier.errors import SourceSpan
     from verifier.gate.run import InputError
-    from verifier.hlo.files import hlo_files_under
+    from verifier.hlo import hlo_files_under
 
     files: dict[Path, None] = {}
     errors: list[InputError] = []
@@ -494,7 +493,7 @@ def _module_findings(
     instruction failed; a failed one is added to `errors`)."""
     from verifier.gate.findings_cache import module_key, recall, remember
     from verifier.gate.suite import run_checks
-    from verifier.hlo.parser import decode_hlo, parse_module
+    from verifier.hlo import decode_hlo, parse_module
 
     text = decode_hlo(path.read_bytes(), str(path))
     key = module_key(text, checks, budget)
@@ -701,7 +700,7 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
 def _run_utilization(args: argparse.Namespace, out: TextIO) -> int:
     from verifier.analysis import ModuleMaps
     from verifier.counting.utilization import module_utilization
-    from verifier.hlo.parser import parse_module_file
+    from verifier.hlo import parse_module_file
     from verifier.report.utilization import module_json, render_text
 
     module = parse_module_file(args.file)

@@ -34,9 +34,9 @@ through it (``add(p0, p0)`` reads p0 twice per output element).
 from __future__ import annotations
 
 from verifier.bridges.isl import relations_equal
-from verifier.expr.indexing_map import IndexingMap
+from verifier.expr import IndexingMap
 from verifier.fusion.compose import ComposedIndexing, Composer
-from verifier.hlo.module import Computation, Instruction, Module
+from verifier.hlo import Computation, Instruction, Module
 from verifier.simplify import simplify_relation
 
 

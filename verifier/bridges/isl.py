@@ -38,21 +38,22 @@ from typing import Any, Literal
 import islpy as isl
 
 from verifier.errors import InvalidMapError, SolverError, UnsupportedError
-from verifier.expr.evaluate import interval_of
-from verifier.expr.indexing_map import IndexingMap, Variable
-from verifier.expr.interval import Interval
-from verifier.expr.nodes import (
+from verifier.expr import (
     Const,
     Expr,
+    ExprTranslator,
+    IndexingMap,
+    Interval,
     Var,
+    Variable,
     VarKind,
     add,
     const,
     floordiv,
+    interval_of,
     mul,
     var,
 )
-from verifier.expr.translator import ExprTranslator
 
 # Operations (simplex pivots) isl may spend on one question: a deterministic
 # count, unlike a timeout.  On 300 XLA-style pairs (benchmarks/xla_pairs.py)
@@ -167,7 +168,7 @@ class IslExprConverter(ExprTranslator[Any]):
     """Expression → isl affine function (`isl.Aff`, or `isl.PwAff` once a
     ``min``/``max`` is involved) over the set space of `names`.
 
-    >>> from verifier.expr.nodes import dim
+    >>> from verifier.expr import dim
     >>> print(IslExprConverter(["d0", "d1"]).convert(dim(0) // 4 + dim(1)))
     { [d0, d1] -> [(d1 + floor((d0)/4))] }
     """

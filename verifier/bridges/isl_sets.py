@@ -39,9 +39,7 @@ from verifier.bridges.isl import (
     variable_names,
 )
 from verifier.errors import InvalidMapError
-from verifier.expr.indexing_map import IndexingMap
-from verifier.expr.interval import Interval
-from verifier.expr.nodes import Expr
+from verifier.expr import Expr, IndexingMap, Interval
 
 _DIM = isl.dim_type.set
 _IN = isl.dim_type.in_

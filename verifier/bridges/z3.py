@@ -28,9 +28,10 @@ from typing import Any
 
 import z3
 
-from verifier.expr.indexing_map import IndexingMap
-from verifier.expr.nodes import Expr, Var
-from verifier.expr.syntax import (
+from verifier.expr import (
+    Expr,
+    ExprTranslator,
+    IndexingMap,
     Syntax,
     SyntaxBinary,
     SyntaxInt,
@@ -38,9 +39,9 @@ from verifier.expr.syntax import (
     SyntaxSum,
     SyntaxVar,
     TypedMap,
+    Var,
     constant_value,
 )
-from verifier.expr.translator import ExprTranslator
 
 # z3 resource units one question may spend (deterministic, machine
 # independent), where z3 decides (the typed-text proof of `simplify --prove`).

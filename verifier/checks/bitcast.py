@@ -23,8 +23,8 @@ runs under the deterministic operation budget — exhausting it is
 ``f32[3,5]{1,0:T(2,2)}`` (24 slots) bitcast to ``f32[15]{0}``:
 
 >>> from verifier.checks.cache import MemoryCache
->>> from verifier.expr.indexing_map import Undefined
->>> from verifier.hlo.shape import parse_shape
+>>> from verifier.expr import Undefined
+>>> from verifier.hlo import parse_shape
 >>> result = check_bitcast(parse_shape("f32[3,5]{1,0:T(2,2)}"), parse_shape("f32[15]{0}"),
 ...                        Undefined("tiled"), MemoryCache())
 >>> result.outcome.value, result.message
@@ -46,11 +46,8 @@ from verifier.checks.equivalence import Budget
 from verifier.checks.result import DEFAULT_BUDGET, CheckResult, tuple_text, union_key
 from verifier.checks.verdict import Outcome
 from verifier.errors import UnsupportedError
-from verifier.expr.evaluate import substitute
-from verifier.expr.indexing_map import IndexingMap, Undefined, compose
-from verifier.expr.interval import Interval
-from verifier.expr.nodes import Expr, Var, dim
-from verifier.hlo.shape import Shape
+from verifier.expr import Expr, IndexingMap, Interval, Undefined, Var, compose, dim, substitute
+from verifier.hlo import Shape
 from verifier.indexing.bitcast import overlapping_slots
 from verifier.indexing.layout import (
     buffer_bytes,

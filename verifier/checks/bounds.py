@@ -10,7 +10,7 @@ The seeds' dot rhs→output map sends the contracting index into an output
 dimension of size 64:
 
 >>> from verifier.checks.cache import MemoryCache
->>> from verifier.expr.parser import parse_map
+>>> from verifier.expr import parse_map
 >>> wrong = parse_map("(d0, d1, d2)[s0] -> (d0, s0, d1), domain: d0 in [0, 3], "
 ...                   "d1 in [0, 255], d2 in [0, 63], s0 in [0, 127]")
 >>> result = check_in_bounds((wrong,), (4, 128, 64), MemoryCache())
@@ -35,8 +35,7 @@ from verifier.checks.result import (
 )
 from verifier.checks.verdict import Outcome
 from verifier.errors import SolverError
-from verifier.expr.evaluate import interval_of
-from verifier.expr.indexing_map import IndexingMap, Undefined
+from verifier.expr import IndexingMap, Undefined, interval_of
 from verifier.indexing.registry import Indexing
 
 CHECK = "in-bounds"

@@ -37,7 +37,7 @@ A counterexample is a point of isl's, made small by a bounded search
 (``Σ|d_i|``, then the symbols).  Both domains empty is ``vacuous``, never
 ``equal``.
 
->>> from verifier.expr.parser import parse_map
+>>> from verifier.expr import parse_map
 >>> a = parse_map("(d0, d1) -> (d0 + d1 floordiv 16, d1 mod 16), "
 ...               "domain: d0 in [0, 6], d1 in [0, 14]")
 >>> b = parse_map("(d0, d1) -> (d0, d1), domain: d0 in [0, 6], d1 in [0, 14]")
@@ -59,9 +59,7 @@ from verifier.bridges import isl as isl_bridge
 from verifier.bridges import z3 as z3_bridge
 from verifier.checks.verdict import Verdict
 from verifier.errors import SolverError, UsageError, VerifierError
-from verifier.expr.indexing_map import IndexingMap, Undefined
-from verifier.expr.nodes import Var, VarKind, var
-from verifier.expr.parser import parse_map
+from verifier.expr import IndexingMap, Undefined, Var, VarKind, parse_map, var
 
 # The symbol box of the *other* map that the Python re-evaluation of a
 # relation counterexample enumerates (beyond it z3 confirms, quantifier-free

@@ -4,7 +4,7 @@ output→input relation.  A witness is a pair (output point, operand point)
 related by one direction and not the other.
 
 >>> from verifier.checks.cache import MemoryCache
->>> from verifier.expr.parser import parse_map
+>>> from verifier.expr import parse_map
 >>> o2i = parse_map("(d0) -> (d0 - 5), domain: d0 in [5, 15]")
 >>> i2o = parse_map("(d0) -> (d0 + 5), domain: d0 in [0, 9]")
 >>> result = check_inverse((o2i,), (i2o,), 1, 1, MemoryCache())
@@ -19,7 +19,7 @@ from verifier.checks.cache import ProofCache, cached
 from verifier.checks.equivalence import Budget
 from verifier.checks.result import DEFAULT_BUDGET, CheckResult, tuple_text, union_key
 from verifier.checks.verdict import Outcome
-from verifier.expr.indexing_map import Undefined
+from verifier.expr import Undefined
 from verifier.indexing.registry import Indexing
 
 CHECK = "inverse"

@@ -8,7 +8,7 @@ the domain before anything is refuted, and the witness is a point reaching
 the value that does not fit.
 
 >>> from verifier.checks.cache import MemoryCache
->>> from verifier.expr.parser import parse_map
+>>> from verifier.expr import parse_map
 >>> m = parse_map("(d0, d1) -> (d0 * 65536 + d1), domain: d0 in [0, 40000], d1 in [0, 65535]")
 >>> check_overflow((m,), 64, MemoryCache()).outcome.value
 'proved'
@@ -33,10 +33,21 @@ from verifier.checks.result import (
     unless_empty,
 )
 from verifier.checks.verdict import Outcome
-from verifier.expr.evaluate import interval_of
-from verifier.expr.indexing_map import IndexingMap
-from verifier.expr.interval import Interval
-from verifier.expr.nodes import Add, CeilDiv, Const, Expr, FloorDiv, Max, Min, Mod, Mul, Var
+from verifier.expr import (
+    Add,
+    CeilDiv,
+    Const,
+    Expr,
+    FloorDiv,
+    IndexingMap,
+    Interval,
+    Max,
+    Min,
+    Mod,
+    Mul,
+    Var,
+    interval_of,
+)
 
 CHECK = "overflow"
 CHECK_INT32 = "overflow-int32"

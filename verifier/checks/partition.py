@@ -9,7 +9,7 @@ pieces must partition the output for *every* feasible offset, so the update
 window and the rest of the operand are compared at the same offsets.
 
 >>> from verifier.checks.cache import MemoryCache
->>> from verifier.expr.parser import parse_map
+>>> from verifier.expr import parse_map
 >>> low = parse_map("(d0) -> (d0), domain: d0 in [0, 4]")
 >>> high = parse_map("(d0) -> (d0 + 4), domain: d0 in [0, 11]")
 >>> result = check_partition([("operand 0", (low,)), ("operand 1", (high,))], (16,), MemoryCache())
@@ -26,8 +26,7 @@ from verifier.checks.cache import ProofCache, cached
 from verifier.checks.equivalence import Budget
 from verifier.checks.result import DEFAULT_BUDGET, CheckResult, point_text, union_key
 from verifier.checks.verdict import Outcome
-from verifier.expr.indexing_map import IndexingMap, Undefined
-from verifier.expr.interval import Interval
+from verifier.expr import IndexingMap, Interval, Undefined
 from verifier.indexing.registry import Indexing
 
 CHECK = "partition"

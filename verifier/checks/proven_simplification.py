@@ -5,7 +5,7 @@ the simplification kept the variables; as relations (symbols existential)
 when a symbol was removed or rescaled.  The verdict comes from
 `verifier.checks.equivalence` (isl, with the second witness its `Budget` asks for).
 
->>> from verifier.expr.parser import parse_map
+>>> from verifier.expr import parse_map
 >>> proven = simplify_and_prove(parse_map(
 ...     "(d0) -> (d0 floordiv 4 * 4 + d0 mod 4), domain: d0 in [0, 15]"))
 >>> str(proven.map).splitlines()[0], proven.verdict.value
@@ -20,8 +20,7 @@ from verifier.bridges import z3 as z3_bridge
 from verifier.checks.equivalence import Budget, EquivalenceResult, check_equivalence
 from verifier.checks.result import DEFAULT_BUDGET
 from verifier.checks.verdict import Verdict
-from verifier.expr.indexing_map import IndexingMap
-from verifier.expr.syntax import TypedMap, canonical, print_syntax
+from verifier.expr import IndexingMap, TypedMap, canonical, print_syntax
 from verifier.simplify.driver import SimplificationResult, simplify
 
 
@@ -97,7 +96,7 @@ def prove_from_typed(typed: TypedMap, result: SimplificationResult) -> TypedProo
     the map as read: typed = read pointwise (z3, from the typed tree), read =
     simplified as relations (`prove_simplification`).
 
-    >>> from verifier.expr.parser import parse_map, parse_typed_map
+    >>> from verifier.expr import parse_map, parse_typed_map
     >>> from verifier.simplify import simplify
     >>> text = "(d0) -> ((d0 + 3) * 2 - d0 * 2), domain: d0 in [0, 9]"
     >>> typed = parse_typed_map(text)

@@ -24,8 +24,7 @@ from verifier.bridges.isl import is_empty
 from verifier.checks.cache import Answer, ProofCache, cached
 from verifier.checks.equivalence import Budget
 from verifier.checks.verdict import Outcome
-from verifier.expr.indexing_map import IndexingMap
-from verifier.expr.printer import print_map
+from verifier.expr import IndexingMap, print_map
 
 Witness = tuple[tuple[str, int], ...]
 

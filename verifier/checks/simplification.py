@@ -8,7 +8,7 @@ by z3); unions of several maps (merging may differ between the two
 compositions) are compared by isl as unions.
 
 >>> from verifier.checks.cache import MemoryCache
->>> from verifier.expr.parser import parse_map
+>>> from verifier.expr import parse_map
 >>> raw = parse_map("(d0) -> (d0 floordiv 4 * 4 + d0 mod 4), domain: d0 in [0, 15]")
 >>> simplified = parse_map("(d0) -> (d0), domain: d0 in [0, 15]")
 >>> check_simplification((raw,), (simplified,), 1, 1, MemoryCache()).outcome.value
@@ -25,7 +25,7 @@ from verifier.checks.cache import ProofCache, cached
 from verifier.checks.equivalence import Budget, RelationCounterexample, check_equivalence
 from verifier.checks.result import DEFAULT_BUDGET, CheckResult, point_text, tuple_text, union_key
 from verifier.checks.verdict import Outcome, Verdict
-from verifier.expr.indexing_map import IndexingMap, Undefined
+from verifier.expr import IndexingMap, Undefined
 from verifier.indexing.registry import Indexing
 
 CHECK = "simplification"

@@ -49,7 +49,7 @@ from verifier.counting.utilization import (
     module_utilization,
 )
 from verifier.gate.suite import run_checks
-from verifier.hlo.parser import parse_module
+from verifier.hlo import parse_module
 
 Status = Literal["ok", "error", "timeout"]
 

@@ -9,7 +9,7 @@ progression (``d1 * 2 + s0`` with s0 ∈ [0, 1] does; ``d0 * 3 + s0`` with s0
 convolution's ``d1 + s0 in [1, 8]`` beside the result ``d1 + s0 - 1``).
 Symbols are existential: a variable in no result only has to have a value.
 
->>> from verifier.expr.parser import parse_map
+>>> from verifier.expr import parse_map
 >>> window = parse_map("(d0, d1)[s0] -> (d0, d1 * 2 + s0), "
 ...                    "domain: d0 in [0, 999999], d1 in [0, 499999], s0 in [0, 1]")
 >>> count_image([window], (10**6, 10**6))
@@ -30,10 +30,17 @@ from typing import Literal
 
 from verifier.bridges import isl
 from verifier.errors import SolverError, UnsupportedError
-from verifier.expr.indexing_map import IndexingMap
-from verifier.expr.interval import Interval
-from verifier.expr.nodes import Expr, Var, VarKind, linear_terms
-from verifier.expr.progressions import Progression, StridedBox, count_union
+from verifier.expr import (
+    Expr,
+    IndexingMap,
+    Interval,
+    Progression,
+    StridedBox,
+    Var,
+    VarKind,
+    count_union,
+    linear_terms,
+)
 
 Method = Literal["closed form", "isl"]
 
@@ -198,7 +205,7 @@ def image_boxes(indexing_map: IndexingMap) -> list[StridedBox] | None:
     """The image as a union of strided boxes (``[]`` when the domain is
     empty), or None when it is not of that form (symbols existential).
 
-    >>> from verifier.expr.parser import parse_map
+    >>> from verifier.expr import parse_map
     >>> image_boxes(parse_map("(d0)[s0] -> (d0 + s0 - 1), domain: "
     ...                       "d0 in [0, 7], s0 in [0, 2], d0 + s0 in [1, 8]"))
     [StridedBox(sides=(Progression(first=0, step=1, count=8),))]

@@ -39,7 +39,7 @@ inherits the root ``add`` (1); ``transpose`` inherits it too, and as a
 non-elementwise user makes p0 a root with ``1 * 1 = 1``: p0's utilization is
 2 (200 elements), where exactly 100 distinct elements are read.
 
->>> from verifier.hlo.parser import parse_module
+>>> from verifier.hlo import parse_module
 >>> module = parse_module('''
 ... HloModule m
 ... f {
@@ -62,8 +62,7 @@ from collections import defaultdict
 from fractions import Fraction
 
 from verifier.fusion.graph import computation_graph, users_first_order
-from verifier.hlo.module import Computation, Instruction, Module
-from verifier.hlo.shape import Shape
+from verifier.hlo import Computation, Instruction, Module, Shape
 from verifier.indexing.elementwise import ELEMENTWISE_OPCODES
 
 # Users that pass their roots on instead of starting new ones.

@@ -23,7 +23,7 @@ slice(f32[10,20] p0), slice={[2:10:2], [0:16:2]}``: the map ``(d0, d1) ->
 (d0 * 2 + 2, d1 * 2)`` reads ``{2, 4, 6, 8} × {0, 2, …, 14}``, 32 of 200
 elements (4/25), once each; XLA's slice ratio is also 32/200:
 
->>> from verifier.hlo.parser import parse_module
+>>> from verifier.hlo import parse_module
 >>> module = parse_module('''
 ... HloModule m
 ... ENTRY e {
@@ -50,12 +50,22 @@ from verifier.analysis import ModuleMaps
 from verifier.counting.exact import count_domain, count_image
 from verifier.counting.heuristic import elements, operand_utilizations
 from verifier.errors import VerifierError
-from verifier.expr.evaluate import interval_of, substitute, variables_of
-from verifier.expr.indexing_map import IndexingMap, Undefined, Variable
-from verifier.expr.nodes import Expr, Var, VarKind, const, linear_terms, rt_var
+from verifier.expr import (
+    Expr,
+    IndexingMap,
+    Undefined,
+    Var,
+    Variable,
+    VarKind,
+    const,
+    interval_of,
+    linear_terms,
+    rt_var,
+    substitute,
+    variables_of,
+)
 from verifier.fusion.compose import ComposedIndexing, CountedMap
-from verifier.hlo.module import Computation, Instruction
-from verifier.hlo.shape import Shape
+from verifier.hlo import Computation, Instruction, Shape
 from verifier.indexing.analysis import output_count
 from verifier.indexing.leaves import instruction_operand_leaves
 

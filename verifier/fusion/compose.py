@@ -32,11 +32,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from verifier.expr.indexing_map import IndexingMap, Undefined, compose
-from verifier.expr.nodes import range_var
+from verifier.expr import IndexingMap, Undefined, compose, range_var
 from verifier.fusion.graph import computation_graph, users_first_order
-from verifier.hlo.module import Computation, Instruction, Module
-from verifier.hlo.shape import Shape, ShapeIndex
+from verifier.hlo import Computation, Instruction, Module, Shape, ShapeIndex
 from verifier.indexing import analysis
 from verifier.indexing.leaves import (
     OperandLeaf,

@@ -11,7 +11,7 @@ from typing import Any
 
 import networkx as nx
 
-from verifier.hlo.module import Computation, Instruction
+from verifier.hlo import Computation, Instruction
 
 
 def computation_graph(computation: Computation) -> Any:

@@ -36,10 +36,10 @@ from verifier.checks.cache import ProofCache
 from verifier.checks.equivalence import Budget
 from verifier.checks.result import DEFAULT_BUDGET, CheckResult
 from verifier.errors import InternalError, ParseError, UsageError
-from verifier.expr.indexing_map import IndexingMap, Undefined
+from verifier.expr import IndexingMap, Undefined
 from verifier.fusion.compose import CALLING_OPCODES
 from verifier.gate.finding import Finding
-from verifier.hlo.module import Computation, Instruction, Module
+from verifier.hlo import Computation, Instruction, Module
 from verifier.indexing.leaves import (
     OperandLeaf,
     OutputLeaf,

@@ -23,12 +23,15 @@ from verifier.hlo.attributes import (
     WindowDim,
     parse_attribute,
 )
+from verifier.hlo.files import hlo_files_under
+from verifier.hlo.inference import CHECKED_OPCODES, check_shape
 from verifier.hlo.module import Computation, Instruction, Module
-from verifier.hlo.parser import parse_module, parse_module_file
+from verifier.hlo.parser import decode_hlo, parse_module, parse_module_file
 from verifier.hlo.shape import (
     COMBINE_DIMENSION,
     Layout,
     Shape,
+    ShapeIndex,
     SplitConfig,
     Tile,
     default_layout,
@@ -37,6 +40,7 @@ from verifier.hlo.shape import (
 )
 
 __all__ = [
+    "CHECKED_OPCODES",
     "COMBINE_DIMENSION",
     "AttributeValue",
     "Attributes",
@@ -55,13 +59,17 @@ __all__ = [
     "ReplicaGroups",
     "ScatterDimensionNumbers",
     "Shape",
+    "ShapeIndex",
     "Sharding",
     "SliceDim",
     "SplitConfig",
     "Tile",
     "WindowDim",
+    "check_shape",
+    "decode_hlo",
     "default_layout",
     "element_bit_width",
+    "hlo_files_under",
     "parse_attribute",
     "parse_module",
     "parse_module_file",

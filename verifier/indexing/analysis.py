@@ -1,6 +1,6 @@
 """Indexing maps of one instruction, in both directions, from the registry.
 
->>> from verifier.hlo.parser import parse_module
+>>> from verifier.hlo import parse_module
 >>> module = parse_module('''
 ... HloModule m
 ... ENTRY e {
@@ -16,9 +16,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from verifier.errors import InvalidHloError
-from verifier.expr.indexing_map import Undefined
-from verifier.hlo.module import Computation, Instruction
-from verifier.hlo.shape import Shape, element_bit_width
+from verifier.expr import Undefined
+from verifier.hlo import Computation, Instruction, Shape, element_bit_width
 
 # Importing the package (verifier/indexing/__init__.py) registers every rule.
 from verifier.indexing import registry

@@ -36,10 +36,8 @@ from __future__ import annotations
 from math import gcd, prod
 
 from verifier.errors import UnsupportedError
-from verifier.expr.indexing_map import IndexingMap, Undefined, Variable, compose
-from verifier.expr.interval import Interval
-from verifier.expr.nodes import Expr, range_var
-from verifier.hlo.shape import Shape
+from verifier.expr import Expr, IndexingMap, Interval, Undefined, Variable, compose, range_var
+from verifier.hlo import Shape
 from verifier.indexing.layout import (
     element_at,
     logical_index,
@@ -56,7 +54,7 @@ def overlapping_slots(offset: IndexingMap, source_bits: int, target_bits: int) -
     """``(d…) -> (p)`` with ``source_bits``-bit slots as the map to every
     ``target_bits``-bit slot ``q`` whose bits overlap slot ``p``'s.
 
-    >>> from verifier.expr.parser import parse_map
+    >>> from verifier.expr import parse_map
     >>> offset = parse_map("(d0) -> (d0), domain: d0 in [0, 7]")
     >>> str(overlapping_slots(offset, 8, 4)).splitlines()[0]
     '(d0)[s0] -> (d0 * 2 + s0),'

@@ -14,10 +14,8 @@ group position s0.
 
 from __future__ import annotations
 
-from verifier.expr.indexing_map import IndexingMap, Undefined
-from verifier.expr.interval import Interval
-from verifier.expr.nodes import Expr, dim, range_var
-from verifier.hlo.attributes import ReplicaGroups
+from verifier.expr import Expr, IndexingMap, Interval, Undefined, dim, range_var
+from verifier.hlo import ReplicaGroups
 from verifier.indexing.registry import Indexing, OpContext, OpRule, register
 from verifier.indexing.shapes import dims_box
 

@@ -27,10 +27,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from verifier.expr.indexing_map import IndexingMap, Undefined
-from verifier.expr.interval import Interval
-from verifier.expr.nodes import Expr, const, dim, range_var
-from verifier.hlo.attributes import ConvolutionDimensionNumbers, WindowDim
+from verifier.expr import Expr, IndexingMap, Interval, Undefined, const, dim, range_var
+from verifier.hlo import ConvolutionDimensionNumbers, WindowDim
 from verifier.indexing.registry import Indexing, OpContext, OpRule, register
 from verifier.indexing.shapes import dims_box
 

@@ -16,8 +16,8 @@ they stay UNDEFINED with that reason.
 
 from __future__ import annotations
 
-from verifier.expr.indexing_map import Undefined
-from verifier.hlo.shape import ShapeIndex
+from verifier.expr import Undefined
+from verifier.hlo import ShapeIndex
 from verifier.indexing import whole_slices
 from verifier.indexing.forwarding import forwarding_rule
 from verifier.indexing.registry import Indexing, OpContext, OpRule, register

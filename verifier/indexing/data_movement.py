@@ -17,12 +17,8 @@ Golden cases (SPEC §2), output→input:
 
 from __future__ import annotations
 
-from verifier.expr.evaluate import substitute
-from verifier.expr.indexing_map import IndexingMap
-from verifier.expr.interval import Interval
-from verifier.expr.nodes import Expr, const, dim, range_var
-from verifier.hlo.attributes import PaddingDim
-from verifier.hlo.shape import Shape
+from verifier.expr import Expr, IndexingMap, Interval, const, dim, range_var, substitute
+from verifier.hlo import PaddingDim, Shape
 from verifier.indexing.registry import Indexing, OpContext, OpRule, register
 from verifier.indexing.reshape import reshape_indices
 from verifier.indexing.shapes import dims_box

@@ -16,11 +16,22 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from verifier.expr.evaluate import interval_of
-from verifier.expr.indexing_map import IndexingMap, RuntimeSource, Undefined, Variable
-from verifier.expr.interval import Interval
-from verifier.expr.nodes import Expr, const, dim, max_, min_, range_var, rt_var
-from verifier.hlo.module import Instruction
+from verifier.expr import (
+    Expr,
+    IndexingMap,
+    Interval,
+    RuntimeSource,
+    Undefined,
+    Variable,
+    const,
+    dim,
+    interval_of,
+    max_,
+    min_,
+    range_var,
+    rt_var,
+)
+from verifier.hlo import Instruction
 from verifier.indexing.registry import Indexing, OpContext, OpRule, register
 from verifier.indexing.shapes import dims_box
 

@@ -9,8 +9,7 @@ element: ``()[s0, s1] -> (s0, s1)``.
 
 from __future__ import annotations
 
-from verifier.expr.indexing_map import IndexingMap
-from verifier.expr.nodes import range_var
+from verifier.expr import IndexingMap, range_var
 from verifier.indexing.registry import Indexing, OpContext, OpRule, register
 from verifier.indexing.shapes import dims_box
 

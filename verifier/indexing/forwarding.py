@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from verifier.expr.indexing_map import IndexingMap
-from verifier.hlo.shape import ShapeIndex
+from verifier.expr import IndexingMap
+from verifier.hlo import ShapeIndex
 from verifier.indexing.leaves import output_leaves
 from verifier.indexing.registry import Indexing, OpContext, OpRule, register
 

@@ -49,10 +49,8 @@ from dataclasses import dataclass
 from math import prod
 
 from verifier.errors import UnsupportedError
-from verifier.expr.indexing_map import IndexingMap
-from verifier.expr.interval import Interval
-from verifier.expr.nodes import Expr, const, dim
-from verifier.hlo.shape import COMBINE_DIMENSION, Shape, Tile, element_bit_width
+from verifier.expr import Expr, IndexingMap, Interval, const, dim
+from verifier.hlo import COMBINE_DIMENSION, Shape, Tile, element_bit_width
 from verifier.indexing.shapes import dims_box
 
 COMBINED = (COMBINE_DIMENSION, -1)
@@ -149,8 +147,8 @@ def physical_offset(shape: Shape) -> IndexingMap:
     Raises `ValueError` for tiles no valid layout has (empty, or a ``*`` on
     the most minor dim of a tile), `UnsupportedError` for split configs.
 
-    >>> from verifier.hlo.shape import parse_shape
-    >>> from verifier.expr.nodes import dim
+    >>> from verifier.hlo import parse_shape
+    >>> from verifier.expr import dim
     >>> physical_offset(parse_shape("f32[3,5]{1,0:T(2,2)}")).evaluate({dim(0): 2, dim(1): 3})
     (17,)
     >>> combined = physical_offset(parse_shape("f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}"))
@@ -177,7 +175,7 @@ class TiledCoordinates:
 def tiled_coordinates(shape: Shape) -> TiledCoordinates:
     """The coordinates of logical element ``(d0, …)`` in the final tiled shape.
 
-    >>> from verifier.hlo.shape import parse_shape
+    >>> from verifier.hlo import parse_shape
     >>> coordinates = tiled_coordinates(parse_shape("f32[3,5]{1,0:T(2,2)}"))
     >>> [str(e) for e in coordinates.indices], coordinates.sizes
     (['d0 floordiv 2', 'd1 floordiv 2', 'd0 mod 2', 'd1 mod 2'], (2, 3, 2, 2))
@@ -205,7 +203,7 @@ def offset_extent(shape: Shape) -> int:
     """The number of slots the offsets span: the final tiled shape's size,
     the padding of every tiling included (`logical_index`'s domain).
 
-    >>> from verifier.hlo.shape import parse_shape
+    >>> from verifier.hlo import parse_shape
     >>> offset_extent(parse_shape("f32[3,5]{1,0:T(2,2)}"))
     24
     >>> offset_extent(parse_shape("f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}"))  # 112 * 111
@@ -220,7 +218,7 @@ def buffer_elements(shape: Shape) -> int:
     """The element slots of the buffer as XLA's ``ShapeUtil::ArraySize``
     counts them: the first tiling's padding, then ``L(n)``.
 
-    >>> from verifier.hlo.shape import parse_shape
+    >>> from verifier.hlo import parse_shape
     >>> buffer_elements(parse_shape("f32[9,128]{1,0:T(8,128)}"))
     2048
     >>> buffer_elements(parse_shape("f32[9,128]{1,0:T(8)L(1024)}"))
@@ -238,7 +236,7 @@ def slot_bits(shape: Shape) -> int:
     """The bits one element slot takes in the buffer: ``E(n)``, else the
     element type's width rounded up to whole bytes (XLA's ``ByteWidth``).
 
-    >>> from verifier.hlo.shape import parse_shape
+    >>> from verifier.hlo import parse_shape
     >>> slot_bits(parse_shape("s4[16]{0:E(4)}")), slot_bits(parse_shape("s4[16]{0}"))
     (4, 8)
     >>> slot_bits(parse_shape("pred[2]")), slot_bits(parse_shape("bf16[2]"))
@@ -259,7 +257,7 @@ def slot_bits(shape: Shape) -> int:
 def buffer_bytes(shape: Shape) -> int:
     """The bytes of the buffer: ``ceil(buffer_elements * slot_bits / 8)``.
 
-    >>> from verifier.hlo.shape import parse_shape
+    >>> from verifier.hlo import parse_shape
     >>> buffer_bytes(parse_shape("s4[16]{0:E(4)}")), buffer_bytes(parse_shape("s8[8]{0}"))
     (8, 8)
     >>> buffer_bytes(parse_shape("s32[]{:T(128)}"))
@@ -274,8 +272,8 @@ def logical_index(shape: Shape) -> IndexingMap:
     outside its domain (its constraints keep every tiled element below its
     dim's size).  The exact inverse of `physical_offset`.
 
-    >>> from verifier.hlo.shape import parse_shape
-    >>> from verifier.expr.nodes import dim
+    >>> from verifier.hlo import parse_shape
+    >>> from verifier.expr import dim
     >>> inverse = logical_index(parse_shape("f32[3,5]{1,0:T(2,2)}"))
     >>> inverse.evaluate({dim(0): 17})
     (2, 3)
@@ -299,8 +297,8 @@ def element_at(
     (`tiled_coordinates`' sizes), and the constraints that keep the
     coordinates off tile padding.
 
-    >>> from verifier.hlo.shape import parse_shape
-    >>> from verifier.expr.nodes import dim
+    >>> from verifier.hlo import parse_shape
+    >>> from verifier.expr import dim
     >>> logical, padding = element_at(parse_shape("f32[3,5]{1,0:T(2,2)}"), list(map(dim, range(4))))
     >>> [str(e) for e in logical], [f"{e} in {bounds}" for e, bounds in padding]
     (['d0 * 2 + d2', 'd1 * 2 + d3'], ['d0 * 2 + d2 in [0, 2]', 'd1 * 2 + d3 in [0, 4]'])

@@ -19,8 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from verifier.hlo.module import Computation, Instruction
-from verifier.hlo.shape import Shape, ShapeIndex
+from verifier.hlo import Computation, Instruction, Shape, ShapeIndex
 
 
 def _index_text(index: ShapeIndex) -> str:

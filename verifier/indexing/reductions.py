@@ -14,10 +14,8 @@ rhs_contracting_dims={1}``: lhs ``(d0, d1, d2)[s0] -> (d0, d1, s0)``, rhs
 
 from __future__ import annotations
 
-from verifier.expr.indexing_map import IndexingMap
-from verifier.expr.interval import Interval
-from verifier.expr.nodes import Expr, dim, range_var
-from verifier.hlo.attributes import WindowDim
+from verifier.expr import Expr, IndexingMap, Interval, dim, range_var
+from verifier.hlo import WindowDim
 from verifier.indexing.registry import Indexing, OpContext, OpRule, register
 from verifier.indexing.shapes import dims_box
 

@@ -18,9 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeAlias
 
-from verifier.expr.indexing_map import IndexingMap, Undefined
-from verifier.hlo.module import Instruction
-from verifier.hlo.shape import Shape
+from verifier.expr import IndexingMap, Undefined
+from verifier.hlo import Instruction, Shape
 from verifier.indexing.leaves import OperandLeaf, operand_leaves, output_leaves
 
 Indexing: TypeAlias = tuple[IndexingMap, ...] | Undefined

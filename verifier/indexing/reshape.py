@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from math import prod
 
-from verifier.expr.nodes import Expr, const
+from verifier.expr import Expr, const
 
 
 def dimension_groups(source: Sequence[int], target: Sequence[int]) -> list[tuple[range, range]]:
@@ -53,7 +53,7 @@ def reshape_indices(
 ) -> list[Expr]:
     """The target-shape indices of the element at `indices` of the source shape.
 
-    >>> from verifier.expr.nodes import dim
+    >>> from verifier.expr import dim
     >>> [str(e) for e in reshape_indices([dim(0)], [32], [4, 8])]
     ['d0 floordiv 8', 'd0 mod 8']
     """

@@ -20,9 +20,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from verifier.expr.indexing_map import IndexingMap, RuntimeSource, Undefined, Variable
-from verifier.expr.interval import Interval
-from verifier.expr.nodes import Expr, const, dim, range_var, rt_var
+from verifier.expr import (
+    Expr,
+    IndexingMap,
+    Interval,
+    RuntimeSource,
+    Undefined,
+    Variable,
+    const,
+    dim,
+    range_var,
+    rt_var,
+)
 from verifier.indexing.registry import Indexing, OpContext, OpRule, register
 from verifier.indexing.shapes import dims_box
 

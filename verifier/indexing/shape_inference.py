@@ -10,7 +10,7 @@ already did, for text); this module keeps the formulas of the others.
 
 ``broadcast(f32[3] p), dimensions={1}`` puts the operand in output dim 1:
 
->>> from verifier.hlo.parser import parse_module
+>>> from verifier.hlo import parse_module
 >>> module = parse_module('''
 ... HloModule m
 ... ENTRY e {
@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from verifier.hlo.inference import CHECKED_OPCODES, check_shape
+from verifier.hlo import CHECKED_OPCODES, check_shape
 from verifier.indexing.elementwise import ELEMENTWISE_OPCODES
 from verifier.indexing.registry import OpContext
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from verifier.expr.interval import Interval
-from verifier.hlo.shape import Shape
+from verifier.expr import Interval
+from verifier.hlo import Shape
 
 
 def dims_box(shape: Shape | Sequence[int]) -> list[Interval]:

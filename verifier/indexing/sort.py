@@ -10,10 +10,8 @@ over the operand's shape.
 
 from __future__ import annotations
 
-from verifier.expr.indexing_map import IndexingMap
-from verifier.expr.interval import Interval
-from verifier.expr.nodes import Expr, dim, range_var
-from verifier.hlo.shape import Shape
+from verifier.expr import Expr, IndexingMap, Interval, dim, range_var
+from verifier.hlo import Shape
 from verifier.indexing.registry import Indexing, OpContext, OpRule, register
 from verifier.indexing.shapes import dims_box
 

@@ -14,9 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from verifier.expr.indexing_map import IndexingMap
-from verifier.expr.interval import Interval
-from verifier.expr.nodes import Expr, dim, range_var
+from verifier.expr import Expr, IndexingMap, Interval, dim, range_var
 from verifier.indexing.registry import Indexing, OpContext, OpRule, register
 from verifier.indexing.shapes import dims_box
 

@@ -21,8 +21,8 @@ from collections.abc import Callable
 from typing import Any
 
 from verifier.errors import ParseError, span_at
-from verifier.expr.indexing_map import IndexingMap
-from verifier.hlo.shape import parse_shape
+from verifier.expr import IndexingMap
+from verifier.hlo import parse_shape
 from verifier.indexing.layout import (
     buffer_bytes,
     buffer_elements,

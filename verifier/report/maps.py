@@ -22,10 +22,9 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from verifier.analysis import ModuleMaps
-from verifier.expr.indexing_map import Undefined
-from verifier.expr.printer import print_map
+from verifier.expr import Undefined, print_map
 from verifier.fusion.compose import CALLING_OPCODES, ComposedIndexing
-from verifier.hlo.module import Computation, Instruction
+from verifier.hlo import Computation, Instruction
 from verifier.indexing.leaves import (
     OperandLeaf,
     OutputLeaf,

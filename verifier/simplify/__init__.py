@@ -1,11 +1,11 @@
 """The range-aware simplifier: range evaluation, rules as data, a fixpoint driver.
 
->>> from verifier.expr.parser import parse_map
+>>> from verifier.expr import parse_map
 >>> str(simplify(parse_map("(d0) -> (d0 mod 8), domain: d0 in [0, 7]")).map)
 '(d0) -> (d0),\\ndomain:\\nd0 in [0, 7]'
 """
 
-from verifier.expr.ranges import Ranges
+from verifier.expr import Ranges
 from verifier.simplify.driver import (
     SimplificationResult,
     SymbolChange,

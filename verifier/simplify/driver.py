@@ -26,7 +26,7 @@ Expressions are rewritten bottom-up: children first, then the rules at the
 node until none fires.  A rewrite that would make a term larger is not
 taken, so the result is never larger than the input (`verifier.simplify.size`).
 
->>> from verifier.expr.parser import parse_map
+>>> from verifier.expr import parse_map
 >>> result = simplify(parse_map(
 ...     "(d0, d1) -> (d0 + d1 floordiv 16, d1 mod 16), domain: d0 in [0, 6], d1 in [0, 14]"))
 >>> str(result.map).splitlines()[0]
@@ -41,18 +41,19 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, assert_never
 
-from verifier.expr.evaluate import substitute, variables_of
-from verifier.expr.indexing_map import Constraint, IndexingMap
-from verifier.expr.nodes import (
+from verifier.expr import (
     Add,
     CeilDiv,
     Const,
+    Constraint,
     Expr,
     FloorDiv,
+    IndexingMap,
     Max,
     Min,
     Mod,
     Mul,
+    Ranges,
     Var,
     add,
     ceildiv,
@@ -61,8 +62,9 @@ from verifier.expr.nodes import (
     min_,
     mod,
     mul,
+    substitute,
+    variables_of,
 )
-from verifier.expr.ranges import Ranges
 from verifier.simplify.rules import (
     CONSTRAINT_RULES,
     EXPR_RULES,
@@ -176,7 +178,7 @@ def simplify(
     """`indexing_map` simplified by every registered rule, to a fixpoint;
     pointwise equal to it unless a symbol-changing rewrite is asked for.
 
-    >>> from verifier.expr.parser import parse_map
+    >>> from verifier.expr import parse_map
     >>> m = parse_map("(d0, d1, d2) -> ((d0 * 16 + d1 * 4 + d2) floordiv 8,"
     ...               " (d0 * 16 + d1 * 4 + d2) mod 8), domain: d0 in [0, 9],"
     ...               " d1 in [0, 9], d2 in [0, 9]")
@@ -222,7 +224,7 @@ def simplify_relation(indexing_map: IndexingMap) -> IndexingMap:
     rule, the symbol-changing ones included.  What fusion composition and the
     analyses built on it use, where only the relation counts.
 
-    >>> from verifier.expr.parser import parse_map
+    >>> from verifier.expr import parse_map
     >>> str(simplify_relation(parse_map(
     ...     "(d0)[s0, s1] -> (d0 + s1), domain: d0 in [0, 3], s0 in [0, 3], s1 in [0, 3]"
     ... ))).splitlines()[0]
@@ -234,8 +236,8 @@ def simplify_relation(indexing_map: IndexingMap) -> IndexingMap:
 def simplify_expr(expr: Expr, ranges: Ranges) -> tuple[Expr, tuple[str, ...]]:
     """`expr` simplified with `ranges`, and the rules that fired.
 
-    >>> from verifier.expr.nodes import dim
-    >>> from verifier.expr.interval import Interval
+    >>> from verifier.expr import dim
+    >>> from verifier.expr import Interval
     >>> e, rules = simplify_expr((dim(0) * 4) % 8, Ranges({dim(0): Interval(0, 9)}.__getitem__, {}))
     >>> str(e), rules
     ('(d0 mod 2) * 4', ('mod_gcd_factor',))

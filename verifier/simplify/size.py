@@ -4,7 +4,7 @@ A sum of n operands counts n - 1 additions; a product, division or `mod` by
 a constant counts the operation and its constant.  The simplifier never
 returns a map larger than its input by this measure.
 
->>> from verifier.expr.nodes import dim
+>>> from verifier.expr import dim
 >>> expr_size(dim(0) * 4 + dim(1))
 5
 """
@@ -13,8 +13,7 @@ from __future__ import annotations
 
 from typing import assert_never
 
-from verifier.expr.indexing_map import IndexingMap
-from verifier.expr.nodes import Add, CeilDiv, Const, Expr, FloorDiv, Max, Min, Mod, Mul, Var
+from verifier.expr import Add, CeilDiv, Const, Expr, FloorDiv, IndexingMap, Max, Min, Mod, Mul, Var
 
 
 def expr_size(expr: Expr) -> int:

@@ -26,9 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, TypeAlias, TypeVar
 
-from verifier.expr.indexing_map import Constraint, IndexingMap
-from verifier.expr.nodes import Expr, Var
-from verifier.expr.ranges import Ranges
+from verifier.expr import Constraint, Expr, IndexingMap, Ranges, Var
 
 M = TypeVar("M")
 

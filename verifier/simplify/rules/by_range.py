@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from verifier.expr.nodes import Const, Expr, Max, Min, const
-from verifier.expr.ranges import Ranges
+from verifier.expr import Const, Expr, Max, Min, Ranges, const
 from verifier.simplify.rules.base import ExprRule
 
 

@@ -12,20 +12,20 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from verifier.expr.indexing_map import Constraint
-from verifier.expr.interval import Interval
-from verifier.expr.nodes import (
+from verifier.expr import (
     Add,
     CeilDiv,
     Const,
+    Constraint,
     Expr,
     FloorDiv,
+    Interval,
     Mod,
+    Ranges,
     from_linear_terms,
     linear_terms,
     mod,
 )
-from verifier.expr.ranges import Ranges
 from verifier.simplify.rules.base import INFEASIBLE, ConstraintRewrite, ConstraintRule
 from verifier.simplify.rules.terms import GcdSplit, divided, first_fitting
 

@@ -9,19 +9,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from verifier.expr.interval import Interval
-from verifier.expr.nodes import (
+from verifier.expr import (
     CeilDiv,
     Expr,
     FloorDiv,
+    Interval,
     Mod,
+    Ranges,
     ceildiv,
     floordiv,
     from_linear_terms,
     linear_terms,
     mod,
 )
-from verifier.expr.ranges import Ranges
 from verifier.simplify.rules.base import ExprRule
 from verifier.simplify.rules.terms import (
     GcdSplit,

@@ -9,8 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from verifier.expr.nodes import Expr, Mod, from_linear_terms, linear_terms, mod
-from verifier.expr.ranges import Ranges
+from verifier.expr import Expr, Mod, Ranges, from_linear_terms, linear_terms, mod
 from verifier.simplify.rules.base import ExprRule
 from verifier.simplify.rules.terms import GcdSplit, Terms, first_fitting, gcd_splits
 

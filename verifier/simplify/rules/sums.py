@@ -9,17 +9,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from verifier.expr.nodes import (
+from verifier.expr import (
     Add,
     Expr,
     FloorDiv,
     Mod,
+    Ranges,
     floordiv,
     from_linear_terms,
     linear_terms,
     mod,
 )
-from verifier.expr.ranges import Ranges
 from verifier.simplify.rules.base import ExprRule
 from verifier.simplify.rules.terms import Terms
 

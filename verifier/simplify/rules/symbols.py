@@ -13,11 +13,21 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from verifier.expr.evaluate import substitute
-from verifier.expr.indexing_map import IndexingMap, Variable
-from verifier.expr.interval import Interval
-from verifier.expr.nodes import Expr, Mod, Var, VarKind, const, mod, range_var, rt_var
-from verifier.expr.ranges import Ranges
+from verifier.expr import (
+    Expr,
+    IndexingMap,
+    Interval,
+    Mod,
+    Ranges,
+    Var,
+    Variable,
+    VarKind,
+    const,
+    mod,
+    range_var,
+    rt_var,
+    substitute,
+)
 from verifier.simplify.rules.base import MapRule, SymbolSubstitution
 from verifier.simplify.size import map_size
 
@@ -27,7 +37,7 @@ FAMILY = "symbols"
 def known_empty_like(indexing_map: IndexingMap) -> IndexingMap:
     """The KNOWN EMPTY map with the same variables and number of results.
 
-    >>> from verifier.expr.parser import parse_map
+    >>> from verifier.expr import parse_map
     >>> str(known_empty_like(parse_map("(d0) -> (d0), domain: d0 in [3, 1]")))
     'KNOWN EMPTY'
     """

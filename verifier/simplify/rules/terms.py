@@ -5,9 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from verifier.expr.interval import Interval
-from verifier.expr.nodes import Expr, from_linear_terms, linear_terms
-from verifier.expr.ranges import Ranges
+from verifier.expr import Expr, Interval, Ranges, from_linear_terms, linear_terms
 
 Terms = dict[Expr, int]
 
