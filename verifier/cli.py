@@ -659,11 +659,11 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
                 # The cache never decides: what failed in it is a warning.
                 for problem in cache.problems:
                     print(f"verifier: warning: {printable(problem)}", file=sys.stderr)
-    if progress is not None and isinstance(cache, SqliteCache):
-        print(
-            printable(f"proof cache: {cache.hits} hits, {cache.misses} misses ({cache.path})"),
-            file=sys.stderr,
-        )
+        if progress is not None and isinstance(cache, SqliteCache):
+            print(
+                printable(f"proof cache: {cache.hits} hits, {cache.misses} misses ({cache.path})"),
+                file=sys.stderr,
+            )
     run = GateRun(
         tuple(str(f) for f in files),
         tuple(findings),
