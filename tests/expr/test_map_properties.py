@@ -51,7 +51,7 @@ def composable(draw):
     return consumer, producer
 
 
-@settings(max_examples=150)
+@settings(max_examples=80)
 @given(composable())
 def test_compose_is_relation_composition(pair):
     consumer, producer = pair

@@ -28,7 +28,12 @@ FULL_TEXT_LIMIT = 100_000
 # Modules too large for the default test tier (their outputs are checked in
 # the slow tier).
 LARGE = frozenset(
-    {"examples/real/transformer_train_step.hlo", "examples/benchmarks/convnet_3conv_3pool.hlo"}
+    {
+        "examples/real/transformer_train_step.hlo",
+        "examples/benchmarks/convnet_3conv_3pool.hlo",
+        # Its fusion's inverse check is the costliest question of the examples (4 s).
+        "examples/real_ops/random_bits.hlo",
+    }
 )
 
 _COMMANDS: dict[str, tuple[str, ...]] = {

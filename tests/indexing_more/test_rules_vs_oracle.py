@@ -23,7 +23,7 @@ _SETTINGS = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow]}
 
 
 @pytest.mark.parametrize("family", sorted(_STRATEGIES))
-@settings(max_examples=60, **_SETTINGS)
+@settings(max_examples=40, **_SETTINGS)
 @given(data=st.data())
 def test_matches_oracle(family: str, data: st.DataObject) -> None:
     undefined = check(data.draw(_STRATEGIES[family], label="hlo"))

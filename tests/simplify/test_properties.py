@@ -14,7 +14,8 @@ from verifier.expr.ranges import Ranges
 from verifier.simplify import simplify
 from verifier.simplify.size import map_size
 
-_SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# The default tier; `-m slow` runs the pointwise property with 2,000 examples.
+_SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def _domain_values(m: IndexingMap) -> dict[tuple[int, ...], tuple[int, ...]]:

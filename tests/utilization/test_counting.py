@@ -73,7 +73,7 @@ def box_like_maps(draw: st.DrawFn, rank: int) -> IndexingMap:
 _DIMS = st.lists(st.integers(1, 8), min_size=0, max_size=2).map(tuple)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_box_like_union_counts_match_enumeration(data: st.DataObject) -> None:
     dimensions = data.draw(_DIMS)
@@ -83,7 +83,7 @@ def test_box_like_union_counts_match_enumeration(data: st.DataObject) -> None:
         assert count_domain(m).value == enumerated_domain(m)
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_any_map_counts_match_enumeration(data: st.DataObject) -> None:
     dimensions = data.draw(_DIMS)
