@@ -41,13 +41,8 @@ from verifier.expr.nodes import (
     Expr,
     Var,
     add,
-    ceildiv,
     const,
     dim,
-    floordiv,
-    max_,
-    min_,
-    mod,
     range_var,
     rt_var,
 )
@@ -60,6 +55,7 @@ from verifier.expr.syntax import (
     SyntaxSum,
     SyntaxVar,
     TypedMap,
+    apply_operator,
 )
 
 # One alternative per token kind; `error` catches any other character, so
@@ -141,19 +137,7 @@ class _CanonicalBuilder:
         return add(first, *(-term if negate else term for negate, term in rest))
 
     def binary(self, op: BinaryOp, lhs: Expr, rhs: Expr) -> Expr:
-        match op:
-            case "*":
-                return lhs * rhs
-            case "floordiv":
-                return floordiv(lhs, rhs)
-            case "ceildiv":
-                return ceildiv(lhs, rhs)
-            case "mod":
-                return mod(lhs, rhs)
-            case "min":
-                return min_(lhs, rhs)
-            case _:
-                return max_(lhs, rhs)
+        return apply_operator(op, lhs, rhs)
 
     def as_variable(self, expr: Expr) -> Var | None:
         return expr if isinstance(expr, Var) else None

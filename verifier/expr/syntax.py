@@ -93,12 +93,13 @@ def canonical(syntax: Syntax) -> Expr:
             terms = [-canonical(term) if minus else canonical(term) for minus, term in rest]
             return add(canonical(first), *terms)
         case SyntaxBinary(op, lhs, rhs):
-            return _combine(op, canonical(lhs), canonical(rhs))
+            return apply_operator(op, canonical(lhs), canonical(rhs))
         case _:
             assert_never(syntax)
 
 
-def _combine(op: BinaryOp, lhs: Expr, rhs: Expr) -> Expr:
+def apply_operator(op: BinaryOp, lhs: Expr, rhs: Expr) -> Expr:
+    """``lhs op rhs`` built by the canonicalising constructors."""
     match op:
         case "*":
             return lhs * rhs
@@ -142,7 +143,7 @@ def constant_value(syntax: Syntax) -> int | None:
             a, b = constant_value(lhs), constant_value(rhs)
             if a is None or b is None:
                 return None
-            folded = _combine(op, const(a), const(b))
+            folded = apply_operator(op, const(a), const(b))
             assert isinstance(folded, Const)
             return folded.value
         case _:
