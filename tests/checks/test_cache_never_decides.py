@@ -290,3 +290,16 @@ def test_no_cache_is_cache_mode_off(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert not (tmp_path / "verifier").exists()
     assert check("--cache-mode", "write")[0] == EXIT_REFUTED
     assert (tmp_path / "verifier" / FILE_NAME).is_file()
+
+
+def test_a_cache_below_a_name_that_is_not_utf8_is_read(tmp_path: Path) -> None:
+    # The read-only URI percent-encodes the file system's bytes; encoding the
+    # name as UTF-8 raised UnicodeEncodeError (found when --jobs met #14's
+    # hostile names).
+    directory = tmp_path / os.fsdecode(b"cache\xff")
+    path = directory / FILE_NAME
+    with SqliteCache(path) as cache:
+        cache.store("question", {"outcome": "proved"})
+    with SqliteCache(path, mode=CacheMode.READ) as cache:
+        assert cache.lookup("question") == {"outcome": "proved"}
+        assert cache.problems == []

@@ -244,7 +244,7 @@ class SqliteCache:
             self._refuse_links()
             if not self.path.is_file():
                 raise CacheUnavailable(f"{self.path} is not a regular file")
-            uri = f"file:{quote(str(self.path))}?mode=ro"
+            uri = f"file:{quote(os.fsencode(self.path))}?mode=ro"
             connection = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=0)
         except (OSError, sqlite3.Error) as error:
             raise CacheUnavailable(str(error)) from None
