@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "tests"))
-from pathological import cases
+from tests.pathological import cases
 
 
 def _children_cpu() -> float:

@@ -71,8 +71,7 @@ def untiled_of_bytes(draw: st.DrawFn, total_bytes: int) -> str:
 def bitcast_pair(draw: st.DrawFn) -> tuple[str, str]:
     """(operand, output): a tiled shape and an untiled one of the same bytes,
     the same tiled shape with a leading 1-dim, or two unrelated shapes."""
-    from oracle_layout import buffer_bytes
-
+    from tests.oracle_layout import buffer_bytes
     from verifier.hlo.shape import parse_shape
 
     tiled = draw(layout_shape(min_tilings=1))

@@ -4,8 +4,8 @@ import itertools
 
 import pytest
 from hypothesis import given
-from strategies import indexing_maps, map_pairs
 
+from tests.strategies import indexing_maps, map_pairs
 from verifier.bridges import isl as isl_bridge
 from verifier.errors import InvalidMapError, UnsupportedError
 from verifier.expr.indexing_map import IndexingMap, Variable

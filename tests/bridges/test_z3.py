@@ -4,8 +4,8 @@ import itertools
 
 import z3
 from hypothesis import given
-from strategies import indexing_maps
 
+from tests.strategies import indexing_maps
 from verifier.bridges import z3 as z3_bridge
 from verifier.expr.parser import parse_map
 

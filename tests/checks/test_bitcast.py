@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 from hypothesis import given, settings
-from layout_strategies import bitcast_pair
-from oracle_layout import bitcast_verdict, buffer_bytes, buffer_elements, offsets, slot_bits
 
+from tests.layout_strategies import bitcast_pair
+from tests.oracle_layout import bitcast_verdict, buffer_bytes, buffer_elements, offsets, slot_bits
 from verifier.checks.bitcast import check_bitcast
 from verifier.checks.cache import MemoryCache
 from verifier.checks.equivalence import Budget

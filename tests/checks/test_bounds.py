@@ -3,8 +3,8 @@ on generated maps (a point escapes the box exactly when isl says so)."""
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from strategies import indexing_maps
 
+from tests.strategies import indexing_maps
 from verifier.checks.bounds import check_in_bounds
 from verifier.checks.cache import MemoryCache
 from verifier.checks.verdict import Outcome

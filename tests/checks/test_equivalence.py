@@ -5,8 +5,8 @@ import json
 
 import pytest
 from hypothesis import given, settings
-from strategies import map_pairs
 
+from tests.strategies import map_pairs
 from verifier.checks import (
     BatchFailure,
     Budget,

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from strategies import indexing_maps
 
+from tests.strategies import indexing_maps
 from verifier.checks.bitcast import check_bitcast
 from verifier.checks.bounds import check_in_bounds
 from verifier.checks.cache import MemoryCache

@@ -10,8 +10,8 @@ import subprocess
 import sys
 
 import pytest
-from pathological import Case, cases
 
+from tests.pathological import Case, cases
 from verifier.checks import Verdict, check_equivalence
 from verifier.checks.bounds import check_in_bounds
 from verifier.checks.cache import MemoryCache

@@ -7,8 +7,8 @@ import io
 import json
 
 import pytest
-from oracle_layout import buffer_bytes, buffer_elements, offsets
 
+from tests.oracle_layout import buffer_bytes, buffer_elements, offsets
 from verifier.cli import EXIT_BAD_INPUT, EXIT_OK, main
 from verifier.expr.nodes import dim
 from verifier.expr.parser import parse_map

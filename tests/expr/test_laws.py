@@ -5,8 +5,8 @@ import pickle
 
 from hypothesis import given
 from hypothesis import strategies as st
-from strategies import constants, divisors, expressions
 
+from tests.strategies import constants, divisors, expressions
 from verifier.expr.evaluate import evaluate
 from verifier.expr.nodes import ceildiv, const, dim, floordiv, mod, range_var, rt_var
 

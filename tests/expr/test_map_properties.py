@@ -4,8 +4,8 @@ inverses, known-empty is sound, `compose` is relation composition,
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from strategies import indexing_maps
 
+from tests.strategies import indexing_maps
 from verifier.expr.indexing_map import compose
 from verifier.expr.parser import parse_map
 

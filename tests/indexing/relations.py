@@ -13,8 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from oracle import inverse, operand_arrays, output_shapes, relations
-
+from tests.oracle import inverse, operand_arrays, output_shapes, relations
 from verifier.expr.indexing_map import IndexingMap, Undefined
 from verifier.hlo import Computation, Instruction, Module, parse_module
 from verifier.indexing.analysis import input_to_output, output_to_input

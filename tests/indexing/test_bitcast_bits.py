@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 from hypothesis import given, settings
-from layout_strategies import bitcast_pair
-from oracle_layout import bitcast_reads
 
+from tests.layout_strategies import bitcast_pair
+from tests.oracle_layout import bitcast_reads
 from verifier.expr.indexing_map import IndexingMap, Undefined
 from verifier.expr.parser import parse_map
 from verifier.hlo.shape import Shape, parse_shape

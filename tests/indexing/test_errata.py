@@ -8,8 +8,8 @@ relation.
 from __future__ import annotations
 
 import pytest
-from oracle import relation
 
+from tests.oracle import relation
 from verifier.errors import ParseError
 from verifier.expr.parser import parse_map
 from verifier.hlo import parse_module_file

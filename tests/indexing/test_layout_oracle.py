@@ -8,15 +8,15 @@ from __future__ import annotations
 
 import pytest
 from hypothesis import given, settings
-from layout_strategies import layout_shape
-from oracle_layout import (
+
+from tests.layout_strategies import layout_shape
+from tests.oracle_layout import (
     array_size_as_xla_writes_it,
     buffer_bytes,
     buffer_elements,
     buffer_order,
     offsets,
 )
-
 from verifier.bridges.isl import relations_equal
 from verifier.errors import UnsupportedError
 from verifier.expr.indexing_map import IndexingMap, compose

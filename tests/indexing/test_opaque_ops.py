@@ -5,8 +5,8 @@ and the reference interpreter has no semantics for them either."""
 from __future__ import annotations
 
 import pytest
-from oracle import UnsupportedByOracle, reads
 
+from tests.oracle import UnsupportedByOracle, reads
 from verifier.expr.indexing_map import Undefined
 from verifier.hlo import parse_module
 from verifier.indexing.analysis import input_to_output, output_to_input

@@ -4,8 +4,8 @@ operation semantics, and the comparison harness's ability to fail."""
 from __future__ import annotations
 
 import pytest
-from oracle import Reads, reads, relation
 
+from tests.oracle import Reads, reads, relation
 from verifier.expr.parser import parse_map
 from verifier.hlo import parse_module
 

@@ -112,7 +112,7 @@ def _other_oracle_opcodes() -> frozenset[str]:
     """Opcodes judged by the second reference interpreter (tests/oracle_more,
     run by tests/indexing_more), when it is present."""
     try:
-        from oracle_more import SUPPORTED_OPCODES
+        from tests.oracle_more import SUPPORTED_OPCODES
     except ImportError:
         return frozenset()
     return frozenset(SUPPORTED_OPCODES)

@@ -4,8 +4,7 @@ compared), and every map's image lies inside its target shape."""
 
 from __future__ import annotations
 
-from oracle_more import inverse_relation, relation
-
+from tests.oracle_more import inverse_relation, relation
 from verifier.expr.indexing_map import IndexingMap, Undefined
 from verifier.hlo import parse_module
 from verifier.indexing.analysis import input_to_output, output_to_input

@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from hypothesis import strategies as st
-from oracle_layout import buffer_elements
 
+from tests.oracle_layout import buffer_elements
 from verifier.hlo.shape import parse_shape
 
 

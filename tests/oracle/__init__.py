@@ -5,7 +5,7 @@ shapes; it shares no code with `verifier.indexing` (only the HLO parser is
 used, to read instructions).  It is the judge of the symbolic rules.
 """
 
-from oracle.interpreter import (
+from tests.oracle.interpreter import (
     SUPPORTED_OPCODES,
     Element,
     Index,

@@ -28,8 +28,7 @@ import itertools
 from collections.abc import Callable, Iterator, Sequence
 from typing import TypeAlias
 
-from oracle_layout import element_bits
-
+from tests.oracle_layout import element_bits
 from verifier.hlo import Computation, Instruction, Shape
 
 Index: TypeAlias = tuple[int, ...]

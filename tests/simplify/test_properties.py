@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 from hypothesis import HealthCheck, given, settings
-from strategies import indexing_maps
 
+from tests.strategies import indexing_maps
 from verifier.expr.evaluate import evaluate
 from verifier.expr.indexing_map import IndexingMap
 from verifier.expr.nodes import VarKind

@@ -7,8 +7,8 @@ import io
 import json
 
 from hypothesis import HealthCheck, given, settings
-from strategies import indexing_maps
 
+from tests.strategies import indexing_maps
 from verifier.checks.proven_simplification import prove_from_typed
 from verifier.checks.verdict import Verdict
 from verifier.cli import EXIT_OK, main

@@ -15,10 +15,8 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-import oracle
-import oracle_more
-from oracle.interpreter import indices
-
+from tests import oracle, oracle_more
+from tests.oracle.interpreter import indices
 from verifier.hlo import Computation, Instruction, Module, parse_module
 
 Index = tuple[int, ...]

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from strategies import indexing_maps
 
+from tests.strategies import indexing_maps
 from verifier.counting.exact import Count, count_domain, count_image
 from verifier.expr.indexing_map import IndexingMap, Variable
 from verifier.expr.interval import Interval

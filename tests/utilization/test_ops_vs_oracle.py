@@ -7,10 +7,10 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from indexing.hlo_strategies import STRATEGIES
-from indexing_more import strategies as more
-from oracle import UnsupportedByOracle
 
+from tests.indexing.hlo_strategies import STRATEGIES
+from tests.indexing_more import strategies as more
+from tests.oracle import UnsupportedByOracle
 from verifier.analysis import ModuleMaps
 from verifier.counting.utilization import Span, Unknown, instruction_utilization
 from verifier.hlo import parse_module
