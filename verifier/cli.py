@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from verifier.errors import SolverError, VerifierError
+from verifier.report.printable import printable
 
 if TYPE_CHECKING:
     from verifier.checks.cache import MemoryCache, ProofCache
@@ -421,7 +422,6 @@ class _Progress:
         self.next_report = 0
 
     def start(self, number: int, path: Path) -> None:
-        from verifier.report.printable import printable
 
         self.label = printable(f"[{number}/{self.files}] {path}")
         self.next_report = 0
@@ -614,7 +614,6 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
     from verifier.gate.sqlite_cache import SqliteCache
     from verifier.gate.suite import CHECKS, INFORMATIONAL_CHECKS
     from verifier.report.gate_text import gate_text
-    from verifier.report.printable import printable
 
     checks = CHECKS
     if args.checks is not None:
@@ -1053,20 +1052,17 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
     except SolverError as error:  # the solvers contradict each other: a bug
-        print(f"verifier: internal error: {error}", file=sys.stderr)
+        print(f"verifier: internal error: {printable(str(error))}", file=sys.stderr)
         return EXIT_INTERNAL_ERROR
     except (VerifierError, OSError) as error:
-        from verifier.report.printable import printable
-
-        # printable: the message may quote bytes that are not UTF-8.
         print(f"verifier: error: {printable(str(error))}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except Exception as error:  # a bug: say so, with what was being read
         subject = getattr(args, "file", None) or " ".join(getattr(args, "paths", []))
         where = f" while reading {subject}" if subject else ""
+        message = f"internal error{where}: {type(error).__name__}: {error}"
         print(
-            f"verifier: internal error{where}: {type(error).__name__}: {error} "
-            "(a bug in verifier; please report it with the input)",
+            f"verifier: {printable(message)} (a bug in verifier; please report it with the input)",
             file=sys.stderr,
         )
         return EXIT_INTERNAL_ERROR
