@@ -29,6 +29,6 @@ def test_load_gives_maps_utilization_and_checks_as_plain_data() -> None:
 
 def test_unknown_names_are_errors() -> None:
     with pytest.raises(AttributeError):
-        _ = verifier.no_such_thing  # type: ignore[attr-defined]
+        _ = verifier.no_such_thing
     m = verifier.loads("HloModule m\nENTRY e {\n  ROOT p = f32[2] parameter(0)\n}\n")
     assert m.utilization_rows() == []

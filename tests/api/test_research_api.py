@@ -7,12 +7,14 @@ from __future__ import annotations
 import io
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import verifier
 from tests.api.jax_witness import WITNESS, strided_double
 from verifier.cli import main
+from verifier.errors import UsageError
 from verifier.expr.indexing_map import Undefined
 from verifier.expr.printer import print_map
 
@@ -42,13 +44,13 @@ def test_from_jax_without_jax_says_how_to_install_it() -> None:
     try:
         import jax  # noqa: F401
     except ImportError:
-        with pytest.raises(verifier.api.UsageError, match=r"hlo-verifier\[jax\]"):
+        with pytest.raises(UsageError, match=r"hlo-verifier\[jax\]"):
             verifier.from_jax(lambda x: x, 1.0)
     else:
         pytest.skip("jax is installed")
 
 
-def _cli_maps(*argv: str) -> dict[str, object]:
+def _cli_maps(*argv: str) -> dict[str, Any]:
     out = io.StringIO()
     assert main(["maps", *argv, "--format", "json"], out) == 0
     answer: dict[str, object] = json.loads(out.getvalue())
@@ -59,15 +61,15 @@ def test_maps_in_both_directions_and_to_parameters_match_the_command_line() -> N
     path = REAL / "softmax.hlo"
     m = verifier.load(path)
     name = "broadcast_divide_fusion"
-    (entry,) = _cli_maps(str(path), "--instruction", name)["instructions"]  # type: ignore[misc]
+    (entry,) = _cli_maps(str(path), "--instruction", name)["instructions"]
     for direction, key in (("o2i", "output_to_input"), ("i2o", "input_to_output")):
-        api = m.maps(name, direction=direction)  # type: ignore[arg-type]
+        api = m.maps(name, direction=direction)
         cli = entry[key]
         assert [(r.output, r.operand) for r in api] == [(r["output"], r["operand"]) for r in cli]
         for row, want in zip(api, cli, strict=True):
             assert not isinstance(row.maps, Undefined)
             assert [print_map(x, one_line=True) for x in row.maps] == want["maps"]
-    (root,) = _cli_maps(str(path), "--to-parameters")["instructions"]  # type: ignore[misc]
+    (root,) = _cli_maps(str(path), "--to-parameters")["instructions"]
     to_parameters = m.to_parameters()
     assert [(r.operand, r.operand_name) for r in to_parameters] == [
         (r["operand"], r["operand_name"]) for r in root["output_to_input"]
@@ -84,7 +86,7 @@ def test_instructions_of_every_computation() -> None:
     assert m.instructions(fused) == [i.name for i in m.module.computations[0].instructions]
     (row,) = m.maps(m.module.computations[0].root.name, computation=fused)[:1]
     assert row.output == 0
-    with pytest.raises(verifier.api.UsageError, match="no computation 'nope'"):
+    with pytest.raises(UsageError, match="no computation 'nope'"):
         m.instructions("nope")
 
 
@@ -121,5 +123,5 @@ def test_read_corpus_gives_both_tables_as_frames(tmp_path: Path) -> None:
     modules, operands = verifier.read_corpus(tmp_path)
     assert list(modules["file"]) == ["w.hlo"] and str(modules["proved"].dtype) == "Int64"
     assert list(operands["distinct_read"]) == [8]
-    with pytest.raises(verifier.api.UsageError, match="no such table"):
+    with pytest.raises(UsageError, match="no such table"):
         verifier.read_corpus(tmp_path / "nothing")

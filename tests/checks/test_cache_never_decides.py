@@ -132,7 +132,7 @@ def test_an_unwritable_place_is_read(tmp_path: Path, monkeypatch: pytest.MonkeyP
     def refused(*args: object, **kwargs: object) -> int:
         raise PermissionError(13, "Permission denied", str(path))
 
-    monkeypatch.setattr(sqlite_cache.os, "open", refused)
+    monkeypatch.setattr(os, "open", refused)
     with SqliteCache(path, versions=V1) as cache:
         assert cache.lookup("k0") == {"outcome": "refuted", "i": 0}
         assert not cache.writable

@@ -98,6 +98,7 @@ def test_case_1_with_a_wider_domain_is_different_inside_the_domain():
         "verdict": "different",
         "counterexample": {"point": {"d0": 0, "d1": 16}, "a": [1, 0], "b": [0, 16]},
     }
+    assert isinstance(result.counterexample, PointwiseCounterexample)
     point = dict(result.counterexample.point)
     assert all(point[v.name] in a.bounds(v) for v in a.all_variables)
 
@@ -202,7 +203,7 @@ def test_batches_keep_order_and_report_bad_pairs():
         results = check_equivalence_batch(pairs * 3, pointwise=True, workers=workers)
         kinds = [r.verdict if not isinstance(r, BatchFailure) else "error" for r in results]
         assert kinds == [Verdict.EQUAL, "error", Verdict.DIFFERENT, Verdict.EQUAL] * 3
-        assert "expected ','" in results[1].to_json()["error"]
+        assert "expected ','" in str(results[1].to_json()["error"])
 
 
 def _brute_force(a, b, pointwise):
@@ -250,4 +251,5 @@ def test_verdicts_agree_with_brute_force(pair):
 @settings(max_examples=2000, deadline=None)
 @given(map_pairs(max_dims=3, max_results=3, max_leaves=8))
 def test_verdicts_agree_with_brute_force_sweep(pair):
-    test_verdicts_agree_with_brute_force.hypothesis.inner_test(pair)
+    # Hypothesis attaches .hypothesis to the tests it wraps, at run time.
+    test_verdicts_agree_with_brute_force.hypothesis.inner_test(pair)  # type: ignore[attr-defined]

@@ -4,6 +4,7 @@ brute-force count of how often each output point (per offset) is written."""
 
 import itertools
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -25,7 +26,7 @@ PARTITIONED = {"concatenate", "pad", "dynamic-update-slice"}
 
 
 def _writes(
-    pieces: list[tuple[IndexingMap, ...]], box: tuple[int, ...], offsets: tuple[int, ...]
+    pieces: Sequence[Sequence[IndexingMap]], box: tuple[int, ...], offsets: tuple[int, ...]
 ) -> Counter[tuple[tuple[int, ...], int]]:
     """(output point, piece) → how many maps of the piece write it, at `offsets`."""
     counts: Counter[tuple[tuple[int, ...], int]] = Counter()
@@ -35,13 +36,13 @@ def _writes(
             for point in m.domain_points():
                 if all(point[var(VarKind.RT, i)] == v for i, v in enumerate(offsets)):
                     seen.add(m.evaluate(point))
-        for point in seen:
-            counts[(point, number)] += 1
+        for written in seen:
+            counts[(written, number)] += 1
     return counts
 
 
 def _partitions_by_brute_force(
-    pieces: list[tuple[IndexingMap, ...]], box: tuple[int, ...], offset_ranges: list[range]
+    pieces: Sequence[Sequence[IndexingMap]], box: tuple[int, ...], offset_ranges: list[range]
 ) -> bool:
     for offsets in itertools.product(*offset_ranges):
         writers: Counter[tuple[int, ...]] = Counter()

@@ -20,7 +20,8 @@ REAL = Path(__file__).parents[2] / "examples" / "real"
 
 
 def _tables(directory: Path, names: list[str]) -> None:
-    modules, operands = [], []
+    modules: list[dict[str, object]] = []
+    operands: list[dict[str, object]] = []
     for name in names:
         answer = analyse_text((REAL / name).read_text(), name)
         modules.append(

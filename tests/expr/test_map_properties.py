@@ -33,7 +33,7 @@ def test_known_empty_maps_print_as_known_empty(m):
 
 
 def _composed(consumer_relation, producer_relation):
-    by_dims = {}
+    by_dims: dict[tuple[int, ...], set[tuple[int, ...]]] = {}
     for dims, results in producer_relation:
         by_dims.setdefault(dims, set()).add(results)
     return {(x, z) for x, y in consumer_relation for z in by_dims.get(y, ())}

@@ -122,6 +122,7 @@ def _fusion(seed: int) -> str:
                 "broadcast",
             ]
         )
+        new: tuple[int, ...]
         if kind == "transpose" and len(dims) == 2:
             new, text = (dims[1], dims[0]), f"transpose({name}), dimensions={{1,0}}"
         elif kind == "reverse":

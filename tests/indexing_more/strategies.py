@@ -159,10 +159,10 @@ def select_and_scatter(draw: st.DrawFn) -> str:
         operand.append(n)
         source.append((n + low + high - size) // stride + 1)
         fields.append((size, stride, f"{low}_{high}"))
-    size, stride, pad = ("x".join(map(str, f)) for f in zip(*fields, strict=True))
+    sizes, strides, pads = ("x".join(map(str, f)) for f in zip(*fields, strict=True))
     root = (
         f"r = {_shape(operand)} select-and-scatter(p0, p1, p2), "
-        f"window={{size={size} stride={stride} pad={pad}}}, select=ge, scatter=add"
+        f"window={{size={sizes} stride={strides} pad={pads}}}, select=ge, scatter=add"
     )
     return _module([_shape(operand), _shape(source), "f32[]"], root, _ADD + _GE)
 

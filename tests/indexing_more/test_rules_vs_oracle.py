@@ -19,11 +19,11 @@ _STRATEGIES = {
     "collectives": strategies.collective(),
     "bitcast (tiled)": strategies.bitcast_tiled(),
 }
-_SETTINGS = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow]}
+_SETTINGS = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @pytest.mark.parametrize("family", sorted(_STRATEGIES))
-@settings(max_examples=40, **_SETTINGS)
+@settings(_SETTINGS, max_examples=40)
 @given(data=st.data())
 def test_matches_oracle(family: str, data: st.DataObject) -> None:
     undefined = check(data.draw(_STRATEGIES[family], label="hlo"))
@@ -32,7 +32,7 @@ def test_matches_oracle(family: str, data: st.DataObject) -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("family", sorted(_STRATEGIES))
-@settings(max_examples=1000, **_SETTINGS)
+@settings(_SETTINGS, max_examples=1000)
 @given(data=st.data())
 def test_matches_oracle_sweep(family: str, data: st.DataObject) -> None:
     undefined = check(data.draw(_STRATEGIES[family], label="hlo"))

@@ -13,6 +13,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections import Counter
+from collections.abc import Set
 from dataclasses import dataclass
 
 from tests import oracle, oracle_more
@@ -22,7 +23,9 @@ from verifier.hlo import Computation, Instruction, Module, parse_module
 Index = tuple[int, ...]
 
 
-def _reads(computation: Computation, instruction: Instruction, output: int) -> dict[Index, set]:
+def _reads(
+    computation: Computation, instruction: Instruction, output: int
+) -> dict[Index, Set[tuple[int, Index]]]:
     if instruction.opcode in oracle_more.SUPPORTED_OPCODES:
         return dict(oracle_more.reads(computation, instruction, output))
     return dict(oracle.reads(computation, instruction, output))
@@ -72,22 +75,24 @@ def judge(module: Module, instruction: Instruction) -> Judged:
     return Judged(tuple(len(s) for s in seen), tuple(pairs))
 
 
-def _fused_reads(module: Module, fusion: Instruction, output: int) -> dict[Index, Counter]:
+def _fused_reads(
+    module: Module, fusion: Instruction, output: int
+) -> dict[Index, Counter[tuple[int, Index]]]:
     """Root output index → Counter of (parameter number, element) → paths."""
     fused = module.computation(fusion.called_computations[0])
     numbers = {p.name: k for k, p in enumerate(fused.parameters)}
-    memo: dict[tuple[str, int], dict[Index, set]] = {}
+    memo: dict[tuple[str, int], dict[Index, Set[tuple[int, Index]]]] = {}
 
-    def reads_of(instruction: Instruction, out: int) -> dict[Index, set]:
+    def reads_of(instruction: Instruction, out: int) -> dict[Index, Set[tuple[int, Index]]]:
         key = (instruction.name, out)
         if key not in memo:
             memo[key] = _reads(fused, instruction, out)
         return memo[key]
 
-    def follow(instruction: Instruction, out: int, index: Index) -> Counter:
+    def follow(instruction: Instruction, out: int, index: Index) -> Counter[tuple[int, Index]]:
         if instruction.opcode == "parameter":
             return Counter({(numbers[instruction.name], index): 1})
-        total: Counter = Counter()
+        total: Counter[tuple[int, Index]] = Counter()
         for number, element in reads_of(instruction, out)[index]:
             producer, _, own = _operand_array(fused, instruction, number)
             total += follow(producer, own, element)

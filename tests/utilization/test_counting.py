@@ -54,7 +54,7 @@ def box_like_maps(draw: st.DrawFn, rank: int) -> IndexingMap:
     if draw(st.booleans()):
         v = draw(st.sampled_from(pools))
         constraints.append((v * draw(st.sampled_from([-2, 1, 3])) + 1, Interval(-2, 5)))
-    if results and draw(st.booleans()):
+    if len(results) > 0 and draw(st.booleans()):
         constraints.append((results[0] + 2, Interval(draw(st.integers(-4, 4)), 6)))
 
     def variable(v: Var) -> Variable:

@@ -70,7 +70,7 @@ def test_slice_of_a_broadcast_underestimates() -> None:
     (row,) = instruction_utilization(ModuleMaps(module), module.entry, module.entry.root).operands
     assert (row.distinct_read, row.heuristic_elements, row.heuristic_vs_exact) == (
         5,
-        1,
+        Fraction(1),
         Fraction(1, 5),
     )
 
