@@ -109,10 +109,10 @@ OPAQUE_OPCODES = frozenset({"call", "custom-call", "while", "conditional", "asyn
 
 
 def _other_oracle_opcodes() -> frozenset[str]:
-    """Opcodes judged by the second reference interpreter (tests/oracle_more,
-    run by tests/indexing_more), when it is present."""
+    """Opcodes judged by the second reference interpreter (tests/oracle/compound.py,
+    run by tests/indexing/test_compound_rules_vs_oracle.py), when it is present."""
     try:
-        from tests.oracle_more import SUPPORTED_OPCODES
+        from tests.oracle.compound import SUPPORTED_OPCODES
     except ImportError:
         return frozenset()
     return frozenset(SUPPORTED_OPCODES)

@@ -16,7 +16,8 @@ from collections import Counter
 from collections.abc import Set
 from dataclasses import dataclass
 
-from tests import oracle, oracle_more
+from tests import oracle
+from tests.oracle import compound
 from tests.oracle.interpreter import indices
 from verifier.hlo import Computation, Instruction, Module, parse_module
 
@@ -26,8 +27,8 @@ Index = tuple[int, ...]
 def _reads(
     computation: Computation, instruction: Instruction, output: int
 ) -> dict[Index, Set[tuple[int, Index]]]:
-    if instruction.opcode in oracle_more.SUPPORTED_OPCODES:
-        return dict(oracle_more.reads(computation, instruction, output))
+    if instruction.opcode in compound.SUPPORTED_OPCODES:
+        return dict(compound.reads(computation, instruction, output))
     return dict(oracle.reads(computation, instruction, output))
 
 

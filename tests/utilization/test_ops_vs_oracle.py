@@ -8,8 +8,8 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from tests.indexing import compound_strategies as more
 from tests.indexing.hlo_strategies import STRATEGIES
-from tests.indexing_more import strategies as more
 from tests.oracle import UnsupportedByOracle
 from verifier.analysis import ModuleMaps
 from verifier.counting.utilization import Span, Unknown, instruction_utilization

@@ -1,10 +1,10 @@
-"""The rules of one instruction against `oracle_more`: o2i unions equal the
+"""The rules of one instruction against `tests.oracle.compound`: o2i unions equal the
 oracle's relation, i2o unions its inverse (an UNDEFINED i2o is returned, not
 compared), and every map's image lies inside its target shape."""
 
 from __future__ import annotations
 
-from tests.oracle_more import inverse_relation, relation
+from tests.oracle.compound import inverse_relation, relation
 from verifier.expr.indexing_map import IndexingMap, Undefined
 from verifier.hlo import parse_module
 from verifier.indexing.analysis import input_to_output, output_to_input

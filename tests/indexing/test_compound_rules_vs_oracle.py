@@ -8,8 +8,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from . import strategies
-from .checks import check
+from . import compound_strategies as strategies
+from .compound_checks import check
 
 _STRATEGIES = {
     "convolution": strategies.convolution(),
