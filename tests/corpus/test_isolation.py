@@ -50,7 +50,7 @@ def test_bad_hlo_is_an_error_with_its_place() -> None:
     with IsolatedAnalyser(timeout=120) as analyser:
         bad = analyser.analyse("bad.hlo", "HloModule m\nENTRY e {\n  ROOT p = f32[2] nope(\n}\n")
     assert bad.status == "error" and bad.error is not None
-    assert bad.error.startswith("bad.hlo:4:1: expected an operand name")
+    assert bad.error.startswith("bad.hlo:3:19: unknown opcode 'nope'")
 
 
 @pytest.mark.slow  # waits 5 s for the process to end by itself
