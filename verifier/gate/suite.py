@@ -200,20 +200,26 @@ def _is_empty(indexing: Indexing) -> bool:
 _EVERYWHERE = "every output <-> every operand"
 
 
+def _indexings(place: _Place, run: _Run) -> list[Indexing]:
+    """The indexing of every (output, operand) pair of the instruction, both
+    directions (composed and simplified)."""
+    instruction, computation = place.instruction, place.computation
+    return [
+        composed.indexing
+        for output in _outputs(place)
+        for composed in run.maps.output_to_input(computation, instruction, output.number)
+    ] + [
+        composed.indexing
+        for operand in _operands(place)
+        for composed in run.maps.input_to_output(computation, instruction, operand.number)
+    ]
+
+
 def _wholly_undefined(place: _Place, run: _Run) -> Undefined | None:
     """The reason when every map of the instruction, both directions, is
     unknown (a while loop): then each check reports it once, not once per
     pair of leaves of its tuples."""
-    instruction = place.instruction
-    indexings = [
-        composed.indexing
-        for output in _outputs(place)
-        for composed in run.maps.output_to_input(place.computation, instruction, output.number)
-    ] + [
-        composed.indexing
-        for operand in _operands(place)
-        for composed in run.maps.input_to_output(place.computation, instruction, operand.number)
-    ]
+    indexings = _indexings(place, run)
     if not indexings or not all(isinstance(i, Undefined) for i in indexings):
         return None
     first = indexings[0]
@@ -326,16 +332,7 @@ def _bitcast(place: _Place, run: _Run) -> Iterator[Finding]:
 def _all_maps(place: _Place, run: _Run) -> tuple[IndexingMap, ...]:
     """Every defined map of the instruction, both directions (the unknown
     ones are reported by in-bounds)."""
-    instruction = place.instruction
-    indexings = [
-        composed.indexing
-        for output in _outputs(place)
-        for composed in run.maps.output_to_input(place.computation, instruction, output.number)
-    ] + [
-        composed.indexing
-        for operand in _operands(place)
-        for composed in run.maps.input_to_output(place.computation, instruction, operand.number)
-    ]
+    indexings = _indexings(place, run)
     maps: list[IndexingMap] = []
     for indexing in indexings:
         if isinstance(indexing, Undefined):
