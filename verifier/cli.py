@@ -718,6 +718,16 @@ def _run_utilization(args: argparse.Namespace, out: TextIO) -> int:
 # ---------------------------------------------------------------- corpus
 
 
+def _needs_research_extra(command: str, error: ImportError) -> VerifierError:
+    """The usage error of a command whose optional dependencies are missing."""
+    from verifier.errors import UsageError
+
+    return UsageError(
+        f"verifier {command} needs the research extra ({error.name} is missing): "
+        "pip install 'hlo-verifier[research]'"
+    )
+
+
 def _run_corpus(args: argparse.Namespace, out: TextIO) -> int:
     from verifier.errors import UsageError
 
@@ -726,10 +736,7 @@ def _run_corpus(args: argparse.Namespace, out: TextIO) -> int:
 
         from verifier.corpus.run import CorpusOptions, run_corpus
     except ImportError as error:
-        raise UsageError(
-            f"verifier corpus needs the research extra ({error.name} is missing): "
-            "pip install 'hlo-verifier[research]'"
-        ) from None
+        raise _needs_research_extra("corpus", error) from None
     files, errors = _hlo_files(args.paths)
     if errors:
         raise UsageError("; ".join(str(e) for e in errors))
@@ -762,15 +769,11 @@ def _run_corpus(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _run_plot(args: argparse.Namespace, out: TextIO) -> int:
-    from verifier.errors import UsageError
 
     try:
         from verifier.corpus.plot import plot_corpus
     except ImportError as error:
-        raise UsageError(
-            f"verifier plot needs the research extra ({error.name} is missing): "
-            "pip install 'hlo-verifier[research]'"
-        ) from None
+        raise _needs_research_extra("plot", error) from None
     plot_corpus(Path(args.directory), Path(args.output), args.labels)
     print(f"wrote {args.output}", file=out)
     return EXIT_OK
