@@ -14,9 +14,10 @@ Prints, from one run:
     pip install -e '.[research]'
     python -m benchmarks.corpus [CORPUS_DIR] [--jobs N]
 
-Without CORPUS_DIR, every committed module under ``examples/`` (the real
-dumps, the corpus of 14 program families with SPMD, the syntax forms, the
-SPEC's cases and the modules broken on purpose, which are error rows).
+Without CORPUS_DIR, ``examples/corpus``: the committed JAX dumps of 14
+program families (SPMD on 8 devices and an ``--xla_dump_to`` directory
+included).  Not all of ``examples/``: counting the 3-conv/3-pool fusion in
+``examples/benchmarks`` takes minutes of isl's count budget.
 """
 
 from __future__ import annotations
@@ -109,7 +110,7 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="corpus-benchmark-"))
     corpus = args.corpus
     if corpus is None:
-        corpus = ROOT / "examples"
+        corpus = ROOT / "examples" / "corpus"
     files = sorted(corpus.rglob("*.hlo"))
     jobs = ["--jobs", str(args.jobs)]
     print(f"corpus: {len(files)} modules under {corpus}; {args.jobs} jobs")
