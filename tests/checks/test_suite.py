@@ -75,6 +75,15 @@ def test_a_concatenate_whose_output_disagrees_with_its_operands_is_invalid_hlo(n
     assert (error.value.span.line, error.value.span.column) == (8, 8)
 
 
+def test_a_convolution_whose_output_ignores_its_batch_groups_is_invalid_hlo() -> None:
+    with pytest.raises(
+        InvalidHloError,
+        match=r"it is written f32\[3,3,4,4\], its operands and attributes give f32\[3,3,1,4\]",
+    ) as error:
+        parse_module_file(EXAMPLES / "checks" / "conv_output_shape.hlo")
+    assert (error.value.span.line, error.value.span.column) == (9, 8)
+
+
 def test_only_selects_checks_and_rejects_unknown_names() -> None:
     module = parse_module_file(EXAMPLES / "spec" / "concatenate.hlo")
     findings = list(run_checks(module, MemoryCache(), only=["partition", "bitcast"]))
