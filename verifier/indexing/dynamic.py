@@ -32,7 +32,7 @@ from verifier.expr import (
 )
 from verifier.hlo import Instruction
 from verifier.indexing.registry import Indexing, OpContext, OpRule, register
-from verifier.indexing.shapes import dims_box
+from verifier.indexing.shapes import dims_box, scalar_constant
 
 
 @dataclass(frozen=True)
@@ -42,16 +42,6 @@ class _Offset:
 
     folded: Expr | None
     variable: Variable | None
-
-
-def _scalar_constant(instruction: Instruction) -> int | None:
-    if instruction.opcode != "constant" or instruction.shape.rank != 0:
-        return None
-    literal = (instruction.literal or "").strip()
-    try:
-        return int(literal)
-    except ValueError:
-        return None
 
 
 def _runtime_start(
@@ -67,7 +57,7 @@ def _runtime_start(
     of the map the start goes into (its runtime variables are assembled
     after, by `_assemble`).
     """
-    value = _scalar_constant(producer)
+    value = scalar_constant(producer)
     if value is not None:
         return _Offset(const(min(max(value, feasible.lower), feasible.upper)), None)
     if producer.opcode == "iota":
