@@ -26,7 +26,7 @@ CASES = [
     pytest.param(EXAMPLES / "real" / "dynamic_loop.hlo", marks=_SLOW),
     pytest.param(EXAMPLES / "real_ops" / "scan_cumulative.hlo", marks=_SLOW),
 ]
-_OPCODES = ("call", "conditional", "while")
+_OPCODES = ("call", "conditional", "fusion", "while")
 
 Pair = tuple[tuple[int, ...], tuple[int, ...]]
 
@@ -39,7 +39,7 @@ def _pairs(indexing_map: IndexingMap) -> set[Pair]:
 
 
 def _check_module(module: Module) -> int:
-    """Compare every call, conditional and while of `module`; how many were."""
+    """Compare every call, conditional, fusion and while of `module`; how many were."""
     composer = Composer(module)
     oracle = ComputationOracle(module)
     compared = 0
