@@ -152,3 +152,28 @@ def test_a_trip_count_above_the_limit_is_unsupported_with_the_count() -> None:
     (undefined, *_) = composer.input_to_output(module.entry, module.entry.root, 1)
     assert isinstance(undefined.maps, Undefined)
     assert f"trip count {UNROLL_LIMIT + 1} is above" in undefined.maps.reason
+
+
+def test_a_body_with_unknown_maps_leaves_the_loop_unknown_with_the_bodys_reason() -> None:
+    module = parse_module("""
+HloModule opaque_body
+cond {
+  s = f32[4] parameter(0)
+  ROOT t = pred[] constant(true)
+}
+body {
+  s = f32[4] parameter(0)
+  ROOT c = f32[4] custom-call(s), custom_call_target="mystery"
+}
+ENTRY e {
+  x = f32[4] parameter(0)
+  ROOT w = f32[4] while(x), condition=cond, body=body, backend_config={"known_trip_count":{"n":"3"}}
+}
+""")
+    composer = Composer(module)
+    for composed in (
+        composer.output_to_input(module.entry, module.entry.root, 0)[0],
+        composer.input_to_output(module.entry, module.entry.root, 0)[0],
+    ):
+        assert isinstance(composed.maps, Undefined)
+        assert "mystery" in composed.maps.reason

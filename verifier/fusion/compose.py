@@ -234,7 +234,8 @@ class Composer:
         """`loop`'s body composed `trips` times (see `_loop`), or UNDEFINED
         when a union grows past `LOOP_MAP_LIMIT` maps."""
         body = loop_body(self.module, loop)
-        leaves = len(parameter_leaves(body))
+        dimensions = [leaf.shape.dimensions for leaf in parameter_leaves(body)]
+        leaves = len(dimensions)
         step = [
             self.computation_output_to_input(body, leaf)
             if direction == "o2i"
@@ -244,7 +245,7 @@ class Composer:
         state = tuple(
             tuple(
                 ComposedIndexing(
-                    (CountedMap(IndexingMap.identity(self._leaf_dims(body, k))),) if k == j else ()
+                    (CountedMap(IndexingMap.identity(dimensions[k])),) if k == j else ()
                 )
                 for j in range(leaves)
             )
@@ -261,7 +262,9 @@ class Composer:
             if following == state:
                 break
             state = following
-            largest = max(len(c.maps) for row in state for c in row if isinstance(c.maps, tuple))
+            largest = max(
+                (len(c.maps) for row in state for c in row if isinstance(c.maps, tuple)), default=0
+            )
             if largest > LOOP_MAP_LIMIT:
                 return Undefined(
                     f"while loop '{loop.name}' (body {body.name}): composing its body "
@@ -269,10 +272,6 @@ class Composer:
                     "between two of its state's arrays"
                 )
         return state
-
-    @staticmethod
-    def _leaf_dims(body: Computation, leaf: int) -> tuple[int, ...]:
-        return parameter_leaves(body)[leaf].shape.dimensions
 
     def _through(
         self, first: tuple[ComposedIndexing, ...], then: list[ComposedIndexing]
