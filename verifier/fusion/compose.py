@@ -38,7 +38,12 @@ from verifier.expr import IndexingMap, Undefined, compose, range_var
 from verifier.fusion.graph import computation_graph, users_first_order
 from verifier.hlo import Computation, Instruction, Module, Shape, ShapeIndex
 from verifier.indexing import analysis
-from verifier.indexing.control_flow import LOOP_MAP_LIMIT, loop_body, loop_trip_count
+from verifier.indexing.control_flow import (
+    LOOP_MAP_LIMIT,
+    LOOP_WORK_LIMIT,
+    loop_body,
+    loop_trip_count,
+)
 from verifier.indexing.leaves import (
     OperandLeaf,
     instruction_operand_leaves,
@@ -232,7 +237,8 @@ class Composer:
         self, loop: Instruction, trips: int, direction: str
     ) -> tuple[tuple[ComposedIndexing, ...], ...] | Undefined:
         """`loop`'s body composed `trips` times (see `_loop`), or UNDEFINED
-        when a union grows past `LOOP_MAP_LIMIT` maps."""
+        when a union grows past `LOOP_MAP_LIMIT` maps or the iterations
+        together past `LOOP_WORK_LIMIT`."""
         body = loop_body(self.module, loop)
         dimensions = [leaf.shape.dimensions for leaf in parameter_leaves(body)]
         leaves = len(dimensions)
@@ -251,6 +257,7 @@ class Composer:
             )
             for k in range(leaves)
         )
+        composed = 0
         for _ in range(trips):
             following = tuple(
                 tuple(
@@ -262,14 +269,14 @@ class Composer:
             if following == state:
                 break
             state = following
-            largest = max(
-                (len(c.maps) for row in state for c in row if isinstance(c.maps, tuple)), default=0
-            )
-            if largest > LOOP_MAP_LIMIT:
+            sizes = [len(c.maps) for row in state for c in row if isinstance(c.maps, tuple)]
+            composed += sum(sizes)
+            if max(sizes, default=0) > LOOP_MAP_LIMIT or composed > LOOP_WORK_LIMIT:
                 return Undefined(
                     f"while loop '{loop.name}' (body {body.name}): composing its body "
                     f"{trips} times gives a union of more than {LOOP_MAP_LIMIT} maps "
-                    "between two of its state's arrays"
+                    f"between two of its state's arrays, or more than {LOOP_WORK_LIMIT} "
+                    "maps over all iterations"
                 )
         return state
 

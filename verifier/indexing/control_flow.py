@@ -38,6 +38,11 @@ LOOP_MAP_LIMIT = 64
 dynamic-update-slice of the state splits what survives it into pieces per
 iteration (2 per sliced dim), so a union can double with every iteration."""
 
+LOOP_WORK_LIMIT = 2048
+"""The most maps a loop's unions may hold over all its iterations together
+(each new map is compared with the union's others): a bound on the time a
+loop with many state arrays takes."""
+
 
 def loop_trip_count(module: Module, computation: Computation, loop: Instruction) -> int | Undefined:
     """How many times `loop` (a ``while`` of `computation`) runs its body,
