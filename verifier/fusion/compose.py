@@ -271,13 +271,16 @@ class Composer:
             state = following
             sizes = [len(c.maps) for row in state for c in row if isinstance(c.maps, tuple)]
             composed += sum(sizes)
-            if max(sizes, default=0) > LOOP_MAP_LIMIT or composed > LOOP_WORK_LIMIT:
-                return Undefined(
-                    f"while loop '{loop.name}' (body {body.name}): composing its body "
-                    f"{trips} times gives a union of more than {LOOP_MAP_LIMIT} maps "
-                    f"between two of its state's arrays, or more than {LOOP_WORK_LIMIT} "
-                    "maps over all iterations"
-                )
+            if max(sizes, default=0) > LOOP_MAP_LIMIT:
+                too_many = f"a union of more than {LOOP_MAP_LIMIT} maps between two state arrays"
+            elif composed > LOOP_WORK_LIMIT:
+                too_many = f"more than {LOOP_WORK_LIMIT} maps over its iterations"
+            else:
+                continue
+            return Undefined(
+                f"while loop '{loop.name}' (body {body.name}): composing its body "
+                f"{trips} times gives {too_many}"
+            )
         return state
 
     def _through(
