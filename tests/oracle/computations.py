@@ -111,7 +111,7 @@ class ComputationOracle:
         for index in indices(shape.dimensions):
             elements: set[Element] = {(0, ())}
             for branch, name in enumerate(names):
-                first = numbering.index((branch + 1, arrays_path_first(numbering, branch + 1)))
+                first = numbering.index((branch + 1, _first_path(numbering, branch + 1)))
                 branch_reads = self.computation_reads(self.module.computation(name), output)
                 elements |= {(first + leaf, at) for leaf, at in branch_reads[index]}
             result[index] = frozenset(elements)
@@ -142,7 +142,7 @@ class ComputationOracle:
         return state[output]
 
 
-def arrays_path_first(numbering: list[tuple[int, Index]], operand: int) -> Index:
+def _first_path(numbering: list[tuple[int, Index]], operand: int) -> Index:
     """The path of operand `operand`'s first array."""
     return next(path for position, path in numbering if position == operand)
 

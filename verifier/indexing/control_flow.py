@@ -90,9 +90,10 @@ def _known_trip_count(loop: Instruction) -> int | None:
         return None
     try:
         config = json.loads(config_text.text)
-        return int(config["known_trip_count"]["n"])
+        count = int(config["known_trip_count"]["n"])
     except (ValueError, KeyError, TypeError):
         return None
+    return count if count >= 0 else None
 
 
 def _counted_loop_trip_count(
