@@ -802,10 +802,19 @@ def _cross_check_option(command: argparse.ArgumentParser) -> None:
     )
 
 
-def _version() -> str:
-    from verifier.gate.run import DISTRIBUTION, tool_version
+class _VersionAction(argparse.Action):
+    """``--version``: the installed version, looked up only when asked for
+    (it lives in the gate, whose imports would otherwise be every command's
+    start-up cost)."""
 
-    return f"{tool_version()} ({DISTRIBUTION})"
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="show the version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: Any, **__: Any) -> None:
+        from verifier.gate.run import DISTRIBUTION, tool_version
+
+        print(f"verifier {tool_version()} ({DISTRIBUTION})")
+        parser.exit()
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -818,7 +827,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="exit codes: 0 ok/equal/proved, 1 refuted/different, 2 bad input, "
         "3 unknown (solver budget exhausted), 4 vacuous (empty domain)",
     )
-    parser.add_argument("--version", action="version", version=f"verifier {_version()}")
+    parser.add_argument("--version", action=_VersionAction)
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def command(name: str, help_text: str) -> argparse.ArgumentParser:
