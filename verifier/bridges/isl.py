@@ -178,6 +178,11 @@ class IslExprConverter(ExprTranslator[Any]):
         self._space = set_space(tuple(names))
         self._positions = {name: i for i, name in enumerate(self._space.names)}
 
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The variables, in the order of the set space's dimensions."""
+        return self._space.names
+
     def map_const(self, value: int) -> Any:
         return self._space.zero.set_constant_val(isl_val(value))
 
@@ -260,11 +265,13 @@ def domain_set(indexing_map: IndexingMap, converter: IslExprConverter) -> Any:
 def graph_of(indexing_map: IndexingMap) -> Any:
     """``{ [d, s, rt] -> [results] : domain }`` — the map as a function of all
     its variables (no quantifier)."""
-    names = variable_names(indexing_map)
-    converter = IslExprConverter(names)
-    domain = domain_set(indexing_map, converter)
+    converter = IslExprConverter(variable_names(indexing_map))
+    return _graph(indexing_map, converter, domain_set(indexing_map, converter))
+
+
+def _graph(indexing_map: IndexingMap, converter: IslExprConverter, domain: Any) -> Any:
     results = [converter.convert(r) for r in indexing_map.results]
-    map_space = _map_space(names, len(results))
+    map_space = _map_space(converter.names, len(results))
     if all(isinstance(r, isl.Aff) for r in results):
         function = isl.MultiAff.zero(map_space)
         for position, result in enumerate(results):
@@ -276,6 +283,79 @@ def graph_of(indexing_map: IndexingMap) -> Any:
             pieces = pieces.add(_as_piecewise(result))
         graph = isl.Map.from_multi_pw_aff(isl.MultiPwAff.from_pw_aff_list(map_space, pieces))
     return graph.intersect_domain(domain)
+
+
+class _PairTranslation:
+    """Two maps in isl, translated together and only as far as asked.
+
+    Maps over the same variables share one converter, so a sub-expression
+    both use is translated once; maps with the same domain — a map and its
+    simplified form — share its isl set.  `graphs_equal` decides equality
+    of the graphs without building them: ``{ [x] -> [a(x)] : x in A }`` and
+    ``{ [x] -> [b(x)] : x in B }`` are equal iff ``A = B`` and no ``x`` of
+    ``A`` has ``a_i(x) != b_i(x)`` — set questions, a few times cheaper
+    than comparing the graphs, whose divisions isl must align.
+    """
+
+    def __init__(self, a: IndexingMap, b: IndexingMap) -> None:
+        self.maps = a, b
+        converter_a = IslExprConverter(variable_names(a))
+        self.comparable = variable_names(b) == converter_a.names and _same_arity(a, b)
+        converter_b = converter_a if self.comparable else IslExprConverter(variable_names(b))
+        self.converters = converter_a, converter_b
+        domain_a = domain_set(a, converter_a)
+        same_domain = self.comparable and _domain_key(a) == _domain_key(b)
+        self.domains = domain_a, domain_a if same_domain else domain_set(b, converter_b)
+
+    @functools.cached_property
+    def graphs(self) -> tuple[Any, Any]:
+        """``{ [d, s, rt] -> [results] : domain }`` of each map."""
+        return (
+            _graph(self.maps[0], self.converters[0], self.domains[0]),
+            _graph(self.maps[1], self.converters[1], self.domains[1]),
+        )
+
+    def graphs_equal(self) -> bool:
+        """Whether the maps have the same variables and equal graphs."""
+        if not self.comparable:
+            return False
+        domain, other_domain = self.domains
+        if domain is not other_domain and not _as_set(domain).is_equal(_as_set(other_domain)):
+            return False
+        converter = self.converters[0]
+        a, b = self.maps
+        for result_a, result_b in zip(a.results, b.results, strict=True):
+            if result_a == result_b:
+                continue
+            value_a, value_b = converter.convert(result_a), converter.convert(result_b)
+            if isinstance(value_a, isl.Aff) and isinstance(value_b, isl.Aff):
+                differ = value_a.ne_set(value_b)
+            else:
+                differ = _as_piecewise(value_a).ne_set(_as_piecewise(value_b))
+            if not differ.intersect(domain).is_empty():
+                return False
+        return True
+
+    def domain_is_empty(self, side: int) -> bool:
+        """Emptiness of one map's domain (side 0 or 1); a box that is not
+        known empty has points."""
+        indexing_map = self.maps[side]
+        if not indexing_map.constraints:
+            return indexing_map.is_known_empty
+        return bool(self.domains[side].is_empty())
+
+
+def _as_set(domain: Any) -> Any:
+    return domain if isinstance(domain, isl.Set) else isl.Set.from_basic_set(domain)
+
+
+def _domain_key(indexing_map: IndexingMap) -> tuple[object, ...]:
+    return (
+        indexing_map.dims,
+        indexing_map.range_vars,
+        indexing_map.rt_vars,
+        indexing_map.constraints,
+    )
 
 
 def _num_symbols(indexing_map: IndexingMap) -> int:
@@ -306,8 +386,7 @@ def to_isl_map(indexing_map: IndexingMap, *, existential_symbols: bool = True) -
 
 def to_isl_set(indexing_map: IndexingMap) -> Any:
     """The domain as an `isl.Set` over ``[d…, s…, rt…]`` (all named)."""
-    domain = domain_set(indexing_map, IslExprConverter(variable_names(indexing_map)))
-    return domain if isinstance(domain, isl.Set) else isl.Set.from_basic_set(domain)
+    return _as_set(domain_set(indexing_map, IslExprConverter(variable_names(indexing_map))))
 
 
 def isl_points(isl_object: Any) -> list[tuple[int, ...]]:
@@ -359,23 +438,16 @@ def relations_equal(
         return False  # relations of different spaces are never the same set
     try:
         with operation_budget(max_operations):
-            if _same_variables(a, b) and graph_of(a).is_equal(graph_of(b)):
+            pair = _PairTranslation(a, b)
+            if pair.graphs_equal():
                 return True
-            return bool(to_isl_map(a).is_equal(to_isl_map(b)))
+            relation_a, relation_b = (
+                graph.project_out(_IN, m.num_dims, _num_symbols(m))
+                for graph, m in zip(pair.graphs, pair.maps, strict=True)
+            )
+            return bool(relation_a.is_equal(relation_b))
     except BudgetExhausted:
         return None
-
-
-def _same_variables(a: IndexingMap, b: IndexingMap) -> bool:
-    """Whether the graphs of `a` and `b` live in the same space."""
-    return variable_names(a) == variable_names(b) and _same_arity(a, b)
-
-
-def _graph_is_empty(indexing_map: IndexingMap) -> bool:
-    """Emptiness of the domain; a box that is not known empty has points."""
-    if not indexing_map.constraints:
-        return indexing_map.is_known_empty
-    return bool(to_isl_set(indexing_map).is_empty())
 
 
 def _pointwise_refutation(
@@ -446,10 +518,10 @@ def compare_relations(
             # the same variables (what a simplification that keeps its
             # symbols gives) have equal projections, and comparing them
             # needs no existential variable; then the relations proper.
-            graphs = graph_of(a), graph_of(b)
-            comparable = _same_variables(a, b)
-            if comparable and graphs[0].is_equal(graphs[1]):
-                return IslComparison(differs=False, vacuous=_graph_is_empty(a))
+            pair = _PairTranslation(a, b)
+            if pair.graphs_equal():
+                return IslComparison(differs=False, vacuous=pair.domain_is_empty(0))
+            graphs, comparable = pair.graphs, pair.comparable
             full_a = _relation_with_witnesses(a, graphs[0])
             full_b = _relation_with_witnesses(b, graphs[1])
             refuted = _pointwise_refutation(a, b, graphs, (full_a, full_b)) if comparable else None
@@ -499,10 +571,11 @@ def compare_pointwise(
     """
     try:
         with operation_budget(max_operations):
-            graph_a, graph_b = graph_of(a), graph_of(b)
+            pair = _PairTranslation(a, b)
+            if pair.graphs_equal():
+                return IslComparison(differs=False, vacuous=pair.domain_is_empty(0))
+            graph_a, graph_b = pair.graphs
             same_variables = variable_names(a) == variable_names(b)
-            if same_variables and _same_arity(a, b) and graph_a.is_equal(graph_b):
-                return IslComparison(differs=False, vacuous=_graph_is_empty(a))
             empty_a, empty_b = graph_a.is_empty(), graph_b.is_empty()
             if empty_a and empty_b:
                 return IslComparison(differs=False, vacuous=True)
