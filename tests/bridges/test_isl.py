@@ -97,6 +97,18 @@ def test_the_witness_is_the_smallest_point():
     assert smallest == 6
 
 
+def test_the_witness_is_the_smallest_point_with_signed_and_unsigned_coordinates():
+    # d0 never negative (its own size), d1 of either sign: differ where 2 * d0 - d1 >= 7.
+    domain = "domain: d0 in [0, 9], d1 in [-9, 9]"
+    a = parse_map(f"(d0, d1) -> (min(d0 * 2 - d1, 6)), {domain}")
+    b = parse_map(f"(d0, d1) -> (d0 * 2 - d1), {domain}")
+    witness = dict(isl_bridge.compare_pointwise(a, b).witness)
+    smallest = min(
+        (x + abs(y), x, y) for x, y in itertools.product(range(10), range(-9, 10)) if 2 * x - y >= 7
+    )
+    assert (witness["d0"] + abs(witness["d1"]), witness["d0"], witness["d1"]) == smallest
+
+
 def test_the_converter_names_unknown_variables():
     with pytest.raises(InvalidMapError, match="'d1' is not one of the variables d0"):
         isl_bridge.IslExprConverter(["d0"]).convert(dim(1))

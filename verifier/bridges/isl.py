@@ -644,6 +644,7 @@ def minimal_point(points: Any, *, primary: range, secondary: range) -> list[int]
     isl's lexmin minimises leading coordinates first, so the set is lifted to
     ``[P, S, x, t]`` with ``t_i >= |x_i|`` (``t_i >= x_i``, ``t_i >= -x_i``),
     ``P = Σ t_i`` and ``S = Σ t_j``; at the minimum every ``t_i = |x_i|``.
+    A coordinate that is never negative stands for its own ``t_i``.
     """
     width: int = points.dim(_DIM)
     sample = points.sample_point()
@@ -666,30 +667,36 @@ def minimal_point(points: Any, *, primary: range, secondary: range) -> list[int]
 
 
 def _lexmin_of_sizes(points: Any, width: int, primary: range, secondary: range) -> list[int]:
-    lifted = points.insert_dims(_DIM, 0, 2).add_dims(_DIM, width)
+    # A coordinate the set keeps non-negative is its own size and needs no
+    # ``t``: XLA's dims and symbols start at 0, so most questions lift
+    # nothing, and isl's lexmin on the unlifted set is several times cheaper.
+    signed = [i for i in (*primary, *secondary) if _may_be_negative(points, i)]
+    lifted = points.insert_dims(_DIM, 0, 2).add_dims(_DIM, len(signed))
     local_space = isl.LocalSpace.from_space(lifted.get_space())
     one, minus_one = isl_val(1), isl_val(-1)
-
-    def x(i: int) -> int:
-        return 2 + i
-
-    def t(i: int) -> int:
-        return 2 + width + i
-
-    for i in range(width):
+    size = {i: 2 + i for i in range(width)}  # x_i itself, or its t_i below
+    for k, i in enumerate(signed):
+        size[i] = 2 + width + k
         for sign in (one, minus_one):
             constraint = isl.Constraint.inequality_alloc(local_space)
-            constraint = constraint.set_coefficient_val(_DIM, t(i), one)
-            lifted = lifted.add_constraint(constraint.set_coefficient_val(_DIM, x(i), sign))
+            constraint = constraint.set_coefficient_val(_DIM, size[i], one)
+            lifted = lifted.add_constraint(constraint.set_coefficient_val(_DIM, 2 + i, sign))
     for total, group in ((0, primary), (1, secondary)):
         constraint = isl.Constraint.equality_alloc(local_space).set_coefficient_val(
             _DIM, total, one
         )
         for i in group:
-            constraint = constraint.set_coefficient_val(_DIM, t(i), minus_one)
+            constraint = constraint.set_coefficient_val(_DIM, size[i], minus_one)
         lifted = lifted.add_constraint(constraint)
-    smallest = lifted.project_out(_DIM, 2 + width, width).lexmin().sample_point()
-    return [_int(smallest.get_coordinate_val(_DIM, x(i))) for i in range(width)]
+    smallest = lifted.project_out(_DIM, 2 + width, len(signed)).lexmin().sample_point()
+    return [_int(smallest.get_coordinate_val(_DIM, 2 + i)) for i in range(width)]
+
+
+def _may_be_negative(points: Any, position: int) -> bool:
+    """Whether some point of `points` has a negative coordinate `position`."""
+    negative = isl.Constraint.inequality_alloc(isl.LocalSpace.from_space(points.get_space()))
+    negative = negative.set_coefficient_val(_DIM, position, isl_val(-1))
+    return not points.add_constraint(negative.set_constant_val(isl_val(-1))).is_empty()
 
 
 # ----------------------------------------------------------------- isl → map
