@@ -306,6 +306,7 @@ class _PairTranslation:
         domain_a = domain_set(a, converter_a)
         same_domain = self.comparable and _domain_key(a) == _domain_key(b)
         self.domains = domain_a, domain_a if same_domain else domain_set(b, converter_b)
+        self._differences: dict[int, Any] = {}
 
     @functools.cached_property
     def graphs(self) -> tuple[Any, Any]:
@@ -322,19 +323,47 @@ class _PairTranslation:
         domain, other_domain = self.domains
         if domain is not other_domain and not _as_set(domain).is_equal(_as_set(other_domain)):
             return False
-        converter = self.converters[0]
-        a, b = self.maps
-        for result_a, result_b in zip(a.results, b.results, strict=True):
+        return all(
+            self._where_result_differs(i).is_empty() for i in range(self.maps[0].num_results)
+        )
+
+    def where_results_differ(self) -> Any | None:
+        """The points of the maps' one domain where some result of `a` is
+        not `b`'s; `None` when the maps do not share one domain."""
+        if not self.comparable or self.domains[0] is not self.domains[1]:
+            return None
+        where = _as_set(self.domains[0]).subtract(_as_set(self.domains[0]))  # empty
+        for i in range(self.maps[0].num_results):
+            where = where.union(self._where_result_differs(i))
+        return where
+
+    def results_at(self, side: int, point: Sequence[int]) -> list[int]:
+        """The results of one map (side 0 or 1) at a point of its domain, by isl."""
+        space = self.converters[side].names
+        at = isl.Point.zero(set_space(space).space)
+        for position, value in enumerate(point):
+            at = at.set_coordinate_val(_DIM, position, isl_val(value))
+        return [
+            _int(_as_piecewise(self.converters[side].convert(result)).eval(at))
+            for result in self.maps[side].results
+        ]
+
+    def _where_result_differs(self, position: int) -> Any:
+        differs = self._differences.get(position)
+        if differs is None:
+            converter, domain = self.converters[0], _as_set(self.domains[0])
+            result_a, result_b = (m.results[position] for m in self.maps)
             if result_a == result_b:
-                continue
-            value_a, value_b = converter.convert(result_a), converter.convert(result_b)
-            if isinstance(value_a, isl.Aff) and isinstance(value_b, isl.Aff):
-                differ = value_a.ne_set(value_b)
+                differs = domain.subtract(domain)
             else:
-                differ = _as_piecewise(value_a).ne_set(_as_piecewise(value_b))
-            if not differ.intersect(domain).is_empty():
-                return False
-        return True
+                value_a, value_b = converter.convert(result_a), converter.convert(result_b)
+                if isinstance(value_a, isl.Aff) and isinstance(value_b, isl.Aff):
+                    differs = value_a.ne_set(value_b)
+                else:
+                    differs = _as_piecewise(value_a).ne_set(_as_piecewise(value_b))
+                differs = differs.intersect(domain)
+            self._differences[position] = differs
+        return differs
 
     def domain_is_empty(self, side: int) -> bool:
         """Emptiness of one map's domain (side 0 or 1); a box that is not
@@ -450,32 +479,35 @@ def relations_equal(
         return None
 
 
-def _pointwise_refutation(
-    a: IndexingMap, b: IndexingMap, graphs: tuple[Any, Any], fulls: tuple[Any, Any]
-) -> IslComparison | None:
+def _pointwise_refutation(pair: _PairTranslation, fulls: tuple[Any, Any]) -> IslComparison | None:
     """A cheap refutation for maps over the same variables whose graphs
     differ: a point where one map's value is not the other's, kept when the
     other map relates that ``dims -> result`` for *no* symbols — a question
     with dims and results fixed, so no quantifier alternation (projecting
     symbols out of a difference is what makes relation questions costly).
     `None` when there is no such candidate; the full comparison decides.
-    The maps declare the same variables."""
-    (graph_a, graph_b), (full_a, full_b) = graphs, fulls
-    sides: tuple[tuple[Literal["a", "b"], IndexingMap, Any, Any, Any], ...] = (
-        ("a", a, graph_a, graph_b, full_b),
-        ("b", b, graph_b, graph_a, full_a),
+    Maps with one domain differ where their results do: the point is found
+    there, without subtracting the graphs."""
+    a, b = pair.maps
+    names = variable_names(a)
+    groups = {"primary": range(a.num_dims), "secondary": range(a.num_dims, len(names))}
+    where = pair.where_results_differ()
+    shared = None if where is None or where.is_empty() else minimal_point(where, **groups)
+    sides: tuple[tuple[Literal["a", "b"], int, IndexingMap, Any], ...] = (
+        ("a", 0, a, fulls[1]),
+        ("b", 1, b, fulls[0]),
     )
-    for side, shown, graph, other_graph, other_full in sides:
-        candidates = graph.subtract(other_graph)
-        if candidates.is_empty():
-            continue
-        names = variable_names(shown)
-        # graph points are [d, s, rt, r]; the witness lists d, r, then symbols.
-        point = minimal_point(
-            candidates.wrap().flatten(),
-            primary=range(shown.num_dims),
-            secondary=range(shown.num_dims, len(names)),
-        )
+    for side, index, shown, other_full in sides:
+        if where is not None:
+            if shared is None:
+                return None
+            point = shared + pair.results_at(index, shared)
+        else:
+            candidates = pair.graphs[index].subtract(pair.graphs[1 - index])
+            if candidates.is_empty():
+                continue
+            # graph points are [d, s, rt, r]; the witness lists d, r, then symbols.
+            point = minimal_point(candidates.wrap().flatten(), **groups)
         dims, symbols = point[: shown.num_dims], point[shown.num_dims : len(names)]
         results = point[len(names) :]
         fixed = other_full.intersect_domain(_point_set(other_full.get_space().domain(), dims))
@@ -524,7 +556,7 @@ def compare_relations(
             graphs, comparable = pair.graphs, pair.comparable
             full_a = _relation_with_witnesses(a, graphs[0])
             full_b = _relation_with_witnesses(b, graphs[1])
-            refuted = _pointwise_refutation(a, b, graphs, (full_a, full_b)) if comparable else None
+            refuted = _pointwise_refutation(pair, (full_a, full_b)) if comparable else None
             if refuted is not None:
                 return refuted
             relation_a = full_a.project_out(_OUT, a.num_results, _num_symbols(a))
