@@ -11,7 +11,7 @@ from tests.strategies import indexing_maps
 from verifier.expr.evaluate import point_predicate
 from verifier.expr.indexing_map import compose
 from verifier.expr.interval import Interval
-from verifier.expr.nodes import dim
+from verifier.expr.nodes import Expr, dim
 from verifier.expr.parser import parse_map
 
 maps = indexing_maps(max_dims=3, max_results=3)
@@ -89,7 +89,7 @@ def test_a_compiled_point_predicate_is_contains_and_evaluate(m, data):
 
 
 def test_a_predicate_too_deep_for_python_is_none():
-    deep = dim(0)
+    deep: Expr = dim(0)
     for _ in range(100):  # the parser's MAX_NESTING
         deep = (deep + 1) // 2
     assert point_predicate([dim(0)], [(deep, Interval(0, 1))]) is None
