@@ -15,6 +15,7 @@ from __future__ import annotations
 import pytest
 
 from tests.oracle import SUPPORTED_OPCODES as ORACLE_OPCODES
+from tests.oracle.compound import SUPPORTED_OPCODES as COMPOUND_OPCODES
 from verifier.expr.indexing_map import Undefined
 from verifier.hlo import parse_module_file
 from verifier.indexing.analysis import input_to_output, output_to_input
@@ -116,20 +117,10 @@ def test_spec_case_matches_oracle(case: GoldenCase) -> None:
 OPAQUE_OPCODES = frozenset({"call", "custom-call", "while", "conditional", "async-start"})
 
 
-def _other_oracle_opcodes() -> frozenset[str]:
-    """Opcodes judged by the second reference interpreter (tests/oracle/compound.py,
-    run by tests/indexing/test_compound_rules_vs_oracle.py), when it is present."""
-    try:
-        from tests.oracle.compound import SUPPORTED_OPCODES
-    except ImportError:
-        return frozenset()
-    return frozenset(SUPPORTED_OPCODES)
-
-
 def test_every_registered_opcode_is_covered() -> None:
     """A registered opcode needs a golden case or an oracle property test."""
     golden = {parse_module_file(str(case.hlo)).entry.root.opcode for case in CASES}
-    covered = golden | set(STRATEGIES) | _other_oracle_opcodes() | OPAQUE_OPCODES
+    covered = golden | set(STRATEGIES) | COMPOUND_OPCODES | OPAQUE_OPCODES
     uncovered = registered_opcodes() - covered
     assert not uncovered, (
         f"opcodes with an indexing rule but no golden case or oracle test: {sorted(uncovered)}"
