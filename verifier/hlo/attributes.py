@@ -31,6 +31,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from math import prod
 from types import MappingProxyType
 from typing import cast
@@ -562,7 +563,17 @@ def _plain_metadata(scanner: Scanner) -> Metadata | None:
     whole = _PLAIN_METADATA.match(scanner.text, scanner.pos, scanner.end)
     if whole is None:
         return None
-    pairs = _METADATA_FIELD.findall(whole.group(1))
+    metadata = _plain_metadata_fields(whole.group(1))
+    if metadata is not None:
+        scanner.pos = whole.end()
+    return metadata
+
+
+@lru_cache(maxsize=4096)
+def _plain_metadata_fields(text: str) -> Metadata | None:
+    """The metadata of the fields `text` (between the braces), or None when
+    the general path must read them; cached, as a dump repeats its metadata."""
+    pairs = _METADATA_FIELD.findall(text)
     fields = dict(pairs)
     if len(fields) != len(pairs):
         return None  # a field given twice: the general path names it
@@ -571,7 +582,6 @@ def _plain_metadata(scanner: Scanner) -> Metadata | None:
         return None
     typed = {k: v[1:-1] for k, v in fields.items() if k in _TYPED_METADATA and v[0] == '"'}
     other = tuple((k, v.strip('"')) for k, v in fields.items() if k not in typed)
-    scanner.pos = whole.end()
     return Metadata(
         typed.get("op_type"),
         typed.get("op_name"),

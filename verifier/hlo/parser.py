@@ -71,9 +71,10 @@ _ATTRIBUTE_AHEAD = re.compile(r",\s*[A-Za-z_][\w.-]*\s*=")
 # so every error is still raised, at the same place, by the general path.
 # `[ROOT] [%]name =` on one line.
 _PLAIN_HEAD = re.compile(rf"(?:(ROOT)[ \t]+)?(%?({IDENTIFIER}))[ \t]*=")
-# An array shape written before an opcode, without trivia inside (the
-# opcode fixes what follows it, so the text alone decides what it reads).
-_PLAIN_SHAPE = re.compile(r"[a-z][a-z0-9]*\[[0-9,]*\](?:\{[0-9,]*\})?(?=[ \t]+[A-Za-z_])")
+# An array shape without trivia inside, before an opcode, a name, `,` or `)`:
+# what follows cannot extend it (as `{`, a layout, would), so its text alone
+# decides what `read_shape` reads.
+_PLAIN_SHAPE = re.compile(r"[a-z][a-z0-9]*\[[0-9,]*\](?:\{[0-9,]*\})?(?=[ \t]*[,)%A-Za-z_])")
 # `opcode(`.
 _PLAIN_OPCODE = re.compile(rf"({IDENTIFIER})\(")
 # The operands `(%a, %b)` after the `(`: names only, up to the `)`.
@@ -180,8 +181,8 @@ class _ModuleParser:
         self.pending: list[_PendingComputation] = []
         self.roots: dict[str, Shape] = {}
         self.shapes: dict[str, Shape] = {}
-        """The shape read from each plain shape text before an opcode
-        (`f32[64,10]{1,0}`): a dump writes the same few shapes many times."""
+        """The shape read from each plain shape text (`f32[64,10]{1,0}`):
+        a dump writes the same few shapes many times."""
         """The ROOT shape of every computation read so far (for inference)."""
         self.depth = 0
         """How many computation bodies are open (inline ones nest)."""
@@ -265,6 +266,24 @@ class _ModuleParser:
             computations = (*computations[:-1], entry)
         return Module(name, computations, entry, header)
 
+    # -- shape ----------------------------------------------------------------
+
+    def shape(self) -> Shape:
+        """`read_shape` at the scanner, memoised by the text of a plain array shape."""
+        s = self.scanner
+        s.skip_trivia()
+        plain = _PLAIN_SHAPE.match(s.text, s.pos, s.end)
+        if plain is None:
+            return read_shape(s)
+        known = self.shapes.get(plain.group())
+        if known is not None:
+            s.pos = plain.end()
+            return known
+        shape = read_shape(s)
+        if s.pos == plain.end():
+            self.shapes[plain.group()] = shape
+        return shape
+
     # -- computation ----------------------------------------------------------
 
     def computation(self, name: str, offset: int, is_entry: bool) -> _PendingComputation:
@@ -277,7 +296,7 @@ class _ModuleParser:
                 while True:
                     s.name("a parameter name")
                     s.accept(":")  # XLA also reads `name shape` without the colon
-                    read_shape(s)
+                    self.shape()
                     if s.accept(")"):
                         break
                     s.expect(",", "or ')' in the signature")
@@ -507,16 +526,8 @@ class _ModuleParser:
         """`[shape] opcode "(" operands ")" {"," attribute}` of instruction `name`;
         it and the instructions nested in its operands are added to `into`."""
         s = self.scanner
-        s.skip_trivia()
-        written = _PLAIN_SHAPE.match(s.text, s.pos, s.end)
-        if written is not None and (known := self.shapes.get(written.group())) is not None:
-            shape_written, shape = True, known
-            s.pos = written.end()
-        else:
-            shape_written = at_shape(s)
-            shape = read_shape(s) if shape_written else _NOT_YET
-            if written is not None and s.pos == written.end():
-                self.shapes[written.group()] = shape
+        shape_written = at_shape(s)
+        shape = self.shape() if shape_written else _NOT_YET
         s.skip_trivia()
         opcode_at = s.pos
         call = _PLAIN_OPCODE.match(s.text, opcode_at, s.end)
@@ -585,7 +596,7 @@ class _ModuleParser:
         s = self.scanner
         s.skip_trivia()
         start = s.pos
-        shape = read_shape(s) if at_shape(s) else None
+        shape = self.shape() if at_shape(s) else None
         s.skip_trivia()
         offset = s.pos
         if shape is not None and _NESTED_OPCODE.match(s.text, s.pos, s.end):
