@@ -211,7 +211,11 @@ def _wholly_undefined(place: _Place, run: _Run) -> Undefined | None:
     """The reason when every map of the instruction, both directions, is
     unknown (a while loop): then each check reports it once, not once per
     pair of leaves of its tuples."""
-    indexings = _indexings(place, run)
+    return _all_undefined(_indexings(place, run))
+
+
+def _all_undefined(indexings: list[Indexing]) -> Undefined | None:
+    """The first reason when there is an indexing and every one is unknown."""
     if not indexings or not all(isinstance(i, Undefined) for i in indexings):
         return None
     first = indexings[0]
@@ -360,7 +364,16 @@ def _fits(place: _Place, run: _Run, bits: int, check: str) -> Iterator[Finding]:
 @_check(simplification.CHECK, "every simplified map equals the composition it simplifies")
 def _simplification(place: _Place, run: _Run) -> Iterator[Finding]:
     instruction = place.instruction
-    undefined = _wholly_undefined(place, run)
+    outputs = _outputs(place)
+    raw = [
+        run.maps.output_to_input(place.computation, instruction, output.number, simplified=False)
+        for output in outputs
+    ]
+    # Unknown everywhere (a while loop), or its unsimplified composition is
+    # (a loop whose unsimplified unions grow past the limit): reported once.
+    undefined = _wholly_undefined(place, run) or _all_undefined(
+        [composed.indexing for per_output in raw for composed in per_output]
+    )
     if undefined is not None:
         result = simplification.check_simplification(
             undefined, undefined, 0, 0, run.cache, budget=run.budget
@@ -368,12 +381,9 @@ def _simplification(place: _Place, run: _Run) -> Iterator[Finding]:
         yield place.finding(simplification.CHECK, _EVERYWHERE, result)
         return
     operands = _operands(place)
-    for output in _outputs(place):
-        raw = run.maps.output_to_input(
-            place.computation, instruction, output.number, simplified=False
-        )
+    for output, raw_maps in zip(outputs, raw, strict=True):
         simplified = run.maps.output_to_input(place.computation, instruction, output.number)
-        for operand, before, after in zip(operands, raw, simplified, strict=True):
+        for operand, before, after in zip(operands, raw_maps, simplified, strict=True):
             if _is_empty(before.indexing) and _is_empty(after.indexing):
                 continue
             result = simplification.check_simplification(
