@@ -313,7 +313,8 @@ def reduce_window(draw: st.DrawFn) -> str:
 
 
 @st.composite
-def dot(draw: st.DrawFn) -> str:
+def _dot_configuration(draw: st.DrawFn) -> tuple[list[int], list[int], list[int], str]:
+    """lhs dims, rhs dims, output dims and the dimension-number attributes of a dot."""
     batch = draw(st.lists(st.integers(1, 3), max_size=2))
     contracting = draw(st.lists(st.integers(1, 3), max_size=2))
     lhs_free = draw(st.lists(st.integers(1, 3), max_size=2))
@@ -342,8 +343,28 @@ def dot(draw: st.DrawFn) -> str:
         f"lhs_contracting_dims={ints(lhs_contracting)}, "
         f"rhs_contracting_dims={ints(rhs_contracting)}"
     )
+    return lhs, rhs, out, numbers
+
+
+@st.composite
+def dot(draw: st.DrawFn) -> str:
+    lhs, rhs, out, numbers = draw(_dot_configuration())
     root = f"r = {shape('f32', out)} dot(p0, p1), {numbers}"
     return module([*parameters([shape("f32", lhs), shape("f32", rhs)]), root])
+
+
+@st.composite
+def scaled_dot(draw: st.DrawFn) -> str:
+    """A dot whose operands are scaled by blocks: each scale dim divides its operand dim."""
+    lhs, rhs, out, numbers = draw(_dot_configuration())
+
+    def scale(dims: list[int]) -> list[int]:
+        return [draw(st.sampled_from([m for m in range(1, n + 1) if n % m == 0])) for n in dims]
+
+    operands = [shape("f8e4m3fn", lhs), shape("f8e4m3fn", rhs)]
+    operands += [shape("f8e8m0fnu", scale(lhs)), shape("f8e8m0fnu", scale(rhs))]
+    root = f"r = {shape('f32', out)} scaled-dot(p0, p1, p2, p3), {numbers}"
+    return module([*parameters(operands), root])
 
 
 # ------------------------------------------------------------------ dynamic offsets
@@ -638,6 +659,7 @@ STRATEGIES: dict[str, st.SearchStrategy[str]] = {
     "reduce": reduce(),
     "reduce-window": reduce_window(),
     "dot": dot(),
+    "scaled-dot": scaled_dot(),
     "dynamic-slice": dynamic_slice(),
     "dynamic-update-slice": dynamic_update_slice(),
     "gather": gather(),

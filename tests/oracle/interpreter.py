@@ -363,6 +363,20 @@ def _dot(ctx: _Context, output: int, index: Index) -> set[Element]:
     return result
 
 
+def _scaled_dot(ctx: _Context, output: int, index: Index) -> set[Element]:
+    # scaled-dot(lhs, rhs, lhs_scale, rhs_scale) is dot(lhs * L, rhs * R)
+    # where L repeats each lhs_scale element over a block of the lhs: lhs
+    # element e is multiplied by lhs_scale element (e_k // block_k)_k, with
+    # block_k = lhs dim k / lhs_scale dim k (likewise for the rhs).
+    result: set[Element] = set()
+    for side, element in _dot(ctx, output, index):
+        operand, scale = ctx.operand_dims(side), ctx.operand_dims(side + 2)
+        blocks = [n // m for n, m in zip(operand, scale, strict=True)]
+        result.add((side, element))
+        result.add((side + 2, tuple(e // b for e, b in zip(element, blocks, strict=True))))
+    return result
+
+
 def _constant_scalar(instruction: Instruction) -> int | None:
     """The value of a rank-0 integer constant, None for anything else."""
     if instruction.opcode != "constant" or instruction.shape.dimensions:
@@ -590,6 +604,7 @@ _SEMANTICS: dict[str, Semantics] = {
     "reduce": _reduce,
     "reduce-window": _reduce_window,
     "dot": _dot,
+    "scaled-dot": _scaled_dot,
     "dynamic-slice": _dynamic_slice,
     "dynamic-update-slice": _dynamic_update_slice,
     "gather": _gather,

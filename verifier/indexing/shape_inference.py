@@ -235,11 +235,51 @@ def _batch_norm_inference(ctx: OpContext) -> Dimensions:
     return sizes
 
 
+def _scaled_dot(ctx: OpContext) -> Dimensions:
+    """A dot's output (batch…, lhs free…, rhs free…); each scale has its
+    operand's rank and divides each of its dims."""
+    numbers = ctx.instruction.dot_dimension_numbers()
+    lhs, rhs = ctx.operand_shape(0).dimensions, ctx.operand_shape(1).dimensions
+    for name, operand, scale in (
+        ("lhs", lhs, ctx.operand_shape(2).dimensions),
+        ("rhs", rhs, ctx.operand_shape(3).dimensions),
+    ):
+        if len(scale) != len(operand) or any(
+            m == 0 or n % m != 0 for n, m in zip(operand, scale, strict=True)
+        ):
+            raise ValueError(
+                f"the {name} scale {list(scale)} does not divide the {name} {list(operand)} "
+                "into equal blocks"
+            )
+    _distinct_dims("lhs dims", numbers.lhs_batch + numbers.lhs_contracting, len(lhs))
+    _distinct_dims("rhs dims", numbers.rhs_batch + numbers.rhs_contracting, len(rhs))
+    pairs = zip(
+        numbers.lhs_batch + numbers.lhs_contracting,
+        numbers.rhs_batch + numbers.rhs_contracting,
+        strict=False,
+    )
+    if (
+        len(numbers.lhs_batch) != len(numbers.rhs_batch)
+        or len(numbers.lhs_contracting) != len(numbers.rhs_contracting)
+        or any(lhs[a] != rhs[b] for a, b in pairs)
+    ):
+        raise ValueError("the batch and contracting dims of lhs and rhs must pair up")
+    batch = [lhs[k] for k in numbers.lhs_batch]
+    hidden_lhs = set(numbers.lhs_batch + numbers.lhs_contracting)
+    hidden_rhs = set(numbers.rhs_batch + numbers.rhs_contracting)
+    return (
+        *batch,
+        *(n for k, n in enumerate(lhs) if k not in hidden_lhs),
+        *(n for k, n in enumerate(rhs) if k not in hidden_rhs),
+    )
+
+
 _EXPECTED: dict[str, Callable[[OpContext], Dimensions]] = {
     "broadcast": _broadcast,
     "gather": _gather,
     "scatter": _scatter,
     "fft": _fft,
+    "scaled-dot": _scaled_dot,
     "batch-norm-inference": _batch_norm_inference,
     "set-dimension-size": _same_as_operand,
     **{opcode: _elementwise for opcode in ELEMENTWISE_OPCODES if opcode not in CHECKED_OPCODES},

@@ -1,0 +1,171 @@
+"""The dots: ``dot``, and ``scaled-dot`` (a dot of block-scaled operands).
+Output dims are (batch…, lhs free…, rhs free…); the contracting dims are
+range variables.
+
+``dot = f32[4,128,64] dot(f32[4,128,256] p0, f32[4,256,64] p1),
+lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2},
+rhs_contracting_dims={1}``: lhs ``(d0, d1, d2)[s0] -> (d0, d1, s0)``, rhs
+``(d0, d1, d2)[s0] -> (d0, s0, d2)``; rhs→output
+``(d0, d1, d2)[s0] -> (d0, s0, d2)`` with s0 ∈ [0, 127].
+
+``scaled-dot(lhs, rhs, lhs_scale, rhs_scale)`` (the operand order of XLA's
+``HloScaledDotInstruction`` and of JAX's ``xla.scaled_dot`` composite, with
+the dot's dimension attributes) computes ``dot(lhs * broadcast(lhs_scale),
+rhs * broadcast(rhs_scale))``: each scale element multiplies a block of its
+operand, ``ratio_k = operand dim k / scale dim k`` elements along dim k
+(the subchannel along a contracting dim, 1 elsewhere).  So a scale is read
+at the operand index ``floordiv ratio``:
+
+``r = f32[2,4,3] scaled-dot(f8e4m3fn[2,4,8] a, f8e4m3fn[2,8,3] b,
+f8e8m0fnu[2,4,2] sa, f8e8m0fnu[2,2,3] sb), lhs_batch_dims={0},
+lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}``:
+sa ``(d0, d1, d2)[s0] -> (d0, d1, s0 floordiv 4)`` with s0 ∈ [0, 7] (the
+same relation as ``(d0, d1, s0)`` with s0 ∈ [0, 1]).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from verifier.expr import Expr, IndexingMap, Interval, compose, dim, range_var
+from verifier.hlo import DotDimensionNumbers
+from verifier.indexing.registry import Indexing, OpContext, OpRule, register
+from verifier.indexing.shapes import dims_box
+
+
+def _free_dims(rank: int, batch: tuple[int, ...], contracting: tuple[int, ...]) -> list[int]:
+    return [k for k in range(rank) if k not in batch and k not in contracting]
+
+
+def dot_output_to_input(
+    numbers: DotDimensionNumbers,
+    lhs: Sequence[int],
+    rhs: Sequence[int],
+    out: Sequence[int],
+) -> tuple[IndexingMap, IndexingMap]:
+    """The lhs and rhs maps of a dot of `lhs` and `rhs` dims into `out` dims."""
+    lhs_free = _free_dims(len(lhs), numbers.lhs_batch, numbers.lhs_contracting)
+    rhs_free = _free_dims(len(rhs), numbers.rhs_batch, numbers.rhs_contracting)
+    contracting = [Interval(0, lhs[k] - 1) for k in numbers.lhs_contracting]
+    output_box = dims_box(out)
+
+    def operand_map(
+        rank: int, batch: tuple[int, ...], free: list[int], first_free: int, summed: tuple[int, ...]
+    ) -> IndexingMap:
+        results: list[Expr] = [dim(0)] * rank
+        for position, k in enumerate(batch):
+            results[k] = dim(position)
+        for position, k in enumerate(free):
+            results[k] = dim(first_free + position)
+        for position, k in enumerate(summed):
+            results[k] = range_var(position)
+        return IndexingMap.create(output_box, results, range_vars=contracting)
+
+    n_batch = len(numbers.lhs_batch)
+    return (
+        operand_map(len(lhs), numbers.lhs_batch, lhs_free, n_batch, numbers.lhs_contracting),
+        operand_map(
+            len(rhs),
+            numbers.rhs_batch,
+            rhs_free,
+            n_batch + len(lhs_free),
+            numbers.rhs_contracting,
+        ),
+    )
+
+
+def dot_input_to_output(
+    numbers: DotDimensionNumbers, lhs: Sequence[int], rhs: Sequence[int], operand: int
+) -> IndexingMap:
+    """An lhs (`operand` 0) or rhs (1) element reaches every output with its
+    batch and free indices, for every free index of the other side (symbols)."""
+    lhs_free = _free_dims(len(lhs), numbers.lhs_batch, numbers.lhs_contracting)
+    rhs_free = _free_dims(len(rhs), numbers.rhs_batch, numbers.rhs_contracting)
+    batch = numbers.lhs_batch if operand == 0 else numbers.rhs_batch
+    results: list[Expr] = [dim(k) for k in batch]
+    range_vars: list[Interval] = []
+    own_free, other_free, other = (
+        (lhs_free, rhs_free, rhs) if operand == 0 else (rhs_free, lhs_free, lhs)
+    )
+    own: list[Expr] = [dim(k) for k in own_free]
+    others: list[Expr] = []
+    for k in other_free:
+        others.append(range_var(len(range_vars)))
+        range_vars.append(Interval(0, other[k] - 1))
+    results += own + others if operand == 0 else others + own
+    shape = lhs if operand == 0 else rhs
+    return IndexingMap.create(dims_box(shape), results, range_vars=range_vars)
+
+
+def _dot_o2i(ctx: OpContext, output: int) -> tuple[Indexing, ...]:
+    lhs, rhs = dot_output_to_input(
+        ctx.instruction.dot_dimension_numbers(),
+        ctx.operand_shape(0).dimensions,
+        ctx.operand_shape(1).dimensions,
+        ctx.shape.dimensions,
+    )
+    return ((lhs,), (rhs,))
+
+
+def _dot_i2o(ctx: OpContext, operand: int) -> tuple[Indexing, ...]:
+    numbers = ctx.instruction.dot_dimension_numbers()
+    lhs, rhs = ctx.operand_shape(0).dimensions, ctx.operand_shape(1).dimensions
+    return ((dot_input_to_output(numbers, lhs, rhs, operand),),)
+
+
+register("dot")(OpRule(_dot_o2i, _dot_i2o))
+
+
+# ---------------------------------------------------------------- scaled-dot
+
+
+def block_ratios(operand: Sequence[int], scale: Sequence[int]) -> tuple[int, ...]:
+    """How many operand elements one scale element covers along each dim."""
+    return tuple(n // m for n, m in zip(operand, scale, strict=True))
+
+
+def _to_scale(operand: Sequence[int], scale: Sequence[int]) -> IndexingMap:
+    """Operand index → the scale element that multiplies it: ``d_k floordiv ratio_k``."""
+    ratios = block_ratios(operand, scale)
+    return IndexingMap.create(
+        dims_box(operand), [dim(k) // ratio for k, ratio in enumerate(ratios)]
+    )
+
+
+def _from_scale(operand: Sequence[int], scale: Sequence[int]) -> IndexingMap:
+    """Scale index → the block it multiplies: ``d_k * ratio_k + s_k``, s_k ∈ [0, ratio_k - 1]."""
+    ratios = block_ratios(operand, scale)
+    return IndexingMap.create(
+        dims_box(scale),
+        [dim(k) * ratio + range_var(k) for k, ratio in enumerate(ratios)],
+        range_vars=[Interval(0, ratio - 1) for ratio in ratios],
+    )
+
+
+def _scaled_dot_o2i(ctx: OpContext, output: int) -> tuple[Indexing, ...]:
+    """lhs, rhs: the dot's maps; each scale: its operand's map, then ``floordiv ratio``."""
+    lhs, rhs, lhs_scale, rhs_scale = (ctx.operand_shape(k).dimensions for k in range(4))
+    lhs_map, rhs_map = dot_output_to_input(
+        ctx.instruction.dot_dimension_numbers(), lhs, rhs, ctx.shape.dimensions
+    )
+    return (
+        (lhs_map,),
+        (rhs_map,),
+        (compose(lhs_map, _to_scale(lhs, lhs_scale)),),
+        (compose(rhs_map, _to_scale(rhs, rhs_scale)),),
+    )
+
+
+def _scaled_dot_i2o(ctx: OpContext, operand: int) -> tuple[Indexing, ...]:
+    """A scale element reaches what every element of its block reaches."""
+    lhs, rhs, lhs_scale, rhs_scale = (ctx.operand_shape(k).dimensions for k in range(4))
+    numbers = ctx.instruction.dot_dimension_numbers()
+    side = operand % 2
+    reached = dot_input_to_output(numbers, lhs, rhs, side)
+    if operand < 2:
+        return ((reached,),)
+    scaled, scale = (lhs, lhs_scale) if side == 0 else (rhs, rhs_scale)
+    return ((compose(_from_scale(scaled, scale), reached),),)
+
+
+register("scaled-dot")(OpRule(_scaled_dot_o2i, _scaled_dot_i2o))
