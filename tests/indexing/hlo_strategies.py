@@ -313,8 +313,11 @@ def reduce_window(draw: st.DrawFn) -> str:
 
 
 @st.composite
-def _dot_configuration(draw: st.DrawFn) -> tuple[list[int], list[int], list[int], str]:
-    """lhs dims, rhs dims, output dims and the dimension-number attributes of a dot."""
+def _dot_configuration(
+    draw: st.DrawFn,
+) -> tuple[list[int], list[int], list[int], tuple[list[int], list[int], list[int], list[int]]]:
+    """lhs dims, rhs dims, output dims and the dimension numbers of a dot
+    (lhs batch, rhs batch, lhs contracting, rhs contracting)."""
     batch = draw(st.lists(st.integers(1, 3), max_size=2))
     contracting = draw(st.lists(st.integers(1, 3), max_size=2))
     lhs_free = draw(st.lists(st.integers(1, 3), max_size=2))
@@ -338,18 +341,22 @@ def _dot_configuration(draw: st.DrawFn) -> tuple[list[int], list[int], list[int]
     lhs, lhs_batch, lhs_contracting, lhs_out = layout(lhs_free)
     rhs, rhs_batch, rhs_contracting, rhs_out = layout(rhs_free)
     out = batch + lhs_out + rhs_out
-    numbers = (
+    return lhs, rhs, out, (lhs_batch, rhs_batch, lhs_contracting, rhs_contracting)
+
+
+def _dot_attributes(numbers: tuple[list[int], list[int], list[int], list[int]]) -> str:
+    lhs_batch, rhs_batch, lhs_contracting, rhs_contracting = numbers
+    return (
         f"lhs_batch_dims={ints(lhs_batch)}, rhs_batch_dims={ints(rhs_batch)}, "
         f"lhs_contracting_dims={ints(lhs_contracting)}, "
         f"rhs_contracting_dims={ints(rhs_contracting)}"
     )
-    return lhs, rhs, out, numbers
 
 
 @st.composite
 def dot(draw: st.DrawFn) -> str:
     lhs, rhs, out, numbers = draw(_dot_configuration())
-    root = f"r = {shape('f32', out)} dot(p0, p1), {numbers}"
+    root = f"r = {shape('f32', out)} dot(p0, p1), {_dot_attributes(numbers)}"
     return module([*parameters([shape("f32", lhs), shape("f32", rhs)]), root])
 
 
@@ -363,7 +370,34 @@ def scaled_dot(draw: st.DrawFn) -> str:
 
     operands = [shape("f8e4m3fn", lhs), shape("f8e4m3fn", rhs)]
     operands += [shape("f8e8m0fnu", scale(lhs)), shape("f8e8m0fnu", scale(rhs))]
-    root = f"r = {shape('f32', out)} scaled-dot(p0, p1, p2, p3), {numbers}"
+    root = f"r = {shape('f32', out)} scaled-dot(p0, p1, p2, p3), {_dot_attributes(numbers)}"
+    return module([*parameters(operands), root])
+
+
+@st.composite
+def cublas_gemm(draw: st.DrawFn) -> str:
+    """A cuBLAS gemm custom-call as XLA's GPU compiler writes it: ``(D,
+    s8[workspace])``, the dot's dims in the backend config (protobuf JSON,
+    int64 as strings), C an operand when beta is not 0."""
+    lhs, rhs, out, numbers = draw(_dot_configuration())
+    names = ("lhs_batch", "rhs_batch", "lhs_contracting", "rhs_contracting")
+    dimensions = ",".join(
+        f'"{name}_dimensions":' + "[" + ",".join(f'"{k}"' for k in dims) + "]"
+        for name, dims in zip(names, numbers, strict=True)
+    )
+    beta = draw(st.sampled_from([0, 1]))
+    epilogue = draw(st.sampled_from(["DEFAULT", "RELU", "GELU"]))
+    target = draw(st.sampled_from(["__cublas$gemm", "__cublas$lt$matmul"]))
+    config = (
+        f'{{"operation_queue_id":"0","gemm_backend_config":{{"alpha_real":1,"beta":{beta},'
+        f'"dot_dimension_numbers":{{{dimensions}}},"epilogue":"{epilogue}"}}}}'
+    )
+    operands = [shape("f32", lhs), shape("f32", rhs)] + ([shape("f32", out)] * beta)
+    arguments = ", ".join(f"p{k}" for k in range(len(operands)))
+    root = (
+        f"r = ({shape('f32', out)}, s8[{draw(st.integers(0, 256))}]) custom-call({arguments}), "
+        f'custom_call_target="{target}", backend_config={config}'
+    )
     return module([*parameters(operands), root])
 
 
@@ -670,7 +704,7 @@ STRATEGIES: dict[str, st.SearchStrategy[str]] = {
     "copy-start": copy_start(),
     "fft": fft(),
     "topk": topk(),
-    "custom-call": st.one_of(topk(), annotation()),
+    "custom-call": st.one_of(topk(), annotation(), cublas_gemm()),
     **{
         opcode: batch_norm(opcode)
         for opcode in ("batch-norm-training", "batch-norm-inference", "batch-norm-grad")

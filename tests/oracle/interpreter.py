@@ -31,10 +31,12 @@ only loops and the parsed instruction's attributes.
 from __future__ import annotations
 
 import itertools
+import json
 from collections.abc import Callable, Iterator, Sequence
 from typing import TypeAlias
 
-from verifier.hlo import Computation, Instruction, Shape
+from tests.oracle.compound import cudnn_convolution
+from verifier.hlo import BackendConfig, Computation, DotDimensionNumbers, Instruction, Shape
 
 Index: TypeAlias = tuple[int, ...]
 Element: TypeAlias = tuple[int, Index]
@@ -327,8 +329,11 @@ def _reduce_window(ctx: _Context, output: int, index: Index) -> set[Element]:
 
 
 def _dot(ctx: _Context, output: int, index: Index) -> set[Element]:
+    return _dot_reads(ctx.instruction.dot_dimension_numbers(), ctx, index)
+
+
+def _dot_reads(numbers: DotDimensionNumbers, ctx: _Context, index: Index) -> set[Element]:
     # Output dims: batch dims, then lhs free dims, then rhs free dims, in order.
-    numbers = ctx.instruction.dot_dimension_numbers()
     lhs_dims, rhs_dims = ctx.operand_dims(0), ctx.operand_dims(1)
     lhs_free = [
         k
@@ -538,7 +543,33 @@ def _custom_call(ctx: _Context, output: int, index: Index) -> set[Element]:
         return _rows(ctx, output, index, 1)
     if target in ("Sharding", "MoveToHost", "MoveToDevice") or target.startswith("xla.sdy."):
         return {(ctx.array_number(0, ctx.outputs[output]), index)}
+    if target in ("__cublas$gemm", "__cublas$lt$matmul"):
+        return _cublas_gemm(ctx, output, index)
+    if target.startswith("__cudnn$conv"):
+        return cudnn_convolution(ctx.instruction, list(ctx.operands), output, index)
     raise UnsupportedByOracle(f"custom-call target {target}")
+
+
+def _cublas_gemm(ctx: _Context, output: int, index: Index) -> set[Element]:
+    # D = alpha * dot(A, B) + beta * C, the dot's dims in the backend config's
+    # gemm_backend_config.dot_dimension_numbers (protobuf JSON: int64 as
+    # strings); C is an operand only when beta is not 0.  Output 1 is the
+    # workspace: no value of the op.
+    if output != 0:
+        return set()
+    config = ctx.instruction.attributes.get("backend_config")
+    assert isinstance(config, BackendConfig)
+    gemm = json.loads(config.text)["gemm_backend_config"]
+    found = gemm["dot_dimension_numbers"]
+    numbers = DotDimensionNumbers(
+        *(
+            tuple(int(k) for k in found.get(f"{side}_{kind}_dimensions", []))
+            for kind in ("batch", "contracting")
+            for side in ("lhs", "rhs")
+        )
+    )
+    reads = _dot_reads(numbers, ctx, index)
+    return reads | ({(2, index)} if float(gemm.get("beta", 0)) != 0 else set())
 
 
 def _batch_norm(ctx: _Context, output: int, index: Index) -> set[Element]:
