@@ -567,6 +567,31 @@ def copy_start(draw: st.DrawFn) -> str:
     return module([f"p0 = {value} parameter(0)", f"r = ({value}, {value}, u32[]) copy-start(p0)"])
 
 
+@st.composite
+def channel(draw: st.DrawFn, opcode: str) -> str:
+    """send, send-done, recv-done of a value of any shape (tuples included)."""
+    value = draw(value_shape(1))
+    state = f"({value}, u32[], token[])"
+    channel_id = draw(st.integers(1, 9))
+    if opcode == "send":
+        lines = [
+            f"p0 = {value} parameter(0)",
+            "t = token[] after-all()",
+            f"r = {state} send(p0, t), channel_id={channel_id}",
+        ]
+    elif opcode == "send-done":
+        lines = [
+            f"p0 = {state} parameter(0)",
+            f"r = token[] send-done(p0), channel_id={channel_id}",
+        ]
+    else:
+        lines = [
+            f"p0 = {state} parameter(0)",
+            f"r = ({value}, token[]) recv-done(p0), channel_id={channel_id}",
+        ]
+    return module(lines)
+
+
 _PASSED_THROUGH = (
     "copy", "opt-barrier", "domain", "add-dependency", "async-update", "all-reduce-done",
 )  # fmt: skip
@@ -702,6 +727,7 @@ STRATEGIES: dict[str, st.SearchStrategy[str]] = {
     **{opcode: passed_through(opcode) for opcode in _PASSED_THROUGH},
     **{opcode: element_of_pair(opcode) for opcode in _DONE},
     "copy-start": copy_start(),
+    **{opcode: channel(opcode) for opcode in ("send", "send-done", "recv-done")},
     "fft": fft(),
     "topk": topk(),
     "custom-call": st.one_of(topk(), annotation(), cublas_gemm()),

@@ -653,6 +653,11 @@ _SEMANTICS: dict[str, Semantics] = {
         _passed_through(lambda path: path),
     ),
     "copy-start": _passed_through(_copy_start_path),
+    # send's output is (the buffer sent, u32[] context, token); send-done
+    # gives a token; recv-done gives (the buffer received, token).
+    "send": _passed_through(lambda path: path[1:] if path[0] == 0 else None),
+    "send-done": _passed_through(lambda path: None),
+    "recv-done": _passed_through(lambda path: path if path[0] == 0 else None),
     "fft": _fft,
     "topk": _topk,
     "custom-call": _custom_call,

@@ -6,6 +6,7 @@ the entry point.
 
 from verifier.indexing import (
     bitcast,
+    channels,
     collectives,
     convolution,
     custom_calls,
@@ -22,6 +23,7 @@ from verifier.indexing import (
 
 __all__ = [
     "bitcast",
+    "channels",
     "collectives",
     "convolution",
     "custom_calls",
