@@ -401,6 +401,42 @@ def cublas_gemm(draw: st.DrawFn) -> str:
     return module([*parameters(operands), root])
 
 
+@st.composite
+def scan(draw: st.DrawFn) -> str:
+    """scan(inputs…, inits…) along one dimension, forward or reversed, with a
+    body that returns the step's output slices, then the new carries."""
+    length = draw(st.integers(1, 3))
+    dimension = draw(st.integers(0, 1))
+
+    def stacked(slice_dims: list[int]) -> list[int]:
+        at = min(dimension, len(slice_dims))
+        return [*slice_dims[:at], length, *slice_dims[at:]]
+
+    inputs = draw(st.lists(dims_strategy(dimension, 2, 2), max_size=2))
+    outputs = draw(st.lists(dims_strategy(dimension, 2, 2), max_size=2))
+    carries = draw(st.lists(dims_strategy(0, 2, 2), max_size=2))
+    if not (inputs or outputs) or not (outputs or carries):
+        outputs.append([2] * dimension)
+    results = [shape("f32", stacked(d)) for d in outputs] + [shape("f32", d) for d in carries]
+    steps = [shape("f32", d) for d in outputs + carries]
+    body_parameters = [shape("f32", d) for d in inputs + carries]
+    body = "body {\n  z = f32[] constant(0)\n"
+    body += "".join(f"  a{k} = {s} parameter({k})\n" for k, s in enumerate(body_parameters))
+    body += "".join(f"  b{k} = {s} broadcast(z), dimensions={{}}\n" for k, s in enumerate(steps))
+    names = ", ".join(f"b{k}" for k in range(len(steps)))
+    root = f"({', '.join(steps)}) tuple({names})" if len(steps) > 1 else f"{steps[0]} copy(b0)"
+    body += f"  ROOT t = {root}\n}}\n"
+    operands = [shape("f32", stacked(d)) for d in inputs] + [shape("f32", d) for d in carries]
+    result = f"({', '.join(results)})" if len(results) > 1 else results[0]
+    reverse = draw(st.booleans())
+    arguments = ", ".join(f"p{k}" for k in range(len(operands)))
+    line = (
+        f"r = {result} scan({arguments}), dimensions={{{dimension}}}, "
+        f"num_carries={len(carries)}, is_reverse={str(reverse).lower()}, to_apply=body"
+    )
+    return module([*parameters(operands), line], extra=body)
+
+
 # ------------------------------------------------------------------ dynamic offsets
 
 
@@ -719,6 +755,7 @@ STRATEGIES: dict[str, st.SearchStrategy[str]] = {
     "reduce-window": reduce_window(),
     "dot": dot(),
     "scaled-dot": scaled_dot(),
+    "scan": scan(),
     "dynamic-slice": dynamic_slice(),
     "dynamic-update-slice": dynamic_update_slice(),
     "gather": gather(),

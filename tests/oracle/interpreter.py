@@ -382,6 +382,29 @@ def _scaled_dot(ctx: _Context, output: int, index: Index) -> set[Element]:
     return result
 
 
+def _scan(ctx: _Context, output: int, index: Index) -> set[Element]:
+    # scan(inputs…, inits…), dimensions={D}, num_carries=C: step t calls the
+    # body on slice t of every input and the carries, giving slice t of each
+    # output and the next carries (steps run backwards with is_reverse).  The
+    # body is a black box reading all of its arguments, so slice t of an
+    # output depends on the input slices of steps t' up to t in scan order
+    # and on every init; the final carries (the last C results) on all.
+    carries = ctx.instruction.attributes.integer("num_carries") or 0
+    (dimension,) = ctx.instruction.int_list("dimensions")
+    reverse = ctx.instruction.attributes.boolean("is_reverse") is True
+    inputs = len(ctx.operands) - carries
+    outputs = len(ctx.outputs) - carries
+    result: set[Element] = set()
+    for number in range(len(ctx.operands)):
+        for element in indices(ctx.operand_dims(number)):
+            if output < outputs and number < inputs:
+                step, now = element[dimension], index[dimension]
+                if (step > now) if not reverse else (step < now):
+                    continue
+            result.add((number, element))
+    return result
+
+
 def _constant_scalar(instruction: Instruction) -> int | None:
     """The value of a rank-0 integer constant, None for anything else."""
     if instruction.opcode != "constant" or instruction.shape.dimensions:
@@ -636,6 +659,7 @@ _SEMANTICS: dict[str, Semantics] = {
     "reduce-window": _reduce_window,
     "dot": _dot,
     "scaled-dot": _scaled_dot,
+    "scan": _scan,
     "dynamic-slice": _dynamic_slice,
     "dynamic-update-slice": _dynamic_update_slice,
     "gather": _gather,

@@ -796,6 +796,7 @@ _INTEGERS = (
     "mantissa_bits",
     "k",
     "feature_index",
+    "num_carries",
 )
 _BOOLEANS = (
     "is_stable",
@@ -804,6 +805,9 @@ _BOOLEANS = (
     "largest",
     "constrain_layout",
     "use_global_device_ids",
+    "is_reverse",
+    "is_associative",
+    "is_host_transfer",
 )
 _WORDS = ("kind", "distribution", "fft_type")
 COMPUTATION_ATTRIBUTES = (

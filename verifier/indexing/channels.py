@@ -40,17 +40,10 @@ register("send-done")(forwarding_rule(_nothing))
 register("recv-done")(forwarding_rule(_recv_done))
 
 
-def _is_host_transfer(ctx: OpContext) -> bool:
-    # The HLO reader keeps ``is_host_transfer`` as raw text today.
-    attributes = ctx.instruction.attributes
-    return attributes.boolean("is_host_transfer") is True or (
-        attributes.raw("is_host_transfer") == "true"
-    )
-
-
 def _received(ctx: OpContext) -> Undefined:
     channel = ctx.instruction.attributes.integer("channel_id")
-    where = "the host" if _is_host_transfer(ctx) else "a peer"
+    host = ctx.instruction.attributes.boolean("is_host_transfer") is True
+    where = "the host" if host else "a peer"
     return Undefined(
         f"recv over channel {channel}: its elements are sent by {where} at run time, "
         "from a buffer of another program"
