@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from hypothesis import assume
 from hypothesis import strategies as st
 
 Draw = Callable[..., object]
@@ -372,6 +373,32 @@ def scaled_dot(draw: st.DrawFn) -> str:
     operands += [shape("f8e8m0fnu", scale(lhs)), shape("f8e8m0fnu", scale(rhs))]
     root = f"r = {shape('f32', out)} scaled-dot(p0, p1, p2, p3), {_dot_attributes(numbers)}"
     return module([*parameters(operands), root])
+
+
+@st.composite
+def ragged_dot(draw: st.DrawFn) -> str:
+    """A ragged-dot with ragged lhs rows: a free lhs dim split into groups,
+    each multiplied by its own slice of the rhs along its group dim."""
+    lhs, rhs, out, numbers = draw(_dot_configuration())
+    lhs_batch, rhs_batch, lhs_contracting, rhs_contracting = numbers
+    free = [k for k in range(len(lhs)) if k not in lhs_batch + lhs_contracting]
+    assume(free)
+    ragged = draw(st.sampled_from(free))
+    groups = draw(st.integers(1, 3))
+    group_dim = draw(st.integers(0, len(rhs)))
+    rhs = [*rhs[:group_dim], groups, *rhs[group_dim:]]
+
+    def moved(dims: list[int]) -> list[int]:
+        return [k + (k >= group_dim) for k in dims]
+
+    attributes = _dot_attributes(
+        (lhs_batch, moved(rhs_batch), lhs_contracting, moved(rhs_contracting))
+    )
+    root = (
+        f"r = {shape('f32', out)} ragged-dot(p0, p1, p2), {attributes}, "
+        f"lhs_ragged_dims={{{ragged}}}, rhs_group_dims={{{group_dim}}}"
+    )
+    return module([*parameters([shape("f32", lhs), shape("f32", rhs), f"s32[{groups}]"]), root])
 
 
 @st.composite
@@ -756,6 +783,7 @@ STRATEGIES: dict[str, st.SearchStrategy[str]] = {
     "dot": dot(),
     "scaled-dot": scaled_dot(),
     "scan": scan(),
+    "ragged-dot": ragged_dot(),
     "dynamic-slice": dynamic_slice(),
     "dynamic-update-slice": dynamic_update_slice(),
     "gather": gather(),

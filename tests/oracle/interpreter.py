@@ -405,6 +405,55 @@ def _scan(ctx: _Context, output: int, index: Index) -> set[Element]:
     return result
 
 
+def _ragged_dot(ctx: _Context, output: int, index: Index) -> set[Element]:
+    # ragged-dot(lhs, rhs, group_sizes) with a ragged lhs row dim r (not
+    # contracting, not batch) and an rhs group dim g: the rows of lhs dim r
+    # are split into consecutive groups of group_sizes[j] rows; a row of
+    # group j is multiplied by rhs slice j (a row in no group gives 0 and
+    # reads neither).  Finding a row's group reads group_sizes up to its
+    # group (all of it for a row in none).  Reads are the union over every
+    # group_sizes value.
+    numbers = ctx.instruction.dot_dimension_numbers()
+    (ragged,) = ctx.instruction.int_list("lhs_ragged_dims")
+    (group_dim,) = ctx.instruction.int_list("rhs_group_dims")
+    lhs_dims, rhs_dims = ctx.operand_dims(0), ctx.operand_dims(1)
+    groups, rows = rhs_dims[group_dim], lhs_dims[ragged]
+    hidden_lhs = numbers.lhs_batch + numbers.lhs_contracting
+    hidden_rhs = (*numbers.rhs_batch, *numbers.rhs_contracting, group_dim)
+    lhs_free = [k for k in range(len(lhs_dims)) if k not in hidden_lhs]
+    rhs_free = [k for k in range(len(rhs_dims)) if k not in hidden_rhs]
+    batch = len(numbers.lhs_batch)
+    row = index[batch + lhs_free.index(ragged)]
+    result: set[Element] = set()
+    for sizes in itertools.product(range(rows + 1), repeat=groups):
+        start, group = 0, None
+        for j, size in enumerate(sizes):
+            if start <= row < start + size:
+                group = j
+                break
+            start += size
+        result |= {(2, (j,)) for j in range(groups if group is None else group + 1)}
+        if group is None:
+            continue
+        for contracted in indices([lhs_dims[k] for k in numbers.lhs_contracting]):
+            lhs, rhs = [0] * len(lhs_dims), [0] * len(rhs_dims)
+            for position, (kl, kr) in enumerate(
+                zip(numbers.lhs_batch, numbers.rhs_batch, strict=True)
+            ):
+                lhs[kl] = rhs[kr] = index[position]
+            for position, k in enumerate(lhs_free):
+                lhs[k] = index[batch + position]
+            for position, k in enumerate(rhs_free):
+                rhs[k] = index[batch + len(lhs_free) + position]
+            for c, kl, kr in zip(
+                contracted, numbers.lhs_contracting, numbers.rhs_contracting, strict=True
+            ):
+                lhs[kl] = rhs[kr] = c
+            rhs[group_dim] = group
+            result |= {(0, tuple(lhs)), (1, tuple(rhs))}
+    return result
+
+
 def _constant_scalar(instruction: Instruction) -> int | None:
     """The value of a rank-0 integer constant, None for anything else."""
     if instruction.opcode != "constant" or instruction.shape.dimensions:
@@ -660,6 +709,7 @@ _SEMANTICS: dict[str, Semantics] = {
     "dot": _dot,
     "scaled-dot": _scaled_dot,
     "scan": _scan,
+    "ragged-dot": _ragged_dot,
     "dynamic-slice": _dynamic_slice,
     "dynamic-update-slice": _dynamic_update_slice,
     "gather": _gather,

@@ -783,6 +783,8 @@ _INT_LISTS = (
     "rhs_batch_dims",
     "lhs_contracting_dims",
     "rhs_contracting_dims",
+    "lhs_ragged_dims",
+    "rhs_group_dims",
     "fft_length",
 )
 _INTEGERS = (

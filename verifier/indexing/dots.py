@@ -26,11 +26,24 @@ same relation as ``(d0, d1, s0)`` with s0 ∈ [0, 1]).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
-from verifier.expr import Expr, IndexingMap, Interval, compose, dim, range_var
+from verifier.expr import (
+    Expr,
+    IndexingMap,
+    Interval,
+    RuntimeSource,
+    Undefined,
+    Variable,
+    compose,
+    dim,
+    range_var,
+    rt_var,
+)
 from verifier.hlo import DotDimensionNumbers
 from verifier.indexing.registry import Indexing, OpContext, OpRule, register
 from verifier.indexing.shapes import dims_box
+from verifier.indexing.whole_slices import slice_map
 
 
 def _free_dims(rank: int, batch: tuple[int, ...], contracting: tuple[int, ...]) -> list[int]:
@@ -169,3 +182,122 @@ def _scaled_dot_i2o(ctx: OpContext, operand: int) -> tuple[Indexing, ...]:
 
 
 register("scaled-dot")(OpRule(_scaled_dot_o2i, _scaled_dot_i2o))
+
+
+# ---------------------------------------------------------------- ragged-dot
+
+
+def _without(dims: Sequence[int], removed: int) -> tuple[int, ...]:
+    return tuple(n for k, n in enumerate(dims) if k != removed)
+
+
+def _shifted(dims: tuple[int, ...], removed: int) -> tuple[int, ...]:
+    """Dim numbers of an array after dim `removed` is dropped."""
+    return tuple(k - (k > removed) for k in dims)
+
+
+@dataclass(frozen=True)
+class _RaggedRows:
+    """A ragged-dot whose lhs rows (a non-contracting lhs dim) are split into
+    groups by ``group_sizes``, each group multiplied by its own rhs slice
+    along ``rhs_group_dims``.  `numbers` and `rhs_rest` describe the dot of
+    lhs with the rhs without its group dim (`rhs_rest`)."""
+
+    numbers: DotDimensionNumbers
+    ragged: int
+    group: int
+    rhs_rest: tuple[int, ...]
+    groups: int
+    group_sizes: str
+
+    @staticmethod
+    def of(ctx: OpContext) -> _RaggedRows | str:
+        attributes = ctx.instruction.attributes
+        numbers = ctx.instruction.dot_dimension_numbers()
+        ragged = attributes.ints("lhs_ragged_dims") or ()
+        group = attributes.ints("rhs_group_dims") or ()
+        sizes = ctx.operand_shape(2).dimensions
+        if len(ragged) != 1:
+            return "a ragged-dot needs one lhs_ragged_dims"
+        if ragged[0] in numbers.lhs_contracting or ragged[0] in numbers.lhs_batch:
+            return (
+                "a ragged-dot whose ragged dim is a contracting or batch dim "
+                "(each group's own sum, or a plain dot) is not modelled"
+            )
+        if len(group) != 1 or len(sizes) != 1:
+            return (
+                "a ragged-dot with ragged rows needs one rhs_group_dims and group_sizes of rank 1"
+            )
+        (g,) = group
+        rhs = ctx.operand_shape(1).dimensions
+        if rhs[g] != sizes[0]:
+            return f"rhs group dim {g} has {rhs[g]} groups but group_sizes {sizes[0]}"
+        reduced = DotDimensionNumbers(
+            numbers.lhs_batch,
+            _shifted(numbers.rhs_batch, g),
+            numbers.lhs_contracting,
+            _shifted(numbers.rhs_contracting, g),
+        )
+        return _RaggedRows(reduced, ragged[0], g, _without(rhs, g), sizes[0], ctx.operands[2].name)
+
+    def runtime(self, source: Sequence[int], bounds: Interval) -> Variable:
+        """A value decided by every element of group_sizes (read by ``(d…)[s0] -> (s0)``)."""
+        every = slice_map(tuple(source), (self.groups,), {})
+        return Variable(bounds, RuntimeSource(self.group_sizes, every))
+
+
+def _ragged_dot_o2i(ctx: OpContext, output: int) -> tuple[Indexing, ...]:
+    """lhs: the dot's map; rhs: the dot's map with the group dim a runtime
+    variable, the group of the output's row; group_sizes: every element."""
+    ragged = _RaggedRows.of(ctx)
+    if isinstance(ragged, str):
+        return (Undefined(ragged),) * 3
+    out = ctx.shape.dimensions
+    lhs_map, rhs_map = dot_output_to_input(
+        ragged.numbers, ctx.operand_shape(0).dimensions, ragged.rhs_rest, out
+    )
+    results = list(rhs_map.results)
+    results.insert(ragged.group, rt_var(0))
+    row_group = ragged.runtime(out, Interval(0, ragged.groups - 1))
+    rhs = IndexingMap.create(
+        rhs_map.dims, results, range_vars=rhs_map.range_vars, rt_vars=[row_group]
+    )
+    return ((lhs_map,), (rhs,), (slice_map(out, (ragged.groups,), {}),))
+
+
+def _ragged_dot_i2o(ctx: OpContext, operand: int) -> tuple[Indexing, ...]:
+    """An rhs element of group ``j`` reaches the rows of group ``j``: a
+    runtime variable over the lhs rows."""
+    ragged = _RaggedRows.of(ctx)
+    if isinstance(ragged, str):
+        return (Undefined(ragged),)
+    lhs, rhs = ctx.operand_shape(0).dimensions, ctx.operand_shape(1).dimensions
+    if operand == 0:
+        return ((dot_input_to_output(ragged.numbers, lhs, ragged.rhs_rest, 0),),)
+    if operand == 2:
+        return ((slice_map((ragged.groups,), ctx.shape.dimensions, {}),),)
+    numbers = ragged.numbers
+    lhs_free = _free_dims(len(lhs), numbers.lhs_batch, numbers.lhs_contracting)
+    rhs_free = [
+        k
+        for k in range(len(rhs))
+        if k != ragged.group
+        and k - (k > ragged.group) not in numbers.rhs_batch + numbers.rhs_contracting
+    ]
+    batch = [
+        ctx.instruction.dot_dimension_numbers().rhs_batch[p] for p in range(len(numbers.rhs_batch))
+    ]
+    results: list[Expr] = [dim(k) for k in batch]
+    range_vars: list[Interval] = []
+    for k in lhs_free:
+        if k == ragged.ragged:
+            results.append(rt_var(0))
+        else:
+            results.append(range_var(len(range_vars)))
+            range_vars.append(Interval(0, lhs[k] - 1))
+    results += [dim(k) for k in rhs_free]
+    row = ragged.runtime(rhs, Interval(0, lhs[ragged.ragged] - 1))
+    return ((IndexingMap.create(dims_box(rhs), results, range_vars=range_vars, rt_vars=[row]),),)
+
+
+register("ragged-dot")(OpRule(_ragged_dot_o2i, _ragged_dot_i2o))
