@@ -402,6 +402,25 @@ def ragged_dot(draw: st.DrawFn) -> str:
 
 
 @st.composite
+def dynamic_reshape(draw: st.DrawFn) -> str:
+    """A dynamic-reshape whose most major dims may be dynamic (``<=N``), the
+    minor dims static on both sides."""
+    minor_in = draw(dims_strategy(0, 2, 3))
+    minor_out = draw(dims_strategy(0, 2, 3))
+    rows_in, rows_out = draw(st.integers(1, 4)), draw(st.integers(1, 4))
+
+    def text(rows: int, minor: list[int], dynamic: bool) -> str:
+        return "f32[" + ",".join([("<=" if dynamic else "") + str(rows), *map(str, minor)]) + "]"
+
+    source = text(rows_in, minor_in, draw(st.booleans()))
+    result = text(rows_out, minor_out, draw(st.booleans()))
+    sizes = [f"n{k} = s32[] parameter({k + 1})" for k in range(1 + len(minor_out))]
+    arguments = ", ".join(f"n{k}" for k in range(1 + len(minor_out)))
+    root = f"r = {result} dynamic-reshape(p0, {arguments})"
+    return module([f"p0 = {source} parameter(0)", *sizes, root])
+
+
+@st.composite
 def cublas_gemm(draw: st.DrawFn) -> str:
     """A cuBLAS gemm custom-call as XLA's GPU compiler writes it: ``(D,
     s8[workspace])``, the dot's dims in the backend config (protobuf JSON,
@@ -784,6 +803,7 @@ STRATEGIES: dict[str, st.SearchStrategy[str]] = {
     "scaled-dot": scaled_dot(),
     "scan": scan(),
     "ragged-dot": ragged_dot(),
+    "dynamic-reshape": dynamic_reshape(),
     "dynamic-slice": dynamic_slice(),
     "dynamic-update-slice": dynamic_update_slice(),
     "gather": gather(),

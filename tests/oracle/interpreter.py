@@ -454,6 +454,41 @@ def _ragged_dot(ctx: _Context, output: int, index: Index) -> set[Element]:
     return result
 
 
+def _dynamic_reshape(ctx: _Context, output: int, index: Index) -> set[Element]:
+    # dynamic-reshape(x, sizes…): at run time the result has the shape given
+    # by the size operands (each dynamic dim within its bound, a static dim
+    # its size) and holds x's elements in row-major order over the run-time
+    # shapes of both (x's dynamic dims any size within bound giving the same
+    # element count).  Union over every such pair of run-time shapes; an
+    # element outside the run-time result reads nothing.
+    source = ctx.operands[0].shape
+    result_shape = ctx.instruction.shape
+
+    def choices(shape: Shape) -> list[tuple[int, ...]]:
+        per_dim = [
+            range(n + 1) if dynamic else [n]
+            for n, dynamic in zip(shape.dimensions, shape.dynamic, strict=True)
+        ]
+        return [tuple(sizes) for sizes in itertools.product(*per_dim)]
+
+    result: set[Element] = set()
+    for out_sizes in choices(result_shape):
+        if not all(i < n for i, n in zip(index, out_sizes, strict=True)):
+            continue
+        total = 1
+        for n in out_sizes:
+            total *= n
+        for in_sizes in choices(source):
+            count = 1
+            for n in in_sizes:
+                count *= n
+            if count != total:
+                continue
+            result.add((0, _delinear(_linear(index, out_sizes), in_sizes)))
+            result |= {(k, ()) for k in range(1, len(ctx.operands))}
+    return result
+
+
 def _constant_scalar(instruction: Instruction) -> int | None:
     """The value of a rank-0 integer constant, None for anything else."""
     if instruction.opcode != "constant" or instruction.shape.dimensions:
@@ -710,6 +745,7 @@ _SEMANTICS: dict[str, Semantics] = {
     "scaled-dot": _scaled_dot,
     "scan": _scan,
     "ragged-dot": _ragged_dot,
+    "dynamic-reshape": _dynamic_reshape,
     "dynamic-slice": _dynamic_slice,
     "dynamic-update-slice": _dynamic_update_slice,
     "gather": _gather,
