@@ -377,10 +377,20 @@ def scaled_dot(draw: st.DrawFn) -> str:
 
 @st.composite
 def ragged_dot(draw: st.DrawFn) -> str:
-    """A ragged-dot with ragged lhs rows: a free lhs dim split into groups,
-    each multiplied by its own slice of the rhs along its group dim."""
+    """A ragged-dot with ragged lhs rows (a free lhs dim split into groups,
+    each multiplied by its own slice of the rhs along its group dim), or
+    with a ragged contracting dim (one sum per group)."""
     lhs, rhs, out, numbers = draw(_dot_configuration())
     lhs_batch, rhs_batch, lhs_contracting, rhs_contracting = numbers
+    if lhs_contracting and draw(st.booleans()):
+        # A ragged contracting dim: one result per group, before the dot's dims.
+        ragged, groups = draw(st.sampled_from(lhs_contracting)), draw(st.integers(1, 3))
+        root = (
+            f"r = {shape('f32', [groups, *out])} ragged-dot(p0, p1, p2), "
+            f"{_dot_attributes(numbers)}, lhs_ragged_dims={{{ragged}}}"
+        )
+        operands = [shape("f32", lhs), shape("f32", rhs), f"s32[{groups}]"]
+        return module([*parameters(operands), root])
     free = [k for k in range(len(lhs)) if k not in lhs_batch + lhs_contracting]
     assume(free)
     ragged = draw(st.sampled_from(free))

@@ -415,6 +415,8 @@ def _ragged_dot(ctx: _Context, output: int, index: Index) -> set[Element]:
     # group_sizes value.
     numbers = ctx.instruction.dot_dimension_numbers()
     (ragged,) = ctx.instruction.int_list("lhs_ragged_dims")
+    if ragged in numbers.lhs_contracting:
+        return _ragged_contracting_dot(ctx, index)
     (group_dim,) = ctx.instruction.int_list("rhs_group_dims")
     lhs_dims, rhs_dims = ctx.operand_dims(0), ctx.operand_dims(1)
     groups, rows = rhs_dims[group_dim], lhs_dims[ragged]
@@ -451,6 +453,31 @@ def _ragged_dot(ctx: _Context, output: int, index: Index) -> set[Element]:
                 lhs[kl] = rhs[kr] = c
             rhs[group_dim] = group
             result |= {(0, tuple(lhs)), (1, tuple(rhs))}
+    return result
+
+
+def _ragged_contracting_dot(ctx: _Context, index: Index) -> set[Element]:
+    # A ragged contracting dim: its positions are split into consecutive
+    # groups of group_sizes[j]; result (j, rest…) is the dot (rest…) summed
+    # over the positions of group j only, so it needs group_sizes[0..j] (the
+    # group's start and size).  Union over every group_sizes value.
+    numbers = ctx.instruction.dot_dimension_numbers()
+    (ragged,) = ctx.instruction.int_list("lhs_ragged_dims")
+    group, rest = index[0], index[1:]
+    length = ctx.operand_dims(0)[ragged]
+    groups = ctx.operand_dims(2)[0]
+    result: set[Element] = {(2, (j,)) for j in range(group + 1)}
+    for sizes in itertools.product(range(length + 1), repeat=groups):
+        start = sum(sizes[:group])
+        members = range(start, min(start + sizes[group], length))
+        for number, element in _dot_reads(numbers, ctx, rest):
+            operand_dim = (
+                ragged
+                if number == 0
+                else numbers.rhs_contracting[numbers.lhs_contracting.index(ragged)]
+            )
+            if element[operand_dim] in members:
+                result.add((number, element))
     return result
 
 

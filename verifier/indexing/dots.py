@@ -1,4 +1,6 @@
-"""The dots: ``dot``, and ``scaled-dot`` (a dot of block-scaled operands).
+"""The dots: ``dot``, ``scaled-dot`` (a dot of block-scaled operands) and
+``ragged-dot`` (a dot whose rows or contracting range split into groups
+whose sizes are known at run time).
 Output dims are (batch…, lhs free…, rhs free…); the contracting dims are
 range variables.
 
@@ -21,6 +23,19 @@ f8e8m0fnu[2,4,2] sa, f8e8m0fnu[2,2,3] sb), lhs_batch_dims={0},
 lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}``:
 sa ``(d0, d1, d2)[s0] -> (d0, d1, s0 floordiv 4)`` with s0 ∈ [0, 7] (the
 same relation as ``(d0, d1, s0)`` with s0 ∈ [0, 1]).
+
+``ragged-dot(lhs, rhs, group_sizes)`` (XLA's syntax: the dot's attributes,
+``lhs_ragged_dims={r}`` and, for ragged rows, ``rhs_group_dims={g}``)
+splits lhs dim r into consecutive groups of ``group_sizes[j]`` positions.
+Ragged rows (r not contracting): a row of group j is multiplied by rhs
+slice j along g, so the rhs group of an output row is a runtime variable
+decided by all of group_sizes: ``d = f32[6,5] ragged-dot(f32[6,4] a,
+f32[3,4,5] b, s32[3] g), lhs_contracting_dims={1}, rhs_contracting_dims={1},
+lhs_ragged_dims={0}, rhs_group_dims={0}``: b ``(d0, d1)[s0]{rt0} -> (rt0,
+s0, d1)``, rt0 ∈ [0, 2].  Ragged contracting (r contracting): the result
+``[groups, dot dims…]`` holds one sum per group, over the contracting
+positions of that group (a runtime variable); group j needs
+``group_sizes[0..j]``.  A ragged batch dim is not modelled (UNDEFINED).
 """
 
 from __future__ import annotations
@@ -39,6 +54,7 @@ from verifier.expr import (
     dim,
     range_var,
     rt_var,
+    substitute,
 )
 from verifier.hlo import DotDimensionNumbers
 from verifier.indexing.registry import Indexing, OpContext, OpRule, register
@@ -219,11 +235,8 @@ class _RaggedRows:
         sizes = ctx.operand_shape(2).dimensions
         if len(ragged) != 1:
             return "a ragged-dot needs one lhs_ragged_dims"
-        if ragged[0] in numbers.lhs_contracting or ragged[0] in numbers.lhs_batch:
-            return (
-                "a ragged-dot whose ragged dim is a contracting or batch dim "
-                "(each group's own sum, or a plain dot) is not modelled"
-            )
+        if ragged[0] in numbers.lhs_batch:
+            return "a ragged-dot whose ragged dim is a batch dim is not modelled"
         if len(group) != 1 or len(sizes) != 1:
             return (
                 "a ragged-dot with ragged rows needs one rhs_group_dims and group_sizes of rank 1"
@@ -246,12 +259,9 @@ class _RaggedRows:
         return Variable(bounds, RuntimeSource(self.group_sizes, every))
 
 
-def _ragged_dot_o2i(ctx: OpContext, output: int) -> tuple[Indexing, ...]:
+def _ragged_dot_o2i(ctx: OpContext, ragged: _RaggedRows) -> tuple[Indexing, ...]:
     """lhs: the dot's map; rhs: the dot's map with the group dim a runtime
     variable, the group of the output's row; group_sizes: every element."""
-    ragged = _RaggedRows.of(ctx)
-    if isinstance(ragged, str):
-        return (Undefined(ragged),) * 3
     out = ctx.shape.dimensions
     lhs_map, rhs_map = dot_output_to_input(
         ragged.numbers, ctx.operand_shape(0).dimensions, ragged.rhs_rest, out
@@ -265,12 +275,9 @@ def _ragged_dot_o2i(ctx: OpContext, output: int) -> tuple[Indexing, ...]:
     return ((lhs_map,), (rhs,), (slice_map(out, (ragged.groups,), {}),))
 
 
-def _ragged_dot_i2o(ctx: OpContext, operand: int) -> tuple[Indexing, ...]:
+def _ragged_dot_i2o(ctx: OpContext, ragged: _RaggedRows, operand: int) -> tuple[Indexing, ...]:
     """An rhs element of group ``j`` reaches the rows of group ``j``: a
     runtime variable over the lhs rows."""
-    ragged = _RaggedRows.of(ctx)
-    if isinstance(ragged, str):
-        return (Undefined(ragged),)
     lhs, rhs = ctx.operand_shape(0).dimensions, ctx.operand_shape(1).dimensions
     if operand == 0:
         return ((dot_input_to_output(ragged.numbers, lhs, ragged.rhs_rest, 0),),)
@@ -300,4 +307,129 @@ def _ragged_dot_i2o(ctx: OpContext, operand: int) -> tuple[Indexing, ...]:
     return ((IndexingMap.create(dims_box(rhs), results, range_vars=range_vars, rt_vars=[row]),),)
 
 
-register("ragged-dot")(OpRule(_ragged_dot_o2i, _ragged_dot_i2o))
+# ---- ragged contracting dim: one sum per group
+
+
+@dataclass(frozen=True)
+class _RaggedSums:
+    """A ragged-dot whose ragged dim is contracting: the contracting range
+    along it is split into groups by ``group_sizes``, and output ``(j, …)``
+    is the dot over group ``j`` only (the result is ``[groups] + the dot's
+    dims``).  `numbers` list the ragged contracting dim last."""
+
+    numbers: DotDimensionNumbers
+    groups: int
+    group_sizes: str
+
+    @staticmethod
+    def of(ctx: OpContext) -> _RaggedSums | str:
+        numbers = ctx.instruction.dot_dimension_numbers()
+        (ragged,) = ctx.instruction.int_list("lhs_ragged_dims")
+        sizes = ctx.operand_shape(2).dimensions
+        if ctx.instruction.attributes.ints("rhs_group_dims") or len(sizes) != 1:
+            return "a ragged-dot with a ragged contracting dim needs group_sizes of rank 1 and no rhs_group_dims"
+        if not ctx.shape.dimensions or ctx.shape.dimensions[0] != sizes[0]:
+            return f"a ragged-dot with a ragged contracting dim has one result per group: [{sizes[0]}, …]"
+        at = numbers.lhs_contracting.index(ragged)
+        order = [*(q for q in range(len(numbers.lhs_contracting)) if q != at), at]
+        return _RaggedSums(
+            DotDimensionNumbers(
+                numbers.lhs_batch,
+                numbers.rhs_batch,
+                tuple(numbers.lhs_contracting[q] for q in order),
+                tuple(numbers.rhs_contracting[q] for q in order),
+            ),
+            sizes[0],
+            ctx.operands[2].name,
+        )
+
+    def group_of(self, source: Sequence[int]) -> Variable:
+        """The group a contracting position belongs to (decided by all of group_sizes)."""
+        every = slice_map(tuple(source), (self.groups,), {})
+        return Variable(Interval(0, self.groups - 1), RuntimeSource(self.group_sizes, every))
+
+
+def _ragged_sums_o2i(ctx: OpContext, sums: _RaggedSums) -> tuple[Indexing, ...]:
+    """Output ``(j, …)`` reads the dot's operands at contracting positions of
+    group ``j`` (a runtime variable over the ragged dim, from its group's
+    start and size) and group_sizes up to ``j``."""
+    out = ctx.shape.dimensions
+    lhs, rhs = ctx.operand_shape(0).dimensions, ctx.operand_shape(1).dimensions
+    past_group = IndexingMap.create(dims_box(out), [dim(k) for k in range(1, len(out))])
+    ragged = range_var(len(sums.numbers.lhs_contracting) - 1)
+    found: list[Indexing] = []
+    for operand_map in dot_output_to_input(sums.numbers, lhs, rhs, out[1:]):
+        composed = compose(past_group, operand_map)
+        position = Variable(
+            composed.range_vars[-1].bounds,
+            RuntimeSource(sums.group_sizes, slice_map(out, (sums.groups,), {})),
+        )
+        results = [
+            substitute(r, lambda v: rt_var(0) if v == ragged else v) for r in composed.results
+        ]
+        found.append(
+            (
+                IndexingMap.create(
+                    composed.dims,
+                    results,
+                    range_vars=composed.range_vars[:-1],
+                    rt_vars=[position],
+                ),
+            )
+        )
+    sizes = slice_map(out, (sums.groups,), {})
+    up_to_group = sizes.replaced(
+        constraints=[(dim(0) - range_var(0), Interval(0, sums.groups - 1))]
+    )
+    return (*found, (up_to_group,))
+
+
+def _ragged_sums_i2o(ctx: OpContext, sums: _RaggedSums, operand: int) -> tuple[Indexing, ...]:
+    """An lhs or rhs element reaches the outputs of its contracting
+    position's group (a runtime variable); a group size, the groups from its own on."""
+    out = ctx.shape.dimensions
+    lhs, rhs = ctx.operand_shape(0).dimensions, ctx.operand_shape(1).dimensions
+    if operand == 2:
+        every = slice_map((sums.groups,), out, {})
+        later = (range_var(0) - dim(0), Interval(0, sums.groups - 1))
+        return ((every.replaced(constraints=[later]),),)
+    reached = dot_input_to_output(sums.numbers, lhs, rhs, operand)
+    source = lhs if operand == 0 else rhs
+    return (
+        (
+            IndexingMap.create(
+                reached.dims,
+                [rt_var(0), *reached.results],
+                range_vars=reached.range_vars,
+                rt_vars=[sums.group_of(source)],
+            ),
+        ),
+    )
+
+
+def _ragged_mode(ctx: OpContext) -> _RaggedRows | _RaggedSums | str:
+    ragged = ctx.instruction.attributes.ints("lhs_ragged_dims") or ()
+    if len(ragged) == 1 and ragged[0] in ctx.instruction.dot_dimension_numbers().lhs_contracting:
+        return _RaggedSums.of(ctx)
+    return _RaggedRows.of(ctx)
+
+
+def _ragged_o2i(ctx: OpContext, output: int) -> tuple[Indexing, ...]:
+    mode = _ragged_mode(ctx)
+    if isinstance(mode, str):
+        return (Undefined(mode),) * 3
+    if isinstance(mode, _RaggedSums):
+        return _ragged_sums_o2i(ctx, mode)
+    return _ragged_dot_o2i(ctx, mode)
+
+
+def _ragged_i2o(ctx: OpContext, operand: int) -> tuple[Indexing, ...]:
+    mode = _ragged_mode(ctx)
+    if isinstance(mode, str):
+        return (Undefined(mode),)
+    if isinstance(mode, _RaggedSums):
+        return _ragged_sums_i2o(ctx, mode, operand)
+    return _ragged_dot_i2o(ctx, mode, operand)
+
+
+register("ragged-dot")(OpRule(_ragged_o2i, _ragged_i2o))
