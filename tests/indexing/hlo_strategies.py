@@ -382,7 +382,8 @@ def ragged_dot(draw: st.DrawFn) -> str:
     with a ragged contracting dim (one sum per group)."""
     lhs, rhs, out, numbers = draw(_dot_configuration())
     lhs_batch, rhs_batch, lhs_contracting, rhs_contracting = numbers
-    if lhs_contracting and draw(st.booleans()):
+    ragged_sums: bool = draw(st.booleans())
+    if lhs_contracting and ragged_sums:
         # A ragged contracting dim: one result per group, before the dot's dims.
         ragged, groups = draw(st.sampled_from(lhs_contracting)), draw(st.integers(1, 3))
         root = (
