@@ -13,6 +13,8 @@ from collections.abc import Callable, Sequence
 from hypothesis import assume
 from hypothesis import strategies as st
 
+from .compound_strategies import cudnn_convolution
+
 Draw = Callable[..., object]
 
 
@@ -826,7 +828,7 @@ STRATEGIES: dict[str, st.SearchStrategy[str]] = {
     **{opcode: channel(opcode) for opcode in ("send", "send-done", "recv-done")},
     "fft": fft(),
     "topk": topk(),
-    "custom-call": st.one_of(topk(), annotation(), cublas_gemm()),
+    "custom-call": st.one_of(topk(), annotation(), cublas_gemm(), cudnn_convolution()),
     **{
         opcode: batch_norm(opcode)
         for opcode in ("batch-norm-training", "batch-norm-inference", "batch-norm-grad")

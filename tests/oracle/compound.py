@@ -334,7 +334,9 @@ _SEMANTICS: dict[str, Semantics] = {
     "all-to-all": _all_to_all,
     "bitcast": _bitcast,
 }
-SUPPORTED_OPCODES = frozenset(_SEMANTICS)
+# custom-call: only cuDNN's convolution targets; the interpreter judges
+# custom-calls and hands those to `cudnn_convolution`.
+SUPPORTED_OPCODES = frozenset(_SEMANTICS) - {"custom-call"}
 
 
 def reads(

@@ -32,10 +32,11 @@ slice j along g, so the rhs group of an output row is a runtime variable
 decided by all of group_sizes: ``d = f32[6,5] ragged-dot(f32[6,4] a,
 f32[3,4,5] b, s32[3] g), lhs_contracting_dims={1}, rhs_contracting_dims={1},
 lhs_ragged_dims={0}, rhs_group_dims={0}``: b ``(d0, d1)[s0]{rt0} -> (rt0,
-s0, d1)``, rt0 ∈ [0, 2].  Ragged contracting (r contracting): the result
+s0, d1)``, rt0 ∈ [0, 2].  The rows of one group are ``rt0 + s0`` for s0
+below ``rt1`` (its start and size, values of one execution: see
+`group_members`).  Ragged contracting (r contracting): the result
 ``[groups, dot dims…]`` holds one sum per group, over the contracting
-positions of that group (a runtime variable); group j needs
-``group_sizes[0..j]``.  A ragged batch dim is not modelled (UNDEFINED).
+positions of that group; group j needs ``group_sizes[0..j]``.  A ragged batch dim is not modelled (UNDEFINED).
 """
 
 from __future__ import annotations
@@ -276,8 +277,8 @@ def _ragged_dot_o2i(ctx: OpContext, ragged: _RaggedRows) -> tuple[Indexing, ...]
 
 
 def _ragged_dot_i2o(ctx: OpContext, ragged: _RaggedRows, operand: int) -> tuple[Indexing, ...]:
-    """An rhs element of group ``j`` reaches the rows of group ``j``: a
-    runtime variable over the lhs rows."""
+    """An rhs element of group ``j`` reaches the rows of group ``j``
+    (`group_members`)."""
     lhs, rhs = ctx.operand_shape(0).dimensions, ctx.operand_shape(1).dimensions
     if operand == 0:
         return ((dot_input_to_output(ragged.numbers, lhs, ragged.rhs_rest, 0),),)
@@ -296,15 +297,53 @@ def _ragged_dot_i2o(ctx: OpContext, ragged: _RaggedRows, operand: int) -> tuple[
     ]
     results: list[Expr] = [dim(k) for k in batch]
     range_vars: list[Interval] = []
+    row: tuple[Expr, list[Variable], list[tuple[Expr, Interval]]] | None = None
     for k in lhs_free:
+        offset = range_var(len(range_vars))
+        range_vars.append(Interval(0, lhs[k] - 1))
         if k == ragged.ragged:
-            results.append(rt_var(0))
+            row = group_members(
+                rhs, ragged.group, ragged.groups, lhs[k], ragged.group_sizes, offset
+            )
+            results.append(row[0])
         else:
-            results.append(range_var(len(range_vars)))
-            range_vars.append(Interval(0, lhs[k] - 1))
+            results.append(offset)
     results += [dim(k) for k in rhs_free]
-    row = ragged.runtime(rhs, Interval(0, lhs[ragged.ragged] - 1))
-    return ((IndexingMap.create(dims_box(rhs), results, range_vars=range_vars, rt_vars=[row]),),)
+    assert row is not None
+    return (
+        (
+            IndexingMap.create(
+                dims_box(rhs),
+                results,
+                range_vars=range_vars,
+                rt_vars=row[1],
+                constraints=row[2],
+            ),
+        ),
+    )
+
+
+def group_members(
+    source: Sequence[int], group: int, groups: int, length: int, group_sizes: str, offset: Expr
+) -> tuple[Expr, list[Variable], list[tuple[Expr, Interval]]]:
+    """The positions of group ``d_group`` along a ragged dim of `length`:
+    ``rt0 + offset`` for ``offset`` (a range variable over ``[0, length - 1]``)
+    below ``rt1``, where ``rt0`` is the group's start (the sum of the sizes
+    before it, read from all of group_sizes) and ``rt1`` its size
+    (``group_sizes[d_group]``); both are values of one execution."""
+    start = Variable(
+        Interval(0, length), RuntimeSource(group_sizes, slice_map(tuple(source), (groups,), {}))
+    )
+    size = Variable(
+        Interval(0, length),
+        RuntimeSource(group_sizes, IndexingMap.create(dims_box(source), [dim(group)])),
+    )
+    position = rt_var(0) + offset
+    constraints = [
+        (position, Interval(0, length - 1)),
+        (rt_var(1) - offset, Interval(1, length)),
+    ]
+    return position, [start, size], constraints
 
 
 # ---- ragged contracting dim: one sum per group
@@ -350,30 +389,30 @@ class _RaggedSums:
 
 
 def _ragged_sums_o2i(ctx: OpContext, sums: _RaggedSums) -> tuple[Indexing, ...]:
-    """Output ``(j, …)`` reads the dot's operands at contracting positions of
-    group ``j`` (a runtime variable over the ragged dim, from its group's
-    start and size) and group_sizes up to ``j``."""
+    """Output ``(j, …)`` reads the dot's operands at the contracting
+    positions of group ``j`` (`group_members`) and group_sizes up to ``j``."""
     out = ctx.shape.dimensions
     lhs, rhs = ctx.operand_shape(0).dimensions, ctx.operand_shape(1).dimensions
     past_group = IndexingMap.create(dims_box(out), [dim(k) for k in range(1, len(out))])
     ragged = range_var(len(sums.numbers.lhs_contracting) - 1)
     found: list[Indexing] = []
+    length = lhs[sums.numbers.lhs_contracting[-1]]
+    position, group, constraints = group_members(
+        out, 0, sums.groups, length, sums.group_sizes, ragged
+    )
     for operand_map in dot_output_to_input(sums.numbers, lhs, rhs, out[1:]):
         composed = compose(past_group, operand_map)
-        position = Variable(
-            composed.range_vars[-1].bounds,
-            RuntimeSource(sums.group_sizes, slice_map(out, (sums.groups,), {})),
-        )
         results = [
-            substitute(r, lambda v: rt_var(0) if v == ragged else v) for r in composed.results
+            substitute(r, lambda v: position if v == ragged else v) for r in composed.results
         ]
         found.append(
             (
                 IndexingMap.create(
                     composed.dims,
                     results,
-                    range_vars=composed.range_vars[:-1],
-                    rt_vars=[position],
+                    range_vars=composed.range_vars,
+                    rt_vars=group,
+                    constraints=constraints,
                 ),
             )
         )
