@@ -65,27 +65,9 @@ class Convolution:
             tuple(lhs),
             tuple(rhs),
             tuple(out),
-            instruction.attributes.integer("feature_group_count") or 1,
-            instruction.attributes.integer("batch_group_count") or 1,
+            instruction.optional_integer("feature_group_count", 1),
+            instruction.optional_integer("batch_group_count", 1),
         )
-
-    def output_dims(self) -> tuple[int, ...]:
-        """The output dims these lhs, kernel and window give (XLA's shape
-        inference: ``(padded - dilated window) floordiv stride + 1`` per
-        spatial dim, the kernel's output features, the lhs batch per batch
-        group)."""
-        n = self.numbers
-        out = [0] * len(self.lhs)
-        for k, w in enumerate(self.window):
-            size = self.lhs[n.input_spatial[k]]
-            padded = (size - 1) * w.base_dilation + 1 + w.padding_low + w.padding_high
-            extent = (w.size - 1) * w.window_dilation + 1
-            out[n.output_spatial[k]] = (
-                0 if size == 0 or padded < extent else (padded - extent) // w.stride + 1
-            )
-        out[n.output_feature] = self.output_features
-        out[n.output_batch] = self.lhs[n.input_batch] // self.batch_groups
-        return tuple(out)
 
     @property
     def output_features(self) -> int:

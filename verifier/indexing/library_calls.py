@@ -43,8 +43,9 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import assert_never
 
+from verifier.errors import ParseError
 from verifier.expr import IndexingMap, Undefined
-from verifier.hlo import BackendConfig, DotDimensionNumbers
+from verifier.hlo import BackendConfig, DotDimensionNumbers, check_shape
 from verifier.indexing import convolution
 from verifier.indexing.convolution import Convolution
 from verifier.indexing.dots import dot_input_to_output, dot_output_to_input
@@ -220,8 +221,7 @@ def _forward(ctx: OpContext) -> Convolution | str:
     expected = (3, 4) if bias_activation else (2,)
     if not _has_array_operands(ctx) or len(ctx.operands) not in expected:
         return f"{len(ctx.operands)} operands where {' or '.join(map(str, expected))} are expected"
-    first, second = ctx.operand_shape(0).dimensions, ctx.operand_shape(1).dimensions
-    result = ctx.output_shapes[0].dimensions
+    first, second, result = ctx.operand_shape(0), ctx.operand_shape(1), ctx.output_shapes[0]
     match kind:
         case ConvolutionKind.FORWARD:
             x, w, y = first, second, result
@@ -232,28 +232,17 @@ def _forward(ctx: OpContext) -> Convolution | str:
         case _:
             assert_never(kind)
     try:
-        conv = Convolution.of(ctx.instruction, x, w, y)
-    except ValueError as error:
-        return str(error)
-    n = conv.numbers
-    groups = conv.feature_groups * conv.batch_groups
-    if conv.feature_groups > 1 and conv.batch_groups > 1:
-        return "both feature and batch groups: not valid HLO"
-    if (
-        len({len(x), len(w), len(y)}) != 1
-        or conv.output_features % groups != 0
-        or x[n.input_feature] != conv.group_input_features * conv.feature_groups
-        or x[n.input_batch] != y[n.output_batch] * conv.batch_groups
-        or conv.output_dims() != y
-    ):
+        check_shape(y, "convolution", (x, w), ctx.instruction.attributes, {})
+        conv = Convolution.of(ctx.instruction, x.dimensions, w.dimensions, y.dimensions)
+    except (ParseError, ValueError) as error:
         return (
-            f"X {list(x)}, W {list(w)}, Y {list(y)} are not the input, kernel and output "
-            "of the forward convolution its window and dim_labels describe"
+            f"X {x}, W {w}, Y {y} are not the input, kernel and output of the forward "
+            f"convolution its window and dim_labels describe ({error})"
         )
     if bias_activation:
         if ctx.operand_shape(2).dimensions != (conv.output_features,):
             return f"the bias {list(ctx.operand_shape(2).dimensions)} is not one per feature"
-        if len(ctx.operands) == 4 and ctx.operand_shape(3).dimensions != y:
+        if len(ctx.operands) == 4 and ctx.operand_shape(3).dimensions != y.dimensions:
             return "the side input is not shaped as the result"
     return conv
 
