@@ -380,8 +380,9 @@ def scaled_dot(draw: st.DrawFn) -> str:
 @st.composite
 def ragged_dot(draw: st.DrawFn) -> str:
     """A ragged-dot with ragged lhs rows (a free lhs dim split into groups,
-    each multiplied by its own slice of the rhs along its group dim), or
-    with a ragged contracting dim (one sum per group)."""
+    each multiplied by its own slice of the rhs along its group dim), with
+    a ragged contracting dim (one sum per group) or a ragged batch dim (the
+    batched dot)."""
     lhs, rhs, out, numbers = draw(_dot_configuration())
     lhs_batch, rhs_batch, lhs_contracting, rhs_contracting = numbers
     ragged_sums: bool = draw(st.booleans())
@@ -390,6 +391,16 @@ def ragged_dot(draw: st.DrawFn) -> str:
         ragged, groups = draw(st.sampled_from(lhs_contracting)), draw(st.integers(1, 3))
         root = (
             f"r = {shape('f32', [groups, *out])} ragged-dot(p0, p1, p2), "
+            f"{_dot_attributes(numbers)}, lhs_ragged_dims={{{ragged}}}"
+        )
+        operands = [shape("f32", lhs), shape("f32", rhs), f"s32[{groups}]"]
+        return module([*parameters(operands), root])
+    ragged_batch: bool = draw(st.booleans())
+    if lhs_batch and ragged_batch:
+        # A ragged batch dim: the batched dot, group_sizes unread.
+        ragged, groups = draw(st.sampled_from(lhs_batch)), draw(st.integers(1, 3))
+        root = (
+            f"r = {shape('f32', out)} ragged-dot(p0, p1, p2), "
             f"{_dot_attributes(numbers)}, lhs_ragged_dims={{{ragged}}}"
         )
         operands = [shape("f32", lhs), shape("f32", rhs), f"s32[{groups}]"]

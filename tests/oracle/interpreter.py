@@ -417,6 +417,10 @@ def _ragged_dot(ctx: _Context, output: int, index: Index) -> set[Element]:
     (ragged,) = ctx.instruction.int_list("lhs_ragged_dims")
     if ragged in numbers.lhs_contracting:
         return _ragged_contracting_dot(ctx, index)
+    if ragged in numbers.lhs_batch:
+        # A ragged batch dim: the batched dot, group_sizes unread (JAX lowers
+        # this mode to dot_general; a batch in no group is not zeroed).
+        return _dot_reads(numbers, ctx, index)
     (group_dim,) = ctx.instruction.int_list("rhs_group_dims")
     lhs_dims, rhs_dims = ctx.operand_dims(0), ctx.operand_dims(1)
     groups, rows = rhs_dims[group_dim], lhs_dims[ragged]

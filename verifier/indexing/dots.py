@@ -1,6 +1,6 @@
 """The dots: ``dot``, ``scaled-dot`` (a dot of block-scaled operands) and
-``ragged-dot`` (a dot whose rows or contracting range split into groups
-whose sizes are known at run time).
+``ragged-dot`` (a dot whose rows, contracting range or batch split into
+groups whose sizes are known at run time).
 Output dims are (batch…, lhs free…, rhs free…); the contracting dims are
 range variables.
 
@@ -36,13 +36,26 @@ s0, d1)``, rt0 ∈ [0, 2].  The rows of one group are ``rt0 + s0`` for s0
 below ``rt1`` (its start and size, values of one execution: see
 `group_members`).  Ragged contracting (r contracting): the result
 ``[groups, dot dims…]`` holds one sum per group, over the contracting
-positions of that group; group j needs ``group_sizes[0..j]``.  A ragged batch dim is not modelled (UNDEFINED).
+positions of that group; group j needs ``group_sizes[0..j]``.
+
+Ragged batch (r a batch dim, no ``rhs_group_dims``): the result is the
+batched dot and group_sizes is not read, as in XLA's ragged-dot semantics
+and JAX's reference (``_ragged_dot_general_impl`` lowers this mode to a
+plain ``dot_general``, even with the ragged-dot instruction enabled).  A
+batch position in no group is still the batched dot (not zero): with
+``s32[2] g`` holding ``{1, 1}``, batch 2 of ``d = f32[3,2,5] ragged-dot(
+f32[3,2,4] a, f32[3,4,5] b, s32[2] g), lhs_batch_dims={0},
+rhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_contracting_dims={1},
+lhs_ragged_dims={0}`` is ``dot(a[2], b[2])`` (JAX 0.10 on CPU).  So a
+``(d0, d1, d2)[s0] -> (d0, d1, s0)``, b ``(d0, d1, d2)[s0] -> (d0, s0,
+d2)`` with s0 ∈ [0, 3], and g the empty union ``()``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TypeAlias, assert_never
 
 from verifier.expr import (
     Expr,
@@ -236,8 +249,6 @@ class _RaggedRows:
         sizes = ctx.operand_shape(2).dimensions
         if len(ragged) != 1:
             return "a ragged-dot needs one lhs_ragged_dims"
-        if ragged[0] in numbers.lhs_batch:
-            return "a ragged-dot whose ragged dim is a batch dim is not modelled"
         if len(group) != 1 or len(sizes) != 1:
             return (
                 "a ragged-dot with ragged rows needs one rhs_group_dims and group_sizes of rank 1"
@@ -446,29 +457,83 @@ def _ragged_sums_i2o(ctx: OpContext, sums: _RaggedSums, operand: int) -> tuple[I
     )
 
 
-def _ragged_mode(ctx: OpContext) -> _RaggedRows | _RaggedSums | str:
+# ---- ragged batch dim: the batched dot
+
+
+@dataclass(frozen=True)
+class _RaggedBatch:
+    """A ragged-dot whose ragged dim is a batch dim: the batched dot of
+    `numbers`, group_sizes not read (see the module docstring)."""
+
+    numbers: DotDimensionNumbers
+
+    @staticmethod
+    def of(ctx: OpContext) -> _RaggedBatch | str:
+        if ctx.instruction.attributes.ints("rhs_group_dims"):
+            return "a ragged-dot with a ragged batch dim has no rhs_group_dims"
+        return _RaggedBatch(ctx.instruction.dot_dimension_numbers())
+
+
+def _ragged_batch_o2i(ctx: OpContext, batched: _RaggedBatch) -> tuple[Indexing, ...]:
+    """lhs, rhs: the dot's maps; group_sizes: nothing."""
+    lhs, rhs = dot_output_to_input(
+        batched.numbers,
+        ctx.operand_shape(0).dimensions,
+        ctx.operand_shape(1).dimensions,
+        ctx.shape.dimensions,
+    )
+    return ((lhs,), (rhs,), ())
+
+
+def _ragged_batch_i2o(ctx: OpContext, batched: _RaggedBatch, operand: int) -> tuple[Indexing, ...]:
+    """lhs, rhs: the dot's maps; group_sizes reaches nothing."""
+    if operand == 2:
+        return ((),)
+    lhs, rhs = ctx.operand_shape(0).dimensions, ctx.operand_shape(1).dimensions
+    return ((dot_input_to_output(batched.numbers, lhs, rhs, operand),),)
+
+
+_RaggedMode: TypeAlias = _RaggedRows | _RaggedSums | _RaggedBatch
+
+
+def _ragged_mode(ctx: OpContext) -> _RaggedMode | str:
     ragged = ctx.instruction.attributes.ints("lhs_ragged_dims") or ()
-    if len(ragged) == 1 and ragged[0] in ctx.instruction.dot_dimension_numbers().lhs_contracting:
+    numbers = ctx.instruction.dot_dimension_numbers()
+    if len(ragged) == 1 and ragged[0] in numbers.lhs_contracting:
         return _RaggedSums.of(ctx)
+    if len(ragged) == 1 and ragged[0] in numbers.lhs_batch:
+        return _RaggedBatch.of(ctx)
     return _RaggedRows.of(ctx)
 
 
 def _ragged_o2i(ctx: OpContext, output: int) -> tuple[Indexing, ...]:
     mode = _ragged_mode(ctx)
-    if isinstance(mode, str):
-        return (Undefined(mode),) * 3
-    if isinstance(mode, _RaggedSums):
-        return _ragged_sums_o2i(ctx, mode)
-    return _ragged_dot_o2i(ctx, mode)
+    match mode:
+        case str():
+            return (Undefined(mode),) * 3
+        case _RaggedSums():
+            return _ragged_sums_o2i(ctx, mode)
+        case _RaggedBatch():
+            return _ragged_batch_o2i(ctx, mode)
+        case _RaggedRows():
+            return _ragged_dot_o2i(ctx, mode)
+        case _:
+            assert_never(mode)
 
 
 def _ragged_i2o(ctx: OpContext, operand: int) -> tuple[Indexing, ...]:
     mode = _ragged_mode(ctx)
-    if isinstance(mode, str):
-        return (Undefined(mode),)
-    if isinstance(mode, _RaggedSums):
-        return _ragged_sums_i2o(ctx, mode, operand)
-    return _ragged_dot_i2o(ctx, mode, operand)
+    match mode:
+        case str():
+            return (Undefined(mode),)
+        case _RaggedSums():
+            return _ragged_sums_i2o(ctx, mode, operand)
+        case _RaggedBatch():
+            return _ragged_batch_i2o(ctx, mode, operand)
+        case _RaggedRows():
+            return _ragged_dot_i2o(ctx, mode, operand)
+        case _:
+            assert_never(mode)
 
 
 register("ragged-dot")(OpRule(_ragged_o2i, _ragged_i2o))
