@@ -448,7 +448,8 @@ def dynamic_reshape(draw: st.DrawFn) -> str:
 def cublas_gemm(draw: st.DrawFn) -> str:
     """A cuBLAS gemm custom-call as XLA's GPU compiler writes it: ``(D,
     s8[workspace])``, the dot's dims in the backend config (protobuf JSON,
-    int64 as strings), C an operand when beta is not 0."""
+    int64 as strings), C an operand when beta is not 0, then a bias vector
+    over the columns with a BIAS* epilogue."""
     lhs, rhs, out, numbers = draw(_dot_configuration())
     names = ("lhs_batch", "rhs_batch", "lhs_contracting", "rhs_contracting")
     dimensions = ",".join(
@@ -456,13 +457,17 @@ def cublas_gemm(draw: st.DrawFn) -> str:
         for name, dims in zip(names, numbers, strict=True)
     )
     beta = draw(st.sampled_from([0, 1]))
-    epilogue = draw(st.sampled_from(["DEFAULT", "RELU", "GELU"]))
+    _, rhs_batch, _, rhs_contracting = numbers
+    one_column = len(rhs) - len(rhs_batch) - len(rhs_contracting) == 1
+    epilogues = ["DEFAULT", "RELU", "GELU"] + ["BIAS", "BIAS_RELU", "BIAS_GELU"] * one_column
+    epilogue = draw(st.sampled_from(epilogues))
     target = draw(st.sampled_from(["__cublas$gemm", "__cublas$lt$matmul"]))
     config = (
         f'{{"operation_queue_id":"0","gemm_backend_config":{{"alpha_real":1,"beta":{beta},'
         f'"dot_dimension_numbers":{{{dimensions}}},"epilogue":"{epilogue}"}}}}'
     )
     operands = [shape("f32", lhs), shape("f32", rhs)] + ([shape("f32", out)] * beta)
+    operands += [shape("f32", out[-1:])] * epilogue.startswith("BIAS")
     arguments = ", ".join(f"p{k}" for k in range(len(operands)))
     root = (
         f"r = ({shape('f32', out)}, s8[{draw(st.integers(0, 256))}]) custom-call({arguments}), "

@@ -689,10 +689,12 @@ def _custom_call(ctx: _Context, output: int, index: Index) -> set[Element]:
 
 
 def _cublas_gemm(ctx: _Context, output: int, index: Index) -> set[Element]:
-    # D = alpha * dot(A, B) + beta * C, the dot's dims in the backend config's
-    # gemm_backend_config.dot_dimension_numbers (protobuf JSON: int64 as
-    # strings); C is an operand only when beta is not 0.  Output 1 is the
-    # workspace: no value of the op.
+    # D = act(alpha * dot(A, B) + beta * C + bias), the dot's dims in the
+    # backend config's gemm_backend_config.dot_dimension_numbers (protobuf
+    # JSON: int64 as strings); C is an operand only when beta is not 0; a
+    # BIAS* epilogue adds bias[column] (the next operand), column being the
+    # output index along the rhs's free dim, the output's last.  Output 1 is
+    # the workspace: no value of the op.
     if output != 0:
         return set()
     config = ctx.instruction.attributes.get("backend_config")
@@ -707,7 +709,12 @@ def _cublas_gemm(ctx: _Context, output: int, index: Index) -> set[Element]:
         )
     )
     reads = _dot_reads(numbers, ctx, index)
-    return reads | ({(2, index)} if float(gemm.get("beta", 0)) != 0 else set())
+    reads_c = float(gemm.get("beta", 0)) != 0
+    if reads_c:
+        reads.add((2, index))
+    if gemm.get("epilogue", "DEFAULT").startswith("BIAS"):
+        reads.add((3 if reads_c else 2, (index[-1],)))
+    return reads
 
 
 def _batch_norm(ctx: _Context, output: int, index: Index) -> set[Element]:

@@ -11,7 +11,12 @@ B) + beta * C``, the dot's dimension numbers in
 (older dumps put the gemm config at the top level; protobuf JSON writes the
 dims as strings).  A and B are read as `dots` reads a dot's operands; C, an
 operand only when ``beta`` ≠ 0, element for element; the epilogues
-``DEFAULT``, ``RELU``, ``GELU`` apply per element and read nothing more:
+``DEFAULT``, ``RELU``, ``GELU`` apply per element and read nothing more.
+The epilogues ``BIAS``, ``BIAS_RELU``, ``BIAS_GELU`` add a vector bias
+before the activation: the operand after A, B (and C), as XLA's
+``EmitCublasLtMatmulThunk`` reads it, rank 1, one element per column —
+the output's rhs free dim, which must be the only one.  ``*_AUX``
+epilogues (a second result) and the fp8 targets stay UNDEFINED:
 
     r = (f32[2,5], s8[1024]) custom-call(f32[2,3] a, f32[3,5] b),
         custom_call_target="__cublas$gemm", backend_config={"gemm_backend_config":
@@ -19,7 +24,10 @@ operand only when ``beta`` ≠ 0, element for element; the epilogues
         "rhs_contracting_dimensions":["0"],"lhs_batch_dimensions":[],
         "rhs_batch_dimensions":[]},"epilogue":"DEFAULT"}}
 
-output 0 → a: ``(d0, d1)[s0] -> (d0, s0)``, s0 ∈ [0, 2].
+output 0 → a: ``(d0, d1)[s0] -> (d0, s0)``, s0 ∈ [0, 2].  With
+``"epilogue":"BIAS_RELU"`` and a third operand ``f32[5] bias``: output 0 →
+bias ``(d0, d1) -> (d1)``; bias → output 0 ``(d0)[s0] -> (s0, d0)``, s0 ∈
+[0, 1].
 
 **cuDNN** (``__cudnn$convForward``, ``__cudnn$convBiasActivationForward``,
 ``__cudnn$convBackwardInput``, ``__cudnn$convBackwardFilter``): ``window=``
@@ -54,6 +62,7 @@ from verifier.indexing.whole_slices import slice_map
 
 GEMM_TARGETS = frozenset({"__cublas$gemm", "__cublas$lt$matmul"})
 _ELEMENTWISE_EPILOGUES = frozenset({"DEFAULT", "RELU", "GELU"})
+_BIAS_EPILOGUES = frozenset({"BIAS", "BIAS_RELU", "BIAS_GELU"})
 
 
 def _target(ctx: OpContext) -> str:
@@ -96,8 +105,16 @@ def _has_array_operands(ctx: OpContext) -> bool:
 
 @dataclass(frozen=True)
 class _Gemm:
+    """A gemm's dot, whether it reads C (operand 2), and the output dim of
+    its columns when it adds a bias vector (the operand after C), else None."""
+
     numbers: DotDimensionNumbers
     reads_c: bool
+    bias_column: int | None
+
+    @property
+    def bias_operand(self) -> int:
+        return 2 + self.reads_c
 
 
 def _dims(config: Mapping[str, object], key: str) -> tuple[int, ...]:
@@ -126,11 +143,13 @@ def _gemm(ctx: OpContext) -> _Gemm | str:
     except ValueError as error:
         return f"unreadable dot_dimension_numbers ({error})"
     epilogue = gemm.get("epilogue", "DEFAULT")
-    if epilogue not in _ELEMENTWISE_EPILOGUES:
-        return f"the epilogue {epilogue} (bias or auxiliary outputs) is not modelled"
+    if epilogue not in _ELEMENTWISE_EPILOGUES | _BIAS_EPILOGUES:
+        return f"the epilogue {epilogue} (auxiliary outputs) is not modelled"
     reads_c = gemm.get("beta", 0) not in (0, 0.0, "0")
-    if not _has_array_operands(ctx) or len(ctx.operands) != 2 + reads_c:
-        return f"{len(ctx.operands)} operands where A, B{', C' if reads_c else ''} are expected"
+    adds_bias = epilogue in _BIAS_EPILOGUES
+    expected_operands = ["A", "B"] + ["C"] * reads_c + ["bias"] * adds_bias
+    if not _has_array_operands(ctx) or len(ctx.operands) != len(expected_operands):
+        return f"{len(ctx.operands)} operands where {', '.join(expected_operands)} are expected"
     lhs, rhs = ctx.operand_shape(0).dimensions, ctx.operand_shape(1).dimensions
     out = ctx.output_shapes[0].dimensions
     expected = _dot_dims(dot_numbers, lhs, rhs)
@@ -138,7 +157,24 @@ def _gemm(ctx: OpContext) -> _Gemm | str:
         return f"its result {list(out)} is not the dot of {list(lhs)} and {list(rhs)}"
     if reads_c and ctx.operand_shape(2).dimensions != out:
         return f"C {list(ctx.operand_shape(2).dimensions)} is not shaped as the result"
-    return _Gemm(dot_numbers, reads_c)
+    if not adds_bias:
+        return _Gemm(dot_numbers, reads_c, None)
+    column = _bias_column(ctx, dot_numbers, 2 + reads_c)
+    return column if isinstance(column, str) else _Gemm(dot_numbers, reads_c, column)
+
+
+def _bias_column(ctx: OpContext, numbers: DotDimensionNumbers, bias_operand: int) -> int | str:
+    """The output dim a bias vector is indexed by (the rhs's one free dim), or why none."""
+    lhs, rhs = ctx.operand_shape(0).dimensions, ctx.operand_shape(1).dimensions
+    rhs_free = len(rhs) - len(numbers.rhs_batch) - len(numbers.rhs_contracting)
+    if rhs_free != 1:
+        return f"a bias epilogue needs one column dim, the rhs has {rhs_free} free dims"
+    column = len(lhs) - len(numbers.lhs_contracting)
+    columns = ctx.output_shapes[0].dimensions[column]
+    bias = ctx.operand_shape(bias_operand).dimensions
+    if bias != (columns,):
+        return f"the bias {list(bias)} is not one element per column ({columns})"
+    return column
 
 
 def _dot_dims(
@@ -177,7 +213,10 @@ def _gemm_o2i(ctx: OpContext, output: int) -> tuple[Indexing, ...]:
             gemm.numbers, ctx.operand_shape(0).dimensions, ctx.operand_shape(1).dimensions, out
         )
         c: tuple[Indexing, ...] = ((IndexingMap.identity(out),),) if gemm.reads_c else ()
-        return ((lhs,), (rhs,), *c)
+        if gemm.bias_column is None:
+            return ((lhs,), (rhs,), *c)
+        bias = slice_map(out, (out[gemm.bias_column],), {0: gemm.bias_column})
+        return ((lhs,), (rhs,), *c, (bias,))
 
     return _result_only(ctx, output, result)
 
@@ -186,8 +225,12 @@ def _gemm_i2o(ctx: OpContext, operand: int) -> tuple[Indexing, ...]:
     gemm = _gemm(ctx)
     if isinstance(gemm, str):
         return _undefined(ctx, gemm, len(ctx.output_shapes))
+    out = ctx.output_shapes[0].dimensions
+    if gemm.bias_column is not None and operand == gemm.bias_operand:
+        column = {gemm.bias_column: 0}
+        return _reaches_result(ctx, (slice_map((out[gemm.bias_column],), out, column),))
     if operand == 2:
-        return _reaches_result(ctx, (IndexingMap.identity(ctx.operand_shape(2).dimensions),))
+        return _reaches_result(ctx, (IndexingMap.identity(out),))
     lhs, rhs = ctx.operand_shape(0).dimensions, ctx.operand_shape(1).dimensions
     return _reaches_result(ctx, (dot_input_to_output(gemm.numbers, lhs, rhs, operand),))
 
