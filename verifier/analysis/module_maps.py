@@ -12,8 +12,11 @@ and calls composed through their computation, `verifier.fusion.compose`):
 * **raw** maps (``simplified=False``): composed as the rules give them, and
   merged only when identical.  They keep every range variable of every use
   path, which counting reads needs (``reduce(broadcast(p))`` reads ``p``
-  once per reduced element, although its relation is the identity's), and
-  they are what the simplification check compares the simplified ones to.
+  once per reduced element, although its relation is the identity's).  An
+  op's own raw maps are what the simplification check compares its
+  simplified ones to; a composition is proved through the steps its
+  simplified maps carry (`verifier.fusion.compose`), never against the raw
+  composition, whose text grows exponentially along a chain of reshapes.
 
 Merging keeps a multiplicity per map: the number of use paths that read
 through it (``add(p0, p0)`` reads p0 twice per output element).

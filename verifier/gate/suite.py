@@ -375,6 +375,9 @@ def _simplification(place: _Place, run: _Run) -> Iterator[Finding]:
         )
         yield place.finding(simplification.CHECK, _EVERYWHERE, result)
         return
+    if instruction.opcode in CALLING_OPCODES:
+        yield from _composition_steps(place, run)
+        return
     operands = _operands(place)
     for output in _outputs(place):
         raw = run.maps.output_to_input(
@@ -392,6 +395,28 @@ def _simplification(place: _Place, run: _Run) -> Iterator[Finding]:
                 run.cache,
                 budget=run.budget,
             )
+            subject = f"{output.label} -> {operand.label}"
+            yield place.finding(simplification.CHECK, subject, result)
+
+
+def _composition_steps(place: _Place, run: _Run) -> Iterator[Finding]:
+    """A fusion, call, conditional or async-start: its maps were simplified
+    as they were composed, and each step is proved (never the unsimplified
+    composition, exponential in a chain's length)."""
+    instruction = place.instruction
+    for output in _outputs(place):
+        simplified = run.maps.output_to_input(place.computation, instruction, output.number)
+        for operand, composed in zip(_operands(place), simplified, strict=True):
+            if isinstance(composed.maps, Undefined):
+                result = simplification.check_simplification(
+                    composed.maps, composed.maps, 0, 0, run.cache, budget=run.budget
+                )
+            elif not composed.maps and not composed.steps:
+                continue
+            else:
+                result = simplification.check_simplification_steps(
+                    composed.steps, run.cache, budget=run.budget
+                )
             subject = f"{output.label} -> {operand.label}"
             yield place.finding(simplification.CHECK, subject, result)
 
