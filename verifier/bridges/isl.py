@@ -743,7 +743,7 @@ def from_isl_map(isl_map: Any) -> IndexingMap:
 
 # Counting scans isl's representation row by row (PyPI's islpy has no
 # barvinok), so it is given far more operations than a comparison.
-COUNT_MAX_OPERATIONS = 200_000_000
+COUNT_MAX_OPERATIONS = 10_000_000
 
 
 def _box(space: Any, dimensions: Sequence[int]) -> Any:
