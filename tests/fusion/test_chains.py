@@ -54,6 +54,19 @@ def test_the_composed_map_is_the_chain_walked_on_integers(n: int) -> None:
         assert indexing_map.evaluate(values) == read(index), index
 
 
+def test_the_reads_maps_are_the_chain_walked_on_integers_and_stay_small() -> None:
+    # Counting reads composes pointwise-simplified maps (every variable
+    # kept); the raw composition of 30 ops would be megabytes of text.
+    n = 30
+    module = parse_module(chain_module(n))
+    (composed,) = ModuleMaps(module).reads(module.entry, module.entry.root)
+    indexing_map = _the_map(composed)
+    assert _size(indexing_map) < 1000
+    read = composed_chain(n)
+    for index in output_indices(n):
+        assert indexing_map.evaluate({dim(i): v for i, v in enumerate(index)}) == read(index)
+
+
 def test_the_composed_map_and_its_steps_grow_at_most_linearly() -> None:
     sizes = {}
     for n in (10, 20, 40, 80):
@@ -103,7 +116,9 @@ def _verifier(argv: list[str], timeout: float) -> subprocess.CompletedProcess[st
 
 @pytest.mark.slow
 @pytest.mark.parametrize("n", [100, 400])
-def test_check_and_maps_on_a_long_chain_finish_with_exact_answers(n: int, tmp_path: Path) -> None:
+def test_check_maps_and_utilization_on_a_long_chain_finish_with_exact_answers(
+    n: int, tmp_path: Path
+) -> None:
     path = tmp_path / f"chain_{n}.hlo"
     path.write_text(chain_module(n))
     checked = _verifier(["check", str(path), "--no-cache", "--format", "json"], timeout=300)
@@ -119,6 +134,10 @@ def test_check_and_maps_on_a_long_chain_finish_with_exact_answers(n: int, tmp_pa
     (row,) = json.loads(mapped.stdout)["instructions"][0]["output_to_input"]
     (text,) = row["maps"]
     indexing_map = parse_map(text)
+    counted = _verifier(["utilization", str(path), "--format", "json"], timeout=300)
+    assert counted.returncode == 0, counted.stderr
+    (operand,) = json.loads(counted.stdout)["instructions"][0]["operands"]
+    assert operand["distinct_read"] == operand["reads"] == 64
     read = composed_chain(n)
     for index in output_indices(n):
         assert indexing_map.evaluate({dim(i): v for i, v in enumerate(index)}) == read(index)

@@ -163,15 +163,13 @@ def instruction_utilization(
     """Every operand's counts (fusions composed through their computation).
 
     Distinct elements come from the simplified maps (more of them are
-    strided boxes, counted in closed form); reads from the raw ones, which
-    keep the range variables simplification drops when they do not change
-    the relation (a reduce of a broadcast reads its operand once per reduced
-    element)."""
+    strided boxes, counted in closed form); reads from the reads maps
+    (`ModuleMaps.reads`), which keep the range variables relation
+    simplification drops when they do not change the relation (a reduce of
+    a broadcast reads its operand once per reduced element)."""
     outputs = range(output_count(instruction))
     per_output = [maps.output_to_input(computation, instruction, k) for k in outputs]
-    raw_per_output = [
-        maps.output_to_input(computation, instruction, k, simplified=False) for k in outputs
-    ]
+    raw_per_output = [maps.reads(computation, instruction, k) for k in outputs]
     heuristic = operand_utilizations(maps.module, computation, instruction)
     leaves = instruction_operand_leaves(computation, instruction)
     rows = []
@@ -280,7 +278,7 @@ def operand_counts(
 ) -> tuple[int | Unknown, Answer, Answer]:
     """``(may read, per execution, reads)`` of an operand of `shape` read
     through `maps` (simplified and merged: the relation) and `raw_maps` (as
-    composed, every range variable kept: the reads)."""
+    composed, simplified pointwise, every range variable kept: the reads)."""
     if isinstance(shape, Unknown):
         return shape, shape, shape
     dimensions = shape.dimensions
