@@ -30,12 +30,12 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 
-from verifier.analysis.module_maps import ModuleMaps
+from verifier.analysis import InstructionError, ModuleMaps, isolated
 from verifier.checks import bitcast, bounds, inverse, overflow, partition, simplification
 from verifier.checks.cache import ProofCache
 from verifier.checks.equivalence import Budget
 from verifier.checks.result import DEFAULT_BUDGET, CheckResult
-from verifier.errors import InternalError, ParseError, UsageError
+from verifier.errors import UsageError
 from verifier.expr import IndexingMap, Undefined
 from verifier.fusion.compose import CALLING_OPCODES
 from verifier.gate.finding import Finding
@@ -122,7 +122,7 @@ def run_checks(
     budget: Budget = DEFAULT_BUDGET,
     progress: Callable[[int, int], None] | None = None,
     only: Collection[str] | None = None,
-    on_error: Callable[[ParseError | InternalError], None] | None = None,
+    on_error: Callable[[InstructionError], None] | None = None,
 ) -> Iterator[Finding]:
     """The findings of every check in `only` (default: all of `CHECKS`) on
     every instruction of a module; `progress(done, total)` is called after
@@ -147,11 +147,7 @@ def run_checks(
     ]
     for done, place in enumerate(places, start=1):
         if place.instruction.operands:
-            if on_error is None:
-                for check in selected:
-                    yield from _REGISTRY[check].run(place, run)
-            else:
-                yield from _isolated(place, run, selected, on_error)
+            yield from _isolated(place, run, selected, on_error)
         if progress is not None:
             progress(done, len(places))
 
@@ -160,18 +156,14 @@ def _isolated(
     place: _Place,
     run: _Run,
     selected: tuple[str, ...],
-    on_error: Callable[[ParseError | InternalError], None],
+    on_error: Callable[[InstructionError], None] | None,
 ) -> list[Finding]:
     """The findings of one instruction, or none and its error to `on_error`."""
-    try:
+
+    def findings() -> list[Finding]:
         return [finding for check in selected for finding in _REGISTRY[check].run(place, run)]
-    except ParseError as error:
-        on_error(error)
-    except Exception as error:  # a bug, reported at its instruction
-        name = place.instruction.name
-        message = f"{type(error).__name__}: {error}"
-        on_error(InternalError(message, place.instruction.span, name))
-    return []
+
+    return isolated(place.instruction, findings, on_error) or []
 
 
 def _selected(only: Collection[str] | None) -> tuple[str, ...]:
@@ -219,7 +211,11 @@ def _wholly_undefined(place: _Place, run: _Run) -> Undefined | None:
     """The reason when every map of the instruction, both directions, is
     unknown (a while loop): then each check reports it once, not once per
     pair of leaves of its tuples."""
-    indexings = _indexings(place, run)
+    return _all_undefined(_indexings(place, run))
+
+
+def _all_undefined(indexings: list[Indexing]) -> Undefined | None:
+    """The first reason when there is an indexing and every one is unknown."""
     if not indexings or not all(isinstance(i, Undefined) for i in indexings):
         return None
     first = indexings[0]
@@ -368,23 +364,25 @@ def _fits(place: _Place, run: _Run, bits: int, check: str) -> Iterator[Finding]:
 @_check(simplification.CHECK, "every simplified map equals the composition it simplifies")
 def _simplification(place: _Place, run: _Run) -> Iterator[Finding]:
     instruction = place.instruction
-    undefined = _wholly_undefined(place, run)
-    if undefined is not None:
-        result = simplification.check_simplification(
-            undefined, undefined, 0, 0, run.cache, budget=run.budget
-        )
-        yield place.finding(simplification.CHECK, _EVERYWHERE, result)
-        return
     if instruction.opcode in CALLING_OPCODES:
         yield from _composition_steps(place, run)
         return
+    outputs = _outputs(place)
+    raw = [
+        run.maps.output_to_input(place.computation, instruction, output.number, simplified=False)
+        for output in outputs
+    ]
+    # Unknown everywhere, or its unsimplified maps are: reported once.
+    undefined = _wholly_undefined(place, run) or _all_undefined(
+        [composed.indexing for per_output in raw for composed in per_output]
+    )
+    if undefined is not None:
+        yield _undefined_simplification(place, run, undefined)
+        return
     operands = _operands(place)
-    for output in _outputs(place):
-        raw = run.maps.output_to_input(
-            place.computation, instruction, output.number, simplified=False
-        )
+    for output, raw_maps in zip(outputs, raw, strict=True):
         simplified = run.maps.output_to_input(place.computation, instruction, output.number)
-        for operand, before, after in zip(operands, raw, simplified, strict=True):
+        for operand, before, after in zip(operands, raw_maps, simplified, strict=True):
             if _is_empty(before.indexing) and _is_empty(after.indexing):
                 continue
             result = simplification.check_simplification(
@@ -399,11 +397,22 @@ def _simplification(place: _Place, run: _Run) -> Iterator[Finding]:
             yield place.finding(simplification.CHECK, subject, result)
 
 
+def _undefined_simplification(place: _Place, run: _Run, undefined: Undefined) -> Finding:
+    result = simplification.check_simplification(
+        undefined, undefined, 0, 0, run.cache, budget=run.budget
+    )
+    return place.finding(simplification.CHECK, _EVERYWHERE, result)
+
+
 def _composition_steps(place: _Place, run: _Run) -> Iterator[Finding]:
-    """A fusion, call, conditional or async-start: its maps were simplified
-    as they were composed, and each step is proved (never the unsimplified
-    composition, exponential in a chain's length)."""
+    """A fusion, call, conditional, async-start or while loop: its maps were
+    simplified as they were composed, and each step is proved (never the
+    unsimplified composition, exponential in a chain's length)."""
     instruction = place.instruction
+    undefined = _wholly_undefined(place, run)
+    if undefined is not None:  # a while loop: reported once
+        yield _undefined_simplification(place, run, undefined)
+        return
     for output in _outputs(place):
         simplified = run.maps.output_to_input(place.computation, instruction, output.number)
         for operand, composed in zip(_operands(place), simplified, strict=True):
