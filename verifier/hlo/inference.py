@@ -379,6 +379,18 @@ def _dot(request: _Request) -> Shape:
     return _array(lhs.element_type, [lhs.dimensions[k] for k in lhs_batch] + free)
 
 
+def _scaled_dot(request: _Request) -> Shape:
+    """``scaled-dot(lhs, rhs, lhs_scale, rhs_scale)``: a dot's shape; each
+    scale has its operand's rank and divides each of its dims into blocks."""
+    for operand, scale in ((0, 2), (1, 3)):
+        values, scales = request.operand(operand), request.operand(scale)
+        if scales.rank != values.rank or any(
+            m == 0 or n % m != 0 for n, m in zip(values.dimensions, scales.dimensions, strict=True)
+        ):
+            raise _Cannot(f"the scale {scales} does not divide {values} into equal blocks")
+    return _dot(request)
+
+
 def _reduce(request: _Request) -> Shape:
     count = len(request.operands) // 2
     if count == 0 or len(request.operands) != 2 * count:
@@ -735,6 +747,7 @@ INFERENCE: dict[str, Callable[[_Request], Shape]] = {
     "slice": _slice,
     "transpose": _transpose,
     "dot": _dot,
+    "scaled-dot": _scaled_dot,
     "reduce": _reduce,
     "reduce-window": _reduce_window,
     "dynamic-slice": _dynamic_slice,
