@@ -51,11 +51,6 @@ ENTRY e {
 """
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="sort's dimensions={k} is not validated against the operand's rank "
-    "(shape inference, verifier/hlo, #12's; the rule indexes past it, verifier/indexing/sort.py)",
-)
 @pytest.mark.parametrize("command", ["maps", "utilization"])
 def test_a_sort_dimension_past_the_rank_is_a_located_error(command: str, tmp_path: Path) -> None:
     # The CLI fuzz tier of #14's second session: inputs 1000001330 (maps)
