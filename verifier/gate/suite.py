@@ -364,21 +364,20 @@ def _fits(place: _Place, run: _Run, bits: int, check: str) -> Iterator[Finding]:
 @_check(simplification.CHECK, "every simplified map equals the composition it simplifies")
 def _simplification(place: _Place, run: _Run) -> Iterator[Finding]:
     instruction = place.instruction
+    if instruction.opcode in CALLING_OPCODES:
+        yield from _composition_steps(place, run)
+        return
     outputs = _outputs(place)
     raw = [
         run.maps.output_to_input(place.computation, instruction, output.number, simplified=False)
         for output in outputs
     ]
-    # Unknown everywhere (a while loop), or its unsimplified composition is
-    # (a loop whose unsimplified unions grow past the limit): reported once.
+    # Unknown everywhere, or its unsimplified maps are: reported once.
     undefined = _wholly_undefined(place, run) or _all_undefined(
         [composed.indexing for per_output in raw for composed in per_output]
     )
     if undefined is not None:
-        result = simplification.check_simplification(
-            undefined, undefined, 0, 0, run.cache, budget=run.budget
-        )
-        yield place.finding(simplification.CHECK, _EVERYWHERE, result)
+        yield _undefined_simplification(place, run, undefined)
         return
     operands = _operands(place)
     for output, raw_maps in zip(outputs, raw, strict=True):
@@ -394,6 +393,39 @@ def _simplification(place: _Place, run: _Run) -> Iterator[Finding]:
                 run.cache,
                 budget=run.budget,
             )
+            subject = f"{output.label} -> {operand.label}"
+            yield place.finding(simplification.CHECK, subject, result)
+
+
+def _undefined_simplification(place: _Place, run: _Run, undefined: Undefined) -> Finding:
+    result = simplification.check_simplification(
+        undefined, undefined, 0, 0, run.cache, budget=run.budget
+    )
+    return place.finding(simplification.CHECK, _EVERYWHERE, result)
+
+
+def _composition_steps(place: _Place, run: _Run) -> Iterator[Finding]:
+    """A fusion, call, conditional, async-start or while loop: its maps were
+    simplified as they were composed, and each step is proved (never the
+    unsimplified composition, exponential in a chain's length)."""
+    instruction = place.instruction
+    undefined = _wholly_undefined(place, run)
+    if undefined is not None:  # a while loop: reported once
+        yield _undefined_simplification(place, run, undefined)
+        return
+    for output in _outputs(place):
+        simplified = run.maps.output_to_input(place.computation, instruction, output.number)
+        for operand, composed in zip(_operands(place), simplified, strict=True):
+            if isinstance(composed.maps, Undefined):
+                result = simplification.check_simplification(
+                    composed.maps, composed.maps, 0, 0, run.cache, budget=run.budget
+                )
+            elif not composed.maps and not composed.steps:
+                continue
+            else:
+                result = simplification.check_simplification_steps(
+                    composed.steps, run.cache, budget=run.budget
+                )
             subject = f"{output.label} -> {operand.label}"
             yield place.finding(simplification.CHECK, subject, result)
 
