@@ -28,7 +28,8 @@ counts, never wall-clock time: the same module gives the same findings.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 
 from verifier.analysis.module_maps import ModuleMaps
 from verifier.checks import bitcast, bounds, inverse, overflow, partition, simplification
@@ -39,6 +40,7 @@ from verifier.errors import InternalError, ParseError, UsageError
 from verifier.expr import IndexingMap, Undefined
 from verifier.fusion.compose import CALLING_OPCODES
 from verifier.gate.finding import Finding
+from verifier.gate.questions import Question, QuestionMemo
 from verifier.hlo import Computation, Instruction, Module
 from verifier.indexing.leaves import (
     OperandLeaf,
@@ -51,9 +53,10 @@ from verifier.indexing.registry import Indexing
 
 @dataclass(frozen=True)
 class _Place:
-    """One instruction of the module, and how to report about it."""
+    """One instruction of the module, its leaves and maps (each computed
+    once, however many checks ask), and how to report about it."""
 
-    module: Module
+    maps: ModuleMaps
     computation: Computation
     instruction: Instruction
 
@@ -61,7 +64,7 @@ class _Place:
         return Finding(
             check,
             result.outcome,
-            self.module.name,
+            self.maps.module.name,
             self.computation.name,
             self.instruction.name,
             subject,
@@ -73,12 +76,53 @@ class _Place:
     def operand_subject(self, operand: int) -> str:
         return f"operand {operand} ({self.instruction.operands[operand]})"
 
+    @cached_property
+    def outputs(self) -> tuple[OutputLeaf, ...]:
+        return output_leaves(self.instruction.shape)
+
+    @cached_property
+    def operands(self) -> tuple[OperandLeaf, ...]:
+        return instruction_operand_leaves(self.computation, self.instruction)
+
+    @cached_property
+    def indexings(self) -> tuple[Indexing, ...]:
+        """The indexing of every (output, operand) pair of the instruction,
+        both directions (composed and simplified)."""
+        instruction, computation = self.instruction, self.computation
+        return tuple(
+            composed.indexing
+            for output in self.outputs
+            for composed in self.maps.output_to_input(computation, instruction, output.number)
+        ) + tuple(
+            composed.indexing
+            for operand in self.operands
+            for composed in self.maps.input_to_output(computation, instruction, operand.number)
+        )
+
+    @cached_property
+    def wholly_undefined(self) -> Undefined | None:
+        """The reason when every map of the instruction, both directions, is
+        unknown (a while loop): then each check reports it once, not once
+        per pair of leaves of its tuples."""
+        indexings = self.indexings
+        if not indexings or not all(isinstance(i, Undefined) for i in indexings):
+            return None
+        first = indexings[0]
+        assert isinstance(first, Undefined)
+        return first
+
 
 @dataclass(frozen=True)
 class _Run:
-    maps: ModuleMaps
+    """What every check of one run shares: the proof cache, the budget,
+    and the answers to the questions asked so far."""
+
     cache: ProofCache
     budget: Budget
+    memo: QuestionMemo = field(default_factory=QuestionMemo)
+
+    def answer(self, question: Question, compute: Callable[[], CheckResult]) -> CheckResult:
+        return self.memo.answer(question, compute)
 
 
 Checker = Callable[[_Place, _Run], Iterator[Finding]]
@@ -138,11 +182,10 @@ def run_checks(
     """
     selected = _selected(only)
     maps = subject if isinstance(subject, ModuleMaps) else ModuleMaps(subject)
-    module = maps.module
-    run = _Run(maps, cache, budget)
+    run = _Run(cache, budget)
     places = [
-        _Place(module, computation, instruction)
-        for computation in module.computations
+        _Place(maps, computation, instruction)
+        for computation in maps.module.computations
         for instruction in computation.instructions
     ]
     for done, place in enumerate(places, start=1):
@@ -185,14 +228,6 @@ def _selected(only: Collection[str] | None) -> tuple[str, ...]:
     return tuple(check for check in CHECKS if check in only)
 
 
-def _outputs(place: _Place) -> tuple[OutputLeaf, ...]:
-    return output_leaves(place.instruction.shape)
-
-
-def _operands(place: _Place) -> tuple[OperandLeaf, ...]:
-    return instruction_operand_leaves(place.computation, place.instruction)
-
-
 def _is_empty(indexing: Indexing) -> bool:
     return not isinstance(indexing, Undefined) and not indexing
 
@@ -200,63 +235,38 @@ def _is_empty(indexing: Indexing) -> bool:
 _EVERYWHERE = "every output <-> every operand"
 
 
-def _indexings(place: _Place, run: _Run) -> list[Indexing]:
-    """The indexing of every (output, operand) pair of the instruction, both
-    directions (composed and simplified)."""
-    instruction, computation = place.instruction, place.computation
-    return [
-        composed.indexing
-        for output in _outputs(place)
-        for composed in run.maps.output_to_input(computation, instruction, output.number)
-    ] + [
-        composed.indexing
-        for operand in _operands(place)
-        for composed in run.maps.input_to_output(computation, instruction, operand.number)
-    ]
-
-
-def _wholly_undefined(place: _Place, run: _Run) -> Undefined | None:
-    """The reason when every map of the instruction, both directions, is
-    unknown (a while loop): then each check reports it once, not once per
-    pair of leaves of its tuples."""
-    indexings = _indexings(place, run)
-    if not indexings or not all(isinstance(i, Undefined) for i in indexings):
-        return None
-    first = indexings[0]
-    assert isinstance(first, Undefined)
-    return first
-
-
 @_check(bounds.CHECK, "the image of every indexing map lies inside the shape it indexes")
 def _in_bounds(place: _Place, run: _Run) -> Iterator[Finding]:
     instruction = place.instruction
-    undefined = _wholly_undefined(place, run)
+    undefined = place.wholly_undefined
     if undefined is not None:
-        result = bounds.check_in_bounds(undefined, (), run.cache, budget=run.budget)
-        yield place.finding(bounds.CHECK, _EVERYWHERE, result)
+        yield place.finding(bounds.CHECK, _EVERYWHERE, _in_shape(undefined, (), run))
         return
-    operands = _operands(place)
-    outputs = _outputs(place)
+    operands = place.operands
+    outputs = place.outputs
     for output in outputs:
-        per_operand = run.maps.output_to_input(place.computation, instruction, output.number)
+        per_operand = place.maps.output_to_input(place.computation, instruction, output.number)
         for operand, composed in zip(operands, per_operand, strict=True):
             if _is_empty(composed.indexing):
                 continue
             subject = f"{output.label} -> {operand.label}"
-            result = bounds.check_in_bounds(
-                composed.indexing, operand.shape.dimensions, run.cache, budget=run.budget
-            )
+            result = _in_shape(composed.indexing, operand.shape.dimensions, run)
             yield place.finding(bounds.CHECK, subject, result)
     for operand in operands:
-        per_output = run.maps.input_to_output(place.computation, instruction, operand.number)
+        per_output = place.maps.input_to_output(place.computation, instruction, operand.number)
         for output, composed in zip(outputs, per_output, strict=True):
             if _is_empty(composed.indexing):
                 continue
             subject = f"{operand.label} -> {output.label}"
-            result = bounds.check_in_bounds(
-                composed.indexing, output.shape.dimensions, run.cache, budget=run.budget
-            )
+            result = _in_shape(composed.indexing, output.shape.dimensions, run)
             yield place.finding(bounds.CHECK, subject, result)
+
+
+def _in_shape(indexing: Indexing, dimensions: tuple[int, ...], run: _Run) -> CheckResult:
+    return run.answer(
+        (bounds.CHECK, indexing, dimensions),
+        lambda: bounds.check_in_bounds(indexing, dimensions, run.cache, budget=run.budget),
+    )
 
 
 @_check(
@@ -273,7 +283,7 @@ def _partition(place: _Place, run: _Run) -> Iterator[Finding]:
     pieces = [
         (
             place.operand_subject(k),
-            run.maps.input_to_output(place.computation, instruction, k, simplified=False)[
+            place.maps.input_to_output(place.computation, instruction, k, simplified=False)[
                 0
             ].indexing,
         )
@@ -291,29 +301,34 @@ def _partition(place: _Place, run: _Run) -> Iterator[Finding]:
 )
 def _inverse(place: _Place, run: _Run) -> Iterator[Finding]:
     instruction = place.instruction
-    undefined = _wholly_undefined(place, run)
+    undefined = place.wholly_undefined
     if undefined is not None:
-        result = inverse.check_inverse(undefined, undefined, 0, 0, run.cache, budget=run.budget)
-        yield place.finding(inverse.CHECK, _EVERYWHERE, result)
+        yield place.finding(inverse.CHECK, _EVERYWHERE, _inverts(undefined, undefined, 0, 0, run))
         return
-    operands = _operands(place)
-    for output in _outputs(place):
-        per_operand = run.maps.output_to_input(place.computation, instruction, output.number)
+    operands = place.operands
+    for output in place.outputs:
+        per_operand = place.maps.output_to_input(place.computation, instruction, output.number)
         for operand, composed in zip(operands, per_operand, strict=True):
-            reached = run.maps.input_to_output(place.computation, instruction, operand.number)
+            reached = place.maps.input_to_output(place.computation, instruction, operand.number)
             backward = reached[output.number].indexing
             if _is_empty(composed.indexing) and _is_empty(backward):
                 continue
-            result = inverse.check_inverse(
-                composed.indexing,
-                backward,
-                output.shape.rank,
-                operand.shape.rank,
-                run.cache,
-                budget=run.budget,
+            result = _inverts(
+                composed.indexing, backward, output.shape.rank, operand.shape.rank, run
             )
             subject = f"{operand.label} <-> {output.label}"
             yield place.finding(inverse.CHECK, subject, result)
+
+
+def _inverts(
+    forward: Indexing, backward: Indexing, output_rank: int, operand_rank: int, run: _Run
+) -> CheckResult:
+    return run.answer(
+        (inverse.CHECK, forward, backward, output_rank, operand_rank),
+        lambda: inverse.check_inverse(
+            forward, backward, output_rank, operand_rank, run.cache, budget=run.budget
+        ),
+    )
 
 
 @_check(bitcast.CHECK, "a bitcast keeps the buffer's bytes and the bits of every element")
@@ -322,9 +337,12 @@ def _bitcast(place: _Place, run: _Run) -> Iterator[Finding]:
     if instruction.opcode != "bitcast":
         return
     operand = place.computation.instruction(instruction.operands[0]).shape
-    (composed,) = run.maps.output_to_input(place.computation, instruction, 0, simplified=False)
-    result = bitcast.check_bitcast(
-        operand, instruction.shape, composed.indexing, run.cache, budget=run.budget
+    (composed,) = place.maps.output_to_input(place.computation, instruction, 0, simplified=False)
+    result = run.answer(
+        (bitcast.CHECK, operand, instruction.shape, composed.indexing),
+        lambda: bitcast.check_bitcast(
+            operand, instruction.shape, composed.indexing, run.cache, budget=run.budget
+        ),
     )
     yield place.finding(bitcast.CHECK, place.operand_subject(0), result)
 
@@ -332,7 +350,7 @@ def _bitcast(place: _Place, run: _Run) -> Iterator[Finding]:
 def _all_maps(place: _Place, run: _Run) -> tuple[IndexingMap, ...]:
     """Every defined map of the instruction, both directions (the unknown
     ones are reported by in-bounds)."""
-    indexings = _indexings(place, run)
+    indexings = place.indexings
     maps: list[IndexingMap] = []
     for indexing in indexings:
         if isinstance(indexing, Undefined):
@@ -361,39 +379,46 @@ def _overflow_int32(place: _Place, run: _Run) -> Iterator[Finding]:
 def _fits(place: _Place, run: _Run, bits: int, check: str) -> Iterator[Finding]:
     maps = _all_maps(place, run)
     if maps:
-        result = overflow.check_overflow(maps, bits, run.cache, budget=run.budget)
+        result = run.answer(
+            (check, maps, bits),
+            lambda: overflow.check_overflow(maps, bits, run.cache, budget=run.budget),
+        )
         yield place.finding(check, "maps", result)
 
 
 @_check(simplification.CHECK, "every simplified map equals the composition it simplifies")
 def _simplification(place: _Place, run: _Run) -> Iterator[Finding]:
     instruction = place.instruction
-    undefined = _wholly_undefined(place, run)
+    undefined = place.wholly_undefined
     if undefined is not None:
-        result = simplification.check_simplification(
-            undefined, undefined, 0, 0, run.cache, budget=run.budget
-        )
+        result = _simplifies(undefined, undefined, 0, 0, run)
         yield place.finding(simplification.CHECK, _EVERYWHERE, result)
         return
-    operands = _operands(place)
-    for output in _outputs(place):
-        raw = run.maps.output_to_input(
+    operands = place.operands
+    for output in place.outputs:
+        raw = place.maps.output_to_input(
             place.computation, instruction, output.number, simplified=False
         )
-        simplified = run.maps.output_to_input(place.computation, instruction, output.number)
+        simplified = place.maps.output_to_input(place.computation, instruction, output.number)
         for operand, before, after in zip(operands, raw, simplified, strict=True):
             if _is_empty(before.indexing) and _is_empty(after.indexing):
                 continue
-            result = simplification.check_simplification(
-                before.indexing,
-                after.indexing,
-                output.shape.rank,
-                operand.shape.rank,
-                run.cache,
-                budget=run.budget,
+            result = _simplifies(
+                before.indexing, after.indexing, output.shape.rank, operand.shape.rank, run
             )
             subject = f"{output.label} -> {operand.label}"
             yield place.finding(simplification.CHECK, subject, result)
+
+
+def _simplifies(
+    raw: Indexing, simplified: Indexing, output_rank: int, operand_rank: int, run: _Run
+) -> CheckResult:
+    return run.answer(
+        (simplification.CHECK, raw, simplified, output_rank, operand_rank),
+        lambda: simplification.check_simplification(
+            raw, simplified, output_rank, operand_rank, run.cache, budget=run.budget
+        ),
+    )
 
 
 CHECKS: tuple[str, ...] = tuple(_REGISTRY)
