@@ -610,9 +610,9 @@ def _parallel_findings(
 
 def _run_check(args: argparse.Namespace, out: TextIO) -> int:
     from verifier.errors import UsageError
+    from verifier.gate.catalog import CHECKS, INFORMATIONAL_CHECKS
     from verifier.gate.run import GateRun
     from verifier.gate.sqlite_cache import SqliteCache
-    from verifier.gate.suite import CHECKS, INFORMATIONAL_CHECKS
     from verifier.report.gate_text import gate_text
 
     checks = CHECKS
@@ -625,6 +625,11 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
                 f"the checks are {', '.join(CHECKS)}"
             )
         checks = tuple(check for check in CHECKS if check in named)
+    if args.summary and args.format != "text" and not args.output:
+        raise UsageError(
+            f"--summary prints the text summary: write the --format {args.format} "
+            "report with --output FILE"
+        )
     files, errors = _hlo_files(args.paths, args.glob)
     show_progress = sys.stderr.isatty() if args.progress is None else args.progress
     progress = _Progress(sys.stderr, len(files)) if show_progress else None
@@ -670,9 +675,9 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
         args.strict,
         INFORMATIONAL_CHECKS,
     )
-    summary = gate_text(run)
+    summary = gate_text(run, listed=not args.summary)
     if args.format == "text":
-        report = summary
+        report = gate_text(run) if args.summary else summary
     elif args.format == "json":
         from verifier.report.gate_json import gate_json
 
@@ -689,7 +694,7 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
         Path(args.output).write_text(report + "\n", encoding="utf-8")
         print(summary, file=out)
     else:
-        print(report, file=out)
+        print(summary if args.summary else report, file=out)
     return _STATUS_EXIT[run.status]
 
 
@@ -936,6 +941,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="report format (json is the canonical form; junit and sarif for CI services)",
     )
     check.add_argument("--output", metavar="FILE", help="write the report to FILE")
+    check.add_argument(
+        "--summary",
+        action="store_true",
+        help="print only the counts per check and the gate's line (for CI logs); "
+        "the full report in --format goes to --output FILE",
+    )
     check.add_argument(
         "--strict", action="store_true", help="unsupported findings fail the gate (exit 1)"
     )

@@ -9,8 +9,8 @@ from functools import partial
 from verifier.checks.cache import MemoryCache
 from verifier.checks.result import CheckResult
 from verifier.checks.verdict import Outcome
-from verifier.gate import run_checks
 from verifier.gate.questions import QuestionMemo
+from verifier.gate.suite import run_checks
 from verifier.hlo import parse_module
 
 

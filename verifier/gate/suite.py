@@ -39,6 +39,7 @@ from verifier.checks.result import DEFAULT_BUDGET, CheckResult
 from verifier.errors import InternalError, ParseError, UsageError
 from verifier.expr import IndexingMap, Undefined
 from verifier.fusion.compose import CALLING_OPCODES
+from verifier.gate.catalog import CHECKS
 from verifier.gate.finding import Finding
 from verifier.gate.questions import Question, QuestionMemo
 from verifier.hlo import Computation, Instruction, Module
@@ -130,30 +131,21 @@ Checker = Callable[[_Place, _Run], Iterator[Finding]]
 
 @dataclass(frozen=True)
 class RegisteredCheck:
-    """A check of the gate: its name, a one-line description for report
-    readers (SARIF rule descriptions, ``--checks`` help), what runs it on one
-    instruction, and whether it is *informational*: its refutation informs
-    and never fails the gate (a fusion whose indices do not fit int32 is
-    correct, XLA then uses int64; it is only slower on GPUs).  The finding's
-    outcome stays the truth either way; the gate decides the severity."""
+    """What runs check `name` (of the `CATALOG`) on one instruction."""
 
     name: str
-    description: str
     run: Checker
-    informational: bool = False
 
 
-# Every check, in the order the gate runs them (the order of definition below).
+# What runs each check of the catalog, registered below in the catalog's order.
 _REGISTRY: dict[str, RegisteredCheck] = {}
 
 
-def _check(
-    name: str, description: str, *, informational: bool = False
-) -> Callable[[Checker], Checker]:
-    """Register the decorated function as check `name`."""
+def _check(name: str) -> Callable[[Checker], Checker]:
+    """Register the decorated function as what runs check `name`."""
 
     def register(run: Checker) -> Checker:
-        _REGISTRY[name] = RegisteredCheck(name, description, run, informational)
+        _REGISTRY[name] = RegisteredCheck(name, run)
         return run
 
     return register
@@ -235,7 +227,7 @@ def _is_empty(indexing: Indexing) -> bool:
 _EVERYWHERE = "every output <-> every operand"
 
 
-@_check(bounds.CHECK, "the image of every indexing map lies inside the shape it indexes")
+@_check(bounds.CHECK)
 def _in_bounds(place: _Place, run: _Run) -> Iterator[Finding]:
     instruction = place.instruction
     undefined = place.wholly_undefined
@@ -269,10 +261,7 @@ def _in_shape(indexing: Indexing, dimensions: tuple[int, ...], run: _Run) -> Che
     )
 
 
-@_check(
-    partition.CHECK,
-    "the operands of a concatenate, pad or dynamic-update-slice cover the output exactly once",
-)
+@_check(partition.CHECK)
 def _partition(place: _Place, run: _Run) -> Iterator[Finding]:
     instruction = place.instruction
     if instruction.opcode not in partition.PIECES:
@@ -295,10 +284,7 @@ def _partition(place: _Place, run: _Run) -> Iterator[Finding]:
     yield place.finding(partition.CHECK, "output 0", result)
 
 
-@_check(
-    inverse.CHECK,
-    "the input→output relation is the inverse of the output→input relation",
-)
+@_check(inverse.CHECK)
 def _inverse(place: _Place, run: _Run) -> Iterator[Finding]:
     instruction = place.instruction
     undefined = place.wholly_undefined
@@ -331,7 +317,7 @@ def _inverts(
     )
 
 
-@_check(bitcast.CHECK, "a bitcast keeps the buffer's bytes and the bits of every element")
+@_check(bitcast.CHECK)
 def _bitcast(place: _Place, run: _Run) -> Iterator[Finding]:
     instruction = place.instruction
     if instruction.opcode != "bitcast":
@@ -359,17 +345,12 @@ def _all_maps(place: _Place, run: _Run) -> tuple[IndexingMap, ...]:
     return tuple(dict.fromkeys(maps))
 
 
-@_check(overflow.CHECK, "every sub-term of every index expression fits int64")
+@_check(overflow.CHECK)
 def _overflow(place: _Place, run: _Run) -> Iterator[Finding]:
     yield from _fits(place, run, 64, overflow.CHECK)
 
 
-@_check(
-    overflow.CHECK_INT32,
-    "every sub-term of a fusion's index expressions fits int32 "
-    "(informational: int64 indexing is correct, only slower)",
-    informational=True,
-)
+@_check(overflow.CHECK_INT32)
 def _overflow_int32(place: _Place, run: _Run) -> Iterator[Finding]:
     """Per fusion or call: whether its indices would also fit int32."""
     if place.instruction.opcode in CALLING_OPCODES:
@@ -386,7 +367,7 @@ def _fits(place: _Place, run: _Run, bits: int, check: str) -> Iterator[Finding]:
         yield place.finding(check, "maps", result)
 
 
-@_check(simplification.CHECK, "every simplified map equals the composition it simplifies")
+@_check(simplification.CHECK)
 def _simplification(place: _Place, run: _Run) -> Iterator[Finding]:
     instruction = place.instruction
     undefined = place.wholly_undefined
@@ -421,13 +402,4 @@ def _simplifies(
     )
 
 
-CHECKS: tuple[str, ...] = tuple(_REGISTRY)
-INFORMATIONAL_CHECKS: frozenset[str] = frozenset(
-    name for name, check in _REGISTRY.items() if check.informational
-)
-
-
-def describe(check: str) -> str:
-    """A one-line description of `check` (its name when it has none)."""
-    registered = _REGISTRY.get(check)
-    return registered.description if registered else check
+assert tuple(_REGISTRY) == CHECKS, "each check of the catalog has a runner, in its order"
