@@ -492,13 +492,14 @@ def _module_findings(
     its text is unchanged, else parsed and checked (and remembered when no
     instruction failed; a failed one is added to `errors`)."""
     from verifier.gate.findings_cache import module_key, recall, remember
-    from verifier.gate.suite import run_checks
     from verifier.hlo import decode_hlo, parse_module
 
     text = decode_hlo(path.read_bytes(), str(path))
     key = module_key(text, checks, budget)
     findings = recall(cache, key, str(path))
     if findings is None:
+        from verifier.gate.suite import run_checks  # the analysis: not for a recalled module
+
         module = parse_module(text, str(path))
         report = progress.instructions if progress else None
         failed: list[InputError] = []
