@@ -159,11 +159,17 @@ def run_checks(
     progress: Callable[[int, int], None] | None = None,
     only: Collection[str] | None = None,
     on_error: Callable[[ParseError | InternalError], None] | None = None,
+    places: Collection[int] | None = None,
 ) -> Iterator[Finding]:
     """The findings of every check in `only` (default: all of `CHECKS`) on
     every instruction of a module; `progress(done, total)` is called after
     each instruction.  `subject` is the module, or its `ModuleMaps` when the
     caller counts or reports on the same maps (they are composed once).
+
+    With `places`, only the instructions at those positions (in the order
+    of `module_places`), in that order: an instruction's findings do not
+    depend on which others are checked, so the findings of the `shares` of
+    a module, put back in position order, are those of the whole module.
 
     With `on_error`, one instruction never sinks the module: an instruction
     that is not valid HLO (a `ParseError` at it, e.g. an attribute its rule
@@ -175,12 +181,11 @@ def run_checks(
     selected = _selected(only)
     maps = subject if isinstance(subject, ModuleMaps) else ModuleMaps(subject)
     run = _Run(cache, budget)
-    places = [
-        _Place(maps, computation, instruction)
-        for computation in maps.module.computations
-        for instruction in computation.instructions
-    ]
-    for done, place in enumerate(places, start=1):
+    every = module_places(maps.module)
+    wanted = range(len(every)) if places is None else sorted(places)
+    for done, position in enumerate(wanted, start=1):
+        computation, instruction = every[position]
+        place = _Place(maps, computation, instruction)
         if place.instruction.operands:
             if on_error is None:
                 for check in selected:
@@ -188,7 +193,70 @@ def run_checks(
             else:
                 yield from _isolated(place, run, selected, on_error)
         if progress is not None:
-            progress(done, len(places))
+            progress(done, len(wanted))
+
+
+def module_places(module: Module) -> list[tuple[Computation, Instruction]]:
+    """Every instruction of `module` with its computation, computation by
+    computation: the order of the findings."""
+    return [
+        (computation, instruction)
+        for computation in module.computations
+        for instruction in computation.instructions
+    ]
+
+
+def shares(module: Module, parts: int) -> tuple[tuple[int, ...], ...]:
+    """The positions of `module_places` in `parts` shares of about the same
+    number of instructions, for as many processes.  A computation that an
+    instruction calls (a fusion's) is in the share of its first caller —
+    whose composed maps go through it — so that no computation is composed
+    by two processes; whole callers are dealt out largest first, each to
+    the share with fewest instructions so far (the first of them on a tie).
+
+    >>> from verifier.hlo import parse_module
+    >>> module = parse_module('''
+    ... HloModule m
+    ... fused {
+    ...   q0 = f32[4] parameter(0)
+    ...   ROOT n = f32[4] negate(q0)
+    ... }
+    ... ENTRY e {
+    ...   p0 = f32[4] parameter(0)
+    ...   f = f32[4] fusion(p0), kind=kLoop, calls=fused
+    ...   ROOT a = f32[4] add(f, p0)
+    ... }''')
+    >>> shares(module, 2)
+    ((0, 1, 3), (2, 4))
+    """
+    places = module_places(module)
+    first_caller: dict[str, int] = {}
+    for position, (_, instruction) in enumerate(places):
+        for called in instruction.called_computations:
+            first_caller.setdefault(called, position)
+    # The position of each computation's caller at the top (an instruction
+    # of a computation nobody calls), None for such a computation itself.
+    top: dict[str, int | None] = {}
+
+    def top_of(computation: str, seen: frozenset[str]) -> int | None:
+        if computation not in top:
+            caller = first_caller.get(computation)
+            if caller is None or computation in seen:
+                top[computation] = None
+            else:
+                above = top_of(places[caller][0].name, seen | {computation})
+                top[computation] = caller if above is None else above
+        return top[computation]
+
+    groups: dict[int, list[int]] = {}
+    for position, (computation, _) in enumerate(places):
+        owner = top_of(computation.name, frozenset())
+        groups.setdefault(position if owner is None else owner, []).append(position)
+    dealt: list[list[int]] = [[] for _ in range(parts)]
+    for group in sorted(groups.values(), key=lambda g: (-len(g), g[0])):
+        smallest = min(range(parts), key=lambda k: (len(dealt[k]), k))
+        dealt[smallest].extend(group)
+    return tuple(tuple(sorted(share)) for share in dealt)
 
 
 def _isolated(
