@@ -24,57 +24,41 @@ strings, integers, booleans and None, and this encoder handles just those
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from json.encoder import encode_basestring_ascii
 
 _STEP = "  "
 
 
-def indented(value: object) -> str:
+def indented(value: object, margin: str = "") -> str:
     """``json.dumps(value, indent=2)`` of a value made of dicts with string
-    keys, lists, tuples, strings, integers, booleans and None."""
-    pieces: list[str] = []
-    _write(value, "", pieces.append)
-    return "".join(pieces)
-
-
-def _write(value: object, margin: str, write: Callable[[str], object]) -> None:
-    # Ordered by frequency in reports; bool before int (it is one).
+    keys, lists, tuples, strings, integers, booleans and None (`margin`:
+    the indentation of the line it starts on)."""
     if isinstance(value, str):
-        write(encode_basestring_ascii(value))
-    elif value is True:
-        write("true")
-    elif value is False:
-        write("false")
-    elif value is None:
-        write("null")
-    elif isinstance(value, int):
-        write(int.__repr__(value))
-    elif isinstance(value, dict):
+        return encode_basestring_ascii(value)
+    if isinstance(value, dict):
         if not value:
-            write("{}")
-            return
+            return "{}"
         inner = margin + _STEP
-        separator = "{\n" + inner
-        for key, item in value.items():
-            if not isinstance(key, str):
-                raise TypeError(f"a report's keys are strings, not {key!r}")
-            write(separator)
-            write(encode_basestring_ascii(key))
-            write(": ")
-            _write(item, inner, write)
-            separator = ",\n" + inner
-        write("\n" + margin + "}")
-    elif isinstance(value, list | tuple):
+        items = [f"{_key(key)}: {indented(item, inner)}" for key, item in value.items()]
+        return "{\n" + inner + (",\n" + inner).join(items) + "\n" + margin + "}"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, int):
+        return int.__repr__(value)
+    if isinstance(value, list | tuple):
         if not value:
-            write("[]")
-            return
+            return "[]"
         inner = margin + _STEP
-        separator = "[\n" + inner
-        for item in value:
-            write(separator)
-            _write(item, inner, write)
-            separator = ",\n" + inner
-        write("\n" + margin + "]")
-    else:
-        raise TypeError(f"a report holds no {type(value).__name__}: {value!r}")
+        items = [indented(item, inner) for item in value]
+        return "[\n" + inner + (",\n" + inner).join(items) + "\n" + margin + "]"
+    if value is None:
+        return "null"
+    raise TypeError(f"a report holds no {type(value).__name__}: {value!r}")
+
+
+def _key(key: object) -> str:
+    if not isinstance(key, str):
+        raise TypeError(f"a report's keys are strings, not {key!r}")
+    return encode_basestring_ascii(key)
