@@ -39,7 +39,11 @@ def indented(value: object, margin: str = "") -> str:
         if not value:
             return "{}"
         inner = margin + _STEP
-        items = [f"{_key(key)}: {indented(item, inner)}" for key, item in value.items()]
+        # encode_basestring_ascii refuses a key that is not a string.
+        items = [
+            f"{encode_basestring_ascii(key)}: {indented(item, inner)}"
+            for key, item in value.items()
+        ]
         return "{\n" + inner + (",\n" + inner).join(items) + "\n" + margin + "}"
     if value is True:
         return "true"
@@ -56,9 +60,3 @@ def indented(value: object, margin: str = "") -> str:
     if value is None:
         return "null"
     raise TypeError(f"a report holds no {type(value).__name__}: {value!r}")
-
-
-def _key(key: object) -> str:
-    if not isinstance(key, str):
-        raise TypeError(f"a report's keys are strings, not {key!r}")
-    return encode_basestring_ascii(key)

@@ -41,10 +41,11 @@ def printable(text: str) -> str:
     return _UNPRINTABLE.sub(_escape, text)
 
 
-# What a string needing `printable` turns into in `json.dumps(...,
-# ensure_ascii=False)`: the C0 controls become escapes (``\u001b``, ``\r``;
-# ``\t`` and ``\n`` are kept by `printable`), the rest stays as it is.
-_JSON_C0_ESCAPES = ("\\u00", "\\b", "\\f", "\\r")
+# A string needing `printable`, in the text `json.dumps(..., ensure_ascii=False)`
+# writes: a C0 control is an escape there (``\u001b``, ``\r``; ``\t`` and
+# ``\n`` are kept by `printable`), anything else is as it is.  (An escaped
+# backslash before ``b`` matches too: the slow path then finds nothing.)
+_UNPRINTABLE_IN_JSON = re.compile(_UNPRINTABLE.pattern + r"|\\(?:u00|[bfr])")
 
 
 def printable_json(value: object) -> object:
@@ -52,8 +53,7 @@ def printable_json(value: object) -> object:
     string in it, keys included: `value` itself when no string needs it
     (told from its JSON text, which the C encoder writes at a fraction of
     the cost of visiting every string in Python)."""
-    text = json.dumps(value, ensure_ascii=False)
-    if _UNPRINTABLE.search(text) is None and not any(e in text for e in _JSON_C0_ESCAPES):
+    if _UNPRINTABLE_IN_JSON.search(json.dumps(value, ensure_ascii=False)) is None:
         return value
     return _printable_strings(value)
 
