@@ -29,9 +29,9 @@ from verifier.errors import SolverError, VerifierError
 from verifier.report.printable import printable
 
 if TYPE_CHECKING:
+    from verifier.analysis import InstructionError
     from verifier.checks.cache import MemoryCache, ProofCache
     from verifier.checks.equivalence import Budget
-    from verifier.errors import InternalError, ParseError
     from verifier.gate.finding import Finding
     from verifier.gate.run import InputError
     from verifier.gate.sqlite_cache import SqliteCache
@@ -272,9 +272,26 @@ def _run_simplify(args: argparse.Namespace, out: TextIO) -> int:
 # ---------------------------------------------------------------- maps
 
 
+def _collect(errors: list[InputError]) -> Callable[[InstructionError], None]:
+    """An `on_error` that keeps each instruction's error as a report entry."""
+    from verifier.gate.run import InputError
+
+    return lambda error: errors.append(InputError.of_instruction(error))
+
+
+def _instructions_exit(errors: Sequence[InputError]) -> int:
+    """The exit code of `maps` or `utilization` (every other instruction
+    answered): internal error when a bug escaped at some instruction, bad
+    input when some instruction is not valid HLO, else success."""
+    if any(error.internal for error in errors):
+        return EXIT_INTERNAL_ERROR
+    return EXIT_BAD_INPUT if errors else EXIT_OK
+
+
 def _run_maps(args: argparse.Namespace, out: TextIO) -> int:
     from verifier.analysis import ModuleMaps
     from verifier.hlo import parse_module_file
+    from verifier.report.instruction_errors import errors_json
     from verifier.report.maps import MapsOptions, module_json, render_text, to_parameters_json
 
     module = parse_module_file(args.file)
@@ -301,9 +318,11 @@ def _run_maps(args: argparse.Namespace, out: TextIO) -> int:
         instructions = [i for i in entry.instructions if i.opcode != "parameter"]
     else:
         instructions = [entry.root]
-    report = module_json(maps, instructions, options)
+    failed: list[InputError] = []
+    report = module_json(maps, instructions, options, on_error=_collect(failed))
+    report |= errors_json(failed)
     _emit(report, args.format, render_text, out)
-    return EXIT_OK
+    return _instructions_exit(failed)
 
 
 # ---------------------------------------------------------------- layout
@@ -517,7 +536,7 @@ def _module_findings(
                 only=checks,
                 budget=budget,
                 progress=report,
-                on_error=lambda error: failed.append(_instruction_error(error)),
+                on_error=_collect(failed),
             )
         )
         errors += failed
@@ -528,18 +547,6 @@ def _module_findings(
     elif progress is not None:
         progress.finish(f"{len(findings)} findings from the cache (unchanged)")
     return findings
-
-
-def _instruction_error(error: ParseError | InternalError) -> InputError:
-    """The report entry of one instruction that could not be checked."""
-    from verifier.errors import InternalError
-    from verifier.gate.run import InputError
-
-    if isinstance(error, InternalError):
-        return InputError(
-            error.span, f"at instruction '{error.instruction}': {error.message}", internal=True
-        )
-    return InputError(error.span, error.message)
 
 
 _FileAnswer = tuple[tuple["Finding", ...], tuple["InputError", ...]]
@@ -617,7 +624,7 @@ def _share_findings(
         only=checks,
         budget=budget,
         progress=placed,
-        on_error=lambda error: pending.append(_instruction_error(error)),
+        on_error=_collect(pending),
         places=share,
     ):
         found.append((position, finding))
@@ -851,6 +858,7 @@ def _run_utilization(args: argparse.Namespace, out: TextIO) -> int:
     from verifier.analysis import ModuleMaps
     from verifier.counting.utilization import module_utilization
     from verifier.hlo import parse_module_file
+    from verifier.report.instruction_errors import errors_json
     from verifier.report.utilization import module_json, render_text
 
     module = parse_module_file(args.file)
@@ -861,9 +869,11 @@ def _run_utilization(args: argparse.Namespace, out: TextIO) -> int:
                 f"{args.file}: no instruction '{args.instruction}' in the entry computation"
             )
         instructions = [module.entry.instruction(args.instruction)]
-    report = module_json(module.name, module_utilization(ModuleMaps(module), instructions))
+    failed: list[InputError] = []
+    results = module_utilization(ModuleMaps(module), instructions, on_error=_collect(failed))
+    report = module_json(module.name, results) | errors_json(failed)
     _emit(report, args.format, render_text, out)
-    return EXIT_OK
+    return _instructions_exit(failed)
 
 
 # ---------------------------------------------------------------- corpus

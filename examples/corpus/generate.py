@@ -100,6 +100,30 @@ CONV: dict[str, Callable[[], Program]] = {
         jax.grad(lambda k, x: jnp.sum(conv(x, k) ** 2)),
         (ones(3, 3, 2, 2), ones(1, 5, 5, 2)),
     ),
+    # The kernel gradient of a depthwise convolution is a convolution with
+    # batch_group_count = channels; of a grouped one, with feature groups.
+    "conv_depthwise_kernel_grad": lambda: (
+        jax.grad(lambda k, x: jnp.sum(conv(x, k, feature_group_count=4) ** 2)),
+        (ones(3, 3, 1, 4), ones(2, 6, 6, 4)),
+    ),
+    "conv_grouped_input_grad": lambda: (
+        jax.grad(lambda x, k: jnp.sum(conv(x, k, (2, 2), feature_group_count=2) ** 2)),
+        (ones(1, 7, 7, 4), ones(3, 3, 2, 6)),
+    ),
+    "conv_batch_groups": lambda: (
+        jax.grad(lambda k, x: jnp.sum(conv(x, k, feature_group_count=4) ** 2)),
+        (ones(3, 3, 1, 4), ones(2, 6, 6, 4)),
+    ),
+    "conv3d": lambda: (
+        lambda x, k: lax.conv_general_dilated(
+            x, k, (1, 2, 1), "SAME", dimension_numbers=("NDHWC", "DHWIO", "NDHWC")
+        ),
+        (ones(1, 4, 6, 5, 2), ones(2, 3, 3, 2, 3)),
+    ),
+    "conv_lhs_rhs_dilated": lambda: (
+        partial(conv, padding=((1, 1), (2, 0)), lhs_dilation=(2, 1), rhs_dilation=(1, 2)),
+        (ones(1, 5, 6, 2), ones(3, 2, 2, 3)),
+    ),
 }
 
 POOLING: dict[str, Callable[[], Program]] = {
@@ -120,6 +144,12 @@ POOLING: dict[str, Callable[[], Program]] = {
         (ones(1, 4, 4, 1),),
     ),
     "global_mean": lambda: (lambda x: jnp.mean(x, axis=(1, 2)), (ones(2, 4, 4, 3),)),
+    "dilated_window": lambda: (
+        lambda x: lax.reduce_window(
+            x, 0.0, lax.add, (2, 3), (1, 2), ((1, 0), (0, 2)), window_dilation=(2, 1)
+        ),
+        (ones(7, 9),),
+    ),
 }
 
 LOOPS: dict[str, Callable[[], Program]] = {
@@ -144,6 +174,16 @@ LOOPS: dict[str, Callable[[], Program]] = {
             lambda w, xs: jnp.sum(lax.scan(lambda h, x: (jnp.tanh(h * w + x), h), 0.0, xs)[1])
         ),
         (jnp.float32(0.5), ones(6)),
+    ),
+    "associative_scan": lambda: (
+        lambda x: lax.associative_scan(jnp.add, x, axis=1),
+        (ones(2, 7),),
+    ),
+    "scan_of_cond": lambda: (
+        lambda xs: lax.scan(
+            lambda c, x: (lax.cond(x > 0.5, lambda v: v + x, lambda v: v * x, c), c), 0.0, xs
+        ),
+        (ones(5),),
     ),
 }
 
@@ -187,6 +227,20 @@ GATHER_SCATTER: dict[str, Callable[[], Program]] = {
         (ones(6, 2), ints(6, modulo=3)),
     ),
     "gather_grad": lambda: (jax.grad(lambda x, i: jnp.sum(x[i] ** 2)), (ones(5, 2), ints(3))),
+    # vmap of an indexing op: gathers and scatters with batching dims.
+    "vmap_dynamic_slice": lambda: (
+        jax.vmap(lambda x, i: lax.dynamic_slice(x, (i, 0), (2, 3))),
+        (ones(4, 6, 3), ints(4)),
+    ),
+    "vmap_scatter_add": lambda: (
+        jax.vmap(lambda x, i, u: x.at[i].add(u)),
+        (ones(3, 6, 2), ints(3, 4), ones(3, 4, 2)),
+    ),
+    "embedding_grad": lambda: (
+        jax.grad(lambda table, ids: jnp.sum(jnp.tanh(table[ids]) ** 2)),
+        (ones(10, 4), ints(2, 3, modulo=10)),
+    ),
+    "one_hot": lambda: (lambda i: jax.nn.one_hot(i, 5), (ints(6, modulo=5),)),
 }
 
 REDUCTIONS: dict[str, Callable[[], Program]] = {
@@ -422,6 +476,40 @@ def spmd_axis_index() -> Program:
     )
 
 
+def spmd_transformer_block() -> Program:
+    """A pre-norm attention block, heads over "model" and the batch over "data"."""
+    mesh = _mesh(("data", 2), ("model", 4))
+
+    def block(x: Any, wqkv: Any, wo: Any) -> Any:
+        h = (x - x.mean(-1, keepdims=True)) * lax.rsqrt(x.var(-1, keepdims=True) + 1e-5)
+        q, k, v = jnp.split(jnp.einsum("bsd,dhe->bshe", h, wqkv), 3, axis=-1)
+        scores = jax.nn.softmax(jnp.einsum("bqhe,bkhe->bhqk", q, k) / 2.0, axis=-1)
+        return x + jnp.einsum("bhqk,bkhe,hed->bqd", scores, v, wo)
+
+    x = _sharded(mesh, P("data", None, None), ones(4, 6, 8))
+    wqkv = _sharded(mesh, P(None, "model", None), ones(8, 4, 6))
+    wo = _sharded(mesh, P("model", None, None), ones(4, 2, 8))
+    return jax.grad(lambda *a: jnp.sum(block(*a) ** 2), argnums=(1, 2)), (x, wqkv, wo)
+
+
+def spmd_2d_sharded_conv() -> Program:
+    mesh = _mesh(("data", 4), ("model", 2))
+    x = _sharded(mesh, P("data", None, None, None), ones(8, 6, 6, 2))
+    k = _sharded(mesh, P(None, None, None, "model"), ones(3, 3, 2, 4))
+    return (lambda a, b: jnp.sum(jax.nn.relu(conv(a, b)), axis=(1, 2))), (x, k)
+
+
+def spmd_psum_scatter_2d() -> Program:
+    mesh = _mesh(("i", 2), ("j", 4))
+    return _shard_map(
+        mesh,
+        lambda a: lax.psum_scatter(a, "j", scatter_dimension=1, tiled=True) * 2.0,
+        P("i", None),
+        P("i", "j"),
+        ones(4, 8),
+    )
+
+
 SPMD: dict[str, Callable[[], Program]] = {
     "spmd_matmul": spmd_matmul,
     "spmd_reduce_all": spmd_reduce_all,
@@ -433,6 +521,9 @@ SPMD: dict[str, Callable[[], Program]] = {
     "spmd_pmean_grad": spmd_pmean_grad,
     "spmd_mlp": spmd_mlp,
     "spmd_axis_index": spmd_axis_index,
+    "spmd_transformer_block": spmd_transformer_block,
+    "spmd_2d_sharded_conv": spmd_2d_sharded_conv,
+    "spmd_psum_scatter_2d": spmd_psum_scatter_2d,
 }
 
 FAMILIES: dict[str, dict[str, Callable[[], Program]]] = {
@@ -452,6 +543,10 @@ FAMILIES: dict[str, dict[str, Callable[[], Program]]] = {
     "spmd": SPMD,
 }
 
+UNOPTIMIZED = frozenset({"conv_batch_groups"})
+"""Programs kept as JAX lowers them (`as_text(dialect="hlo")`), before XLA's
+passes: the CPU compiler rewrites a batch-grouped convolution away."""
+
 DUMPED = {"mlp": (lambda w, x: jnp.tanh(x @ w).sum(), (ones(4, 3), ones(2, 4)))}
 """Programs whose `--xla_dump_to` directory is kept whole (minus large files)."""
 
@@ -462,7 +557,10 @@ def write_family(family: str) -> None:
     directory.mkdir(exist_ok=True)
     for name, build in FAMILIES[family].items():
         function, args = build()
-        text = jax.jit(function).lower(*args).compile().as_text()
+        lowered = jax.jit(function).lower(*args)
+        text = (
+            lowered.as_text(dialect="hlo") if name in UNOPTIMIZED else lowered.compile().as_text()
+        )
         assert text is not None, f"XLA printed no HLO for {name}"
         (directory / f"{name}.hlo").write_text(text, encoding="utf-8")
 

@@ -11,7 +11,7 @@ import pytest
 
 from verifier.checks.cache import MemoryCache
 from verifier.checks.verdict import Outcome
-from verifier.errors import InvalidHloError, UsageError
+from verifier.errors import InvalidHloError, ParseError, UsageError
 from verifier.gate.catalog import CHECKS, INFORMATIONAL_CHECKS
 from verifier.gate.suite import run_checks
 from verifier.hlo import parse_module_file
@@ -74,6 +74,36 @@ def test_a_concatenate_whose_output_disagrees_with_its_operands_is_invalid_hlo(n
     ) as error:
         parse_module_file(EXAMPLES / "checks" / name)
     assert (error.value.span.line, error.value.span.column) == (8, 8)
+
+
+def test_a_convolution_whose_output_ignores_its_batch_groups_is_invalid_hlo() -> None:
+    with pytest.raises(
+        InvalidHloError,
+        match=r"it is written f32\[3,3,4,4\], its operands and attributes give f32\[3,3,1,4\]",
+    ) as error:
+        parse_module_file(EXAMPLES / "checks" / "conv_output_shape.hlo")
+    assert (error.value.span.line, error.value.span.column) == (9, 8)
+
+
+@pytest.mark.parametrize(
+    ("name", "place", "message"),
+    [
+        (
+            "slice_past_operand.hlo",
+            (6, 8),
+            r"slice \[8:12:1\] is not inside a dimension of size 10",
+        ),
+        ("tuple_element_shape.hlo", (7, 8), r"written \(f32\[4\], f32\[5\]\), .* give \("),
+        ("fusion_operand_count.hlo", (12, 8), "passes 1 operands to 'fused', which has 2"),
+        ("unknown_opcode.hlo", (8, 19), "did you mean 'dynamic-update-slice'"),
+    ],
+)
+def test_what_xla_rejects_is_rejected_at_its_place(
+    name: str, place: tuple[int, int], message: str
+) -> None:
+    with pytest.raises(ParseError, match=message) as error:
+        parse_module_file(EXAMPLES / "checks" / name)
+    assert (error.value.span.line, error.value.span.column) == place
 
 
 def test_only_selects_checks_and_rejects_unknown_names() -> None:

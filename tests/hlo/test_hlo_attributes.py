@@ -280,3 +280,31 @@ def test_attributes_mapping_is_ordered_and_typed() -> None:
 def test_comments_inside_balanced_values_are_skipped() -> None:
     assert parse_attribute("x", "{a /* } */ b}") == RawAttribute("{a /* } */ b}")
     assert parse_attribute("dimensions", "{1, /*index=1*/ 0}") == (1, 0)
+
+
+@pytest.mark.parametrize(
+    ("name", "plain", "spaced"),
+    [
+        ("dimensions", "{1,0,2}", "{ 1, 0 ,2 }"),
+        ("dimensions", "{}", "{ }"),
+        (
+            "metadata",
+            '{op_name="jit(f)/add" source_file="f.py" source_line=3}',
+            '{op_name="jit(f)/add",  source_file="f.py" , source_line=3 }',
+        ),
+    ],
+)
+def test_plain_values_read_in_one_pass_equal_the_general_reading(
+    name: str, plain: str, spaced: str
+) -> None:
+    # The plain text takes the one-match path, the spaced one the general path.
+    assert parse_attribute(name, plain) == parse_attribute(name, spaced)
+
+
+@pytest.mark.parametrize(
+    "text", ['{op_name="a"} junk', "{1,0} 2", '{op_name="a" source_line=99999999999999999999}']
+)
+def test_a_plain_prefix_does_not_hide_what_follows(text: str) -> None:
+    name = "dimensions" if text.startswith("{1") else "metadata"
+    with pytest.raises(ParseError):
+        parse_attribute(name, text)

@@ -25,9 +25,9 @@ ENTRY e (p0: f32[4,4], p1: f32[]) -> (f32[12,16], f32[4]) {
   pad = f32[12,16]{1,0:T(2,*)(-1,1)S(1)} pad(f32[4,4]{1,0} p0, p1), padding=1_4_1x4_8_0
   r = f32[4] reduce(p0, p1), dimensions={1}, to_apply=add, metadata={op_name="r{"}
   w = f32[4,4] reduce-window(p0, p1), window={size=1x2 stride=1x1 pad=0_0x0_1}, to_apply=add
-  c = f32[4,4] convolution(p0, w), window={size=1x1}, dim_labels=bf_io->bf
+  c = f32[4,4] convolution(p0, w), dim_labels=bf_io->bf
   s = f32[2,2] slice(c), slice={[0:4:2], [1:3]}, sharding={{replicated}, {devices=[2]0,1}}
-  g = f32[2,2] gather(s, p1), offset_dims={0,1}, collapsed_slice_dims={}, start_index_map={},
+  g = f32[2,2] gather(s, p1), offset_dims={0,1}, collapsed_slice_dims={}, start_index_map={0},
       index_vector_dim=0, slice_sizes={2,2}, backend_config={"a":[1,{"b":"}"}]}
   ROOT t = (f32[12,16], f32[4]) tuple(pad, r), frontend_attributes={k="v\\"x"}
 }

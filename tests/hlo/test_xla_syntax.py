@@ -250,3 +250,32 @@ def test_opcodes_are_spelled_as_xla_prints_them() -> None:
             "HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n"
             "  ROOT b = f32[4] optimization-barrier(p)\n}\n"
         )
+
+
+@pytest.mark.parametrize(
+    ("root", "attribute"),
+    [
+        (
+            "f32[4,128,64] dot(p0, p1), lhs_batch_dims={0}, rhs_batch_dims={0}, "
+            "lhs_contracting_dims={2}, rhs_contracting_dims={99999999999999999999}",
+            "rhs_contracting_dims",
+        ),
+        (
+            "f32[4,128,256] convolution(p0, p0), window={size=1}, dim_labels=b0f_0io->b0f, "
+            "feature_group_count=99999999999999999999",
+            "feature_group_count",
+        ),
+    ],
+)
+def test_an_optional_attribute_that_cannot_be_read_is_never_taken_as_absent(
+    root: str, attribute: str
+) -> None:
+    # Found by the fuzz campaign: the dot's unreadable contracting dims were
+    # read as none, and its maps named a dimension the output does not have.
+    text = _module(
+        f"  p0 = f32[4,128,256] parameter(0)\n  p1 = f32[4,256,64] parameter(1)\n  ROOT r = {root}"
+    )
+    errors = _errors(parse_module(text, "a.hlo"))
+    assert len(errors) == 1
+    assert f"needs the attribute '{attribute}', which could not be read" in errors[0].message
+    assert "64 bits" in errors[0].message

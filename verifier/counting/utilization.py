@@ -30,7 +30,7 @@ elements (4/25), once each; XLA's slice ratio is also 32/200:
 ...   p0 = f32[10,20] parameter(0)
 ...   ROOT s = f32[4,8] slice(p0), slice={[2:10:2], [0:16:2]}
 ... }''')
->>> from verifier.analysis import ModuleMaps
+>>> from verifier.analysis import InstructionError, ModuleMaps, isolated
 >>> maps = ModuleMaps(module)
 >>> (row,) = instruction_utilization(maps, module.entry, module.entry.root).operands
 >>> row.may_read, row.per_execution, row.reads, row.utilization, row.xla_heuristic
@@ -46,7 +46,7 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import TypeAlias, assert_never
 
-from verifier.analysis import ModuleMaps
+from verifier.analysis import InstructionError, ModuleMaps, isolated
 from verifier.counting.exact import count_domain, count_image
 from verifier.counting.heuristic import elements, operand_utilizations
 from verifier.errors import VerifierError
@@ -203,20 +203,31 @@ def instruction_utilization(
 
 
 def module_utilization(
-    maps: ModuleMaps, instructions: Iterable[Instruction] | None = None
+    maps: ModuleMaps,
+    instructions: Iterable[Instruction] | None = None,
+    *,
+    on_error: Callable[[InstructionError], None] | None = None,
 ) -> tuple[InstructionUtilization, ...]:
     """Utilization of `instructions` of the entry computation, largest
     disagreement with XLA first.  By default every instruction that reads
     elements: not the plumbing (`tuple`, `get-tuple-element`), which moves
-    none."""
+    none.  With `on_error`, an instruction whose counts raise is passed to
+    it (`verifier.analysis.isolated`) and left out, the others are counted;
+    without it the exception propagates."""
     module = maps.module
     if instructions is None:
         instructions = [
             i for i in module.entry.instructions if i.operands and i.opcode not in PLUMBING
         ]
-    results = [
-        instruction_utilization(maps, module.entry, instruction) for instruction in instructions
-    ]
+    results = []
+    for instruction in instructions:
+
+        def count(instruction: Instruction = instruction) -> InstructionUtilization:
+            return instruction_utilization(maps, module.entry, instruction)
+
+        result = isolated(instruction, count, on_error)
+        if result is not None:
+            results.append(result)
     ordered = [
         replace(r, operands=tuple(sorted(r.operands, key=lambda o: -o.disagreement)))
         for r in results

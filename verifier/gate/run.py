@@ -39,8 +39,9 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Literal
 
+from verifier.analysis import InstructionError
 from verifier.checks.verdict import Outcome
-from verifier.errors import SourceSpan
+from verifier.errors import InternalError, SourceSpan
 from verifier.gate.finding import Finding
 
 Status = Literal["internal-error", "bad-input", "refuted", "unknown", "vacuous", "ok"]
@@ -69,6 +70,14 @@ class InputError:
     span: SourceSpan
     message: str
     internal: bool = False
+
+    @staticmethod
+    def of_instruction(error: InstructionError) -> InputError:
+        """The entry of one instruction that could not be analysed."""
+        if isinstance(error, InternalError):
+            message = f"at instruction '{error.instruction}': {error.message}"
+            return InputError(error.span, message, internal=True)
+        return InputError(error.span, error.message)
 
     def to_json(self) -> dict[str, object]:
         answer: dict[str, object] = {

@@ -31,12 +31,12 @@ from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from verifier.analysis.module_maps import ModuleMaps
+from verifier.analysis import InstructionError, ModuleMaps, isolated
 from verifier.checks import bitcast, bounds, inverse, overflow, partition, simplification
 from verifier.checks.cache import ProofCache
 from verifier.checks.equivalence import Budget
 from verifier.checks.result import DEFAULT_BUDGET, CheckResult
-from verifier.errors import InternalError, ParseError, UsageError
+from verifier.errors import UsageError
 from verifier.expr import IndexingMap, Undefined
 from verifier.fusion.compose import CALLING_OPCODES
 from verifier.gate.catalog import CHECKS
@@ -158,7 +158,7 @@ def run_checks(
     budget: Budget = DEFAULT_BUDGET,
     progress: Callable[[int, int], None] | None = None,
     only: Collection[str] | None = None,
-    on_error: Callable[[ParseError | InternalError], None] | None = None,
+    on_error: Callable[[InstructionError], None] | None = None,
     places: Collection[int] | None = None,
 ) -> Iterator[Finding]:
     """The findings of every check in `only` (default: all of `CHECKS`) on
@@ -187,11 +187,7 @@ def run_checks(
         computation, instruction = every[position]
         place = _Place(maps, computation, instruction)
         if place.instruction.operands:
-            if on_error is None:
-                for check in selected:
-                    yield from _REGISTRY[check].run(place, run)
-            else:
-                yield from _isolated(place, run, selected, on_error)
+            yield from _isolated(place, run, selected, on_error)
         if progress is not None:
             progress(done, len(wanted))
 
@@ -263,18 +259,14 @@ def _isolated(
     place: _Place,
     run: _Run,
     selected: tuple[str, ...],
-    on_error: Callable[[ParseError | InternalError], None],
+    on_error: Callable[[InstructionError], None] | None,
 ) -> list[Finding]:
     """The findings of one instruction, or none and its error to `on_error`."""
-    try:
+
+    def findings() -> list[Finding]:
         return [finding for check in selected for finding in _REGISTRY[check].run(place, run)]
-    except ParseError as error:
-        on_error(error)
-    except Exception as error:  # a bug, reported at its instruction
-        name = place.instruction.name
-        message = f"{type(error).__name__}: {error}"
-        on_error(InternalError(message, place.instruction.span, name))
-    return []
+
+    return isolated(place.instruction, findings, on_error) or []
 
 
 def _selected(only: Collection[str] | None) -> tuple[str, ...]:

@@ -849,8 +849,40 @@ def is_known_attribute(name: str) -> bool:
     return name in _PARSERS
 
 
+# Values read in one pass at the scanner when they are plain (what XLA
+# prints), before the general path finds the value's extent and reads it
+# again: metadata is on most instructions of a dump.
+_PLAIN_NATURALS = re.compile(r"\{((?:[0-9]{1,18}(?:,[0-9]{1,18})*)?)\}")
+
+
+def _plain_natural_list(scanner: Scanner) -> tuple[int, ...] | None:
+    """``{1,0}`` with no space or sign in one match, else None."""
+    match = _PLAIN_NATURALS.match(scanner.text, scanner.pos, scanner.end)
+    if match is None:
+        return None
+    scanner.pos = match.end()
+    digits = match.group(1)
+    return tuple(int(d) for d in digits.split(",")) if digits else ()
+
+
+_PLAIN_READERS: dict[str, Callable[[Scanner], AttributeValue | None]] = {
+    "metadata": _plain_metadata,
+    **{name: _plain_natural_list for name in _INT_LISTS},
+}
+# Where `Scanner.value_extent(spaces=True)` ends a value that closes here.
+_VALUE_END = re.compile(r"[ \t]*(?:[,)\]}\n]|$)")
+
+
 def read_attribute_value(name: str, scanner: Scanner) -> AttributeValue:
     """Read the value of attribute `name` at the scanner; the scanner moves past it."""
+    plain = _PLAIN_READERS.get(name)
+    if plain is not None:
+        scanner.skip_trivia()
+        start = scanner.pos
+        value = plain(scanner)
+        if value is not None and _VALUE_END.match(scanner.text, scanner.pos, scanner.end):
+            return value
+        scanner.pos = start
     start, end = scanner.value_extent(spaces=True)
     parser = _PARSERS.get(name)
     if parser is None:

@@ -9,6 +9,12 @@ An opcode XLA cannot infer either (`broadcast` to new dims, `reshape`,
 `convert`, `iota`, `constant`, `parameter`...) gets an `InvalidHloError`
 that says to write the shape.
 
+It is also the one home of the shape formulas: `check_shape` compares a
+written shape with the inferred one (and, for the opcodes XLA does not
+infer, with what `VALIDATION` requires), as XLA's verifier does — when the
+parser reads an instruction, and again before an indexing rule builds maps
+from an instruction's shapes.
+
 >>> from verifier.hlo.shape import parse_shape
 >>> from verifier.hlo.attributes import Attributes
 >>> str(infer_shape("dot", (parse_shape("f32[2,3]"), parse_shape("f32[3,5]")),
@@ -25,7 +31,9 @@ from dataclasses import dataclass
 from verifier.errors import InvalidHloError, SourceSpan
 from verifier.hlo.attributes import (
     Attributes,
+    ConvolutionDimensionNumbers,
     PaddingDim,
+    RawAttribute,
     SliceDim,
     WindowDim,
 )
@@ -38,7 +46,12 @@ class _Cannot(Exception):
     """Why a shape does not follow; `infer_shape` adds the instruction's place."""
 
 
-class _CalleeNotYetRead(_Cannot):
+class _Unchecked(_Cannot):
+    """The written shape cannot be compared with anything: written it stands,
+    omitted it cannot be inferred."""
+
+
+class _CalleeNotYetRead(_Unchecked):
     """The shape depends on a computation not read yet (or not given)."""
 
 
@@ -64,6 +77,25 @@ class _Request:
         if value is None:
             raise _Cannot(f"{self.opcode} needs the attribute '{name}'")
         return value
+
+    def integer(self, name: str, default: int | None = None) -> int:
+        value = self.attributes.integer(name)
+        if value is None:
+            if default is None:
+                raise _Cannot(f"{self.opcode} needs the attribute '{name}'")
+            return default
+        return value
+
+    def window(self, rank: int, per: str) -> tuple[WindowDim, ...]:
+        """`window={...}` with `rank` dimensions, one per `per`."""
+        window = self.attributes.get("window", ())
+        if (
+            not isinstance(window, tuple)
+            or len(window) != rank
+            or not all(isinstance(dim, WindowDim) for dim in window)
+        ):
+            raise _Cannot(f"the window does not have one dimension per {per}")
+        return tuple(dim for dim in window if isinstance(dim, WindowDim))
 
     def root(self, attribute: str) -> Shape:
         """The ROOT shape of the computation named by `attribute`."""
@@ -121,7 +153,8 @@ def check_shape(
     types some ops let the writer choose, aside), as XLA's verifier does.
     Opcodes XLA cannot infer a shape for are checked by `VALIDATION` when
     they have an entry there; the others pass, and so do calls of a
-    computation missing from `roots`.
+    computation missing from `roots`, and instructions with an attribute
+    that could not be read (a rule that needs it says so, at its place).
 
     >>> from verifier.hlo.shape import parse_shape
     >>> check_shape(parse_shape("f32[3]"), "transpose", (parse_shape("f32[2,3]"),),
@@ -130,6 +163,11 @@ def check_shape(
     ...
     verifier.errors.InvalidHloError: <built>:1:1: transpose is not valid HLO: it is written f32[3], its operands and attributes give f32[3,2]
     """
+    if any(
+        isinstance(value, RawAttribute) and value.problem is not None
+        for _, value in attributes.entries
+    ):
+        return  # a rule that needs the attribute rejects it, at the attribute's place
     request = _Request(opcode, operands, attributes, roots)
     subject = f"{opcode} '{name}'" if name else opcode
     validate = VALIDATION.get(opcode)
@@ -143,7 +181,7 @@ def check_shape(
         return
     try:
         inferred = infer(request)
-    except _CalleeNotYetRead:
+    except _Unchecked:
         return  # nothing to compare with
     except _Cannot as error:
         raise InvalidHloError(f"{subject} is not valid HLO: {error}", span) from None
@@ -358,16 +396,10 @@ def _reduce_window(request: _Request) -> Shape:
     if count == 0 or len(request.operands) != 2 * count:
         raise _Cannot("a reduce-window takes N inputs and N initial values")
     first = request.operand(0)
-    window = request.attributes.get("window", ())
-    if not isinstance(window, tuple) or len(window) != first.rank:
-        raise _Cannot(f"the window does not have one dimension per dimension of {first}")
-    sizes = []
-    for size, dim in zip(first.dimensions, window, strict=True):
-        assert isinstance(dim, WindowDim)
-        dilated = (size - 1) * dim.base_dilation + 1 if size else 0
-        padded = dim.padding_low + dilated + dim.padding_high
-        extent = (dim.size - 1) * dim.window_dilation + 1
-        sizes.append(max(0, (padded - extent) // dim.stride + 1) if padded >= extent else 0)
+    window = request.window(first.rank, f"dimension of {first}")
+    sizes = [
+        _window_positions(size, dim) for size, dim in zip(first.dimensions, window, strict=True)
+    ]
     return _several([_array(request.operand(count + k).element_type, sizes) for k in range(count)])
 
 
@@ -390,6 +422,246 @@ def _dynamic_update_slice(request: _Request) -> Shape:
             f"the update {list(update.dimensions)} does not fit in the operand "
             f"{list(operand.dimensions)}"
         )
+    return _array(operand.element_type, operand.dimensions)
+
+
+def _window_positions(size: int, dim: WindowDim) -> int:
+    """How many positions a window dim takes over an input dim of `size`:
+    the input dilated (``base_dilation - 1`` holes between elements) and
+    padded, the window dilated, stepped by `stride` (XLA's
+    ``ShapeInference::InferWindowOutputShape``).  ``size=3 stride=2
+    pad=1_1`` over 4 elements: the padded input has 6, so 2 positions."""
+    dilated = (size - 1) * dim.base_dilation + 1 if size else 0
+    padded = dim.padding_low + dilated + dim.padding_high
+    extent = (dim.size - 1) * dim.window_dilation + 1
+    return (padded - extent) // dim.stride + 1 if padded >= extent else 0
+
+
+def _convolution(request: _Request) -> Shape:
+    """XLA's ``ShapeInference::InferConvolveShape``: the output batch is the
+    lhs batch over `batch_group_count`, the output features the kernel's,
+    each output spatial dim the window positions over the lhs one.
+
+    ``f32[8,28,28,3]`` ``convolution`` ``f32[5,5,3,16]``, ``window={size=5x5
+    stride=2x2}``, ``dim_labels=b01f_01io->b01f`` gives ``f32[8,12,12,16]``.
+    A sparse convolution (``sparsity_config=``) has a compressed kernel:
+    its shape is not checked."""
+    if "sparsity_config" in request.attributes:
+        raise _Unchecked("a sparse convolution's kernel is compressed")
+    lhs, rhs = request.operand(0), request.operand(1)
+    numbers = request.attributes.get("dim_labels")
+    if not isinstance(numbers, ConvolutionDimensionNumbers):
+        raise _Cannot("convolution needs the attribute 'dim_labels'")
+    spatial = len(numbers.input_spatial)
+    if lhs.rank != spatial + 2 or rhs.rank != spatial + 2:
+        raise _Cannot(
+            f"dim_labels {numbers} have {spatial} spatial dims; the operands are {lhs} and {rhs}"
+        )
+    window = request.window(spatial, "spatial dimension of the dim_labels")
+    feature_groups = request.integer("feature_group_count", 1)
+    batch_groups = request.integer("batch_group_count", 1)
+    if feature_groups < 1 or batch_groups < 1:
+        raise _Cannot("feature_group_count and batch_group_count must be at least 1")
+    if feature_groups > 1 and batch_groups > 1:
+        raise _Cannot("feature_group_count and batch_group_count cannot both exceed 1")
+    batch = lhs.dimensions[numbers.input_batch]
+    features = lhs.dimensions[numbers.input_feature]
+    kernel_features = rhs.dimensions[numbers.kernel_input_feature]
+    outputs = rhs.dimensions[numbers.kernel_output_feature]
+    if features % feature_groups or features // feature_groups != kernel_features:
+        raise _Cannot(
+            f"the lhs has {features} input features in {feature_groups} groups; the kernel "
+            f"reads {kernel_features} per group"
+        )
+    if outputs % feature_groups or outputs % batch_groups:
+        raise _Cannot(
+            f"the kernel's {outputs} output features do not split into "
+            f"{max(feature_groups, batch_groups)} groups"
+        )
+    if batch % batch_groups:
+        raise _Cannot(f"the lhs batch {batch} does not split into {batch_groups} groups")
+    for k, dim in enumerate(window):
+        if dim.size != rhs.dimensions[numbers.kernel_spatial[k]]:
+            raise _Cannot(
+                f"window size {dim.size} of spatial dim {k} is not the kernel's "
+                f"{rhs.dimensions[numbers.kernel_spatial[k]]}"
+            )
+        if dim.stride < 1 or dim.window_dilation < 1 or dim.base_dilation < 1:
+            raise _Cannot(f"spatial dim {k}: stride and dilations must be at least 1")
+    sizes = [0] * (spatial + 2)
+    sizes[numbers.output_batch] = batch // batch_groups
+    sizes[numbers.output_feature] = outputs
+    for k, dim in enumerate(window):
+        sizes[numbers.output_spatial[k]] = _window_positions(
+            lhs.dimensions[numbers.input_spatial[k]], dim
+        )
+    return _array(lhs.element_type, sizes)
+
+
+def _distinct_dims(name: str, dims: Sequence[int], rank: int) -> None:
+    if len(set(dims)) != len(dims) or any(not 0 <= k < rank for k in dims):
+        raise _Cannot(f"{name}={{{','.join(map(str, dims))}}} must be distinct dims of [0, {rank})")
+
+
+def _index_batch(indices: Sequence[int], index_vector_dim: int) -> tuple[tuple[int, ...], int]:
+    """The batch dims of an index array and the length of its index vectors
+    (``index_vector_dim == rank`` is an implicit trailing 1)."""
+    if not 0 <= index_vector_dim <= len(indices):
+        raise _Cannot(f"index_vector_dim={index_vector_dim} is not a dim of {list(indices)}")
+    vector = indices[index_vector_dim] if index_vector_dim < len(indices) else 1
+    batch = tuple(n for k, n in enumerate(indices) if k != index_vector_dim)
+    return batch, vector
+
+
+@dataclass(frozen=True)
+class _IndexedDims:
+    """The attribute names of a gather's or scatter's index dimension numbers."""
+
+    mapped: str  # operand dim of each index vector component
+    dropped: str  # operand dims of size 1 absent from the slices (updates)
+    operand_batching: str
+    indices_batching: str
+
+
+_GATHER = _IndexedDims(
+    "start_index_map",
+    "collapsed_slice_dims",
+    "operand_batching_dims",
+    "start_indices_batching_dims",
+)
+_SCATTER = _IndexedDims(
+    "scatter_dims_to_operand_dims",
+    "inserted_window_dims",
+    "input_batching_dims",
+    "scatter_indices_batching_dims",
+)
+
+
+def _indexed(
+    request: _Request, operand: Shape, indices: Shape, names: _IndexedDims
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The batch sizes of the index array and the operand dims the slices
+    (updates) do not have, after checking the index dimension numbers."""
+    mapped = request.ints(names.mapped)
+    index_vector_dim = request.integer("index_vector_dim")
+    operand_batching = request.attributes.ints(names.operand_batching) or ()
+    indices_batching = request.attributes.ints(names.indices_batching) or ()
+    batch, vector = _index_batch(indices.dimensions, index_vector_dim)
+    _distinct_dims(names.mapped, mapped, operand.rank)
+    if len(mapped) != vector:
+        raise _Cannot(
+            f"{names.mapped} has {len(mapped)} dims, the index vectors {vector} components"
+        )
+    hidden = request.ints(names.dropped) + operand_batching
+    _distinct_dims(f"{names.dropped} and {names.operand_batching}", hidden, operand.rank)
+    if set(operand_batching) & set(mapped):
+        raise _Cannot(f"a dim of {names.operand_batching} is also in {names.mapped}")
+    _distinct_dims(names.indices_batching, indices_batching, indices.rank)
+    if len(operand_batching) != len(indices_batching) or index_vector_dim in indices_batching:
+        raise _Cannot(
+            f"{names.operand_batching} and {names.indices_batching} must pair up, "
+            "without the index vector dim"
+        )
+    return batch, hidden
+
+
+def _gather(request: _Request) -> Shape:
+    """Batch dims from the indices, offset dims from the uncollapsed slice
+    sizes: ``gather(f32[33,76,70], s32[1806,2]), offset_dims={1,2,3},
+    start_index_map={0,1}, index_vector_dim=1, slice_sizes={7,8,4}`` gives
+    ``f32[1806,7,8,4]``."""
+    operand, indices = request.operand(0), request.operand(1)
+    sizes = request.ints("slice_sizes")
+    if len(sizes) != operand.rank or any(
+        not 0 <= s <= n for s, n in zip(sizes, operand.dimensions, strict=True)
+    ):
+        raise _Cannot(f"slice_sizes {list(sizes)} do not fit in the operand {operand}")
+    batch, hidden = _indexed(request, operand, indices, _GATHER)
+    if any(sizes[k] > 1 for k in hidden):
+        raise _Cannot("a collapsed or batching dim has a slice size above 1")
+    offset_dims = request.ints("offset_dims")
+    window = [sizes[k] for k in range(operand.rank) if k not in hidden]
+    rank = len(batch) + len(window)
+    _distinct_dims("offset_dims", offset_dims, rank)
+    if len(offset_dims) != len(window) or list(offset_dims) != sorted(offset_dims):
+        raise _Cannot(f"offset_dims must be {len(window)} increasing dims")
+    batch_sizes, window_sizes = iter(batch), iter(window)
+    return _array(
+        operand.element_type,
+        [next(window_sizes) if k in offset_dims else next(batch_sizes) for k in range(rank)],
+    )
+
+
+def _scatter(request: _Request) -> Shape:
+    """The operands' shapes; the updates are scatter batch dims (the
+    indices') and window dims no larger than the operand's."""
+    count = (len(request.operands) - 1) // 2
+    if len(request.operands) != 2 * count + 1 or count == 0:
+        raise _Cannot(
+            f"a scatter has N operands, 1 index array and N updates, not "
+            f"{len(request.operands)} operands"
+        )
+    operand, indices = request.operand(0), request.operand(count)
+    updates = request.operand(count + 1).dimensions
+    batch, hidden = _indexed(request, operand, indices, _SCATTER)
+    update_window_dims = request.ints("update_window_dims")
+    window_operand = [n for k, n in enumerate(operand.dimensions) if k not in hidden]
+    _distinct_dims("update_window_dims", update_window_dims, len(updates))
+    update_batch = tuple(n for k, n in enumerate(updates) if k not in update_window_dims)
+    window = [updates[k] for k in sorted(update_window_dims)]
+    if len(window) != len(window_operand) or any(
+        w > n for w, n in zip(window, window_operand, strict=True)
+    ):
+        raise _Cannot(f"the update windows {window} do not fit the operand's {window_operand}")
+    if update_batch != batch:
+        raise _Cannot(
+            f"the updates' scatter dims {list(update_batch)} are not the "
+            f"indices' batch dims {list(batch)}"
+        )
+    return _several([_array(s.element_type, s.dimensions) for s in request.operands[:count]])
+
+
+def _fft(request: _Request) -> Shape:
+    """FFT and IFFT keep the shape; RFFT halves the last transformed dim
+    (``n / 2 + 1`` complex values), IRFFT restores it to ``fft_length``."""
+    lengths = request.ints("fft_length")
+    operand = request.operand(0)
+    sizes = operand.dimensions
+    if not lengths or len(lengths) > min(3, len(sizes)):
+        raise _Cannot(f"fft_length {list(lengths)} does not fit an operand of rank {len(sizes)}")
+    batch, transformed = sizes[: len(sizes) - len(lengths)], sizes[len(sizes) - len(lengths) :]
+    complex_type = {"f32": "c64", "f64": "c128"}
+    match request.attributes.word("fft_type"):
+        case "FFT" | "IFFT":
+            return _array(operand.element_type, sizes)
+        case "RFFT":
+            if transformed != tuple(lengths):
+                raise _Cannot(f"RFFT of dims {list(transformed)} with fft_length {list(lengths)}")
+            element = complex_type.get(operand.element_type, operand.element_type)
+            return _array(element, (*batch, *lengths[:-1], lengths[-1] // 2 + 1))
+        case "IRFFT":
+            if transformed != (*lengths[:-1], lengths[-1] // 2 + 1):
+                raise _Cannot(f"IRFFT of dims {list(transformed)} with fft_length {list(lengths)}")
+            element = _COMPLEX_PARTS.get(operand.element_type, operand.element_type)
+            return _array(element, (*batch, *lengths))
+        case other:
+            raise _Cannot(f"unknown fft_type {other}")
+
+
+def _batch_norm_inference(request: _Request) -> Shape:
+    """The operand's shape; scale, offset, mean and variance have one entry
+    per feature."""
+    operand = request.operand(0)
+    feature = request.integer("feature_index")
+    if not 0 <= feature < operand.rank:
+        raise _Cannot(f"feature_index {feature} is not a dim of the operand {operand}")
+    for index in range(1, len(request.operands)):
+        dims = request.operand(index).dimensions
+        if dims != (operand.dimensions[feature],):
+            raise _Cannot(
+                f"operand {index} has dimensions {list(dims)}, not "
+                f"[{operand.dimensions[feature]}] (one per feature)"
+            )
     return _array(operand.element_type, operand.dimensions)
 
 
@@ -466,6 +738,12 @@ INFERENCE: dict[str, Callable[[_Request], Shape]] = {
     "reduce": _reduce,
     "reduce-window": _reduce_window,
     "dynamic-slice": _dynamic_slice,
+    "convolution": _convolution,
+    "gather": _gather,
+    "scatter": _scatter,
+    "fft": _fft,
+    "batch-norm-inference": _batch_norm_inference,
+    "set-dimension-size": _same_as_operand(0),
 }
 """Per opcode: how its shape follows from operands, attributes, called roots."""
 
@@ -497,9 +775,44 @@ def _same_bytes(written: Shape, request: _Request) -> None:
         raise _Cannot(f"it bitcasts {operand} ({before} bits) to {written} ({after} bits)")
 
 
+def _broadcast(written: Shape, request: _Request) -> None:
+    """Operand dim i is output dim ``dimensions[i]``, of the same size; the
+    other output dims are free: ``broadcast(f32[3]), dimensions={1}`` may
+    be ``f32[2,3,4]``, not ``f32[2,4,3]``."""
+    operand = request.operand(0)
+    dimensions = request.ints("dimensions")
+    if len(dimensions) != operand.rank or any(not 0 <= k < written.rank for k in dimensions):
+        raise _Cannot(
+            f"dimensions={{{','.join(map(str, dimensions))}}} does not place the operand's "
+            f"{operand.rank} dimensions in an output of rank {written.rank}"
+        )
+    for size, k in zip(operand.dimensions, dimensions, strict=True):
+        if written.dimensions[k] != size:
+            raise _Cannot(
+                f"it is written {written}, but output dim {k} is operand {operand}'s "
+                f"dim of size {size}"
+            )
+
+
+def _same_dimensions_as_operands(written: Shape, request: _Request) -> None:
+    """An elementwise op whose element type the writer chooses (`convert`,
+    `complex`): every operand has the output's dimensions."""
+    for index in range(len(request.operands)):
+        dims = request.operand(index).dimensions
+        if dims != written.dimensions:
+            raise _Cannot(
+                f"operand {index} has dimensions {list(dims)}, the output "
+                f"{list(written.dimensions)}"
+            )
+
+
 VALIDATION: dict[str, Callable[[Shape, _Request], None]] = {
     "reshape": _same_size,
     "bitcast": _same_bytes,
+    "broadcast": _broadcast,
+    "convert": _same_dimensions_as_operands,
+    "stochastic-convert": _same_dimensions_as_operands,
+    "complex": _same_dimensions_as_operands,
 }
 """Per opcode whose shape XLA does not infer: what the written shape must satisfy."""
 

@@ -43,6 +43,10 @@ _STRING = {'"': re.compile(r'"(?:[^"\\]|\\.)*"', re.S), "'": re.compile(r"'(?:[^
 _SPECIAL = re.compile(r"[()\[\]{}\"'/]")
 _VALUE_STOP = re.compile(r"[()\[\]{}\"',\n]|//|/\*")
 _WORD_STOP = re.compile(r"[()\[\]{}\"',\s]|//|/\*")
+# A value with no bracket, quote, comment or space, that ends the value where
+# `value_extent` would end it: before a comma, closer or line break (spaces
+# and tabs before them allowed), or at the end.
+_PLAIN_WORD = re.compile(r"[^()\[\]{}\"',\s/]+(?=[ \t]*(?:[,)\]}\n]|$))")
 _INT64_LIMIT = 2**63
 _OPENERS = {"(": ")", "[": "]", "{": "}"}
 _CLOSERS = frozenset(")]}")
@@ -126,7 +130,11 @@ class Scanner:
 
     def skip_trivia(self) -> None:
         """Skip whitespace and comments (`/* ... */`, `// ...` to end of line)."""
-        if self.pos < self.end and self.text[self.pos] not in _TRIVIA_START:
+        pos, text = self.pos, self.text
+        if pos < self.end and text[pos] not in _TRIVIA_START:
+            return
+        if pos + 1 < self.end and text[pos] == " " and text[pos + 1] not in _TRIVIA_START:
+            self.pos = pos + 1  # one space, the usual separator
             return
         trivia = _TRIVIA.match(self.text, self.pos, self.end)
         pos = trivia.end() if trivia is not None else self.pos
@@ -148,12 +156,15 @@ class Scanner:
 
     def at(self, token: str) -> bool:
         """Whether the next non-trivia text starts with `token` (not consumed)."""
-        self.skip_trivia()
-        return self.text.startswith(token, self.pos) and self.pos + len(token) <= self.end
+        if self.pos < self.end and self.text[self.pos] in _TRIVIA_START:
+            self.skip_trivia()
+        return self.text.startswith(token, self.pos, self.end)
 
     def accept(self, token: str) -> bool:
         """Consume `token` if it comes next."""
-        if self.at(token):
+        if self.pos < self.end and self.text[self.pos] in _TRIVIA_START:
+            self.skip_trivia()
+        if self.text.startswith(token, self.pos, self.end):
             self.pos += len(token)
             return True
         return False
@@ -173,7 +184,8 @@ class Scanner:
 
     def identifier(self, what: str = "an identifier") -> str:
         """Read `[A-Za-z_][A-Za-z0-9_.-]*`, never swallowing the `-` of a `->`."""
-        self.skip_trivia()
+        if self.pos >= self.end or self.text[self.pos] in _TRIVIA_START:
+            self.skip_trivia()
         match = _IDENTIFIER.match(self.text, self.pos, self.end)
         if match is None:
             raise self.error(f"expected {what}, found {self.describe_here()}")
@@ -182,7 +194,8 @@ class Scanner:
 
     def name(self, what: str = "a name") -> str:
         """An instruction or computation name; a leading `%` is dropped."""
-        self.skip_trivia()
+        if self.pos >= self.end or self.text[self.pos] in _TRIVIA_START:
+            self.skip_trivia()
         if self.pos < self.end and self.text[self.pos] == "%":
             self.pos += 1
             if _IDENTIFIER.match(self.text, self.pos, self.end) is None:
@@ -334,8 +347,12 @@ class Scanner:
         """
         self.skip_trivia()
         text, end = self.text, self.end
-        stop = _VALUE_STOP if spaces else _WORD_STOP
         start = index = self.pos
+        word = _PLAIN_WORD.match(text, start, end)
+        if word is not None:  # `kLoop`, `%fused_computation.3`, `0`: no brackets, quotes
+            self.pos = word.end()
+            return start, self.pos
+        stop = _VALUE_STOP if spaces else _WORD_STOP
         while index < end:
             match = stop.search(text, index, end)
             if match is None:

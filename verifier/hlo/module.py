@@ -118,6 +118,20 @@ class Instruction:
             raise self._missing(name, f"{name}={{0}}")
         return value
 
+    def optional_int_list(self, name: str) -> tuple[int, ...]:
+        """The integer-list attribute `name`, empty when absent; one that is
+        written but could not be read is an error at it, never taken as empty."""
+        if name not in self.attributes:
+            return ()
+        return self.int_list(name)
+
+    def optional_integer(self, name: str, default: int) -> int:
+        """The integer attribute `name`, `default` when absent; one that is
+        written but could not be read is an error at it."""
+        if name not in self.attributes:
+            return default
+        return self.integer(name)
+
     def integer(self, name: str) -> int:
         """The required integer attribute `name` (`index=1` → 1)."""
         value = self.attributes.integer(name)
@@ -155,36 +169,33 @@ class Instruction:
 
     def dot_dimension_numbers(self) -> DotDimensionNumbers:
         """The dot's batch and contracting dimensions (absent lists are empty)."""
-        attrs = self.attributes
         return DotDimensionNumbers(
-            attrs.ints("lhs_batch_dims") or (),
-            attrs.ints("rhs_batch_dims") or (),
-            attrs.ints("lhs_contracting_dims") or (),
-            attrs.ints("rhs_contracting_dims") or (),
+            self.optional_int_list("lhs_batch_dims"),
+            self.optional_int_list("rhs_batch_dims"),
+            self.optional_int_list("lhs_contracting_dims"),
+            self.optional_int_list("rhs_contracting_dims"),
         )
 
     def gather_dimension_numbers(self) -> GatherDimensionNumbers:
         """The gather's dimension numbers; `index_vector_dim` and the maps are required."""
-        attrs = self.attributes
         return GatherDimensionNumbers(
             self.int_list("offset_dims"),
             self.int_list("collapsed_slice_dims"),
             self.int_list("start_index_map"),
             self.integer("index_vector_dim"),
-            attrs.ints("operand_batching_dims") or (),
-            attrs.ints("start_indices_batching_dims") or (),
+            self.optional_int_list("operand_batching_dims"),
+            self.optional_int_list("start_indices_batching_dims"),
         )
 
     def scatter_dimension_numbers(self) -> ScatterDimensionNumbers:
         """The scatter's dimension numbers; `index_vector_dim` and the maps are required."""
-        attrs = self.attributes
         return ScatterDimensionNumbers(
             self.int_list("update_window_dims"),
             self.int_list("inserted_window_dims"),
             self.int_list("scatter_dims_to_operand_dims"),
             self.integer("index_vector_dim"),
-            attrs.ints("input_batching_dims") or (),
-            attrs.ints("scatter_indices_batching_dims") or (),
+            self.optional_int_list("input_batching_dims"),
+            self.optional_int_list("scatter_indices_batching_dims"),
         )
 
 

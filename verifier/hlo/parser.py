@@ -366,16 +366,12 @@ class _ModuleParser:
             entries = (*inst.attributes.entries, ("dimensions", ()))
             inst = replace(inst, attributes=Attributes(entries))
         check_arity(inst.opcode, len(operand_shapes), inst.span)
-        readable = not any(
-            isinstance(value, RawAttribute) and value.problem is not None
-            for _, value in inst.attributes.entries
-        )
         if not item.shape_written:
             shape = infer_shape(
                 inst.opcode, operand_shapes, inst.attributes, self.roots, inst.span, inst.name
             )
             inst = replace(inst, shape=shape)
-        elif readable:
+        else:
             check_shape(
                 inst.shape,
                 inst.opcode,

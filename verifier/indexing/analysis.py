@@ -15,15 +15,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from verifier.errors import InvalidHloError
 from verifier.expr import Undefined
-from verifier.hlo import Computation, Instruction, Shape, element_bit_width
+from verifier.hlo import Computation, Instruction, Shape, check_shape, element_bit_width
 
 # Importing the package (verifier/indexing/__init__.py) registers every rule.
 from verifier.indexing import registry
 from verifier.indexing.leaves import instruction_operand_leaves, output_leaves
 from verifier.indexing.registry import Indexing, OpContext
-from verifier.indexing.shape_inference import check_output_shape
 
 
 def _context(computation: Computation, instruction: Instruction) -> OpContext:
@@ -135,11 +133,13 @@ def _checked(
     reason = _unsupported_shapes(context)
     if reason is not None:
         return tuple(Undefined(reason) for _ in range(count))
-    try:
-        check_output_shape(context)
-    except ValueError as error:
-        raise InvalidHloError(
-            f"{instruction.opcode} '{instruction.name}' is not valid HLO: {error}",
-            instruction.span,
-        ) from None
+    check_shape(
+        instruction.shape,
+        instruction.opcode,
+        tuple(operand.shape for operand in context.operands),
+        instruction.attributes,
+        {},
+        instruction.span,
+        instruction.name,
+    )
     return apply(context)

@@ -61,8 +61,8 @@ class _Convolution:
             ctx.operand_shape(0).dimensions,
             ctx.operand_shape(1).dimensions,
             ctx.shape.dimensions,
-            instruction.attributes.integer("feature_group_count") or 1,
-            instruction.attributes.integer("batch_group_count") or 1,
+            instruction.optional_integer("feature_group_count", 1),
+            instruction.optional_integer("batch_group_count", 1),
         )
 
     @property

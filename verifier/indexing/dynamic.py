@@ -238,7 +238,7 @@ class _Gather:
 
     @staticmethod
     def of(ctx: OpContext) -> _Gather:
-        # `shape_inference` has validated the dimension numbers.
+        # `verifier.hlo.check_shape` has validated the dimension numbers.
         numbers = ctx.instruction.gather_dimension_numbers()
         return _Gather(
             numbers.offset_dims,

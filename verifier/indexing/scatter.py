@@ -55,7 +55,7 @@ class _Scatter:
 
     @staticmethod
     def of(ctx: OpContext) -> _Scatter:
-        # `shape_inference` has validated the dimension numbers.
+        # `verifier.hlo.check_shape` has validated the dimension numbers.
         numbers = ctx.instruction.scatter_dimension_numbers()
         count = (len(ctx.operands) - 1) // 2
         return _Scatter(

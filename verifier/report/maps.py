@@ -9,7 +9,8 @@ The JSON shape (DESIGN.md) is one object per module::
                             "runtime_variables": []}],
        "input_to_output": [{"operand": 0, "output": 0, "maps": [...]}]}]}
 
-An operand whose indexing is unknown gets ``"maps": "UNDEFINED"`` and a
+An instruction that could not be mapped is left out and listed under
+``"errors"`` (`verifier.report.instruction_errors`).  An operand whose indexing is unknown gets ``"maps": "UNDEFINED"`` and a
 ``"reason"``; an operand that is not read gets ``"maps": []``.  A fusion's
 (or call's) maps are composed through its computation in both directions,
 with ``"multiplicities"``.
@@ -17,11 +18,11 @@ with ``"multiplicities"``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from verifier.analysis import ModuleMaps
+from verifier.analysis import InstructionError, ModuleMaps, isolated
 from verifier.expr import Undefined, print_map
 from verifier.fusion.compose import CALLING_OPCODES, ComposedIndexing
 from verifier.hlo import Computation, Instruction
@@ -32,6 +33,7 @@ from verifier.indexing.leaves import (
     output_leaves,
     parameter_leaves,
 )
+from verifier.report.instruction_errors import errors_text
 
 Direction = Literal["o2i", "i2o", "both"]
 
@@ -126,16 +128,29 @@ def _operand_index(operand: OperandLeaf) -> dict[str, Any]:
 
 
 def module_json(
-    maps: ModuleMaps, instructions: Iterable[Instruction], options: MapsOptions
+    maps: ModuleMaps,
+    instructions: Iterable[Instruction],
+    options: MapsOptions,
+    *,
+    on_error: Callable[[InstructionError], None] | None = None,
 ) -> dict[str, Any]:
-    """The `maps` report of `instructions` (of the entry computation)."""
-    return {
-        "module": maps.module.name,
-        "instructions": [
-            instruction_json(maps, maps.module.entry, instruction, options)
-            for instruction in instructions
-        ],
-    }
+    """The `maps` report of `instructions` (of the entry computation).
+
+    With `on_error`, one instruction never sinks the report: one whose maps
+    raise is passed to `on_error` (`verifier.analysis.isolated`) and left
+    out, the others are mapped; without it the exception propagates.  The
+    caller lists them with `instruction_errors.errors_json`."""
+    entry = maps.module.entry
+    rows: list[dict[str, Any]] = []
+    for instruction in instructions:
+
+        def row(instruction: Instruction = instruction) -> dict[str, Any]:
+            return instruction_json(maps, entry, instruction, options)
+
+        answer = isolated(instruction, row, on_error)
+        if answer is not None:
+            rows.append(answer)
+    return {"module": maps.module.name, "instructions": rows}
 
 
 def to_parameters_json(maps: ModuleMaps, options: MapsOptions) -> dict[str, Any]:
@@ -180,7 +195,7 @@ def render_text(report: dict[str, Any]) -> str:
                 f" -> output {row['output']}:"
             )
             lines += _render_maps(row)
-    return "\n".join(lines)
+    return "\n".join(lines + errors_text(report))
 
 
 def _index_text(row: dict[str, Any], key: str) -> str:

@@ -15,7 +15,9 @@ utilization that go with it) that varies with the runtime values is
 ``{"min": …, "max": …}``; no exact answer is a string saying why
 (``"depends on runtime values"``, ``"unknown indexing (…)"``), and then
 ``distinct_read`` and ``heuristic_vs_exact`` are ``null``.  Instructions and
-their operands come largest disagreement first.
+their operands come largest disagreement first.  An instruction that could
+not be counted is left out and listed under ``"errors"``
+(`verifier.report.instruction_errors`).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from verifier.counting.utilization import (
     Span,
     Unknown,
 )
+from verifier.report.instruction_errors import errors_text
 
 
 def _answer(answer: Answer) -> Any:
@@ -148,7 +151,7 @@ def render_text(report: dict[str, Any]) -> str:
     text = [f"module {report['module']}", line(header), line(["-" * w for w in widths])]
     text += [line(row).rstrip() for row in rows]
     text += [f"[{number}] {reason}" for reason, number in notes.items()]
-    return "\n".join(text)
+    return "\n".join(text + errors_text(report))
 
 
 def _disagreement_order(report: dict[str, Any]) -> list[int]:
