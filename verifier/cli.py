@@ -16,6 +16,7 @@ Exit codes (a contract):
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import functools
 import io
 import json
@@ -89,13 +90,15 @@ def _batch_lines(path: str) -> Iterator[tuple[int, str]]:
 # ---------------------------------------------------------------- equiv
 
 
-def _budget(args: argparse.Namespace) -> Budget:
-    """The solver budgets with the ``--cross-check`` policy of the command line."""
+def _budget(args: argparse.Namespace, base: Budget | None = None) -> Budget:
+    """The solver budgets (`base`, default the gate's) with the
+    ``--cross-check`` policy of the command line."""
     from verifier.checks.equivalence import Budget, CrossCheck
 
+    budget = base or Budget()
     if args.cross_check is None:
-        return Budget()
-    return Budget(cross_check=CrossCheck(args.cross_check))
+        return budget
+    return dataclasses.replace(budget, cross_check=CrossCheck(args.cross_check))
 
 
 def _equiv_answer(text_a: str, text_b: str, pointwise: bool, budget: Budget) -> dict[str, Any]:
@@ -128,17 +131,24 @@ def _equiv_text(answer: dict[str, Any]) -> str:
 
 
 def _run_equiv(args: argparse.Namespace, out: TextIO) -> int:
+    from verifier.checks.equivalence import EQUIV_BUDGET
+    from verifier.errors import UsageError
+
+    if args.jobs is not None and args.jobs < 1:
+        raise UsageError(f"--jobs {args.jobs}: give a positive number of worker processes")
+    budget = _budget(args, EQUIV_BUDGET)
     if args.batch:
         from verifier.checks.equivalence import BatchFailure, check_equivalence_batch
 
         numbered = list(_batch_lines(args.batch))
         fields = [line.split("\t") for _, line in numbered]
-        # Well-formed lines go to the workers (both cores) in one batch.
+        # Well-formed lines go to the workers (every core) in one batch.
         results = iter(
             check_equivalence_batch(
                 [(f[0], f[1]) for f in fields if len(f) == 2],
                 pointwise=args.pointwise,
-                budget=_budget(args),
+                workers=args.jobs,
+                budget=budget,
             )
         )
         codes = []
@@ -166,7 +176,7 @@ def _run_equiv(args: argparse.Namespace, out: TextIO) -> int:
         _read_map_argument(args.map_a),
         _read_map_argument(args.map_b),
         args.pointwise,
-        _budget(args),
+        budget,
     )
     _emit(answer, args.format, _equiv_text, out)
     return _VERDICT_EXIT[answer["verdict"]]
@@ -963,10 +973,19 @@ def _cross_check_option(command: argparse.ArgumentParser) -> None:
     )
 
 
-def _version() -> str:
-    from verifier.gate.run import DISTRIBUTION, tool_version
+class _VersionAction(argparse.Action):
+    """``--version``: the installed version, looked up only when asked for
+    (it lives in the gate, whose imports would otherwise be every command's
+    start-up cost)."""
 
-    return f"{tool_version()} ({DISTRIBUTION})"
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="show the version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: Any, **__: Any) -> None:
+        from verifier.gate.run import DISTRIBUTION, tool_version
+
+        print(f"verifier {tool_version()} ({DISTRIBUTION})")
+        parser.exit()
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -979,7 +998,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="exit codes: 0 ok/equal/proved, 1 refuted/different, 2 bad input, "
         "3 unknown (solver budget exhausted), 4 vacuous (empty domain)",
     )
-    parser.add_argument("--version", action="version", version=f"verifier {_version()}")
+    parser.add_argument("--version", action=_VersionAction)
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def command(name: str, help_text: str) -> argparse.ArgumentParser:
@@ -1054,6 +1073,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--batch",
         metavar="FILE",
         help="one tab-separated pair per line ('-' for stdin); JSON lines out",
+    )
+    equiv.add_argument(
+        "--jobs",
+        type=int,
+        metavar="N",
+        default=None,
+        help="check a --batch in N worker processes (default: every core); "
+        "the output is the same as with --jobs 1",
     )
     _cross_check_option(equiv)
     equiv.set_defaults(run=_run_equiv)

@@ -97,6 +97,18 @@ def test_the_witness_is_the_smallest_point():
     assert smallest == 6
 
 
+def test_the_witness_is_the_smallest_point_with_signed_and_unsigned_coordinates():
+    # d0 never negative (its own size), d1 of either sign: differ where 2 * d0 - d1 >= 7.
+    domain = "domain: d0 in [0, 9], d1 in [-9, 9]"
+    a = parse_map(f"(d0, d1) -> (min(d0 * 2 - d1, 6)), {domain}")
+    b = parse_map(f"(d0, d1) -> (d0 * 2 - d1), {domain}")
+    witness = dict(isl_bridge.compare_pointwise(a, b).witness)
+    smallest = min(
+        (x + abs(y), x, y) for x, y in itertools.product(range(10), range(-9, 10)) if 2 * x - y >= 7
+    )
+    assert (witness["d0"] + abs(witness["d1"]), witness["d0"], witness["d1"]) == smallest
+
+
 def test_the_converter_names_unknown_variables():
     with pytest.raises(InvalidMapError, match="'d1' is not one of the variables d0"):
         isl_bridge.IslExprConverter(["d0"]).convert(dim(1))
@@ -111,3 +123,25 @@ def test_relations_equal_is_brute_force_relation_equality(pair):
 def test_relations_equal_is_unknown_when_the_budget_runs_out():
     a = parse_map("(d0, d1) -> ((d0 * 7 + d1) mod 13), domain: d0 in [0, 99], d1 in [0, 99]")
     assert isl_bridge.relations_equal(a, a, max_operations=1) is None
+
+
+@pytest.mark.parametrize(
+    ("b_text", "equal"),
+    [
+        ("(d0) -> ((d0 floordiv 7) * 7 + d0 mod 7)", True),
+        # the same domain, results that differ at one point only (d0 = 7)
+        ("(d0) -> (d0 + (d0 + 1) floordiv 8 - d0 floordiv 8)", False),
+    ],
+)
+def test_graphs_over_one_domain_are_compared_at_every_point(b_text, equal):
+    a = parse_map("(d0) -> (d0), domain: d0 in [0, 9]")
+    b = parse_map(b_text + ", domain: d0 in [0, 9]")
+    assert isl_bridge.compare_pointwise(a, b).differs is not equal
+    assert isl_bridge.relations_equal(a, b) is equal
+
+
+def test_graphs_with_the_same_results_differ_by_their_domains():
+    a = parse_map("(d0) -> (d0 mod 4), domain: d0 in [0, 9], d0 mod 3 in [0, 1]")
+    b = parse_map("(d0) -> (d0 mod 4), domain: d0 in [0, 9], d0 mod 3 in [0, 1], d0 in [0, 8]")
+    assert isl_bridge.compare_pointwise(a, b).witness == (("d0", 9),)
+    assert isl_bridge.compare_pointwise(a, a).differs is False

@@ -199,10 +199,10 @@ def test_an_exhausted_budget_is_unknown():
 def test_batches_keep_order_and_report_bad_pairs():
     different = "(d0, d1) -> (d1), domain: d0 in [0, 9], d1 in [0, 10]"
     pairs = [GOLDEN[0], ("(d0", GOLDEN[0][1]), (GOLDEN[3][0], different), GOLDEN[3]]
-    for workers in (1, 2):
-        results = check_equivalence_batch(pairs * 3, pointwise=True, workers=workers)
+    for workers in (1, 2):  # 2: enough pairs (20 × 4) to fork workers
+        results = check_equivalence_batch(pairs * 20, pointwise=True, workers=workers)
         kinds = [r.verdict if not isinstance(r, BatchFailure) else "error" for r in results]
-        assert kinds == [Verdict.EQUAL, "error", Verdict.DIFFERENT, Verdict.EQUAL] * 3
+        assert kinds == [Verdict.EQUAL, "error", Verdict.DIFFERENT, Verdict.EQUAL] * 20
         assert "expected ','" in str(results[1].to_json()["error"])
 
 

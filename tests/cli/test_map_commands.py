@@ -66,6 +66,26 @@ def test_batch_reports_bad_lines_in_order_and_exits_2(tmp_path: Path) -> None:
     assert "line 3" in third["error"]
 
 
+def test_a_batch_on_several_workers_prints_what_one_prints(tmp_path: Path) -> None:
+    # Enough lines for every worker to get chunks: equal, different, bad.
+    different = IDENTITY.replace("(d0, d1) -> (d0, d1)", "(d0, d1) -> (d1, d0)")
+    lines = [f"{SPEC_CASE_1}\t{IDENTITY}", f"{SPEC_CASE_1}\t{different}", "(d0\t(d0)"]
+    batch = tmp_path / "pairs.tsv"
+    batch.write_text("\n".join(lines * 40) + "\n")
+    one = run("equiv", "--batch", str(batch), "--jobs", "1")
+    assert one[0] == EXIT_BAD_INPUT
+    assert [json.loads(line).get("verdict") for line in one[1].splitlines()[:3]] == [
+        "equal",
+        "different",
+        None,
+    ]
+    assert run("equiv", "--batch", str(batch), "--jobs", "3") == one
+
+
+def test_equiv_jobs_must_be_positive() -> None:
+    assert run("equiv", "--jobs", "0", IDENTITY, IDENTITY)[0] == EXIT_BAD_INPUT
+
+
 def test_simplify_prints_the_spec_result_and_proves_it() -> None:
     code, text = run("simplify", "--prove", "--format", "json", SPEC_CASE_1)
     assert code == EXIT_OK

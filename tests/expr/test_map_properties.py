@@ -2,11 +2,16 @@
 inverses, known-empty is sound, `compose` is relation composition,
 `remove_unused_symbols` keeps the relation."""
 
+import itertools
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.strategies import indexing_maps
+from verifier.expr.evaluate import point_predicate
 from verifier.expr.indexing_map import compose
+from verifier.expr.interval import Interval
+from verifier.expr.nodes import Expr, dim
 from verifier.expr.parser import parse_map
 
 maps = indexing_maps(max_dims=3, max_results=3)
@@ -63,3 +68,28 @@ def test_compose_is_relation_composition(pair):
 @given(indexing_maps(max_range_vars=2, max_rt_vars=1, max_constraints=3))
 def test_remove_unused_symbols_keeps_the_relation(m):
     assert m.remove_unused_symbols().relation() == m.relation()
+
+
+@given(indexing_maps(allow_empty=True, max_constraints=3), st.data())
+def test_a_compiled_point_predicate_is_contains_and_evaluate(m, data):
+    """`point_predicate` answers what `contains` and `evaluate` answer, on
+    every point of a box around the domain (so also outside it)."""
+    variables = m.all_variables
+    target = tuple(data.draw(st.integers(-3, 3)) for _ in m.results)
+    bounds = [(v, m.bounds(v)) for v in variables]
+    holds = point_predicate(
+        variables, [*bounds, *m.constraints], list(zip(m.results, target, strict=True))
+    )
+    assert holds is not None
+    box = [range(b.lower - 1, b.upper + 2) for _, b in bounds]
+    for point in itertools.islice(itertools.product(*box), 300):
+        values = dict(zip(variables, point, strict=True))
+        expected = m.contains(values) and m.evaluate(values) == target
+        assert holds(*point) is expected
+
+
+def test_a_predicate_too_deep_for_python_is_none():
+    deep: Expr = dim(0)
+    for _ in range(100):  # the parser's MAX_NESTING
+        deep = (deep + 1) // 2
+    assert point_predicate([dim(0)], [(deep, Interval(0, 1))]) is None

@@ -178,6 +178,11 @@ class IslExprConverter(ExprTranslator[Any]):
         self._space = set_space(tuple(names))
         self._positions = {name: i for i, name in enumerate(self._space.names)}
 
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The variables, in the order of the set space's dimensions."""
+        return self._space.names
+
     def map_const(self, value: int) -> Any:
         return self._space.zero.set_constant_val(isl_val(value))
 
@@ -260,11 +265,13 @@ def domain_set(indexing_map: IndexingMap, converter: IslExprConverter) -> Any:
 def graph_of(indexing_map: IndexingMap) -> Any:
     """``{ [d, s, rt] -> [results] : domain }`` — the map as a function of all
     its variables (no quantifier)."""
-    names = variable_names(indexing_map)
-    converter = IslExprConverter(names)
-    domain = domain_set(indexing_map, converter)
+    converter = IslExprConverter(variable_names(indexing_map))
+    return _graph(indexing_map, converter, domain_set(indexing_map, converter))
+
+
+def _graph(indexing_map: IndexingMap, converter: IslExprConverter, domain: Any) -> Any:
     results = [converter.convert(r) for r in indexing_map.results]
-    map_space = _map_space(names, len(results))
+    map_space = _map_space(converter.names, len(results))
     if all(isinstance(r, isl.Aff) for r in results):
         function = isl.MultiAff.zero(map_space)
         for position, result in enumerate(results):
@@ -276,6 +283,108 @@ def graph_of(indexing_map: IndexingMap) -> Any:
             pieces = pieces.add(_as_piecewise(result))
         graph = isl.Map.from_multi_pw_aff(isl.MultiPwAff.from_pw_aff_list(map_space, pieces))
     return graph.intersect_domain(domain)
+
+
+class _PairTranslation:
+    """Two maps in isl, translated together and only as far as asked.
+
+    Maps over the same variables share one converter, so a sub-expression
+    both use is translated once; maps with the same domain — a map and its
+    simplified form — share its isl set.  `graphs_equal` decides equality
+    of the graphs without building them: ``{ [x] -> [a(x)] : x in A }`` and
+    ``{ [x] -> [b(x)] : x in B }`` are equal iff ``A = B`` and no ``x`` of
+    ``A`` has ``a_i(x) != b_i(x)`` — set questions, a few times cheaper
+    than comparing the graphs, whose divisions isl must align.
+    """
+
+    def __init__(self, a: IndexingMap, b: IndexingMap) -> None:
+        self.maps = a, b
+        converter_a = IslExprConverter(variable_names(a))
+        self.comparable = variable_names(b) == converter_a.names and _same_arity(a, b)
+        converter_b = converter_a if self.comparable else IslExprConverter(variable_names(b))
+        self.converters = converter_a, converter_b
+        domain_a = domain_set(a, converter_a)
+        same_domain = self.comparable and _domain_key(a) == _domain_key(b)
+        self.domains = domain_a, domain_a if same_domain else domain_set(b, converter_b)
+        self._differences: dict[int, Any] = {}
+
+    @functools.cached_property
+    def graphs(self) -> tuple[Any, Any]:
+        """``{ [d, s, rt] -> [results] : domain }`` of each map."""
+        return (
+            _graph(self.maps[0], self.converters[0], self.domains[0]),
+            _graph(self.maps[1], self.converters[1], self.domains[1]),
+        )
+
+    def graphs_equal(self) -> bool:
+        """Whether the maps have the same variables and equal graphs."""
+        if not self.comparable:
+            return False
+        domain, other_domain = self.domains
+        if domain is not other_domain and not _as_set(domain).is_equal(_as_set(other_domain)):
+            return False
+        return all(
+            self._where_result_differs(i).is_empty() for i in range(self.maps[0].num_results)
+        )
+
+    def where_results_differ(self) -> Any | None:
+        """The points of the maps' one domain where some result of `a` is
+        not `b`'s; `None` when the maps do not share one domain."""
+        if not self.comparable or self.domains[0] is not self.domains[1]:
+            return None
+        where = _as_set(self.domains[0]).subtract(_as_set(self.domains[0]))  # empty
+        for i in range(self.maps[0].num_results):
+            where = where.union(self._where_result_differs(i))
+        return where
+
+    def results_at(self, side: int, point: Sequence[int]) -> list[int]:
+        """The results of one map (side 0 or 1) at a point of its domain, by isl."""
+        space = self.converters[side].names
+        at = isl.Point.zero(set_space(space).space)
+        for position, value in enumerate(point):
+            at = at.set_coordinate_val(_DIM, position, isl_val(value))
+        return [
+            _int(_as_piecewise(self.converters[side].convert(result)).eval(at))
+            for result in self.maps[side].results
+        ]
+
+    def _where_result_differs(self, position: int) -> Any:
+        differs = self._differences.get(position)
+        if differs is None:
+            converter, domain = self.converters[0], _as_set(self.domains[0])
+            result_a, result_b = (m.results[position] for m in self.maps)
+            if result_a == result_b:
+                differs = domain.subtract(domain)
+            else:
+                value_a, value_b = converter.convert(result_a), converter.convert(result_b)
+                if isinstance(value_a, isl.Aff) and isinstance(value_b, isl.Aff):
+                    differs = value_a.ne_set(value_b)
+                else:
+                    differs = _as_piecewise(value_a).ne_set(_as_piecewise(value_b))
+                differs = differs.intersect(domain)
+            self._differences[position] = differs
+        return differs
+
+    def domain_is_empty(self, side: int) -> bool:
+        """Emptiness of one map's domain (side 0 or 1); a box that is not
+        known empty has points."""
+        indexing_map = self.maps[side]
+        if not indexing_map.constraints:
+            return indexing_map.is_known_empty
+        return bool(self.domains[side].is_empty())
+
+
+def _as_set(domain: Any) -> Any:
+    return domain if isinstance(domain, isl.Set) else isl.Set.from_basic_set(domain)
+
+
+def _domain_key(indexing_map: IndexingMap) -> tuple[object, ...]:
+    return (
+        indexing_map.dims,
+        indexing_map.range_vars,
+        indexing_map.rt_vars,
+        indexing_map.constraints,
+    )
 
 
 def _num_symbols(indexing_map: IndexingMap) -> int:
@@ -306,8 +415,7 @@ def to_isl_map(indexing_map: IndexingMap, *, existential_symbols: bool = True) -
 
 def to_isl_set(indexing_map: IndexingMap) -> Any:
     """The domain as an `isl.Set` over ``[d…, s…, rt…]`` (all named)."""
-    domain = domain_set(indexing_map, IslExprConverter(variable_names(indexing_map)))
-    return domain if isinstance(domain, isl.Set) else isl.Set.from_basic_set(domain)
+    return _as_set(domain_set(indexing_map, IslExprConverter(variable_names(indexing_map))))
 
 
 def isl_points(isl_object: Any) -> list[tuple[int, ...]]:
@@ -359,51 +467,47 @@ def relations_equal(
         return False  # relations of different spaces are never the same set
     try:
         with operation_budget(max_operations):
-            if _same_variables(a, b) and graph_of(a).is_equal(graph_of(b)):
+            pair = _PairTranslation(a, b)
+            if pair.graphs_equal():
                 return True
-            return bool(to_isl_map(a).is_equal(to_isl_map(b)))
+            relation_a, relation_b = (
+                graph.project_out(_IN, m.num_dims, _num_symbols(m))
+                for graph, m in zip(pair.graphs, pair.maps, strict=True)
+            )
+            return bool(relation_a.is_equal(relation_b))
     except BudgetExhausted:
         return None
 
 
-def _same_variables(a: IndexingMap, b: IndexingMap) -> bool:
-    """Whether the graphs of `a` and `b` live in the same space."""
-    return variable_names(a) == variable_names(b) and _same_arity(a, b)
-
-
-def _graph_is_empty(indexing_map: IndexingMap) -> bool:
-    """Emptiness of the domain; a box that is not known empty has points."""
-    if not indexing_map.constraints:
-        return indexing_map.is_known_empty
-    return bool(to_isl_set(indexing_map).is_empty())
-
-
-def _pointwise_refutation(
-    a: IndexingMap, b: IndexingMap, graphs: tuple[Any, Any], fulls: tuple[Any, Any]
-) -> IslComparison | None:
+def _pointwise_refutation(pair: _PairTranslation, fulls: tuple[Any, Any]) -> IslComparison | None:
     """A cheap refutation for maps over the same variables whose graphs
     differ: a point where one map's value is not the other's, kept when the
     other map relates that ``dims -> result`` for *no* symbols — a question
     with dims and results fixed, so no quantifier alternation (projecting
     symbols out of a difference is what makes relation questions costly).
     `None` when there is no such candidate; the full comparison decides.
-    The maps declare the same variables."""
-    (graph_a, graph_b), (full_a, full_b) = graphs, fulls
-    sides: tuple[tuple[Literal["a", "b"], IndexingMap, Any, Any, Any], ...] = (
-        ("a", a, graph_a, graph_b, full_b),
-        ("b", b, graph_b, graph_a, full_a),
+    Maps with one domain differ where their results do: the point is found
+    there, without subtracting the graphs."""
+    a, b = pair.maps
+    names = variable_names(a)
+    groups = {"primary": range(a.num_dims), "secondary": range(a.num_dims, len(names))}
+    where = pair.where_results_differ()
+    shared = None if where is None or where.is_empty() else minimal_point(where, **groups)
+    sides: tuple[tuple[Literal["a", "b"], int, IndexingMap, Any], ...] = (
+        ("a", 0, a, fulls[1]),
+        ("b", 1, b, fulls[0]),
     )
-    for side, shown, graph, other_graph, other_full in sides:
-        candidates = graph.subtract(other_graph)
-        if candidates.is_empty():
-            continue
-        names = variable_names(shown)
-        # graph points are [d, s, rt, r]; the witness lists d, r, then symbols.
-        point = minimal_point(
-            candidates.wrap().flatten(),
-            primary=range(shown.num_dims),
-            secondary=range(shown.num_dims, len(names)),
-        )
+    for side, index, shown, other_full in sides:
+        if where is not None:
+            if shared is None:
+                return None
+            point = shared + pair.results_at(index, shared)
+        else:
+            candidates = pair.graphs[index].subtract(pair.graphs[1 - index])
+            if candidates.is_empty():
+                continue
+            # graph points are [d, s, rt, r]; the witness lists d, r, then symbols.
+            point = minimal_point(candidates.wrap().flatten(), **groups)
         dims, symbols = point[: shown.num_dims], point[shown.num_dims : len(names)]
         results = point[len(names) :]
         fixed = other_full.intersect_domain(_point_set(other_full.get_space().domain(), dims))
@@ -446,13 +550,13 @@ def compare_relations(
             # the same variables (what a simplification that keeps its
             # symbols gives) have equal projections, and comparing them
             # needs no existential variable; then the relations proper.
-            graphs = graph_of(a), graph_of(b)
-            comparable = _same_variables(a, b)
-            if comparable and graphs[0].is_equal(graphs[1]):
-                return IslComparison(differs=False, vacuous=_graph_is_empty(a))
+            pair = _PairTranslation(a, b)
+            if pair.graphs_equal():
+                return IslComparison(differs=False, vacuous=pair.domain_is_empty(0))
+            graphs, comparable = pair.graphs, pair.comparable
             full_a = _relation_with_witnesses(a, graphs[0])
             full_b = _relation_with_witnesses(b, graphs[1])
-            refuted = _pointwise_refutation(a, b, graphs, (full_a, full_b)) if comparable else None
+            refuted = _pointwise_refutation(pair, (full_a, full_b)) if comparable else None
             if refuted is not None:
                 return refuted
             relation_a = full_a.project_out(_OUT, a.num_results, _num_symbols(a))
@@ -499,10 +603,11 @@ def compare_pointwise(
     """
     try:
         with operation_budget(max_operations):
-            graph_a, graph_b = graph_of(a), graph_of(b)
+            pair = _PairTranslation(a, b)
+            if pair.graphs_equal():
+                return IslComparison(differs=False, vacuous=pair.domain_is_empty(0))
+            graph_a, graph_b = pair.graphs
             same_variables = variable_names(a) == variable_names(b)
-            if same_variables and _same_arity(a, b) and graph_a.is_equal(graph_b):
-                return IslComparison(differs=False, vacuous=_graph_is_empty(a))
             empty_a, empty_b = graph_a.is_empty(), graph_b.is_empty()
             if empty_a and empty_b:
                 return IslComparison(differs=False, vacuous=True)
@@ -571,6 +676,7 @@ def minimal_point(points: Any, *, primary: range, secondary: range) -> list[int]
     isl's lexmin minimises leading coordinates first, so the set is lifted to
     ``[P, S, x, t]`` with ``t_i >= |x_i|`` (``t_i >= x_i``, ``t_i >= -x_i``),
     ``P = Σ t_i`` and ``S = Σ t_j``; at the minimum every ``t_i = |x_i|``.
+    A coordinate that is never negative stands for its own ``t_i``.
     """
     width: int = points.dim(_DIM)
     sample = points.sample_point()
@@ -593,30 +699,36 @@ def minimal_point(points: Any, *, primary: range, secondary: range) -> list[int]
 
 
 def _lexmin_of_sizes(points: Any, width: int, primary: range, secondary: range) -> list[int]:
-    lifted = points.insert_dims(_DIM, 0, 2).add_dims(_DIM, width)
+    # A coordinate the set keeps non-negative is its own size and needs no
+    # ``t``: XLA's dims and symbols start at 0, so most questions lift
+    # nothing, and isl's lexmin on the unlifted set is several times cheaper.
+    signed = [i for i in (*primary, *secondary) if _may_be_negative(points, i)]
+    lifted = points.insert_dims(_DIM, 0, 2).add_dims(_DIM, len(signed))
     local_space = isl.LocalSpace.from_space(lifted.get_space())
     one, minus_one = isl_val(1), isl_val(-1)
-
-    def x(i: int) -> int:
-        return 2 + i
-
-    def t(i: int) -> int:
-        return 2 + width + i
-
-    for i in range(width):
+    size = {i: 2 + i for i in range(width)}  # x_i itself, or its t_i below
+    for k, i in enumerate(signed):
+        size[i] = 2 + width + k
         for sign in (one, minus_one):
             constraint = isl.Constraint.inequality_alloc(local_space)
-            constraint = constraint.set_coefficient_val(_DIM, t(i), one)
-            lifted = lifted.add_constraint(constraint.set_coefficient_val(_DIM, x(i), sign))
+            constraint = constraint.set_coefficient_val(_DIM, size[i], one)
+            lifted = lifted.add_constraint(constraint.set_coefficient_val(_DIM, 2 + i, sign))
     for total, group in ((0, primary), (1, secondary)):
         constraint = isl.Constraint.equality_alloc(local_space).set_coefficient_val(
             _DIM, total, one
         )
         for i in group:
-            constraint = constraint.set_coefficient_val(_DIM, t(i), minus_one)
+            constraint = constraint.set_coefficient_val(_DIM, size[i], minus_one)
         lifted = lifted.add_constraint(constraint)
-    smallest = lifted.project_out(_DIM, 2 + width, width).lexmin().sample_point()
-    return [_int(smallest.get_coordinate_val(_DIM, x(i))) for i in range(width)]
+    smallest = lifted.project_out(_DIM, 2 + width, len(signed)).lexmin().sample_point()
+    return [_int(smallest.get_coordinate_val(_DIM, 2 + i)) for i in range(width)]
+
+
+def _may_be_negative(points: Any, position: int) -> bool:
+    """Whether some point of `points` has a negative coordinate `position`."""
+    negative = isl.Constraint.inequality_alloc(isl.LocalSpace.from_space(points.get_space()))
+    negative = negative.set_coefficient_val(_DIM, position, isl_val(-1))
+    return not points.add_constraint(negative.set_constant_val(isl_val(-1))).is_empty()
 
 
 # ----------------------------------------------------------------- isl → map

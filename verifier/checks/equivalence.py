@@ -49,7 +49,9 @@ from __future__ import annotations
 
 import functools
 import itertools
+import math
 import multiprocessing
+import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import Enum
@@ -59,13 +61,22 @@ from verifier.bridges import isl as isl_bridge
 from verifier.bridges import z3 as z3_bridge
 from verifier.checks.verdict import Verdict
 from verifier.errors import SolverError, UsageError, VerifierError
-from verifier.expr import IndexingMap, Undefined, Var, VarKind, parse_map, var
+from verifier.expr import (
+    IndexingMap,
+    Undefined,
+    Var,
+    VarKind,
+    parse_map,
+    point_predicate,
+    var,
+)
 
 # The symbol box of the *other* map that the Python re-evaluation of a
-# relation counterexample enumerates (beyond it z3 confirms, quantifier-free
-# and faster than Python past a few hundred points), and the variable boxes
-# of both maps that brute force compares for `all`.
-_RELATES_ENUMERATION_LIMIT = 1 << 8
+# relation counterexample enumerates, compiled (beyond it z3 confirms,
+# quantifier-free, in about 5 ms: as long as Python takes for a thousand
+# points), and the variable boxes of both maps that brute force compares
+# for `all`.
+_RELATES_ENUMERATION_LIMIT = 1 << 10
 _ENUMERATION_LIMIT = 1 << 12
 
 
@@ -90,6 +101,15 @@ class Budget:
     isl_operations: int = isl_bridge.DEFAULT_MAX_OPERATIONS
     z3_rlimit: int = z3_bridge.WITNESS_RLIMIT
     cross_check: CrossCheck = DEFAULT_CROSS_CHECK
+
+
+EQUIV_BUDGET = Budget(isl_operations=50_000)
+"""What `verifier equiv` spends on one pair.  isl's cost per operation grows
+with the size of its numbers, so the gate's 100,000 operations let one
+4-symbol ``mod 20000`` pair run 3.6 CPU-seconds before answering
+``unknown``; 50,000 bound it to about 1 s (SPEC §8: no pair over 2 s) and
+decide 2,999 of the 3,000 XLA-style pairs of ``benchmarks/equivalence.py``
+(the last one is ``unknown``; it needs between 50,000 and 100,000)."""
 
 
 @dataclass(frozen=True)
@@ -303,25 +323,25 @@ def _relation_counterexample(
 def _relates_by_enumeration(
     indexing_map: IndexingMap, dims: Sequence[int], result: Sequence[int]
 ) -> bool | None:
-    """Whether the map relates ``dims -> result``, by enumerating its symbols;
-    `None` when the box is too large to enumerate."""
+    """Whether the map relates ``dims -> result``, by enumerating its symbols
+    (its domain and results compiled to Python once); `None` when the box is
+    too large to enumerate, or the map too deep to compile."""
     if indexing_map.num_dims != len(dims) or indexing_map.num_results != len(result):
         return False
-    symbols = indexing_map.symbols
-    ranges = [
-        range(indexing_map.bounds(s).lower, indexing_map.bounds(s).upper + 1) for s in symbols
-    ]
-    size = 1
-    for r in ranges:
-        size *= len(r)
-    if size > _RELATES_ENUMERATION_LIMIT:
+    variables = indexing_map.all_variables
+    bounds = [indexing_map.bounds(v) for v in variables]
+    ranges = [range(b.lower, b.upper + 1) for b in bounds[len(dims) :]]
+    if math.prod(len(r) for r in ranges) > _RELATES_ENUMERATION_LIMIT:
         return None
-    values = {var(VarKind.DIM, i): x for i, x in enumerate(dims)}
-    for point in itertools.product(*ranges):
-        values.update(zip(symbols, point, strict=True))
-        if indexing_map.contains(values) and indexing_map.evaluate(values) == tuple(result):
-            return True
-    return False
+    relates = point_predicate(
+        variables,
+        [*zip(variables, bounds, strict=True), *indexing_map.constraints],
+        list(zip(indexing_map.results, result, strict=True)),
+    )
+    if relates is None:
+        return None
+    points = itertools.product(*([x] for x in dims), *ranges)
+    return any(itertools.starmap(relates, points))
 
 
 # ----------------------------------------------------------------- batches
@@ -339,34 +359,47 @@ class BatchFailure:
 
 MapInput: TypeAlias = IndexingMap | str
 
+# A batch often repeats a map (the same map against several candidates, a
+# pair sharing one side with the next): each worker parses a text once.
+_parse_once = functools.lru_cache(maxsize=1 << 12)(parse_map)
+
 
 def _check_pair(
     pair: tuple[MapInput, MapInput], *, pointwise: bool, budget: Budget
 ) -> EquivalenceResult | BatchFailure:
     try:
-        a, b = (parse_map(m) if isinstance(m, str) else m for m in pair)
+        a, b = (_parse_once(m) if isinstance(m, str) else m for m in pair)
         return check_equivalence(a, b, pointwise=pointwise, budget=budget)
     except VerifierError as error:
         return BatchFailure(str(error))
+
+
+# Fewer pairs than this are not worth a worker process (forking one and
+# sending its results back costs about as much as checking this many).
+_PAIRS_PER_WORKER = 32
 
 
 def check_equivalence_batch(
     pairs: Iterable[tuple[MapInput, MapInput]],
     *,
     pointwise: bool = False,
-    workers: int = 2,
+    workers: int | None = None,
     budget: Budget = Budget(),
 ) -> list[EquivalenceResult | BatchFailure]:
     """`check_equivalence` on every pair (maps or map text, parsed in the
-    workers), on `workers` processes, results in input order; a pair that
+    workers), on `workers` processes (default: every core), results in
+    input order and the same whatever the number of workers; a pair that
     cannot be checked gives a `BatchFailure` instead of stopping the batch.
     """
     tasks = list(pairs)
     check = functools.partial(_check_pair, pointwise=pointwise, budget=budget)
-    if workers <= 1 or len(tasks) < 2:
+    workers = min(workers or os.cpu_count() or 1, len(tasks) // _PAIRS_PER_WORKER)
+    if workers <= 1:
         return [check(task) for task in tasks]
     # fork: workers inherit the imported modules and interned nodes, so a
     # batch pays no start-up imports (spawn would cost ~1 s per worker).
+    # Contiguous chunks keep a text and its repeats in one worker's memo;
+    # a few per worker even out pairs of uneven cost.
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else None)
     chunk = max(1, len(tasks) // (workers * 8))

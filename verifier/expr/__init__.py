@@ -10,6 +10,7 @@ imports from here, never from its modules (ruff bans the deep imports).
 
 from verifier.expr.evaluate import (
     interval_of,
+    point_predicate,
     substitute,
     variables_of,
 )
@@ -129,6 +130,7 @@ __all__ = [
     "mul",
     "parse_map",
     "parse_typed_map",
+    "point_predicate",
     "print_map",
     "print_syntax",
     "range_var",

@@ -12,7 +12,7 @@ Interval(lower=0, upper=99)
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import assert_never
 
 from verifier.expr.interval import Interval
@@ -33,6 +33,7 @@ from verifier.expr.nodes import (
     min_,
 )
 from verifier.expr.ranges import Ranges
+from verifier.expr.translator import ExprTranslator
 
 
 def evaluate(expr: Expr, values: Mapping[Var, int]) -> int:
@@ -58,6 +59,73 @@ def evaluate(expr: Expr, values: Mapping[Var, int]) -> int:
             return max(evaluate(lhs, values), evaluate(rhs, values))
         case _:
             assert_never(expr)
+
+
+def point_predicate(
+    variables: Sequence[Var],
+    constraints: Sequence[tuple[Expr, Interval]],
+    equations: Sequence[tuple[Expr, int]] = (),
+) -> Callable[..., bool] | None:
+    """Whether every ``expr in interval`` of `constraints` and every ``expr ==
+    value`` of `equations` hold, as a function of `variables` (positional),
+    compiled to Python: `evaluate`'s semantics, tens of times faster, for
+    questions that enumerate many points.  `None` when the text would be
+    too large or too deeply nested for Python to compile.
+
+    >>> from verifier.expr.nodes import dim
+    >>> holds = point_predicate([dim(0)], [(dim(0) % 3, Interval(0, 1))], [(dim(0) // 3, 2)])
+    >>> [x for x in range(12) if holds(x)]
+    [6, 7]
+    """
+    source = _PythonSource()
+    try:
+        tests = [f"{i.lower} <= {source.convert(e)} <= {i.upper}" for e, i in constraints]
+        tests += [f"{source.convert(e)} == {value}" for e, value in equations]
+        text = f"lambda {', '.join(v.name for v in variables)}: {' and '.join(tests) or 'True'}"
+        if len(text) > _MAX_SOURCE:
+            return None
+        # Only variable names (d0, s1, rt0), integers and operators reach the text.
+        predicate: Callable[..., bool] = eval(text, {"min": min, "max": max})
+    except (SyntaxError, RecursionError, MemoryError):  # nested beyond Python's parser
+        return None
+    return predicate
+
+
+# Sub-expressions a map shares are repeated in the text; past this size the
+# caller's other witness is cheaper than compiling.
+_MAX_SOURCE = 1 << 16
+
+
+class _PythonSource(ExprTranslator[str]):
+    """Expression → Python expression text of the same value: Python's
+    ``//`` and ``%`` are ``floordiv`` and ``mod`` (positive divisors)."""
+
+    def map_const(self, value: int) -> str:
+        return f"({value})"
+
+    def map_var(self, variable: Var) -> str:
+        return variable.name
+
+    def map_add(self, operands: tuple[Expr, ...]) -> str:
+        return "(" + " + ".join(self.convert(operand) for operand in operands) + ")"
+
+    def map_mul(self, operand: Expr, factor: int) -> str:
+        return f"({self.convert(operand)} * ({factor}))"
+
+    def map_floordiv(self, operand: Expr, divisor: int) -> str:
+        return f"({self.convert(operand)} // {divisor})"
+
+    def map_ceildiv(self, operand: Expr, divisor: int) -> str:
+        return f"(-(-{self.convert(operand)} // {divisor}))"
+
+    def map_mod(self, operand: Expr, modulus: int) -> str:
+        return f"({self.convert(operand)} % {modulus})"
+
+    def map_min(self, lhs: Expr, rhs: Expr) -> str:
+        return f"min({self.convert(lhs)}, {self.convert(rhs)})"
+
+    def map_max(self, lhs: Expr, rhs: Expr) -> str:
+        return f"max({self.convert(lhs)}, {self.convert(rhs)})"
 
 
 def interval_of(expr: Expr, bounds: Callable[[Var], Interval]) -> Interval:

@@ -58,13 +58,14 @@ from verifier.expr.syntax import (
     apply_operator,
 )
 
-# One alternative per token kind; `error` catches any other character, so
-# consecutive matches cover the text.  Whitespace is a token of its own, not
-# a `\s*` prefix of every token: a prefix is rescanned from every start
-# position of a trailing run of blanks, which is quadratic.
+# One alternative per token kind after optional blanks; `error` catches any
+# other character, so consecutive matches cover the text.  The scan stops
+# at the last non-blank character: a `\s*` prefix that could meet the end
+# would be rescanned from every start position of a trailing run of blanks,
+# which is quadratic, while before a non-blank character it always matches.
 _TOKEN = re.compile(
-    r"(?P<space>\s+)|(?P<int>[0-9]+)|(?P<ident>[A-Za-z_][A-Za-z0-9_]*)"
-    r"|(?P<punct>->|[()\[\]{},:+\-*/])|(?P<error>.)",
+    r"\s*(?:(?P<int>[0-9]+)|(?P<ident>[A-Za-z_][A-Za-z0-9_]*)"
+    r"|(?P<punct>->|[()\[\]{},:+\-*/])|(?P<error>.))",
     re.DOTALL,
 )
 INT64_MAX = 2**63 - 1
@@ -85,15 +86,13 @@ class _Token(NamedTuple):
 
 def _tokenize(text: str, filename: str) -> list[_Token]:
     tokens: list[_Token] = []
-    for match in _TOKEN.finditer(text):
+    for match in _TOKEN.finditer(text, 0, len(text.rstrip())):
         kind = match.lastgroup
         assert kind is not None
-        if kind == "space":
-            continue
-        offset = match.start()
+        offset = match.start(kind)
         if kind == "error":
             raise ParseError(_unexpected(text[offset]), span_at(text, offset, filename))
-        tokens.append(_Token(kind, match.group(), offset))
+        tokens.append(_Token(kind, match.group(kind), offset))
     tokens.append(_Token("end", "", len(text)))
     return tokens
 

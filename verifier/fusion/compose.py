@@ -17,7 +17,9 @@ Values are arrays: a tuple-shaped value is tracked leaf by leaf
 get-tuple-element, copy, call and fusion parameters and roots like any
 other value.  A conditional is the union of its branches' composed maps
 (its branch index read by every output element); an async-start holds its
-operands in ``{0}`` and the wrapped computation's result in ``{1}``.
+operands in ``{0}`` and the wrapped computation's result in ``{1}``; a
+while loop with a known trip count n is its body composed n times
+(`verifier.indexing.control_flow`), else UNDEFINED with the loop named.
 
 Input→output maps go the other way: from one parameter, in topological
 order (every producer before its users), each value's set of maps (parameter
@@ -36,6 +38,12 @@ from verifier.expr import IndexingMap, Undefined, compose, range_var
 from verifier.fusion.graph import computation_graph, users_first_order
 from verifier.hlo import Computation, Instruction, Module, Shape, ShapeIndex
 from verifier.indexing import analysis
+from verifier.indexing.control_flow import (
+    LOOP_MAP_LIMIT,
+    LOOP_WORK_LIMIT,
+    loop_body,
+    loop_trip_count,
+)
 from verifier.indexing.leaves import (
     OperandLeaf,
     instruction_operand_leaves,
@@ -48,7 +56,7 @@ from verifier.indexing.shapes import dims_box
 MapTransform = Callable[[IndexingMap], IndexingMap]
 MapEquality = Callable[[IndexingMap, IndexingMap], bool]
 
-CALLING_OPCODES = frozenset({"fusion", "call", "conditional", "async-start"})
+CALLING_OPCODES = frozenset({"fusion", "call", "conditional", "async-start", "while"})
 """Opcodes whose maps are composed through the computations they call."""
 
 _Value = tuple[str, int]
@@ -126,6 +134,11 @@ class Composer:
     # `transform` applied once per distinct map (modules repeat the same
     # maps across outputs, fusions and layers).
     _transformed: dict[IndexingMap, IndexingMap] = field(default_factory=dict, compare=False)
+    # A while loop's maps per (computation, loop, direction), every output
+    # (o2i) or operand leaf (i2o) at once: its iterations compute them together.
+    _loops: dict[tuple[str, str, str], tuple[tuple[ComposedIndexing, ...], ...]] = field(
+        default_factory=dict, compare=False
+    )
     # Operand leaves per (computation, instruction), listed once: a fused
     # computation is walked once per parameter and per output.
     _leaves: dict[tuple[str, str], tuple[OperandLeaf, ...]] = field(
@@ -168,6 +181,8 @@ class Composer:
                 return self._conditional_output_to_input(computation, instruction, output)
             case "async-start":
                 return self._async_start_output_to_input(computation, instruction, output)
+            case "while":
+                return self._loop(computation, instruction, "o2i")[output]
             case _:
                 return self._own_memoized(computation, instruction, "o2i", output)
 
@@ -203,6 +218,100 @@ class Composer:
             first = _first_leaf_of_element(instruction.shape, 1)
             return self.computation_output_to_input(called, output - first)
         return tuple(ComposedIndexing(()) for _ in operands)
+
+    def _loop(
+        self, computation: Computation, loop: Instruction, direction: str
+    ) -> tuple[tuple[ComposedIndexing, ...], ...]:
+        """A while loop's maps in `direction`, per output leaf (``o2i``: per
+        operand leaf) or per operand leaf (``i2o``: per output leaf).
+
+        The state after ``i + 1`` iterations reads, from output leaf k, the
+        body's maps from k to parameter leaf l followed by the maps of the
+        state after ``i`` iterations from l (``i2o``: the other way), from
+        the identity of each leaf; the loop stops early when an iteration
+        changes nothing.  ``while((s32[] i, f32[4] x))`` with body ``(i + 1,
+        negate(x))`` run 10 times: output ``{1}`` reads leaf ``{1}`` through
+        ``(d0) -> (d0)``, leaf ``{0}`` not at all.
+        """
+        key = (computation.name, loop.name, direction)
+        found = self._loops.get(key)
+        if found is not None:
+            return found
+        leaves = len(instruction_operand_leaves(computation, loop))
+        trips = loop_trip_count(self.module, computation, loop)
+        unrolled = trips if isinstance(trips, Undefined) else self._unrolled(loop, trips, direction)
+        if isinstance(unrolled, Undefined):
+            unrolled = tuple(
+                tuple(ComposedIndexing(unrolled) for _ in range(leaves)) for _ in range(leaves)
+            )
+        self._loops[key] = unrolled
+        return unrolled
+
+    def _unrolled(
+        self, loop: Instruction, trips: int, direction: str
+    ) -> tuple[tuple[ComposedIndexing, ...], ...] | Undefined:
+        """`loop`'s body composed `trips` times (see `_loop`), or UNDEFINED
+        when a union grows past `LOOP_MAP_LIMIT` maps or the iterations
+        together past `LOOP_WORK_LIMIT`."""
+        body = loop_body(self.module, loop)
+        dimensions = [leaf.shape.dimensions for leaf in parameter_leaves(body)]
+        leaves = len(dimensions)
+        step = [
+            self.computation_output_to_input(body, leaf)
+            if direction == "o2i"
+            else self.computation_input_to_output(body, leaf)
+            for leaf in range(leaves)
+        ]
+        state = tuple(
+            tuple(
+                ComposedIndexing(
+                    (CountedMap(IndexingMap.identity(dimensions[k])),) if k == j else ()
+                )
+                for j in range(leaves)
+            )
+            for k in range(leaves)
+        )
+        composed = 0
+        for _ in range(trips):
+            following = tuple(
+                tuple(
+                    self._through(step[k], [state[through][j] for through in range(leaves)])
+                    for j in range(leaves)
+                )
+                for k in range(leaves)
+            )
+            if following == state:
+                break
+            state = following
+            sizes = [len(c.maps) for row in state for c in row if isinstance(c.maps, tuple)]
+            composed += sum(sizes)
+            if max(sizes, default=0) > LOOP_MAP_LIMIT:
+                too_many = f"a union of more than {LOOP_MAP_LIMIT} maps between two state arrays"
+            elif composed > LOOP_WORK_LIMIT:
+                too_many = f"more than {LOOP_WORK_LIMIT} maps over its iterations"
+            else:
+                continue
+            return Undefined(
+                f"while loop '{loop.name}' (body {body.name}): composing its body "
+                f"{trips} times gives {too_many}"
+            )
+        return state
+
+    def _through(
+        self, first: tuple[ComposedIndexing, ...], then: list[ComposedIndexing]
+    ) -> ComposedIndexing:
+        """The union over leaves l of `first[l]` followed by `then[l]`."""
+        destination = _MapSet()
+        for head, tail in zip(first, then, strict=True):
+            if _not_read(head) or _not_read(tail):
+                continue
+            current = (
+                _MapSet(undefined=head.maps)
+                if isinstance(head.maps, Undefined)
+                else _MapSet(list(head.maps))
+            )
+            self._extend(destination, current, tail)
+        return _composed(destination if destination.maps or destination.undefined else None)
 
     def _own_memoized(
         self, computation: Computation, instruction: Instruction, direction: str, number: int
@@ -292,6 +401,8 @@ class Composer:
                 return self._conditional_input_to_output(computation, instruction, operand)
             case "async-start":
                 return self._async_start_input_to_output(computation, instruction, operand)
+            case "while":
+                return self._loop(computation, instruction, "i2o")[operand]
             case _:
                 return self._own_memoized(computation, instruction, "i2o", operand)
 

@@ -27,7 +27,7 @@ counts, never wall-clock time: the same module gives the same findings.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -105,12 +105,7 @@ class _Place:
         """The reason when every map of the instruction, both directions, is
         unknown (a while loop): then each check reports it once, not once
         per pair of leaves of its tuples."""
-        indexings = self.indexings
-        if not indexings or not all(isinstance(i, Undefined) for i in indexings):
-            return None
-        first = indexings[0]
-        assert isinstance(first, Undefined)
-        return first
+        return _all_undefined(self.indexings)
 
 
 @dataclass(frozen=True)
@@ -287,6 +282,15 @@ def _is_empty(indexing: Indexing) -> bool:
 _EVERYWHERE = "every output <-> every operand"
 
 
+def _all_undefined(indexings: Sequence[Indexing]) -> Undefined | None:
+    """The first reason when there is an indexing and every one is unknown."""
+    if not indexings or not all(isinstance(i, Undefined) for i in indexings):
+        return None
+    first = indexings[0]
+    assert isinstance(first, Undefined)
+    return first
+
+
 @_check(bounds.CHECK)
 def _in_bounds(place: _Place, run: _Run) -> Iterator[Finding]:
     instruction = place.instruction
@@ -430,18 +434,24 @@ def _fits(place: _Place, run: _Run, bits: int, check: str) -> Iterator[Finding]:
 @_check(simplification.CHECK)
 def _simplification(place: _Place, run: _Run) -> Iterator[Finding]:
     instruction = place.instruction
-    undefined = place.wholly_undefined
+    outputs = place.outputs
+    raw = [
+        place.maps.output_to_input(place.computation, instruction, output.number, simplified=False)
+        for output in outputs
+    ]
+    # Unknown everywhere (a while loop), or its unsimplified composition is
+    # (a loop whose unsimplified unions grow past the limit): reported once.
+    undefined = place.wholly_undefined or _all_undefined(
+        [composed.indexing for per_output in raw for composed in per_output]
+    )
     if undefined is not None:
         result = _simplifies(undefined, undefined, 0, 0, run)
         yield place.finding(simplification.CHECK, _EVERYWHERE, result)
         return
     operands = place.operands
-    for output in place.outputs:
-        raw = place.maps.output_to_input(
-            place.computation, instruction, output.number, simplified=False
-        )
+    for output, raw_maps in zip(outputs, raw, strict=True):
         simplified = place.maps.output_to_input(place.computation, instruction, output.number)
-        for operand, before, after in zip(operands, raw, simplified, strict=True):
+        for operand, before, after in zip(operands, raw_maps, simplified, strict=True):
             if _is_empty(before.indexing) and _is_empty(after.indexing):
                 continue
             result = _simplifies(

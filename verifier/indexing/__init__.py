@@ -7,6 +7,7 @@ the entry point.
 from verifier.indexing import (
     bitcast,
     collectives,
+    control_flow,
     convolution,
     custom_calls,
     data_movement,
@@ -22,6 +23,7 @@ from verifier.indexing import (
 __all__ = [
     "bitcast",
     "collectives",
+    "control_flow",
     "convolution",
     "custom_calls",
     "data_movement",

@@ -1,5 +1,4 @@
-"""Collectives, per replica, and the ops whose relation lives in another
-computation or outside HLO (call, custom-call, while, conditional).
+"""Collectives, per replica.
 
 A collective's output on one replica reads operands of *other* replicas; the
 maps below relate an output index to the operand index it reads on the
@@ -211,40 +210,3 @@ def _all_to_all_map(ctx: OpContext, index: int) -> tuple[Indexing, ...]:
 
 
 register("all-to-all")(OpRule(_all_to_all_map, _all_to_all_map))
-
-
-# ---------------------------------------------------------------- opaque ops
-
-
-def _opaque_reason(ctx: OpContext) -> str:
-    """Why the relation of a call-like op is not stated by its own rule."""
-    instruction = ctx.instruction
-    match instruction.opcode:
-        case "while":
-            condition = instruction.attributes.word("condition")
-            body = instruction.attributes.word("body")
-            return (
-                f"while loop '{instruction.name}' (condition {condition}, body {body}): "
-                "its trip count is not a known constant, so which iteration's state an "
-                "element holds is only known at run time"
-            )
-        case "call" | "conditional" | "async-start":
-            return (
-                f"{instruction.opcode}: the relation is that of the called "
-                "computation(s), composed through them (not by a single-op rule)"
-            )
-        case opcode:
-            raise ValueError(f"no opaque reason for opcode '{opcode}'")
-
-
-def _opaque_o2i(ctx: OpContext, output: int) -> tuple[Indexing, ...]:
-    return (Undefined(_opaque_reason(ctx)),) * len(ctx.operand_leaves)
-
-
-def _opaque_i2o(ctx: OpContext, operand: int) -> tuple[Indexing, ...]:
-    return (Undefined(_opaque_reason(ctx)),) * len(ctx.output_shapes)
-
-
-register("call", "while", "conditional", "async-start")(
-    OpRule(_opaque_o2i, _opaque_i2o, whole_tuples=True)
-)

@@ -21,7 +21,6 @@ from verifier.expr import (
     IndexingMap,
     Interval,
     RuntimeSource,
-    Undefined,
     Variable,
     const,
     dim,
@@ -33,7 +32,7 @@ from verifier.expr import (
 )
 from verifier.hlo import Instruction
 from verifier.indexing.registry import Indexing, OpContext, OpRule, register
-from verifier.indexing.shapes import dims_box
+from verifier.indexing.shapes import dims_box, scalar_constant
 
 
 @dataclass(frozen=True)
@@ -45,16 +44,6 @@ class _Offset:
     variable: Variable | None
 
 
-def _scalar_constant(instruction: Instruction) -> int | None:
-    if instruction.opcode != "constant" or instruction.shape.rank != 0:
-        return None
-    literal = (instruction.literal or "").strip()
-    try:
-        return int(literal)
-    except ValueError:
-        return None
-
-
 def _runtime_start(
     producer: Instruction,
     feasible: Interval,
@@ -64,14 +53,16 @@ def _runtime_start(
 
     A scalar constant folds to its clamped value; an iota folds to the index
     it is read at, clamped (``min(max(index, lo), hi)``) unless every such
-    index is already feasible.
+    index is already feasible.  `read_at` has the dims and range variables
+    of the map the start goes into (its runtime variables are assembled
+    after, by `_assemble`).
     """
-    value = _scalar_constant(producer)
+    value = scalar_constant(producer)
     if value is not None:
         return _Offset(const(min(max(value, feasible.lower), feasible.upper)), None)
     if producer.opcode == "iota":
         iota_dim = producer.attributes.integer("iota_dimension")
-        if iota_dim is not None and iota_dim < read_at.num_results and not read_at.symbols:
+        if iota_dim is not None and iota_dim < read_at.num_results and not read_at.rt_vars:
             index = read_at.results[iota_dim]
             if feasible.contains_interval(interval_of(index, read_at.bounds)):
                 return _Offset(index, None)
@@ -316,9 +307,9 @@ def _gather_o2i(ctx: OpContext, output: int) -> tuple[Indexing, ...]:
 
 
 def _gather_i2o(ctx: OpContext, operand: int) -> tuple[Indexing, ...]:
-    gather = _Gather.of(ctx)
     if operand == 0:
-        return (Undefined("gather input→output depends on the index values of each output row"),)
+        return (_gather_operand_i2o(ctx),)
+    gather = _Gather.of(ctx)
     # Index element (batch…, component) reaches every output with that batch.
     indices_shape = ctx.operand_shape(1)
     batch_positions = [k for k in range(indices_shape.rank) if k != gather.index_vector_dim]
@@ -332,6 +323,68 @@ def _gather_i2o(ctx: OpContext, operand: int) -> tuple[Indexing, ...]:
         else:
             results.append(dim(next(batch_iter)))
     return ((IndexingMap.create(dims_box(indices_shape), results, range_vars=range_vars),),)
+
+
+def _gather_operand_i2o(ctx: OpContext) -> Indexing:
+    """Operand element ``d`` reaches every output element whose row starts
+    at ``rt`` with ``d - rt`` inside the slice: the output's batch
+    coordinates are range variables (any row may hold such a start), except
+    a batching coordinate, which is the operand's batching dim; each
+    runtime start is a runtime variable over its clamped range (without a
+    source: which row reads it is the range variable, not a dim).
+
+    ``g = f32[5,3] gather(f32[10,3] p, s32[5,1] i), offset_dims={1},
+    collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1,
+    slice_sizes={1,3}``: ``(d0, d1)[s0]{rt0} -> (s0, d1)`` with
+    ``d0 - rt0 in [0, 0]``, s0 ∈ [0, 4], rt0 ∈ [0, 9].
+    """
+    gather = _Gather.of(ctx)
+    operand_dims = ctx.operand_shape(0).dimensions
+    indices_rank = ctx.operand_shape(1).rank
+    operand_box = dims_box(ctx.operand_shape(0))
+    batch_sizes = [ctx.shape.dimensions[k] for k in gather.batch_dims(ctx.shape.rank)]
+    batching = {gather.batching_coordinate(j): j for j in gather.operand_batching_dims}
+    batch: list[Expr] = []
+    range_vars: list[Interval] = []
+    for coordinate, size in enumerate(batch_sizes):
+        if coordinate in batching:
+            batch.append(dim(batching[coordinate]))
+        else:
+            batch.append(range_var(len(range_vars)))
+            range_vars.append(Interval(0, size - 1))
+    offsets: list[_Offset] = []
+    for component, operand_dim in enumerate(gather.start_index_map):
+        read_at = IndexingMap.create(
+            operand_box,
+            gather.index_position(batch, const(component), indices_rank),
+            range_vars=range_vars,
+        )
+        feasible = Interval(0, operand_dims[operand_dim] - gather.slice_sizes[operand_dim])
+        offsets.append(_runtime_start(ctx.operands[1], feasible, read_at))
+    starts, rt_vars = _assemble(offsets)
+    # Which row reads a start is a range variable here, not a dim: no source.
+    rt_vars = [Variable(v.bounds, None) for v in rt_vars]
+    relative: list[Expr] = []
+    for j in range(len(operand_dims)):
+        start = starts[gather.start_index_map.index(j)] if j in gather.start_index_map else None
+        relative.append(dim(j) if start is None else dim(j) - start)
+    window_dims = gather.window_dims(len(operand_dims))
+    batch_iter = iter(batch)
+    results: list[Expr] = []
+    for k in range(ctx.shape.rank):
+        if k in gather.offset_dims:
+            results.append(relative[window_dims[gather.offset_dims.index(k)]])
+        else:
+            results.append(next(batch_iter))
+    constraints = [
+        (relative[j], Interval(0, gather.slice_sizes[j] - 1))
+        for j in range(len(operand_dims))
+        if j not in gather.operand_batching_dims
+    ]
+    reached = IndexingMap.create(
+        operand_box, results, range_vars=range_vars, rt_vars=rt_vars, constraints=constraints
+    )
+    return (reached,) if not reached.is_known_empty else ()
 
 
 register("gather")(OpRule(_gather_o2i, _gather_i2o))

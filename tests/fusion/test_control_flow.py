@@ -1,0 +1,179 @@
+"""Calls, conditionals and while loops: the composed maps, in both
+directions, are exactly the element reads of the computation oracle
+(`tests/oracle/computations.py`), which runs the called computations element
+by element and finds a loop's trip count by executing it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.oracle import UnsupportedByOracle, arrays
+from tests.oracle.computations import ComputationOracle, trip_counts
+from verifier.bridges.isl import isl_points, to_isl_map
+from verifier.expr import IndexingMap, Undefined
+from verifier.fusion.compose import Composer
+from verifier.hlo import Module, parse_module, parse_module_file
+from verifier.indexing.control_flow import UNROLL_LIMIT
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+_SLOW = pytest.mark.slow
+CASES = [
+    *sorted((EXAMPLES / "tuples").glob("*.hlo")),
+    EXAMPLES / "real_ops" / "cond_branches.hlo",
+    EXAMPLES / "real_ops" / "scan_cumulative.before.hlo",
+    pytest.param(EXAMPLES / "real" / "dynamic_loop.hlo", marks=_SLOW),
+    pytest.param(EXAMPLES / "real_ops" / "scan_cumulative.hlo", marks=_SLOW),
+]
+_OPCODES = ("call", "conditional", "fusion", "while")
+
+Pair = tuple[tuple[int, ...], tuple[int, ...]]
+
+
+def _pairs(indexing_map: IndexingMap) -> set[Pair]:
+    """The map's relation ``{(d, e)}``, symbols projected out by isl (a loop's
+    maps carry a runtime variable per iteration: enumerating them is slow)."""
+    dims = indexing_map.num_dims
+    return {(p[:dims], p[dims:]) for p in isl_points(to_isl_map(indexing_map))}
+
+
+def _check_module(module: Module) -> int:
+    """Compare every call, conditional, fusion and while of `module`; how many were."""
+    composer = Composer(module)
+    oracle = ComputationOracle(module)
+    compared = 0
+    for computation in module.computations:
+        for instruction in computation.instructions:
+            if instruction.opcode not in _OPCODES:
+                continue
+            outputs = len(arrays(instruction.shape))
+            # (output, operand leaf) → the oracle's pairs (output index, operand index).
+            want: dict[tuple[int, int], set[Pair]] = {}
+            try:
+                for output in range(outputs):
+                    for index, elements in oracle.instruction_reads(
+                        computation, instruction, output
+                    ).items():
+                        for leaf, at in elements:
+                            want.setdefault((output, leaf), set()).add((index, at))
+            except UnsupportedByOracle:
+                continue
+            where = f"{module.name}: {instruction.opcode} '{instruction.name}'"
+            for output in range(outputs):
+                per_leaf = composer.output_to_input(computation, instruction, output)
+                for leaf, composed in enumerate(per_leaf):
+                    assert not isinstance(composed.maps, Undefined), (where, composed.maps)
+                    got = {p for c in composed.maps for p in _pairs(c.map)}
+                    assert got == want.get((output, leaf), set()), (where, "o2i", output, leaf)
+                    backward = composer.input_to_output(computation, instruction, leaf)[output]
+                    assert not isinstance(backward.maps, Undefined), (where, backward.maps)
+                    reached = {(b, a) for c in backward.maps for a, b in _pairs(c.map)}
+                    assert reached == want.get((output, leaf), set()), (
+                        where,
+                        "i2o",
+                        leaf,
+                        output,
+                    )
+            compared += 1
+    return compared
+
+
+@pytest.mark.parametrize("path", CASES, ids=lambda p: p.stem)
+def test_composed_maps_are_the_oracles_reads(path: Path) -> None:
+    _check_module(parse_module_file(path))
+
+
+def _counted_loop(start: int, bound: int, annotated: str = "") -> str:
+    return f"""
+HloModule counted
+cond {{
+  s = (s32[], f32[3], f32[4,3]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant({bound})
+  ROOT lt = pred[] compare(i, n), direction=LT
+}}
+body {{
+  s = (s32[], f32[3], f32[4,3]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  one = s32[] constant(1)
+  j = s32[] add(one, i)
+  acc = f32[3] get-tuple-element(s), index=1
+  xs = f32[4,3] get-tuple-element(s), index=2
+  zero = s32[] constant(0)
+  row = f32[1,3] dynamic-slice(xs, i, zero), dynamic_slice_sizes={{1,3}}
+  flat = f32[3] reshape(row)
+  rev = f32[3] reverse(acc), dimensions={{0}}
+  next = f32[3] add(rev, flat)
+  ROOT r = (s32[], f32[3], f32[4,3]) tuple(j, next, xs)
+}}
+ENTRY e {{
+  a = f32[3] parameter(0)
+  x = f32[4,3] parameter(1)
+  c = s32[] constant({start})
+  t = (s32[], f32[3], f32[4,3]) tuple(c, a, x)
+  ROOT w = (s32[], f32[3], f32[4,3]) while(t), condition=cond, body=body{annotated}
+}}
+"""
+
+
+@pytest.mark.parametrize(("start", "bound"), [(0, 3), (1, 3), (0, 4), (5, 2)])
+def test_a_counted_loop_is_composed_its_trip_count_times(start: int, bound: int) -> None:
+    """The accumulator is reversed each iteration: an odd trip count reads it
+    reversed, an even one straight (a map composed the wrong number of
+    times would differ from the oracle)."""
+    module = parse_module(_counted_loop(start, bound))
+    assert trip_counts(module) == {"w": max(0, bound - start)}
+    assert _check_module(module) == 1
+
+
+def test_an_unknown_trip_count_names_the_loop() -> None:
+    text = _counted_loop(0, 3).replace("direction=LT", "direction=NE")
+    module = parse_module(text)
+    composer = Composer(module)
+    maps = composer.output_to_input(module.entry, module.entry.root, 1)
+    assert all(isinstance(m.maps, Undefined) for m in maps)
+    reason = maps[0].maps
+    assert isinstance(reason, Undefined)
+    assert "while loop 'w' (condition cond, body body)" in reason.reason
+    assert "trip count is not a known constant" in reason.reason
+
+
+def test_known_trip_count_in_backend_config_is_used() -> None:
+    """XLA's own analysis, written in backend_config, needs no counter pattern."""
+    config = ', backend_config={"known_trip_count":{"n":"2"}}'
+    module = parse_module(_counted_loop(0, 2, config).replace("direction=LT", "direction=NE"))
+    assert _check_module(module) == 1
+
+
+def test_a_trip_count_above_the_limit_is_unsupported_with_the_count() -> None:
+    module = parse_module(_counted_loop(0, UNROLL_LIMIT + 1))
+    composer = Composer(module)
+    (undefined, *_) = composer.input_to_output(module.entry, module.entry.root, 1)
+    assert isinstance(undefined.maps, Undefined)
+    assert f"trip count {UNROLL_LIMIT + 1} is above" in undefined.maps.reason
+
+
+def test_a_body_with_unknown_maps_leaves_the_loop_unknown_with_the_bodys_reason() -> None:
+    module = parse_module("""
+HloModule opaque_body
+cond {
+  s = f32[4] parameter(0)
+  ROOT t = pred[] constant(true)
+}
+body {
+  s = f32[4] parameter(0)
+  ROOT c = f32[4] custom-call(s), custom_call_target="mystery"
+}
+ENTRY e {
+  x = f32[4] parameter(0)
+  ROOT w = f32[4] while(x), condition=cond, body=body, backend_config={"known_trip_count":{"n":"3"}}
+}
+""")
+    composer = Composer(module)
+    for composed in (
+        composer.output_to_input(module.entry, module.entry.root, 0)[0],
+        composer.input_to_output(module.entry, module.entry.root, 0)[0],
+    ):
+        assert isinstance(composed.maps, Undefined)
+        assert "mystery" in composed.maps.reason
