@@ -308,3 +308,11 @@ def test_a_plain_prefix_does_not_hide_what_follows(text: str) -> None:
     name = "dimensions" if text.startswith("{1") else "metadata"
     with pytest.raises(ParseError):
         parse_attribute(name, text)
+
+
+def test_a_bare_metadata_value_runs_to_a_separator() -> None:
+    # `xb="q"` is one bare value, as the general reading has it: the one-match
+    # reading must not split it into `k=x` and a field `b="q"`.
+    expected = Metadata(None, None, None, None, (("k", 'xb="q"'),))
+    assert parse_attribute("metadata", '{k=xb="q"}') == expected
+    assert parse_attribute("metadata", '{ k=xb="q" }') == expected

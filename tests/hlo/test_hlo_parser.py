@@ -447,3 +447,83 @@ def test_errors_give_line_column_and_expectation(
     span = info.value.span
     assert (span.filename, span.line, span.column) == ("t.hlo", line, column)
     assert str(info.value).startswith(f"t.hlo:{line}:{column}: ")
+
+
+_AS_XLA_PRINTS = """HloModule m
+
+%add (x: f32[], y: f32[]) -> f32[] {
+  %x = f32[] parameter(0)
+  %y = f32[] parameter(1)
+  ROOT %add.1 = f32[] add(%x, %y)
+}
+
+ENTRY %e (p: f32[4,8]) -> f32[4] {
+  %p = f32[4,8]{1,0} parameter(0)
+  %zero = f32[] constant(0)
+  %neg = f32[4,8]{1,0} negate(%p), metadata={op_name="jit(f)/neg" stack_frame_id=2}
+  ROOT %sum = f32[4]{0} reduce(%twice, %zero), dimensions={1}, to_apply=%add
+  %twice = f32[4,8]{1,0} add(%neg, %neg)
+}
+"""
+
+# The same module with trivia where the one-match readings accept none (a
+# line break after `=`, comments between tokens, a space before `(`), so
+# every instruction is read token by token.
+_WITH_TRIVIA = """HloModule m
+
+%add (x: f32[], y: f32[]) -> f32[] {
+  %x =
+    f32[] parameter(0)
+  %y = f32[] /* y */ parameter(1)
+  ROOT %add.1 = f32[] add (%x, /* */ %y)
+}
+
+ENTRY %e (p: f32[4,8]) -> f32[4] {
+  %p /* p */ = f32[4,8]{1,0} parameter(0)
+  %zero = f32[] constant (0)
+  %neg = f32[4,8]{1,0} negate(%p) , metadata=
+    {op_name="jit(f)/neg" stack_frame_id=2}
+  ROOT
+    %sum = f32[4]{0} reduce( %twice,%zero ), dimensions= {1}, // end
+    to_apply=%add
+  %twice = f32[4,8]{1,0}
+    add(%neg, %neg)
+}
+"""
+
+
+def test_what_xla_prints_reads_as_the_token_by_token_reading() -> None:
+    # The parser reads the common forms in one match each (instruction head,
+    # shape, `opcode(`, plain operands, `, name=`); anything else goes token
+    # by token.  Both readings must give the same module.
+    plain = parse_module(_AS_XLA_PRINTS)
+    general = parse_module(_WITH_TRIVIA)
+    assert plain == general
+    assert [i.is_root for i in plain.entry.instructions] == [False, False, False, True, False]
+    assert plain.entry.root.attributes["dimensions"] == (1,)
+
+
+@pytest.mark.parametrize(
+    ("line", "at", "fragment"),
+    [
+        ("  ROOT %r = f32[2] add(%p, %q)", "%q", "operand 'q' of 'r' is not defined"),
+        ("  %r = f32[2] negate(%p), kind=kLoop,  kind=kInput", "kind=kI", "given twice"),
+        ("  %r = f32[2] negite(%p)", "negite", "unknown opcode 'negite'"),
+    ],
+)
+def test_one_match_readings_keep_error_places(line: str, at: str, fragment: str) -> None:
+    module = f"HloModule m\nENTRY e {{\n  %p = f32[2] parameter(0)\n{line}\n}}"
+    with pytest.raises(ParseError, match=re.escape(fragment)) as info:
+        parse_module(module, "t.hlo")
+    span = info.value.span
+    assert (span.line, span.column) == (4, line.index(at) + 1)
+
+
+def test_root_is_a_name_when_the_equals_sign_follows() -> None:
+    text = "HloModule m\nENTRY e {\n  p = f32[2] parameter(0)\n  ROOT = f32[2] negate(p)\n"
+    module = parse_module(text + "  ROOT\tr = f32[2] negate(ROOT)\n}")
+    assert [(i.name, i.is_root) for i in module.entry.instructions] == [
+        ("p", False),
+        ("ROOT", False),
+        ("r", True),
+    ]

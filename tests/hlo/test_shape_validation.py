@@ -11,7 +11,7 @@ import pytest
 
 from verifier.errors import ParseError
 from verifier.expr import Undefined
-from verifier.hlo import parse_module
+from verifier.hlo import check_shape, parse_module, parse_module_file
 from verifier.indexing.analysis import input_to_output, output_to_input
 
 REAL = sorted((Path(__file__).parents[2] / "examples" / "real").glob("*.hlo"))
@@ -268,3 +268,33 @@ def test_a_sparse_convolution_is_not_checked_as_dense() -> None:
     module = parse_module(text)
     (lhs, _) = output_to_input(module.entry, module.entry.root)
     assert isinstance(lhs, Undefined) and "sparse convolution" in lhs.reason
+
+
+EXAMPLES = sorted((Path(__file__).parents[2] / "examples").rglob("*.hlo"))
+
+
+def test_every_parsed_instruction_passes_the_shape_check() -> None:
+    # The indexing rules check no shape: they rely on the parser, the only
+    # builder of a module, having run `check_shape` (with the callees' ROOT
+    # shapes) or inferred the shape.  Here the check runs again, without
+    # them, on every instruction of every committed example that parses.
+    checked = 0
+    for path in EXAMPLES:
+        try:
+            module = parse_module_file(path)
+        except ParseError:
+            continue  # an example of an error
+        for computation in module.computations:
+            for instruction in computation.instructions:
+                operands = computation.operand_instructions(instruction)
+                check_shape(
+                    instruction.shape,
+                    instruction.opcode,
+                    tuple(operand.shape for operand in operands),
+                    instruction.attributes,
+                    {},
+                    instruction.span,
+                    instruction.name,
+                )
+                checked += 1
+    assert checked > 5000

@@ -104,7 +104,7 @@ class Budget:
 
 
 EQUIV_BUDGET = Budget(isl_operations=50_000)
-"""What `verifier equiv` spends on one pair.  isl's cost per operation grows
+"""What `verifier equiv` (and `check_equivalence` by default) spends on one pair.  isl's cost per operation grows
 with the size of its numbers, so the gate's 100,000 operations let one
 4-symbol ``mod 20000`` pair run 3.6 CPU-seconds before answering
 ``unknown``; 50,000 bound it to about 1 s (SPEC §8: no pair over 2 s) and
@@ -175,7 +175,7 @@ def check_equivalence(
     b: IndexingMap | Undefined,
     *,
     pointwise: bool = False,
-    budget: Budget = Budget(),
+    budget: Budget = EQUIV_BUDGET,
 ) -> EquivalenceResult:
     """Whether `a` and `b` are equal (as relations, or `pointwise`).
 
@@ -384,7 +384,7 @@ def check_equivalence_batch(
     *,
     pointwise: bool = False,
     workers: int | None = None,
-    budget: Budget = Budget(),
+    budget: Budget = EQUIV_BUDGET,
 ) -> list[EquivalenceResult | BatchFailure]:
     """`check_equivalence` on every pair (maps or map text, parsed in the
     workers), on `workers` processes (default: every core), results in

@@ -31,6 +31,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from math import prod
 from types import MappingProxyType
 from typing import cast
@@ -512,8 +513,12 @@ def _dim_labels(scanner: Scanner) -> ConvolutionDimensionNumbers:
     )
 
 
-_METADATA_FIELD = re.compile(r'[\s,]*([A-Za-z_]\w*)=("(?:[^"\\]|\\.)*"|[^\s,"{}()\[\]]+)')
-_METADATA_END = re.compile(r"[\s,]*\}")
+_METADATA_FIELD = re.compile(r'[\s,]*([A-Za-z_]\w*)=("[^"\\]*"|[^\s,"{}()\[\]\\]++)')
+# Metadata whose every field is plain (no backslash), in one match; a bare
+# value is read as far as it goes (`++`), as the general path reads it.
+_PLAIN_METADATA = re.compile(
+    r'\{((?:[\s,]*[A-Za-z_]\w*=(?:"[^"\\]*"|[^\s,"{}()\[\]\\]++))*)[\s,]*\}'
+)
 
 
 def _metadata(scanner: Scanner) -> Metadata:
@@ -555,23 +560,28 @@ def _metadata(scanner: Scanner) -> Metadata:
 def _plain_metadata(scanner: Scanner) -> Metadata | None:
     """The metadata in one regular-expression pass when every string is
     free of escapes and every value plain (what XLA prints); else None."""
-    text, pos, end = scanner.text, scanner.pos, scanner.end
-    if not text.startswith("{", pos):
+    whole = _PLAIN_METADATA.match(scanner.text, scanner.pos, scanner.end)
+    if whole is None:
         return None
-    pos += 1
-    fields: dict[str, str] = {}
-    while (close := _METADATA_END.match(text, pos, end)) is None:
-        field_match = _METADATA_FIELD.match(text, pos, end)
-        if field_match is None or field_match.group(1) in fields or "\\" in field_match.group(2):
-            return None
-        fields[field_match.group(1)] = field_match.group(2)
-        pos = field_match.end()
+    metadata = _plain_metadata_fields(whole.group(1))
+    if metadata is not None:
+        scanner.pos = whole.end()
+    return metadata
+
+
+@lru_cache(maxsize=4096)
+def _plain_metadata_fields(text: str) -> Metadata | None:
+    """The metadata of the fields `text` (between the braces), or None when
+    the general path must read them; cached, as a dump repeats its metadata."""
+    pairs = _METADATA_FIELD.findall(text)
+    fields = dict(pairs)
+    if len(fields) != len(pairs):
+        return None  # a field given twice: the general path names it
     line = fields.pop("source_line", None)
     if line is not None and not (line.isdigit() and len(line) <= 18):
         return None
     typed = {k: v[1:-1] for k, v in fields.items() if k in _TYPED_METADATA and v[0] == '"'}
     other = tuple((k, v.strip('"')) for k, v in fields.items() if k not in typed)
-    scanner.pos = close.end()
     return Metadata(
         typed.get("op_type"),
         typed.get("op_name"),

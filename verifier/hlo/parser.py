@@ -51,7 +51,7 @@ from verifier.hlo.attributes import (
     read_attribute_value,
 )
 from verifier.hlo.inference import check_shape, infer_shape
-from verifier.hlo.lexer import Scanner
+from verifier.hlo.lexer import IDENTIFIER, Scanner
 from verifier.hlo.module import Computation, Instruction, Module
 from verifier.hlo.opcodes import OPCODES, check_arity, nearest_opcode_hint
 from verifier.hlo.shape import Shape, at_shape, read_shape
@@ -65,6 +65,23 @@ _NOT_YET = Shape("tuple", tuple_shapes=())
 _MLIR = re.compile(r"\s*(module\b|func\.func\b|#loc|\"?builtin\.module)")
 _NESTED_OPCODE = re.compile(r"[a-z][a-z0-9-]*\s*\(")
 _ATTRIBUTE_AHEAD = re.compile(r",\s*[A-Za-z_][\w.-]*\s*=")
+# Fast paths for what XLA prints, each one match where the general path
+# reads token by token; anything else (comments, line breaks, shapes on
+# operands, nested instructions) fails the match and takes the general path,
+# so every error is still raised, at the same place, by the general path.
+# `[ROOT] [%]name =` on one line.
+_PLAIN_HEAD = re.compile(rf"(?:(ROOT)[ \t]+)?(%?({IDENTIFIER}))[ \t]*=")
+# An array shape without trivia inside, before an opcode, a name, `,` or `)`:
+# what follows cannot extend it (as `{`, a layout, would), so its text alone
+# decides what `read_shape` reads.
+_PLAIN_SHAPE = re.compile(r"[a-z][a-z0-9]*\[[0-9,]*\](?:\{[0-9,]*\})?(?=[ \t]*[,)%A-Za-z_])")
+# `opcode(`.
+_PLAIN_OPCODE = re.compile(rf"({IDENTIFIER})\(")
+# The operands `(%a, %b)` after the `(`: names only, up to the `)`.
+_PLAIN_OPERANDS = re.compile(rf"(?:%?{IDENTIFIER}(?:,[ \t]*%?{IDENTIFIER})*)?\)")
+_OPERAND_NAME = re.compile(rf"%?({IDENTIFIER})")
+# `, name = ` before an attribute value that follows without trivia.
+_PLAIN_ATTRIBUTE = re.compile(rf"[ \t]*,[ \t]*({IDENTIFIER})[ \t]*=[ \t]*(?![\s/])")
 
 _SECTION_NAMES = frozenset({"FileNames", "FunctionNames", "FileLocations", "StackFrames"})
 
@@ -163,6 +180,9 @@ class _ModuleParser:
         self.scanner = scanner
         self.pending: list[_PendingComputation] = []
         self.roots: dict[str, Shape] = {}
+        self.shapes: dict[str, Shape] = {}
+        """The shape read from each plain shape text (`f32[64,10]{1,0}`):
+        a dump writes the same few shapes many times."""
         """The ROOT shape of every computation read so far (for inference)."""
         self.depth = 0
         """How many computation bodies are open (inline ones nest)."""
@@ -246,6 +266,24 @@ class _ModuleParser:
             computations = (*computations[:-1], entry)
         return Module(name, computations, entry, header)
 
+    # -- shape ----------------------------------------------------------------
+
+    def shape(self) -> Shape:
+        """`read_shape` at the scanner, memoised by the text of a plain array shape."""
+        s = self.scanner
+        s.skip_trivia()
+        plain = _PLAIN_SHAPE.match(s.text, s.pos, s.end)
+        if plain is None:
+            return read_shape(s)
+        known = self.shapes.get(plain.group())
+        if known is not None:
+            s.pos = plain.end()
+            return known
+        shape = read_shape(s)
+        if s.pos == plain.end():
+            self.shapes[plain.group()] = shape
+        return shape
+
     # -- computation ----------------------------------------------------------
 
     def computation(self, name: str, offset: int, is_entry: bool) -> _PendingComputation:
@@ -258,7 +296,7 @@ class _ModuleParser:
                 while True:
                     s.name("a parameter name")
                     s.accept(":")  # XLA also reads `name shape` without the colon
-                    read_shape(s)
+                    self.shape()
                     if s.accept(")"):
                         break
                     s.expect(",", "or ')' in the signature")
@@ -286,7 +324,7 @@ class _ModuleParser:
         called: list[tuple[str, int]] = []
         instructions: list[_PendingInstruction] = []
         while not s.accept("}"):
-            if s.at_end():
+            if s.pos >= s.end:  # `accept` skipped the trivia
                 raise s.error(f"expected '}}' to close computation '{name}'")
             self.instruction(called, instructions, 0)
         self.depth -= 1
@@ -461,6 +499,11 @@ class _ModuleParser:
         """`["ROOT"] name "=" [shape] opcode "(" operands ")" {"," attribute}`."""
         s = self.scanner
         s.skip_trivia()
+        head = _PLAIN_HEAD.match(s.text, s.pos, s.end)
+        if head is not None:
+            s.pos = head.end()
+            self.rhs(head.group(3), head.start(2), head.group(1) is not None, called, into, depth)
+            return
         name_at = s.pos
         name = s.name("an instruction name")
         is_root = name == "ROOT" and s.text[name_at] != "%" and not s.at("=")
@@ -484,15 +527,20 @@ class _ModuleParser:
         it and the instructions nested in its operands are added to `into`."""
         s = self.scanner
         shape_written = at_shape(s)
-        shape = read_shape(s) if shape_written else _NOT_YET
+        shape = self.shape() if shape_written else _NOT_YET
         s.skip_trivia()
         opcode_at = s.pos
-        opcode = s.identifier("an opcode")
+        call = _PLAIN_OPCODE.match(s.text, opcode_at, s.end)
+        opcode = s.identifier("an opcode") if call is None else call.group(1)
         if opcode not in OPCODES:
             raise s.error(f"unknown opcode '{opcode}'{nearest_opcode_hint(opcode)}", opcode_at)
-        s.skip_trivia()
-        open_at = s.pos
-        s.expect("(", f"after opcode '{opcode}'")
+        if call is None:
+            s.skip_trivia()
+            open_at = s.pos
+            s.expect("(", f"after opcode '{opcode}'")
+        else:
+            open_at = call.end() - 1
+            s.pos = call.end()
         literal: str | None = None
         operands: list[_PendingOperand] = []
         if opcode == "constant":
@@ -504,6 +552,12 @@ class _ModuleParser:
         elif opcode == "parameter":
             literal = str(s.natural("a parameter number"))
             s.expect(")", "after the parameter number")
+        elif names := _PLAIN_OPERANDS.match(s.text, s.pos, s.end):
+            operands.extend(
+                _PendingOperand(operand.group(1), None, operand.start())
+                for operand in _OPERAND_NAME.finditer(s.text, s.pos, names.end())
+            )
+            s.pos = names.end()
         elif not s.accept(")"):
             while True:
                 operands.append(self.operand(name, len(operands), called, into, depth))
@@ -542,7 +596,7 @@ class _ModuleParser:
         s = self.scanner
         s.skip_trivia()
         start = s.pos
-        shape = read_shape(s) if at_shape(s) else None
+        shape = self.shape() if at_shape(s) else None
         s.skip_trivia()
         offset = s.pos
         if shape is not None and _NESTED_OPCODE.match(s.text, s.pos, s.end):
@@ -569,15 +623,25 @@ class _ModuleParser:
         s = self.scanner
         entries: list[tuple[str, AttributeValue]] = []
         offsets: dict[str, int] = {}
-        while _ATTRIBUTE_AHEAD.match(s.text, s.pos, s.end) if nested else s.accept(","):
-            s.accept(",")
-            s.skip_trivia()
-            name_at = s.pos
-            name = s.identifier("an attribute name")
-            if name in offsets:
-                raise s.error(f"attribute '{name}' is given twice", name_at)
-            s.expect("=", f"after attribute name '{name}'")
-            s.skip_trivia()
+        text = s.text
+        while True:
+            plain = None if nested else _PLAIN_ATTRIBUTE.match(text, s.pos, s.end)
+            if plain is not None:
+                name = plain.group(1)
+                if name in offsets:
+                    raise s.error(f"attribute '{name}' is given twice", plain.start(1))
+                s.pos = plain.end()
+            elif _ATTRIBUTE_AHEAD.match(text, s.pos, s.end) if nested else s.accept(","):
+                s.accept(",")
+                s.skip_trivia()
+                name_at = s.pos
+                name = s.identifier("an attribute name")
+                if name in offsets:
+                    raise s.error(f"attribute '{name}' is given twice", name_at)
+                s.expect("=", f"after attribute name '{name}'")
+                s.skip_trivia()
+            else:
+                break
             offsets[name] = s.pos
             value: AttributeValue
             if raw:
