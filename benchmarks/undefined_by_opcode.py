@@ -2,10 +2,16 @@
 over the committed real dumps (examples/real/*.hlo, examples/real_ops/*.hlo,
 or the directories given), with the reasons.
 
-The maps are those `verifier check` checks: every instruction of every
+The maps are those `verifier check` checks and `verifier maps` prints:
+`ModuleMaps`'s simplified ones (composed, simplified and merged when isl
+proves two equal — a while loop's unions stay small where unmerged ones
+would pass the composer's bounds), for every instruction of every
 computation, calls, conditionals and async-starts composed through the
 computations they call (fusions are composed too, but left out of the
-table: their operands' maps are their fused instructions').  An operand
+table: their operands' maps are their fused instructions').  (The unmerged
+maps such a loop passes the bounds with are what the simplification check
+compares against: an `unsupported` simplification finding, not an UNDEFINED
+operand.)  An operand
 counts as UNDEFINED output→input when any output's map of any of its arrays
 is, and input→output when the map of any of its arrays to any output is.
 Prints one row per opcode (o2i and i2o counts), then one row per reason.
@@ -19,10 +25,9 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from verifier.expr.indexing_map import Undefined
-from verifier.fusion.compose import Composer
-from verifier.hlo.module import Computation, Instruction
-from verifier.hlo.parser import parse_module
+from verifier.analysis import ModuleMaps
+from verifier.expr import Undefined
+from verifier.hlo import Computation, Instruction, parse_module
 from verifier.indexing.analysis import output_count
 from verifier.indexing.leaves import instruction_operand_leaves
 from verifier.indexing.registry import Indexing
@@ -37,17 +42,16 @@ def first_undefined(indexings: list[Indexing]) -> Undefined | None:
 
 
 def per_operand(
-    composer: Composer, computation: Computation, instruction: Instruction
+    maps: ModuleMaps, computation: Computation, instruction: Instruction
 ) -> list[tuple[Undefined | None, Undefined | None]]:
     """Per operand: its first UNDEFINED output→input and input→output indexing."""
     leaves = instruction_operand_leaves(computation, instruction)
     outputs = [
-        composer.output_to_input(computation, instruction, output)
+        maps.output_to_input(computation, instruction, output)
         for output in range(output_count(instruction))
     ]
     backward = {
-        leaf.number: composer.input_to_output(computation, instruction, leaf.number)
-        for leaf in leaves
+        leaf.number: maps.input_to_output(computation, instruction, leaf.number) for leaf in leaves
     }
     found = []
     for operand in range(len(instruction.operands)):
@@ -68,12 +72,12 @@ def main(directories: list[Path]) -> None:
     reasons: Counter[tuple[str, str, str]] = Counter()
     for path in paths:
         module = parse_module(path.read_text(), str(path))
-        composer = Composer(module)
+        maps = ModuleMaps(module)
         for computation in module.computations:
             for instruction in computation.instructions:
                 if instruction.opcode == "fusion" or not instruction.operands:
                     continue
-                for found in per_operand(composer, computation, instruction):
+                for found in per_operand(maps, computation, instruction):
                     operands[instruction.opcode] += 1
                     for direction, undefined_map in zip(("o2i", "i2o"), found, strict=True):
                         if undefined_map is not None:

@@ -15,7 +15,7 @@ from verifier.bridges.isl import isl_points, to_isl_map
 from verifier.expr import IndexingMap, Undefined
 from verifier.fusion.compose import Composer
 from verifier.hlo import Module, parse_module, parse_module_file
-from verifier.indexing.control_flow import UNROLL_LIMIT
+from verifier.indexing.control_flow import LOOP_WORK_LIMIT, UNROLL_LIMIT
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 _SLOW = pytest.mark.slow
@@ -177,3 +177,65 @@ ENTRY e {
     ):
         assert isinstance(composed.maps, Undefined)
         assert "mystery" in composed.maps.reason
+
+
+# Six state arrays, each the reverse of their sum: every iteration composes
+# 36 maps (one per pair of arrays, none growing), flipping each from the
+# identity to the reverse and back, so the loop never converges.
+_STATES = 6
+_WORK_TRIPS = LOOP_WORK_LIMIT // _STATES**2 + 1
+
+
+def _reversing_loop(trips: int) -> str:
+    state = "(" + ", ".join(["f32[4]"] * _STATES) + ")"
+    lines = [f"  a{k} = f32[4] get-tuple-element(s), index={k}" for k in range(_STATES)]
+    lines += [
+        f"  s{k} = f32[4] add({'a0' if k == 1 else f's{k - 1}'}, a{k})" for k in range(1, _STATES)
+    ]
+    lines.append(f"  rev = f32[4] reverse(s{_STATES - 1}), dimensions={{0}}")
+    lines.append(f"  ROOT r = {state} tuple({', '.join(['rev'] * _STATES)})")
+    params = [f"  x{k} = f32[4] parameter({k})" for k in range(_STATES)]
+    config = '{"known_trip_count":{"n":"' + str(trips) + '"}}'
+    return "\n".join(
+        [
+            "HloModule reversing",
+            f"cond {{\n  s = {state} parameter(0)\n  ROOT t = pred[] constant(true)\n}}",
+            f"body {{\n  s = {state} parameter(0)",
+            *lines,
+            "}",
+            "ENTRY e {",
+            *params,
+            f"  t = {state} tuple({', '.join(f'x{k}' for k in range(_STATES))})",
+            f"  ROOT w = {state} while(t), condition=cond, body=body, backend_config={config}",
+            "}",
+        ]
+    )
+
+
+def test_a_loop_past_the_work_bound_is_unknown_naming_the_bound() -> None:
+    """No union passes `LOOP_MAP_LIMIT` (each holds one map): the work over
+    the iterations is what stops the composition, and the reason says so."""
+    assert _WORK_TRIPS <= UNROLL_LIMIT  # the trip count bound is not the one passed
+    module = parse_module(_reversing_loop(_WORK_TRIPS))
+    composed = Composer(module).output_to_input(module.entry, module.entry.root, 0)
+    assert len(composed) == _STATES
+    for leaf in composed:
+        assert isinstance(leaf.maps, Undefined)
+        assert f"composing its body {_WORK_TRIPS} times" in leaf.maps.reason
+        assert f"more than {LOOP_WORK_LIMIT} maps over its iterations" in leaf.maps.reason
+
+
+@pytest.mark.slow
+def test_a_loop_just_inside_the_work_bound_is_composed() -> None:
+    """One trip fewer stays inside the bound: every array reads every
+    initial array through the reverse composed that many times (even: the
+    identity, odd: the reverse)."""
+    trips = _WORK_TRIPS - 1
+    module = parse_module(_reversing_loop(trips))
+    composer = Composer(module)
+    read = {(d, d if trips % 2 == 0 else 3 - d) for d in range(4)}
+    for output in range(_STATES):
+        for leaf in composer.output_to_input(module.entry, module.entry.root, output):
+            assert not isinstance(leaf.maps, Undefined), leaf.maps
+            got = {(p[0], e[0]) for c in leaf.maps for p, e in _pairs(c.map)}
+            assert got == read

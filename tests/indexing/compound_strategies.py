@@ -216,6 +216,24 @@ def collective(draw: st.DrawFn) -> str:
 
 
 @st.composite
+def tuple_all_to_all(draw: st.DrawFn) -> str:
+    """The tuple form: one operand per replica of the group, one shape; the
+    groups written out, as several groups, or left to the operand count."""
+    dims = draw(st.lists(st.integers(1, 3), min_size=0, max_size=2))
+    count = draw(st.integers(1, 3))
+    shape = _shape(dims)
+    groups = draw(st.sampled_from(["", ", replica_groups={}", "one", "two"]))
+    if groups == "one":
+        groups = ", replica_groups={" + _ints(range(count)) + "}"
+    elif groups == "two":
+        groups = ", replica_groups={" + _ints(range(0, 2 * count, 2))
+        groups += "," + _ints(range(1, 2 * count, 2)) + "}"
+    operands = ", ".join(f"p{k}" for k in range(count))
+    root = f"r = ({', '.join([shape] * count)}) all-to-all({operands}){groups}"
+    return _module([shape] * count, root)
+
+
+@st.composite
 def tiled_shape(draw: st.DrawFn, element_type: str = "f32", min_tilings: int = 0) -> str:
     """A small shape with a random layout and up to two tilings, whose tile
     sizes may be ``*`` or ``-1`` (folded into the next minor dim)."""

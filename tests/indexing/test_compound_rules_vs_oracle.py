@@ -1,12 +1,16 @@
-"""Convolution, sort, scatter, select-and-scatter, collectives and tiled bitcasts on
-generated tiny configurations: o2i equals the oracle, i2o is its inverse,
-every map is in bounds."""
+"""Convolution, sort, scatter, select-and-scatter, collectives (tuple-form
+all-to-all too) and tiled bitcasts on generated tiny configurations: o2i
+equals the oracle, i2o is its inverse, every map is in bounds."""
 
 from __future__ import annotations
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
+from verifier.expr.indexing_map import Undefined
+from verifier.hlo import parse_module
+from verifier.indexing.analysis import input_to_output, output_to_input
 
 from . import compound_strategies as strategies
 from .compound_checks import check
@@ -17,6 +21,7 @@ _STRATEGIES = {
     "scatter": strategies.scatter(),
     "select-and-scatter": strategies.select_and_scatter(),
     "collectives": strategies.collective(),
+    "all-to-all (tuple)": strategies.tuple_all_to_all(),
     "bitcast (tiled)": strategies.bitcast_tiled(),
 }
 _SETTINGS = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -63,3 +68,17 @@ ENTRY main {
 @pytest.mark.parametrize("name", sorted(_BATCHING_CASES))
 def test_batching_dims_after_the_index_vector_dim(name: str) -> None:
     assert not check(_BATCHING_CASES[name])
+
+
+def test_tuple_all_to_all_with_fewer_operands_than_replicas_is_undefined() -> None:
+    text = (
+        "HloModule m\nENTRY e {\n  p0 = f32[2] parameter(0)\n  p1 = f32[2] parameter(1)\n"
+        "  ROOT r = (f32[2], f32[2]) all-to-all(p0, p1), replica_groups={{0,1,2}}\n}\n"
+    )
+    module = parse_module(text)
+    computation, root = module.entry, module.entry.root
+    found = [*output_to_input(computation, root, 1), *input_to_output(computation, root, 0)]
+    assert len(found) == 4
+    for indexing in found:
+        assert isinstance(indexing, Undefined)
+        assert "2 operands for groups of 3 replicas" in indexing.reason

@@ -218,6 +218,8 @@ def _reduce_scatter(
 def _all_to_all(
     instruction: Instruction, operands: list[Instruction], output: int, index: Index
 ) -> set[Element]:
+    if instruction.attributes.ints("dimensions") is None:
+        return _tuple_all_to_all(operands, output, index)
     (axis,) = instruction.int_list("dimensions")
     groups = len(instruction.attributes.get("replica_groups").groups[0])  # type: ignore[union-attr]
     chunk = instruction.shape.dimensions[axis] // groups
@@ -228,6 +230,15 @@ def _all_to_all(
         read[axis] = replica * chunk + index[axis] % chunk
         found.add((0, tuple(read)))
     return found
+
+
+def _tuple_all_to_all(operands: list[Instruction], output: int, index: Index) -> set[Element]:
+    # One operand per replica of the group, exchanged whole: replica j sends
+    # its operand k to the replica at group position k, which keeps it as
+    # its output j.  received[(receiver, output)] = the operand number.
+    count = len(operands)
+    received = {(k, j): k for j in range(count) for k in range(count)}
+    return {(received[(replica, output)], index) for replica in range(count)}
 
 
 def _all_gather_start(

@@ -174,26 +174,39 @@ register("reduce-scatter")(OpRule(_reduce_scatter_o2i, _reduce_scatter_i2o))
 
 
 # ---------------------------------------------------------------- all-to-all
+#
+# The array form (one operand, ``dimensions={axis}``) splits the operand into
+# as many chunks along `axis` as the group has replicas and exchanges chunks;
+# the tuple form (no ``dimensions``) has one operand per replica of the
+# group and exchanges whole operands (XLA's verifier requires as many
+# operands as the group has replicas, all of one shape, the result a tuple
+# of that shape).
 
 
-def _all_to_all_groups(ctx: OpContext) -> int | Undefined:
-    if len(ctx.operands) != 1 or ctx.instruction.attributes.ints("dimensions") is None:
-        return Undefined("tuple-form all-to-all sends operand i to replica i: no per-operand map")
+def _group_size(ctx: OpContext) -> int | Undefined:
+    """The replica group's size from ``replica_groups``, if the HLO holds it."""
     groups = ctx.instruction.attributes.get("replica_groups")
     if not isinstance(groups, ReplicaGroups) or not groups.groups:
         return Undefined("all-to-all without replica_groups: the group size is not in the HLO")
     return len(groups.groups[0])
 
 
-def _all_to_all_map(ctx: OpContext, index: int) -> tuple[Indexing, ...]:
-    """Chunk ``j`` of the output on the replica at group position s0 is chunk
-    s0 of replica ``j``'s operand: ``(d…)[s0] -> (s0 * chunk + d_axis mod chunk)``;
-    the inverse is the same map (chunk ``i`` of an operand goes to replica
-    ``i``, where it lands at chunk s0)."""
-    groups = _all_to_all_groups(ctx)
+def _array_all_to_all_map(ctx: OpContext, count: int) -> tuple[Indexing, ...]:
+    """The array form: chunk ``j`` of the output on the replica at group
+    position s0 is chunk s0 of replica ``j``'s operand:
+    ``(d…)[s0] -> (s0 * chunk + d_axis mod chunk)``; the inverse is the same
+    map (chunk ``i`` of an operand goes to replica ``i``, where it lands at
+    chunk s0).  UNDEFINED results come `count` times (one per operand o2i,
+    per output i2o)."""
+    if len(ctx.operands) != 1:
+        reason = (
+            f"all-to-all with dimensions and {len(ctx.operands)} operands "
+            "(XLA splits one operand only) has no rule"
+        )
+        return (Undefined(reason),) * count
+    groups = _group_size(ctx)
     if isinstance(groups, Undefined):
-        # One per operand (o2i) or per output (i2o): as many of each.
-        return (groups,) * len(ctx.operands)
+        return (groups,) * count
     (axis,) = ctx.instruction.int_list("dimensions")
     shape = ctx.shape.dimensions
     chunk = shape[axis] // groups
@@ -209,4 +222,44 @@ def _all_to_all_map(ctx: OpContext, index: int) -> tuple[Indexing, ...]:
     )
 
 
-register("all-to-all")(OpRule(_all_to_all_map, _all_to_all_map))
+def _tuple_all_to_all_map(ctx: OpContext, count: int) -> tuple[Indexing, ...]:
+    """The tuple form: on the replica at group position s, output ``j`` is
+    operand s of replica ``j`` — the operand read is the replica's position,
+    the index the same.  Unioned over the group, output ``j`` reads every
+    operand, and operand ``i`` reaches every output, at the identity.
+
+    ``t = (f32[2,3], f32[2,3]) all-to-all(f32[2,3] a, f32[2,3] b),
+    replica_groups={{0,1}}``: output 1 reads ``a`` at ``(d0, d1) -> (d0, d1)``
+    (on replica 0: replica 1's ``a``) and ``b`` at the same map (on replica 1:
+    replica 1's own ``b``).  One map per operand (o2i) or output (i2o): as
+    many of each (`count`).
+    """
+    shapes = {shape.dimensions for shape in ctx.output_shapes}
+    shapes |= {ctx.operand_shape(k).dimensions for k in range(len(ctx.operands))}
+    groups = _group_size(ctx)  # UNDEFINED without replica_groups: the operands count them
+    if isinstance(groups, int) and groups != len(ctx.operands):
+        reason = (
+            f"tuple-form all-to-all with {len(ctx.operands)} operands for groups of "
+            f"{groups} replicas (XLA requires one operand per replica)"
+        )
+        return (Undefined(reason),) * count
+    if len(shapes) != 1 or len(ctx.output_shapes) != len(ctx.operands):
+        reason = "tuple-form all-to-all whose operands and outputs differ in shape or count"
+        return (Undefined(reason),) * count
+    (shape,) = shapes
+    return ((IndexingMap.identity(shape),),) * count
+
+
+def _all_to_all_o2i(ctx: OpContext, output: int) -> tuple[Indexing, ...]:
+    if ctx.instruction.attributes.ints("dimensions") is None:
+        return _tuple_all_to_all_map(ctx, len(ctx.operands))
+    return _array_all_to_all_map(ctx, len(ctx.operands))
+
+
+def _all_to_all_i2o(ctx: OpContext, operand: int) -> tuple[Indexing, ...]:
+    if ctx.instruction.attributes.ints("dimensions") is None:
+        return _tuple_all_to_all_map(ctx, len(ctx.output_shapes))
+    return _array_all_to_all_map(ctx, len(ctx.output_shapes))
+
+
+register("all-to-all")(OpRule(_all_to_all_o2i, _all_to_all_i2o))
