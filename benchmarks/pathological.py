@@ -1,8 +1,10 @@
 """Pathological questions through the command line: CPU seconds of
 ``verifier equiv`` and ``verifier simplify --prove`` on each case of
 ``tests/pathological.py`` (many symbols, large moduli, many constraints,
-deep nesting), children included, with the answer; a case past the timeout
-is a hang.  SPEC §8: every question answers (exactly or ``unknown``) in
+deep nesting), and of ``verifier check`` and ``verifier utilization`` on
+100- and 400-op reshape/transpose chains (``tests/chains.py``) and the
+3-conv/3-pool fusion, children included, with the answer; a case past the
+timeout is a hang.  SPEC §8: every question answers (exactly or ``unknown``) in
 seconds.
 
 Run: ``python benchmarks/pathological.py [--timeout 600] [--checkout DIR]``
@@ -17,10 +19,16 @@ import json
 import resource
 import subprocess
 import sys
+import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-sys.path.insert(0, str(Path(__file__).parents[1] / "tests"))
+sys.path.insert(0, str(Path(__file__).parents[1]))
+from tests.chains import chain_module
 from tests.pathological import cases
+
+ROOT = Path(__file__).parents[1]
 
 
 def _children_cpu() -> float:
@@ -28,7 +36,27 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def _run(argv: list[str], timeout: float, checkout: str | None) -> tuple[str, float]:
+def _verdict(report: dict[str, Any]) -> str:
+    return str(report["verdict"])
+
+
+def _check_totals(report: dict[str, Any]) -> str:
+    totals = report["summary"]["total"]
+    return " ".join(f"{n} {outcome}" for outcome, n in totals.items() if n)
+
+
+def _reads(report: dict[str, Any]) -> str:
+    rows = [o for i in report["instructions"] for o in i["operands"]]
+    unknown = sum(isinstance(o["reads"], str) for o in rows)
+    return f"{len(rows) - unknown} exact, {unknown} unknown reads"
+
+
+def _run(
+    argv: list[str],
+    timeout: float,
+    checkout: str | None,
+    answer: Callable[[dict[str, Any]], str] = _verdict,
+) -> tuple[str, float]:
     start = _children_cpu()
     try:
         completed = subprocess.run(
@@ -43,10 +71,10 @@ def _run(argv: list[str], timeout: float, checkout: str | None) -> tuple[str, fl
         return f"HANG (> {timeout:.0f} s)", timeout
     seconds = _children_cpu() - start
     try:
-        answer = json.loads(completed.stdout)["verdict"]
+        text = answer(json.loads(completed.stdout))
     except (ValueError, KeyError):
-        answer = f"exit {completed.returncode}: {completed.stderr.strip().splitlines()[-1:]}"
-    return str(answer), seconds
+        text = f"exit {completed.returncode}: {completed.stderr.strip().splitlines()[-1:]}"
+    return text, seconds
 
 
 def main() -> None:
@@ -62,6 +90,23 @@ def main() -> None:
         ):
             answer, seconds = _run(argv, options.timeout, options.checkout)
             print(f"{case.name:48} {question:18} {answer:22} {seconds:7.2f}", flush=True)
+    with tempfile.TemporaryDirectory() as directory:
+        modules = [
+            (f"{n}-op reshape/transpose chain", Path(directory) / f"chain_{n}.hlo")
+            for n in (100, 400)
+        ]
+        for _, path in modules:
+            path.write_text(chain_module(int(path.stem.split("_")[1])))
+        modules.append(
+            ("3-conv/3-pool fusion", ROOT / "examples/benchmarks/convnet_3conv_3pool.hlo")
+        )
+        for name, path in modules:
+            for question, argv, answer in (
+                ("check", ["check", str(path), "--no-cache"], _check_totals),
+                ("utilization", ["utilization", str(path)], _reads),
+            ):
+                text, seconds = _run(argv, options.timeout, options.checkout, answer)
+                print(f"{name:48} {question:18} {text:22} {seconds:7.2f}", flush=True)
 
 
 if __name__ == "__main__":

@@ -34,3 +34,25 @@ def test_a_layout_number_of_thousands_of_digits_is_a_located_error() -> None:
     text = "HloModule m\nENTRY e {\n  ROOT p = f32[2]{" + "9" * 5000 + "} parameter(0)\n}\n"
     with pytest.raises(ParseError, match="int64"):
         parse_module(text, "m.hlo")
+
+
+SORT_OUT_OF_RANGE = b"""HloModule m
+
+compare {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT lt = pred[] compare(a, b), direction=LT
+}
+
+ENTRY e {
+  p = f32[6] parameter(0)
+  ROOT s = f32[6] sort(p), dimensions={1}, to_apply=compare
+}
+"""
+
+
+@pytest.mark.parametrize("command", ["maps", "utilization"])
+def test_a_sort_dimension_past_the_rank_is_a_located_error(command: str, tmp_path: Path) -> None:
+    # The CLI fuzz tier of #14's second session: inputs 1000001330 (maps)
+    # and 1000001807 (utilization), an IndexError (exit 70).
+    assert cli_on_module(command, SORT_OUT_OF_RANGE, tmp_path).ending is Ending.ERROR

@@ -213,6 +213,26 @@ def test_concatenated_operands_must_agree_off_the_axis() -> None:
         _analyse(text)
 
 
+LESS = "less {\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n  ROOT c = pred[] compare(x, y), direction=LT\n}\n"
+
+
+@pytest.mark.parametrize(
+    ("operands", "root", "message"),
+    [
+        ("  a = f32[6] parameter(0)", "f32[6] sort(a), dimensions={1}", "not one dimension"),
+        (
+            "  a = f32[2,3] parameter(0)\n  b = s32[3,2] parameter(1)",
+            "(f32[2,3], s32[3,2]) sort(a, b), dimensions={1}",
+            "sort's operands have the same dimensions",
+        ),
+    ],
+)
+def test_sort_dimension_and_operands_are_validated(operands: str, root: str, message: str) -> None:
+    text = f"HloModule m\n{LESS}ENTRY e {{\n{operands}\n  ROOT r = {root}, to_apply=less\n}}\n"
+    with pytest.raises(ParseError, match=message):
+        _analyse(text)
+
+
 @pytest.mark.parametrize("path", REAL, ids=lambda p: p.name)
 def test_every_real_dump_is_consistent(path: Path) -> None:
     module = parse_module(path.read_text(), str(path))

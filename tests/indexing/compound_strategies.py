@@ -39,7 +39,11 @@ def _labels(draw: st.DrawFn, named: str, rank: int) -> tuple[str, dict[str, int]
 
 
 @st.composite
-def convolution(draw: st.DrawFn) -> str:
+def _convolution_configuration(
+    draw: st.DrawFn,
+) -> tuple[list[int], list[int], list[int], str, int]:
+    """lhs, kernel and output dims of a convolution, its attributes and its
+    number of output features."""
     spatial = draw(st.integers(0, 2))
     rank = spatial + 2
     feature_groups, batch_groups = draw(st.sampled_from([(1, 1), (2, 1), (1, 2)]))
@@ -82,12 +86,45 @@ def convolution(draw: st.DrawFn) -> str:
             )
             + "}, "
         )
-    root = (
-        f"r = {_shape(out)} convolution(p0, p1), {attributes}"
+    attributes += (
         f"dim_labels={lhs_labels}_{rhs_labels}->{out_labels}, "
         f"feature_group_count={feature_groups}, batch_group_count={batch_groups}"
     )
+    return lhs, rhs, out, attributes, out_features
+
+
+@st.composite
+def convolution(draw: st.DrawFn) -> str:
+    lhs, rhs, out, attributes, _ = draw(_convolution_configuration())
+    root = f"r = {_shape(out)} convolution(p0, p1), {attributes}"
     return _module([_shape(lhs), _shape(rhs)], root)
+
+
+@st.composite
+def cudnn_convolution(draw: st.DrawFn) -> str:
+    """A cuDNN convolution custom-call as XLA's GPU compiler writes it:
+    ``(result, u8[workspace])``, the forward convolution's window and labels."""
+    x, w, y, attributes, features = draw(_convolution_configuration())
+    kind = draw(
+        st.sampled_from(["Forward", "BiasActivationForward", "BackwardInput", "BackwardFilter"])
+    )
+    operands, result = {
+        "Forward": ([x, w], y),
+        "BiasActivationForward": ([x, w], y),
+        "BackwardInput": ([y, w], x),
+        "BackwardFilter": ([x, y], w),
+    }[kind]
+    shapes = [_shape(dims) for dims in operands]
+    if kind == "BiasActivationForward":
+        shapes.append(f"f32[{features}]")
+        if draw(st.booleans()):
+            shapes.append(_shape(y))
+    arguments = ", ".join(f"p{k}" for k in range(len(shapes)))
+    root = (
+        f"r = ({_shape(result)}, u8[{draw(st.integers(0, 64))}]) custom-call({arguments}), "
+        f'{attributes}, custom_call_target="__cudnn$conv{kind}"'
+    )
+    return _module(shapes, root)
 
 
 @st.composite

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from hypothesis import assume
 from hypothesis import strategies as st
+
+from .compound_strategies import cudnn_convolution
 
 Draw = Callable[..., object]
 
@@ -313,7 +316,11 @@ def reduce_window(draw: st.DrawFn) -> str:
 
 
 @st.composite
-def dot(draw: st.DrawFn) -> str:
+def _dot_configuration(
+    draw: st.DrawFn,
+) -> tuple[list[int], list[int], list[int], tuple[list[int], list[int], list[int], list[int]]]:
+    """lhs dims, rhs dims, output dims and the dimension numbers of a dot
+    (lhs batch, rhs batch, lhs contracting, rhs contracting)."""
     batch = draw(st.lists(st.integers(1, 3), max_size=2))
     contracting = draw(st.lists(st.integers(1, 3), max_size=2))
     lhs_free = draw(st.lists(st.integers(1, 3), max_size=2))
@@ -337,13 +344,156 @@ def dot(draw: st.DrawFn) -> str:
     lhs, lhs_batch, lhs_contracting, lhs_out = layout(lhs_free)
     rhs, rhs_batch, rhs_contracting, rhs_out = layout(rhs_free)
     out = batch + lhs_out + rhs_out
-    numbers = (
+    return lhs, rhs, out, (lhs_batch, rhs_batch, lhs_contracting, rhs_contracting)
+
+
+def _dot_attributes(numbers: tuple[list[int], list[int], list[int], list[int]]) -> str:
+    lhs_batch, rhs_batch, lhs_contracting, rhs_contracting = numbers
+    return (
         f"lhs_batch_dims={ints(lhs_batch)}, rhs_batch_dims={ints(rhs_batch)}, "
         f"lhs_contracting_dims={ints(lhs_contracting)}, "
         f"rhs_contracting_dims={ints(rhs_contracting)}"
     )
-    root = f"r = {shape('f32', out)} dot(p0, p1), {numbers}"
+
+
+@st.composite
+def dot(draw: st.DrawFn) -> str:
+    lhs, rhs, out, numbers = draw(_dot_configuration())
+    root = f"r = {shape('f32', out)} dot(p0, p1), {_dot_attributes(numbers)}"
     return module([*parameters([shape("f32", lhs), shape("f32", rhs)]), root])
+
+
+@st.composite
+def scaled_dot(draw: st.DrawFn) -> str:
+    """A dot whose operands are scaled by blocks: each scale dim divides its operand dim."""
+    lhs, rhs, out, numbers = draw(_dot_configuration())
+
+    def scale(dims: list[int]) -> list[int]:
+        return [draw(st.sampled_from([m for m in range(1, n + 1) if n % m == 0])) for n in dims]
+
+    operands = [shape("f8e4m3fn", lhs), shape("f8e4m3fn", rhs)]
+    operands += [shape("f8e8m0fnu", scale(lhs)), shape("f8e8m0fnu", scale(rhs))]
+    root = f"r = {shape('f32', out)} scaled-dot(p0, p1, p2, p3), {_dot_attributes(numbers)}"
+    return module([*parameters(operands), root])
+
+
+@st.composite
+def ragged_dot(draw: st.DrawFn) -> str:
+    """A ragged-dot with ragged lhs rows (a free lhs dim split into groups,
+    each multiplied by its own slice of the rhs along its group dim), or
+    with a ragged contracting dim (one sum per group)."""
+    lhs, rhs, out, numbers = draw(_dot_configuration())
+    lhs_batch, rhs_batch, lhs_contracting, rhs_contracting = numbers
+    ragged_sums: bool = draw(st.booleans())
+    if lhs_contracting and ragged_sums:
+        # A ragged contracting dim: one result per group, before the dot's dims.
+        ragged, groups = draw(st.sampled_from(lhs_contracting)), draw(st.integers(1, 3))
+        root = (
+            f"r = {shape('f32', [groups, *out])} ragged-dot(p0, p1, p2), "
+            f"{_dot_attributes(numbers)}, lhs_ragged_dims={{{ragged}}}"
+        )
+        operands = [shape("f32", lhs), shape("f32", rhs), f"s32[{groups}]"]
+        return module([*parameters(operands), root])
+    free = [k for k in range(len(lhs)) if k not in lhs_batch + lhs_contracting]
+    assume(free)
+    ragged = draw(st.sampled_from(free))
+    groups = draw(st.integers(1, 3))
+    group_dim = draw(st.integers(0, len(rhs)))
+    rhs = [*rhs[:group_dim], groups, *rhs[group_dim:]]
+
+    def moved(dims: list[int]) -> list[int]:
+        return [k + (k >= group_dim) for k in dims]
+
+    attributes = _dot_attributes(
+        (lhs_batch, moved(rhs_batch), lhs_contracting, moved(rhs_contracting))
+    )
+    root = (
+        f"r = {shape('f32', out)} ragged-dot(p0, p1, p2), {attributes}, "
+        f"lhs_ragged_dims={{{ragged}}}, rhs_group_dims={{{group_dim}}}"
+    )
+    return module([*parameters([shape("f32", lhs), shape("f32", rhs), f"s32[{groups}]"]), root])
+
+
+@st.composite
+def dynamic_reshape(draw: st.DrawFn) -> str:
+    """A dynamic-reshape whose most major dims may be dynamic (``<=N``), the
+    minor dims static on both sides."""
+    minor_in = draw(dims_strategy(0, 2, 3))
+    minor_out = draw(dims_strategy(0, 2, 3))
+    rows_in, rows_out = draw(st.integers(1, 4)), draw(st.integers(1, 4))
+
+    def text(rows: int, minor: list[int], dynamic: bool) -> str:
+        return "f32[" + ",".join([("<=" if dynamic else "") + str(rows), *map(str, minor)]) + "]"
+
+    source = text(rows_in, minor_in, draw(st.booleans()))
+    result = text(rows_out, minor_out, draw(st.booleans()))
+    sizes = [f"n{k} = s32[] parameter({k + 1})" for k in range(1 + len(minor_out))]
+    arguments = ", ".join(f"n{k}" for k in range(1 + len(minor_out)))
+    root = f"r = {result} dynamic-reshape(p0, {arguments})"
+    return module([f"p0 = {source} parameter(0)", *sizes, root])
+
+
+@st.composite
+def cublas_gemm(draw: st.DrawFn) -> str:
+    """A cuBLAS gemm custom-call as XLA's GPU compiler writes it: ``(D,
+    s8[workspace])``, the dot's dims in the backend config (protobuf JSON,
+    int64 as strings), C an operand when beta is not 0."""
+    lhs, rhs, out, numbers = draw(_dot_configuration())
+    names = ("lhs_batch", "rhs_batch", "lhs_contracting", "rhs_contracting")
+    dimensions = ",".join(
+        f'"{name}_dimensions":' + "[" + ",".join(f'"{k}"' for k in dims) + "]"
+        for name, dims in zip(names, numbers, strict=True)
+    )
+    beta = draw(st.sampled_from([0, 1]))
+    epilogue = draw(st.sampled_from(["DEFAULT", "RELU", "GELU"]))
+    target = draw(st.sampled_from(["__cublas$gemm", "__cublas$lt$matmul"]))
+    config = (
+        f'{{"operation_queue_id":"0","gemm_backend_config":{{"alpha_real":1,"beta":{beta},'
+        f'"dot_dimension_numbers":{{{dimensions}}},"epilogue":"{epilogue}"}}}}'
+    )
+    operands = [shape("f32", lhs), shape("f32", rhs)] + ([shape("f32", out)] * beta)
+    arguments = ", ".join(f"p{k}" for k in range(len(operands)))
+    root = (
+        f"r = ({shape('f32', out)}, s8[{draw(st.integers(0, 256))}]) custom-call({arguments}), "
+        f'custom_call_target="{target}", backend_config={config}'
+    )
+    return module([*parameters(operands), root])
+
+
+@st.composite
+def scan(draw: st.DrawFn) -> str:
+    """scan(inputs…, inits…) along one dimension, forward or reversed, with a
+    body that returns the step's output slices, then the new carries."""
+    length = draw(st.integers(1, 3))
+    dimension = draw(st.integers(0, 1))
+
+    def stacked(slice_dims: list[int]) -> list[int]:
+        at = min(dimension, len(slice_dims))
+        return [*slice_dims[:at], length, *slice_dims[at:]]
+
+    inputs = draw(st.lists(dims_strategy(dimension, 2, 2), max_size=2))
+    outputs = draw(st.lists(dims_strategy(dimension, 2, 2), max_size=2))
+    carries = draw(st.lists(dims_strategy(0, 2, 2), max_size=2))
+    if not (inputs or outputs) or not (outputs or carries):
+        outputs.append([2] * dimension)
+    results = [shape("f32", stacked(d)) for d in outputs] + [shape("f32", d) for d in carries]
+    steps = [shape("f32", d) for d in outputs + carries]
+    body_parameters = [shape("f32", d) for d in inputs + carries]
+    body = "body {\n  z = f32[] constant(0)\n"
+    body += "".join(f"  a{k} = {s} parameter({k})\n" for k, s in enumerate(body_parameters))
+    body += "".join(f"  b{k} = {s} broadcast(z), dimensions={{}}\n" for k, s in enumerate(steps))
+    names = ", ".join(f"b{k}" for k in range(len(steps)))
+    root = f"({', '.join(steps)}) tuple({names})" if len(steps) > 1 else f"{steps[0]} copy(b0)"
+    body += f"  ROOT t = {root}\n}}\n"
+    operands = [shape("f32", stacked(d)) for d in inputs] + [shape("f32", d) for d in carries]
+    result = f"({', '.join(results)})" if len(results) > 1 else results[0]
+    reverse = draw(st.booleans())
+    arguments = ", ".join(f"p{k}" for k in range(len(operands)))
+    line = (
+        f"r = {result} scan({arguments}), dimensions={{{dimension}}}, "
+        f"num_carries={len(carries)}, is_reverse={str(reverse).lower()}, to_apply=body"
+    )
+    return module([*parameters(operands), line], extra=body)
 
 
 # ------------------------------------------------------------------ dynamic offsets
@@ -512,6 +662,31 @@ def copy_start(draw: st.DrawFn) -> str:
     return module([f"p0 = {value} parameter(0)", f"r = ({value}, {value}, u32[]) copy-start(p0)"])
 
 
+@st.composite
+def channel(draw: st.DrawFn, opcode: str) -> str:
+    """send, send-done, recv-done of a value of any shape (tuples included)."""
+    value = draw(value_shape(1))
+    state = f"({value}, u32[], token[])"
+    channel_id = draw(st.integers(1, 9))
+    if opcode == "send":
+        lines = [
+            f"p0 = {value} parameter(0)",
+            "t = token[] after-all()",
+            f"r = {state} send(p0, t), channel_id={channel_id}",
+        ]
+    elif opcode == "send-done":
+        lines = [
+            f"p0 = {state} parameter(0)",
+            f"r = token[] send-done(p0), channel_id={channel_id}",
+        ]
+    else:
+        lines = [
+            f"p0 = {state} parameter(0)",
+            f"r = ({value}, token[]) recv-done(p0), channel_id={channel_id}",
+        ]
+    return module(lines)
+
+
 _PASSED_THROUGH = (
     "copy", "opt-barrier", "domain", "add-dependency", "async-update", "all-reduce-done",
 )  # fmt: skip
@@ -638,6 +813,10 @@ STRATEGIES: dict[str, st.SearchStrategy[str]] = {
     "reduce": reduce(),
     "reduce-window": reduce_window(),
     "dot": dot(),
+    "scaled-dot": scaled_dot(),
+    "scan": scan(),
+    "ragged-dot": ragged_dot(),
+    "dynamic-reshape": dynamic_reshape(),
     "dynamic-slice": dynamic_slice(),
     "dynamic-update-slice": dynamic_update_slice(),
     "gather": gather(),
@@ -646,9 +825,10 @@ STRATEGIES: dict[str, st.SearchStrategy[str]] = {
     **{opcode: passed_through(opcode) for opcode in _PASSED_THROUGH},
     **{opcode: element_of_pair(opcode) for opcode in _DONE},
     "copy-start": copy_start(),
+    **{opcode: channel(opcode) for opcode in ("send", "send-done", "recv-done")},
     "fft": fft(),
     "topk": topk(),
-    "custom-call": st.one_of(topk(), annotation()),
+    "custom-call": st.one_of(topk(), annotation(), cublas_gemm(), cudnn_convolution()),
     **{
         opcode: batch_norm(opcode)
         for opcode in ("batch-norm-training", "batch-norm-inference", "batch-norm-grad")

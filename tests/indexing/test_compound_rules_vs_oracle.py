@@ -17,6 +17,7 @@ from .compound_checks import check
 
 _STRATEGIES = {
     "convolution": strategies.convolution(),
+    "cuDNN convolution": strategies.cudnn_convolution(),
     "sort": strategies.sort(),
     "scatter": strategies.scatter(),
     "select-and-scatter": strategies.select_and_scatter(),

@@ -1,6 +1,6 @@
-"""Which operand elements does each output element read? (convolution, sort,
-scatter, select-and-scatter, collectives, bitcast through tiled layouts), by
-enumeration.
+"""Which operand elements does each output element read? (convolution and
+cuDNN's convolution custom-calls, sort, scatter, select-and-scatter,
+collectives, bitcast through tiled layouts), by enumeration.
 
 Conventions shared with `tests/oracle`: a runtime value (a scatter index) is
 the union over every value it may take; an update whose window would leave
@@ -50,22 +50,24 @@ def _outputs(instruction: Instruction) -> list[tuple[int, ...]]:
 # ------------------------------------------------------------------ convolution
 
 
-def _convolution(
-    instruction: Instruction, operands: list[Instruction], output: int, index: Index
-) -> set[Element]:
+def _convolution_terms(
+    instruction: Instruction, lhs: Index, rhs: Index, out: Index, index: Index
+) -> set[tuple[Index, Index]]:
+    """The (lhs, kernel) element pairs multiplied in the sum of output
+    element `index`, for a convolution of `lhs` and `rhs` dims into `out`
+    dims with `instruction`'s window and dim_labels."""
     labels = instruction.convolution_dimension_numbers()
     window = instruction.window()
-    lhs, rhs = operands[0].shape.dimensions, operands[1].shape.dimensions
     feature_groups = instruction.attributes.integer("feature_group_count") or 1
     batch_groups = instruction.attributes.integer("batch_group_count") or 1
     out_features = rhs[labels.kernel_output_feature]
     group_features = rhs[labels.kernel_input_feature]
-    out_batch = instruction.shape.dimensions[labels.output_batch]
+    out_batch = out[labels.output_batch]
     o = index[labels.output_feature]
     feature_group = o // (out_features // feature_groups)
     batch_group = o // (out_features // batch_groups)
     lhs_batch = batch_group * out_batch + index[labels.output_batch]
-    found: set[Element] = set()
+    found: set[tuple[Index, Index]] = set()
     for positions in _indices([w.size for w in window]):
         lhs_spatial: list[int] = []
         for k, w in enumerate(window):
@@ -88,9 +90,56 @@ def _convolution(
                     lhs_index[labels.input_spatial[k]] = lhs_spatial[k]
                     flipped = w.size - 1 - positions[k] if w.window_reversal else positions[k]
                     rhs_index[labels.kernel_spatial[k]] = flipped
-                found.add((0, tuple(lhs_index)))
-                found.add((1, tuple(rhs_index)))
+                found.add((tuple(lhs_index), tuple(rhs_index)))
     return found
+
+
+def _convolution(
+    instruction: Instruction, operands: list[Instruction], output: int, index: Index
+) -> set[Element]:
+    lhs, rhs = operands[0].shape.dimensions, operands[1].shape.dimensions
+    terms = _convolution_terms(instruction, lhs, rhs, instruction.shape.dimensions, index)
+    return {(0, x) for x, _ in terms} | {(1, w) for _, w in terms}
+
+
+def cudnn_convolution(
+    instruction: Instruction, operands: list[Instruction], output: int, index: Index
+) -> set[Element]:
+    """cuDNN's convolutions, from the forward convolution ``Y = conv(X, W)``
+    their window and dim_labels describe: forward computes Y from (X, W)
+    (bias-activation adds bias[feature] and a side input element), backward
+    input X from (Y, W), backward filter W from (X, Y); each result element
+    reads the operand elements of every term of the forward sums it is in.
+    The workspace (output 1) reads nothing."""
+    target = instruction.attributes.word("custom_call_target") or ""
+    first, second = operands[0].shape.dimensions, operands[1].shape.dimensions
+    result = _outputs(instruction)[0]
+    if output != 0:
+        return set()
+    labels = instruction.convolution_dimension_numbers()
+    if target in ("__cudnn$convForward", "__cudnn$convBiasActivationForward"):
+        terms = _convolution_terms(instruction, first, second, result, index)
+        found = {(0, x) for x, _ in terms} | {(1, w) for _, w in terms}
+        if len(operands) > 2:
+            found.add((2, (index[labels.output_feature],)))
+        if len(operands) > 3:
+            found.add((3, index))
+        return found
+    if target == "__cudnn$convBackwardInput":  # operands (Y, W), result X
+        found = set()
+        for y in _indices(first):
+            for x, w in _convolution_terms(instruction, result, second, first, y):
+                if x == index:
+                    found |= {(0, y), (1, w)}
+        return found
+    if target == "__cudnn$convBackwardFilter":  # operands (X, Y), result W
+        found = set()
+        for y in _indices(second):
+            for x, w in _convolution_terms(instruction, first, result, second, y):
+                if w == index:
+                    found |= {(0, x), (1, y)}
+        return found
+    raise ValueError(f"no semantics for custom-call target {target}")
 
 
 # ------------------------------------------------------------------ sort
@@ -282,6 +331,7 @@ def _bitcast(
 
 _SEMANTICS: dict[str, Semantics] = {
     "convolution": _convolution,
+    "custom-call": cudnn_convolution,
     "sort": _sort,
     "scatter": _scatter,
     "select-and-scatter": _select_and_scatter,
@@ -295,7 +345,9 @@ _SEMANTICS: dict[str, Semantics] = {
     "all-to-all": _all_to_all,
     "bitcast": _bitcast,
 }
-SUPPORTED_OPCODES = frozenset(_SEMANTICS)
+# custom-call: only cuDNN's convolution targets; the interpreter judges
+# custom-calls and hands those to `cudnn_convolution`.
+SUPPORTED_OPCODES = frozenset(_SEMANTICS) - {"custom-call"}
 
 
 def reads(

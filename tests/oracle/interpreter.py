@@ -31,10 +31,12 @@ only loops and the parsed instruction's attributes.
 from __future__ import annotations
 
 import itertools
+import json
 from collections.abc import Callable, Iterator, Sequence
 from typing import TypeAlias
 
-from verifier.hlo import Computation, Instruction, Shape
+from tests.oracle.compound import cudnn_convolution
+from verifier.hlo import BackendConfig, Computation, DotDimensionNumbers, Instruction, Shape
 
 Index: TypeAlias = tuple[int, ...]
 Element: TypeAlias = tuple[int, Index]
@@ -327,8 +329,11 @@ def _reduce_window(ctx: _Context, output: int, index: Index) -> set[Element]:
 
 
 def _dot(ctx: _Context, output: int, index: Index) -> set[Element]:
+    return _dot_reads(ctx.instruction.dot_dimension_numbers(), ctx, index)
+
+
+def _dot_reads(numbers: DotDimensionNumbers, ctx: _Context, index: Index) -> set[Element]:
     # Output dims: batch dims, then lhs free dims, then rhs free dims, in order.
-    numbers = ctx.instruction.dot_dimension_numbers()
     lhs_dims, rhs_dims = ctx.operand_dims(0), ctx.operand_dims(1)
     lhs_free = [
         k
@@ -360,6 +365,154 @@ def _dot(ctx: _Context, output: int, index: Index) -> set[Element]:
             lhs[kl] = rhs[kr] = c
         result.add((0, tuple(lhs)))
         result.add((1, tuple(rhs)))
+    return result
+
+
+def _scaled_dot(ctx: _Context, output: int, index: Index) -> set[Element]:
+    # scaled-dot(lhs, rhs, lhs_scale, rhs_scale) is dot(lhs * L, rhs * R)
+    # where L repeats each lhs_scale element over a block of the lhs: lhs
+    # element e is multiplied by lhs_scale element (e_k // block_k)_k, with
+    # block_k = lhs dim k / lhs_scale dim k (likewise for the rhs).
+    result: set[Element] = set()
+    for side, element in _dot(ctx, output, index):
+        operand, scale = ctx.operand_dims(side), ctx.operand_dims(side + 2)
+        blocks = [n // m for n, m in zip(operand, scale, strict=True)]
+        result.add((side, element))
+        result.add((side + 2, tuple(e // b for e, b in zip(element, blocks, strict=True))))
+    return result
+
+
+def _scan(ctx: _Context, output: int, index: Index) -> set[Element]:
+    # scan(inputs…, inits…), dimensions={D}, num_carries=C: step t calls the
+    # body on slice t of every input and the carries, giving slice t of each
+    # output and the next carries (steps run backwards with is_reverse).  The
+    # body is a black box reading all of its arguments, so slice t of an
+    # output depends on the input slices of steps t' up to t in scan order
+    # and on every init; the final carries (the last C results) on all.
+    carries = ctx.instruction.attributes.integer("num_carries") or 0
+    (dimension,) = ctx.instruction.int_list("dimensions")
+    reverse = ctx.instruction.attributes.boolean("is_reverse") is True
+    inputs = len(ctx.operands) - carries
+    outputs = len(ctx.outputs) - carries
+    result: set[Element] = set()
+    for number in range(len(ctx.operands)):
+        for element in indices(ctx.operand_dims(number)):
+            if output < outputs and number < inputs:
+                step, now = element[dimension], index[dimension]
+                if (step > now) if not reverse else (step < now):
+                    continue
+            result.add((number, element))
+    return result
+
+
+def _ragged_dot(ctx: _Context, output: int, index: Index) -> set[Element]:
+    # ragged-dot(lhs, rhs, group_sizes) with a ragged lhs row dim r (not
+    # contracting, not batch) and an rhs group dim g: the rows of lhs dim r
+    # are split into consecutive groups of group_sizes[j] rows; a row of
+    # group j is multiplied by rhs slice j (a row in no group gives 0 and
+    # reads neither).  Finding a row's group reads group_sizes up to its
+    # group (all of it for a row in none).  Reads are the union over every
+    # group_sizes value.
+    numbers = ctx.instruction.dot_dimension_numbers()
+    (ragged,) = ctx.instruction.int_list("lhs_ragged_dims")
+    if ragged in numbers.lhs_contracting:
+        return _ragged_contracting_dot(ctx, index)
+    (group_dim,) = ctx.instruction.int_list("rhs_group_dims")
+    lhs_dims, rhs_dims = ctx.operand_dims(0), ctx.operand_dims(1)
+    groups, rows = rhs_dims[group_dim], lhs_dims[ragged]
+    hidden_lhs = numbers.lhs_batch + numbers.lhs_contracting
+    hidden_rhs = (*numbers.rhs_batch, *numbers.rhs_contracting, group_dim)
+    lhs_free = [k for k in range(len(lhs_dims)) if k not in hidden_lhs]
+    rhs_free = [k for k in range(len(rhs_dims)) if k not in hidden_rhs]
+    batch = len(numbers.lhs_batch)
+    row = index[batch + lhs_free.index(ragged)]
+    result: set[Element] = set()
+    for sizes in itertools.product(range(rows + 1), repeat=groups):
+        start, group = 0, None
+        for j, size in enumerate(sizes):
+            if start <= row < start + size:
+                group = j
+                break
+            start += size
+        result |= {(2, (j,)) for j in range(groups if group is None else group + 1)}
+        if group is None:
+            continue
+        for contracted in indices([lhs_dims[k] for k in numbers.lhs_contracting]):
+            lhs, rhs = [0] * len(lhs_dims), [0] * len(rhs_dims)
+            for position, (kl, kr) in enumerate(
+                zip(numbers.lhs_batch, numbers.rhs_batch, strict=True)
+            ):
+                lhs[kl] = rhs[kr] = index[position]
+            for position, k in enumerate(lhs_free):
+                lhs[k] = index[batch + position]
+            for position, k in enumerate(rhs_free):
+                rhs[k] = index[batch + len(lhs_free) + position]
+            for c, kl, kr in zip(
+                contracted, numbers.lhs_contracting, numbers.rhs_contracting, strict=True
+            ):
+                lhs[kl] = rhs[kr] = c
+            rhs[group_dim] = group
+            result |= {(0, tuple(lhs)), (1, tuple(rhs))}
+    return result
+
+
+def _ragged_contracting_dot(ctx: _Context, index: Index) -> set[Element]:
+    # A ragged contracting dim: its positions are split into consecutive
+    # groups of group_sizes[j]; result (j, rest…) is the dot (rest…) summed
+    # over the positions of group j only, so it needs group_sizes[0..j] (the
+    # group's start and size).  Union over every group_sizes value.
+    numbers = ctx.instruction.dot_dimension_numbers()
+    (ragged,) = ctx.instruction.int_list("lhs_ragged_dims")
+    group, rest = index[0], index[1:]
+    length = ctx.operand_dims(0)[ragged]
+    groups = ctx.operand_dims(2)[0]
+    result: set[Element] = {(2, (j,)) for j in range(group + 1)}
+    for sizes in itertools.product(range(length + 1), repeat=groups):
+        start = sum(sizes[:group])
+        members = range(start, min(start + sizes[group], length))
+        for number, element in _dot_reads(numbers, ctx, rest):
+            operand_dim = (
+                ragged
+                if number == 0
+                else numbers.rhs_contracting[numbers.lhs_contracting.index(ragged)]
+            )
+            if element[operand_dim] in members:
+                result.add((number, element))
+    return result
+
+
+def _dynamic_reshape(ctx: _Context, output: int, index: Index) -> set[Element]:
+    # dynamic-reshape(x, sizes…): at run time the result has the shape given
+    # by the size operands (each dynamic dim within its bound, a static dim
+    # its size) and holds x's elements in row-major order over the run-time
+    # shapes of both (x's dynamic dims any size within bound giving the same
+    # element count).  Union over every such pair of run-time shapes; an
+    # element outside the run-time result reads nothing.
+    source = ctx.operands[0].shape
+    result_shape = ctx.instruction.shape
+
+    def choices(shape: Shape) -> list[tuple[int, ...]]:
+        per_dim = [
+            range(n + 1) if dynamic else [n]
+            for n, dynamic in zip(shape.dimensions, shape.dynamic, strict=True)
+        ]
+        return [tuple(sizes) for sizes in itertools.product(*per_dim)]
+
+    result: set[Element] = set()
+    for out_sizes in choices(result_shape):
+        if not all(i < n for i, n in zip(index, out_sizes, strict=True)):
+            continue
+        total = 1
+        for n in out_sizes:
+            total *= n
+        for in_sizes in choices(source):
+            count = 1
+            for n in in_sizes:
+                count *= n
+            if count != total:
+                continue
+            result.add((0, _delinear(_linear(index, out_sizes), in_sizes)))
+            result |= {(k, ()) for k in range(1, len(ctx.operands))}
     return result
 
 
@@ -524,7 +677,33 @@ def _custom_call(ctx: _Context, output: int, index: Index) -> set[Element]:
         return _rows(ctx, output, index, 1)
     if target in ("Sharding", "MoveToHost", "MoveToDevice") or target.startswith("xla.sdy."):
         return {(ctx.array_number(0, ctx.outputs[output]), index)}
+    if target in ("__cublas$gemm", "__cublas$lt$matmul"):
+        return _cublas_gemm(ctx, output, index)
+    if target.startswith("__cudnn$conv"):
+        return cudnn_convolution(ctx.instruction, list(ctx.operands), output, index)
     raise UnsupportedByOracle(f"custom-call target {target}")
+
+
+def _cublas_gemm(ctx: _Context, output: int, index: Index) -> set[Element]:
+    # D = alpha * dot(A, B) + beta * C, the dot's dims in the backend config's
+    # gemm_backend_config.dot_dimension_numbers (protobuf JSON: int64 as
+    # strings); C is an operand only when beta is not 0.  Output 1 is the
+    # workspace: no value of the op.
+    if output != 0:
+        return set()
+    config = ctx.instruction.attributes.get("backend_config")
+    assert isinstance(config, BackendConfig)
+    gemm = json.loads(config.text)["gemm_backend_config"]
+    found = gemm["dot_dimension_numbers"]
+    numbers = DotDimensionNumbers(
+        *(
+            tuple(int(k) for k in found.get(f"{side}_{kind}_dimensions", []))
+            for kind in ("batch", "contracting")
+            for side in ("lhs", "rhs")
+        )
+    )
+    reads = _dot_reads(numbers, ctx, index)
+    return reads | ({(2, index)} if float(gemm.get("beta", 0)) != 0 else set())
 
 
 def _batch_norm(ctx: _Context, output: int, index: Index) -> set[Element]:
@@ -590,6 +769,10 @@ _SEMANTICS: dict[str, Semantics] = {
     "reduce": _reduce,
     "reduce-window": _reduce_window,
     "dot": _dot,
+    "scaled-dot": _scaled_dot,
+    "scan": _scan,
+    "ragged-dot": _ragged_dot,
+    "dynamic-reshape": _dynamic_reshape,
     "dynamic-slice": _dynamic_slice,
     "dynamic-update-slice": _dynamic_update_slice,
     "gather": _gather,
@@ -607,6 +790,11 @@ _SEMANTICS: dict[str, Semantics] = {
         _passed_through(lambda path: path),
     ),
     "copy-start": _passed_through(_copy_start_path),
+    # send's output is (the buffer sent, u32[] context, token); send-done
+    # gives a token; recv-done gives (the buffer received, token).
+    "send": _passed_through(lambda path: path[1:] if path[0] == 0 else None),
+    "send-done": _passed_through(lambda path: None),
+    "recv-done": _passed_through(lambda path: path if path[0] == 0 else None),
     "fft": _fft,
     "topk": _topk,
     "custom-call": _custom_call,

@@ -118,3 +118,20 @@ def test_gaps_split_into_progressions_until_too_many() -> None:
     assert (count.value, count.method) == (10000, "isl")
     halves = parse_map("(d0) -> (d0 floordiv 2), domain: d0 in [0, 9]")
     assert count_image([halves], (5,)) == Count(5, "isl")
+
+
+def test_a_domain_counts_as_the_product_of_its_independent_pieces() -> None:
+    # The reads of a convolution chain: a coupled piece (floordiv and mod of
+    # one symbol), one-value symbols, and symbols no constraint mentions,
+    # whose product isl's scan could not finish within its budget.
+    coupled = (
+        "(d0)[s0, s1] -> (), domain: d0 in [0, 1], s0 in [0, 2], s1 in [0, 63], "
+        "((s1 floordiv 8) mod 4) * 2 + s0 - 1 in [0, 7], (s1 mod 8) floordiv 4 + d0 in [0, 1]"
+    )
+    whole = parse_map(
+        "(d0, d1)[s0, s1, s2, s3] -> (), domain: d0 in [0, 1], d1 in [0, 9999], "
+        "s0 in [0, 2], s1 in [0, 63], s2 in [0, 0], s3 in [0, 9999], "
+        "((s1 floordiv 8) mod 4) * 2 + s0 + s2 - 1 in [0, 7], "
+        "(s1 mod 8 + s2) floordiv 4 + d0 in [0, 1]"
+    )
+    assert count_domain(whole).value == enumerated_domain(parse_map(coupled)) * 10**8

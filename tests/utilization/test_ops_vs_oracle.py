@@ -27,11 +27,12 @@ _ALL = {
 _LEAVES = {"partition-id", "replica-id", "rng-get-and-update-state"}
 # Ops whose naive evaluation reads one element several times for one output
 # element (overlapping pieces of the update window's complement; overlapping
-# windows of select-and-scatter): reads count every time, the interpreter's
-# sets once.
-_REPEATED = {"dynamic-update-slice", "select-and-scatter"}
-# Ops that read at runtime indices (an operand of the module, not a constant).
-_RUNTIME_INDICES = {"gather", "scatter"}
+# windows of select-and-scatter; a scale element of scaled-dot, once per
+# element of its block): reads count every time, the interpreter's sets once.
+_REPEATED = {"dynamic-update-slice", "select-and-scatter", "scaled-dot"}
+# Ops that read at runtime indices (an operand of the module, not a constant;
+# ragged-dot's groups come from its group_sizes operand).
+_RUNTIME_INDICES = {"gather", "scatter", "ragged-dot"}
 
 
 @pytest.mark.parametrize("opcode", sorted(set(_ALL) - _LEAVES))

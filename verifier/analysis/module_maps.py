@@ -12,8 +12,17 @@ and calls composed through their computation, `verifier.fusion.compose`):
 * **raw** maps (``simplified=False``): composed as the rules give them, and
   merged only when identical.  They keep every range variable of every use
   path, which counting reads needs (``reduce(broadcast(p))`` reads ``p``
-  once per reduced element, although its relation is the identity's), and
-  they are what the simplification check compares the simplified ones to.
+  once per reduced element, although its relation is the identity's).  An
+  op's own raw maps are what the simplification check compares its
+  simplified ones to; a composition is proved through the steps its
+  simplified maps carry (`verifier.fusion.compose`), never against the raw
+  composition, whose text grows exponentially along a chain of reshapes.
+
+* **reads** maps (`ModuleMaps.reads`): composed and simplified pointwise
+  as they are composed — the same dims, range and runtime variables as the
+  raw maps, so the same domains and the same number of reads, but linear
+  along a chain of reshapes where the raw composition's text grows
+  exponentially.  Counting reads uses them.
 
 Merging keeps a multiplicity per map: the number of use paths that read
 through it (``add(p0, p0)`` reads p0 twice per output element).
@@ -37,13 +46,18 @@ from verifier.bridges.isl import relations_equal
 from verifier.expr import IndexingMap
 from verifier.fusion.compose import ComposedIndexing, Composer
 from verifier.hlo import Computation, Instruction, Module
-from verifier.simplify import simplify_relation
+from verifier.simplify import simplify, simplify_relation
 
 
 def _simplified(indexing_map: IndexingMap) -> IndexingMap:
     # Composed maps are relations (symbols existential): every rule, the
     # symbol-changing ones included.
     return simplify_relation(indexing_map)
+
+
+def _pointwise(indexing_map: IndexingMap) -> IndexingMap:
+    # Every variable kept: each point of the domain is one read.
+    return simplify(indexing_map).map
 
 
 def _raw(indexing_map: IndexingMap) -> IndexingMap:
@@ -70,6 +84,7 @@ class ModuleMaps:
             True: Composer(module, transform=_simplified, same=_equal_relations),
             False: Composer(module, transform=_raw, same=_identical),
         }
+        self._reads = Composer(module, transform=_pointwise, same=_identical)
 
     def output_to_input(
         self,
@@ -94,6 +109,14 @@ class ModuleMaps:
         """Per output of `instruction`: the maps from operand `operand`'s
         index to the output elements it reaches."""
         return self._composers[simplified].input_to_output(computation, instruction, operand)
+
+    def reads(
+        self, computation: Computation, instruction: Instruction, output: int = 0
+    ) -> tuple[ComposedIndexing, ...]:
+        """Per operand of `instruction`: maps from output `output`'s index
+        whose domain points are the reads of the operand (every range
+        variable of every use path kept), simplified pointwise."""
+        return self._reads.output_to_input(computation, instruction, output)
 
     def to_parameters(
         self, output: int = 0, *, simplified: bool = True

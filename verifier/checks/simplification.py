@@ -1,7 +1,9 @@
-"""The simplification check: the simplified maps of a place (composed and
-simplified step by step, then merged) relate exactly the pairs of the maps
-composed without simplification — as relations, symbols existential, since
-the simplifier may drop or rescale symbols.
+"""The simplification check: the simplified maps of a place relate exactly
+the pairs of the maps the rules give — as relations, symbols existential,
+since the simplifier may drop or rescale symbols.  An op's own maps are
+compared with its simplified ones (`check_simplification`); a composition
+(a fusion, simplified as it is composed) is proved step by step
+(`check_simplification_steps`).
 
 One map on each side goes through `check_equivalence` (isl, cross-checked
 by z3); unions of several maps (merging may differ between the two
@@ -20,12 +22,22 @@ compositions) are compared by isl as unions.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from verifier.bridges import isl_sets
 from verifier.checks.cache import ProofCache, cached
 from verifier.checks.equivalence import Budget, RelationCounterexample, check_equivalence
-from verifier.checks.result import DEFAULT_BUDGET, CheckResult, point_text, tuple_text, union_key
+from verifier.checks.result import (
+    DEFAULT_BUDGET,
+    CheckResult,
+    map_key,
+    point_text,
+    tuple_text,
+    union_key,
+)
 from verifier.checks.verdict import Outcome, Verdict
 from verifier.expr import IndexingMap, Undefined
+from verifier.fusion.compose import Step
 from verifier.indexing.registry import Indexing
 
 CHECK = "simplification"
@@ -65,6 +77,49 @@ def check_simplification(
         return _union_result(compared).to_answer()
 
     return CheckResult.from_answer(cached(cache, key, ask))
+
+
+def check_simplification_steps(
+    steps: Sequence[Step], cache: ProofCache, *, budget: Budget = DEFAULT_BUDGET
+) -> CheckResult:
+    """Whether a composition simplified as it was composed
+    (`verifier.fusion.compose`) equals the composition of the rules' own
+    maps: it does when every step — an op's own map simplified, or one
+    composition of simplified maps simplified — keeps the relation, since
+    composing equal relations gives equal relations.  Each step is its own
+    `check_simplification` question, the size of one op's maps, so a chain
+    of N ops asks N small questions instead of one about a map whose text
+    grows exponentially with N.  The first step that is not proved decides
+    (its witness is a point of that step's map).
+
+    >>> from verifier.checks.cache import MemoryCache
+    >>> from verifier.expr import parse_map
+    >>> step = Step(
+    ...     parse_map("(d0, d1) -> ((d1 * 8 + d0) floordiv 8, (d1 * 8 + d0) mod 8),"
+    ...               " domain: d0 in [0, 7], d1 in [0, 3]"),
+    ...     parse_map("(d0, d1) -> (d1, d0), domain: d0 in [0, 7], d1 in [0, 3]"))
+    >>> check_simplification_steps([step], MemoryCache()).message
+    'every simplification step keeps its relation (1 step)'
+    """
+    if not steps:
+        return CheckResult(Outcome.PROVED, "the simplifier changed nothing")
+    for number, step in enumerate(steps, start=1):
+        result = check_simplification(
+            (step.before,),
+            (step.after,),
+            step.before.num_dims,
+            step.before.num_results,
+            cache,
+            budget=budget,
+        )
+        if result.outcome not in (Outcome.PROVED, Outcome.VACUOUS):
+            return CheckResult(
+                result.outcome,
+                f"step {number} of {len(steps)}, {map_key(step.before)}: {result.message}",
+                result.witness,
+            )
+    count = f"{len(steps)} step" if len(steps) == 1 else f"{len(steps)} steps"
+    return CheckResult(Outcome.PROVED, f"every simplification step keeps its relation ({count})")
 
 
 def _single(raw: IndexingMap, simplified: IndexingMap, budget: Budget) -> CheckResult:

@@ -44,7 +44,7 @@ import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from typing import TypeAlias, assert_never
+from typing import TypeAlias, TypeVar, assert_never
 
 from verifier.analysis import InstructionError, ModuleMaps, isolated
 from verifier.counting.exact import count_domain, count_image
@@ -94,6 +94,7 @@ class Unknown:
 
 
 Answer: TypeAlias = int | Span | Unknown
+_Counted = TypeVar("_Counted", int, Answer)
 
 
 @dataclass(frozen=True)
@@ -162,15 +163,13 @@ def instruction_utilization(
     """Every operand's counts (fusions composed through their computation).
 
     Distinct elements come from the simplified maps (more of them are
-    strided boxes, counted in closed form); reads from the raw ones, which
-    keep the range variables simplification drops when they do not change
-    the relation (a reduce of a broadcast reads its operand once per reduced
-    element)."""
+    strided boxes, counted in closed form); reads from the reads maps
+    (`ModuleMaps.reads`), which keep the range variables relation
+    simplification drops when they do not change the relation (a reduce of
+    a broadcast reads its operand once per reduced element)."""
     outputs = range(output_count(instruction))
     per_output = [maps.output_to_input(computation, instruction, k) for k in outputs]
-    raw_per_output = [
-        maps.output_to_input(computation, instruction, k, simplified=False) for k in outputs
-    ]
+    raw_per_output = [maps.reads(computation, instruction, k) for k in outputs]
     heuristic = operand_utilizations(maps.module, computation, instruction)
     leaves = instruction_operand_leaves(computation, instruction)
     rows = []
@@ -290,19 +289,26 @@ def operand_counts(
 ) -> tuple[int | Unknown, Answer, Answer]:
     """``(may read, per execution, reads)`` of an operand of `shape` read
     through `maps` (simplified and merged: the relation) and `raw_maps` (as
-    composed, every range variable kept: the reads)."""
+    composed, simplified pointwise, every range variable kept: the reads)."""
     if isinstance(shape, Unknown):
         return shape, shape, shape
     dimensions = shape.dimensions
+    # Each answer stands alone: reads counted over a domain too large for
+    # isl's budget leave the distinct elements read known.
+    may_read = _or_unknown(lambda: count_image([c.map for c in maps], dimensions).value)
+    per_execution: Answer = may_read
+    if any(c.map.rt_vars for c in maps):
+        per_execution = _or_unknown(lambda: _per_execution(maps, dimensions))
+    return may_read, per_execution, _or_unknown(lambda: _reads(raw_maps))
+
+
+def _or_unknown(count: Callable[[], _Counted]) -> _Counted | Unknown:
+    """`count()`, or ``unknown (why)`` when it raises a `VerifierError`
+    (isl's budget exhausted, a count past int64, an unsupported map)."""
     try:
-        may_read = count_image([c.map for c in maps], dimensions).value
-        per_execution: Answer = may_read
-        if any(c.map.rt_vars for c in maps):
-            per_execution = _per_execution(maps, dimensions)
-        return may_read, per_execution, _reads(raw_maps)
+        return count()
     except VerifierError as error:
-        unknown = Unknown(f"unknown ({error})")
-        return unknown, unknown, unknown
+        return Unknown(f"unknown ({error})")
 
 
 def _total_reads(maps: Sequence[CountedMap]) -> int:

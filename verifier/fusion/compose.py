@@ -27,6 +27,23 @@ index → the value's index) is composed with the user's own input→output maps
 and merged at the user the same way.  For ``p0 + transpose(p0)`` parameter 0
 reaches the output through ``(d0, d1) -> (d0, d1)`` and ``(d0, d1) -> (d1,
 d0)``, the inverses of the output→input maps.
+
+Every map a composer returns carries the **steps** that made it: each
+place where `transform` (the simplifier) replaced a map — an op's own map,
+or one composition ``compose(first, second)`` of maps that were themselves
+transformed — as the pair (before, after).  A composed map is equal to the
+composition of the rules' own maps as soon as every one of its steps is an
+equality (composition of relations respects equality, so proved steps
+compose into a proved whole): the simplification check proves the steps,
+each a question about maps no larger than one op's composition, instead of
+comparing with the unsimplified composition, whose text grows
+exponentially along a chain of reshapes (each result substitutes its
+operand's results several times).  For a chain ``p → reshape → transpose``
+simplified as it is composed, the steps are the two ops' own maps and the
+one composition::
+
+    (d0, d1) -> ((d1 * 8 + d0) floordiv 8, (d1 * 8 + d0) mod 8)   before
+    (d0, d1) -> (d1, d0)                                        after
 """
 
 from __future__ import annotations
@@ -64,6 +81,15 @@ _Value = tuple[str, int]
 
 
 @dataclass(frozen=True)
+class Step:
+    """One use of `Composer.transform`: `before` became `after`, which
+    must be the same relation."""
+
+    before: IndexingMap
+    after: IndexingMap
+
+
+@dataclass(frozen=True)
 class CountedMap:
     """A map and how many use paths produce it (reads per output element)."""
 
@@ -77,6 +103,8 @@ class _MapSet:
 
     maps: list[CountedMap] = field(default_factory=list)
     undefined: Undefined | None = None
+    # The steps behind `maps`, in order, each once.
+    steps: dict[Step, None] = field(default_factory=dict)
 
     def add(self, counted: CountedMap, same: MapEquality) -> None:
         for position, existing in enumerate(self.maps):
@@ -90,9 +118,11 @@ class _MapSet:
 
 @dataclass(frozen=True)
 class ComposedIndexing:
-    """Per operand (parameter) of a fusion or computation: its maps, or unknown."""
+    """Per operand (parameter) of a fusion or computation: its maps, or
+    unknown, and the transform steps behind the maps (module docstring)."""
 
     maps: tuple[CountedMap, ...] | Undefined
+    steps: tuple[Step, ...] = ()
 
     @property
     def indexing(self) -> Indexing:
@@ -280,7 +310,9 @@ class Composer:
                 )
                 for k in range(leaves)
             )
-            if following == state:
+            if _same_maps(following, state):
+                # Unchanged maps; the steps that proved this iteration too.
+                state = following
                 break
             state = following
             sizes = [len(c.maps) for row in state for c in row if isinstance(c.maps, tuple)]
@@ -308,7 +340,7 @@ class Composer:
             current = (
                 _MapSet(undefined=head.maps)
                 if isinstance(head.maps, Undefined)
-                else _MapSet(list(head.maps))
+                else _MapSet(list(head.maps), steps=dict.fromkeys(head.steps))
             )
             self._extend(destination, current, tail)
         return _composed(destination if destination.maps or destination.undefined else None)
@@ -331,14 +363,19 @@ class Composer:
 
     def _own(self, indexings: tuple[Indexing, ...]) -> tuple[ComposedIndexing, ...]:
         """An op's own maps, transformed, each read once."""
-        return tuple(
-            ComposedIndexing(
-                indexing
-                if isinstance(indexing, Undefined)
-                else tuple(CountedMap(self._transform(m)) for m in indexing)
-            )
-            for indexing in indexings
+        return tuple(self._own_indexing(indexing) for indexing in indexings)
+
+    def _own_indexing(self, indexing: Indexing) -> ComposedIndexing:
+        if isinstance(indexing, Undefined):
+            return ComposedIndexing(indexing)
+        steps = [self._step(m) for m in indexing]
+        return ComposedIndexing(
+            tuple(CountedMap(step.after) for step in steps),
+            tuple(dict.fromkeys(step for step in steps if step.after != step.before)),
         )
+
+    def _step(self, indexing_map: IndexingMap) -> Step:
+        return Step(indexing_map, self._transform(indexing_map))
 
     def computation_output_to_input(
         self, computation: Computation, output: int = 0
@@ -494,6 +531,8 @@ class Composer:
         elif isinstance(then.maps, Undefined):
             destination.undefined = then.maps
         else:
+            destination.steps.update(current.steps)
+            destination.steps.update(dict.fromkeys(then.steps))
             self._compose_into(destination, current, then.maps)
 
     def _compose_into(
@@ -502,7 +541,10 @@ class Composer:
         """Add every ``first`` of `current` followed by every map of `then`."""
         for first in current.maps:
             for second in then:
-                composed = self._transform(compose(first.map, second.map))
+                step = self._step(compose(first.map, second.map))
+                if step.after != step.before:
+                    destination.steps[step] = None
+                composed = step.after
                 if composed.is_known_empty:
                     continue
                 multiplicity = first.multiplicity * second.multiplicity
@@ -515,7 +557,14 @@ def _composed(found: _MapSet | None) -> ComposedIndexing:
         return ComposedIndexing(())
     if found.undefined is not None:
         return ComposedIndexing(found.undefined)
-    return ComposedIndexing(tuple(found.maps))
+    return ComposedIndexing(tuple(found.maps), tuple(found.steps))
+
+
+def _same_maps(
+    a: tuple[tuple[ComposedIndexing, ...], ...], b: tuple[tuple[ComposedIndexing, ...], ...]
+) -> bool:
+    """Whether two loop states hold the same maps (their steps aside)."""
+    return [[c.maps for c in row] for row in a] == [[c.maps for c in row] for row in b]
 
 
 def _not_read(indexing: ComposedIndexing) -> bool:

@@ -434,19 +434,20 @@ def _fits(place: _Place, run: _Run, bits: int, check: str) -> Iterator[Finding]:
 @_check(simplification.CHECK)
 def _simplification(place: _Place, run: _Run) -> Iterator[Finding]:
     instruction = place.instruction
+    if instruction.opcode in CALLING_OPCODES:
+        yield from _composition_steps(place, run)
+        return
     outputs = place.outputs
     raw = [
         place.maps.output_to_input(place.computation, instruction, output.number, simplified=False)
         for output in outputs
     ]
-    # Unknown everywhere (a while loop), or its unsimplified composition is
-    # (a loop whose unsimplified unions grow past the limit): reported once.
+    # Unknown everywhere, or its unsimplified maps are: reported once.
     undefined = place.wholly_undefined or _all_undefined(
         [composed.indexing for per_output in raw for composed in per_output]
     )
     if undefined is not None:
-        result = _simplifies(undefined, undefined, 0, 0, run)
-        yield place.finding(simplification.CHECK, _EVERYWHERE, result)
+        yield _undefined_simplification(place, run, undefined)
         return
     operands = place.operands
     for output, raw_maps in zip(outputs, raw, strict=True):
@@ -470,6 +471,35 @@ def _simplifies(
             raw, simplified, output_rank, operand_rank, run.cache, budget=run.budget
         ),
     )
+
+
+def _undefined_simplification(place: _Place, run: _Run, undefined: Undefined) -> Finding:
+    result = _simplifies(undefined, undefined, 0, 0, run)
+    return place.finding(simplification.CHECK, _EVERYWHERE, result)
+
+
+def _composition_steps(place: _Place, run: _Run) -> Iterator[Finding]:
+    """A fusion, call, conditional, async-start or while loop: its maps were
+    simplified as they were composed, and each step is proved (never the
+    unsimplified composition, exponential in a chain's length)."""
+    instruction = place.instruction
+    undefined = place.wholly_undefined
+    if undefined is not None:  # a while loop: reported once
+        yield _undefined_simplification(place, run, undefined)
+        return
+    for output in place.outputs:
+        simplified = place.maps.output_to_input(place.computation, instruction, output.number)
+        for operand, composed in zip(place.operands, simplified, strict=True):
+            if isinstance(composed.maps, Undefined):
+                result = _simplifies(composed.maps, composed.maps, 0, 0, run)
+            elif not composed.maps and not composed.steps:
+                continue
+            else:
+                result = simplification.check_simplification_steps(
+                    composed.steps, run.cache, budget=run.budget
+                )
+            subject = f"{output.label} -> {operand.label}"
+            yield place.finding(simplification.CHECK, subject, result)
 
 
 assert tuple(_REGISTRY) == CHECKS, "each check of the catalog has a runner, in its order"

@@ -793,6 +793,8 @@ _INT_LISTS = (
     "rhs_batch_dims",
     "lhs_contracting_dims",
     "rhs_contracting_dims",
+    "lhs_ragged_dims",
+    "rhs_group_dims",
     "fft_length",
 )
 _INTEGERS = (
@@ -806,6 +808,7 @@ _INTEGERS = (
     "mantissa_bits",
     "k",
     "feature_index",
+    "num_carries",
 )
 _BOOLEANS = (
     "is_stable",
@@ -814,6 +817,9 @@ _BOOLEANS = (
     "largest",
     "constrain_layout",
     "use_global_device_ids",
+    "is_reverse",
+    "is_associative",
+    "is_host_transfer",
 )
 _WORDS = ("kind", "distribution", "fft_type")
 COMPUTATION_ATTRIBUTES = (

@@ -297,6 +297,23 @@ def _each_operand(request: _Request) -> Shape:
     return _several([_array(s.element_type, s.dimensions) for s in request.operands])
 
 
+def _sort(request: _Request) -> Shape:
+    """One result per operand, every operand of the keys' dimensions, sorted
+    along one dimension of them: ``sort(f32[6] p), dimensions={1}`` is not
+    valid HLO (f32[6] has no dimension 1)."""
+    dimensions = request.ints("dimensions")
+    keys = request.operand(0)
+    if len(dimensions) != 1 or not 0 <= dimensions[0] < keys.rank:
+        raise _Cannot(f"dimensions={list(dimensions)} is not one dimension of {keys}")
+    for index in range(1, len(request.operands)):
+        if request.operand(index).dimensions != keys.dimensions:
+            raise _Cannot(
+                f"operand {index} has dimensions {list(request.operand(index).dimensions)}, "
+                f"operand 0 {list(keys.dimensions)}: sort's operands have the same dimensions"
+            )
+    return _each_operand(request)
+
+
 def _concatenate(request: _Request) -> Shape:
     dimensions = request.ints("dimensions")
     first = request.operand(0)
@@ -377,6 +394,18 @@ def _dot(request: _Request) -> Shape:
         if k not in used
     ]
     return _array(lhs.element_type, [lhs.dimensions[k] for k in lhs_batch] + free)
+
+
+def _scaled_dot(request: _Request) -> Shape:
+    """``scaled-dot(lhs, rhs, lhs_scale, rhs_scale)``: a dot's shape; each
+    scale has its operand's rank and divides each of its dims into blocks."""
+    for operand, scale in ((0, 2), (1, 3)):
+        values, scales = request.operand(operand), request.operand(scale)
+        if scales.rank != values.rank or any(
+            m == 0 or n % m != 0 for n, m in zip(values.dimensions, scales.dimensions, strict=True)
+        ):
+            raise _Cannot(f"the scale {scales} does not divide {values} into equal blocks")
+    return _dot(request)
 
 
 def _reduce(request: _Request) -> Shape:
@@ -724,7 +753,7 @@ INFERENCE: dict[str, Callable[[_Request], Shape]] = {
     "while": _whole_operand,
     "conditional": _conditional,
     "map": _map,
-    "sort": _each_operand,
+    "sort": _sort,
     "all-reduce": _each_operand,
     "opt-barrier": _whole_operand,
     "collective-permute": _same_as_operand(0),
@@ -735,6 +764,7 @@ INFERENCE: dict[str, Callable[[_Request], Shape]] = {
     "slice": _slice,
     "transpose": _transpose,
     "dot": _dot,
+    "scaled-dot": _scaled_dot,
     "reduce": _reduce,
     "reduce-window": _reduce_window,
     "dynamic-slice": _dynamic_slice,

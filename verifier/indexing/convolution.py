@@ -25,16 +25,17 @@ window={size=2}, dim_labels=b0f_0io->b0f``: lhs
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from verifier.expr import Expr, IndexingMap, Interval, Undefined, const, dim, range_var
-from verifier.hlo import ConvolutionDimensionNumbers, WindowDim
+from verifier.hlo import ConvolutionDimensionNumbers, Instruction, WindowDim
 from verifier.indexing.registry import Indexing, OpContext, OpRule, register
 from verifier.indexing.shapes import dims_box
 
 
 @dataclass(frozen=True)
-class _Convolution:
+class Convolution:
     """The attributes and sizes one convolution's maps are built from."""
 
     numbers: ConvolutionDimensionNumbers
@@ -46,8 +47,11 @@ class _Convolution:
     batch_groups: int
 
     @staticmethod
-    def of(ctx: OpContext) -> _Convolution:
-        instruction = ctx.instruction
+    def of(
+        instruction: Instruction, lhs: Sequence[int], rhs: Sequence[int], out: Sequence[int]
+    ) -> Convolution:
+        """The convolution `instruction`'s attributes describe, of `lhs` and
+        `rhs` into `out` (its own operands and result, or a cuDNN call's)."""
         numbers = instruction.convolution_dimension_numbers()
         window = instruction.window()
         if len(window) != len(numbers.input_spatial):
@@ -55,12 +59,12 @@ class _Convolution:
                 f"window has {len(window)} dims but dim_labels have "
                 f"{len(numbers.input_spatial)} spatial dims"
             )
-        return _Convolution(
+        return Convolution(
             numbers,
             window,
-            ctx.operand_shape(0).dimensions,
-            ctx.operand_shape(1).dimensions,
-            ctx.shape.dimensions,
+            tuple(lhs),
+            tuple(rhs),
+            tuple(out),
             instruction.optional_integer("feature_group_count", 1),
             instruction.optional_integer("batch_group_count", 1),
         )
@@ -97,8 +101,8 @@ def _on_lhs(w: WindowDim, padded: Expr, size: int) -> list[tuple[Expr, Interval]
     return constraints
 
 
-def _convolution_o2i(ctx: OpContext, output: int) -> tuple[Indexing, ...]:
-    conv = _Convolution.of(ctx)
+def output_to_input(conv: Convolution) -> tuple[Indexing, Indexing]:
+    """The lhs and kernel elements each output element reads."""
     if 0 in conv.lhs or 0 in conv.rhs:
         return ((), ())  # no input feature (or window element) to read: the output is 0
     n = conv.numbers
@@ -121,22 +125,42 @@ def _convolution_o2i(ctx: OpContext, output: int) -> tuple[Indexing, ...]:
     rhs[n.kernel_input_feature] = feature
     rhs[n.kernel_output_feature] = o
     box = dims_box(conv.out)
-    maps = [
+    lhs_map, rhs_map = (
         IndexingMap.create(box, results, range_vars=range_vars, constraints=constraints)
         for results in (lhs, rhs)
-    ]
-    return tuple(() if m.is_known_empty else (m,) for m in maps)
+    )
+    return _nonempty(lhs_map), _nonempty(rhs_map)
+
+
+def _nonempty(indexing_map: IndexingMap) -> Indexing:
+    return () if indexing_map.is_known_empty else (indexing_map,)
+
+
+def _convolution_o2i(ctx: OpContext, output: int) -> tuple[Indexing, ...]:
+    return output_to_input(_of(ctx))
+
+
+def _of(ctx: OpContext) -> Convolution:
+    return Convolution.of(
+        ctx.instruction,
+        ctx.operand_shape(0).dimensions,
+        ctx.operand_shape(1).dimensions,
+        ctx.shape.dimensions,
+    )
+
+
+def input_to_output(conv: Convolution, operand: int) -> Indexing:
+    """The output elements an lhs (`operand` 0) or kernel (1) element reaches."""
+    if conv.feature_groups > 1 and conv.batch_groups > 1:
+        return Undefined("convolution with both feature and batch groups is not valid HLO")
+    return _nonempty(lhs_to_output(conv) if operand == 0 else kernel_to_output(conv))
 
 
 def _convolution_i2o(ctx: OpContext, operand: int) -> tuple[Indexing, ...]:
-    conv = _Convolution.of(ctx)
-    if conv.feature_groups > 1 and conv.batch_groups > 1:
-        return (Undefined("convolution with both feature and batch groups is not valid HLO"),)
-    reached = _lhs_i2o(conv) if operand == 0 else _rhs_i2o(conv)
-    return (() if reached.is_known_empty else (reached,),)
+    return (input_to_output(_of(ctx), operand),)
 
 
-def _lhs_i2o(conv: _Convolution) -> IndexingMap:
+def lhs_to_output(conv: Convolution) -> IndexingMap:
     """lhs ``y`` at window position ``s`` reaches output
     ``(y * lhs_dilation + padding_low - s * rhs_dilation) floordiv stride``
     when that divides exactly and is inside the output; the output features
@@ -171,7 +195,7 @@ def _lhs_i2o(conv: _Convolution) -> IndexingMap:
     )
 
 
-def _rhs_i2o(conv: _Convolution) -> IndexingMap:
+def kernel_to_output(conv: Convolution) -> IndexingMap:
     """Kernel ``(c, o, k…)`` reaches output ``(b, o, x…)`` for every batch
     ``b`` and every ``x`` whose window position paired with ``k`` lands on a
     real lhs element."""
@@ -191,6 +215,86 @@ def _rhs_i2o(conv: _Convolution) -> IndexingMap:
     results[n.output_feature] = dim(n.kernel_output_feature)
     return IndexingMap.create(
         dims_box(conv.rhs), results, range_vars=range_vars, constraints=constraints
+    )
+
+
+def _group_of_lhs_element(conv: Convolution, range_vars: list[Interval]) -> tuple[Expr, Expr]:
+    """The kernel (input feature, output feature) pairs an lhs element meets:
+    its feature within its group, and any output feature of its feature (or
+    batch) group, a new range variable appended to `range_vars`."""
+    n = conv.numbers
+    in_group = range_var(len(range_vars))
+    feature: Expr
+    if conv.batch_groups > 1:
+        group_size = conv.output_features // conv.batch_groups
+        group = dim(n.input_batch) // conv.output_batch
+        feature = dim(n.input_feature)
+    else:
+        group_size = conv.output_features // conv.feature_groups
+        group = dim(n.input_feature) // conv.group_input_features
+        feature = dim(n.input_feature) % conv.group_input_features
+    range_vars.append(Interval(0, group_size - 1))
+    return feature, group * group_size + in_group
+
+
+def lhs_to_kernel(conv: Convolution) -> Indexing:
+    """The kernel elements an lhs element is multiplied with: window position
+    ``s`` of spatial dim ``k`` when some output ``x`` puts it on the lhs
+    element, ``x * stride + s * rhs_dilation - padding_low = y * lhs_dilation``
+    (``x`` a range variable used by that constraint only); the features of
+    its group.  A cuDNN backward-input convolution reads its filter so."""
+    if conv.feature_groups > 1 and conv.batch_groups > 1:
+        return Undefined("convolution with both feature and batch groups is not valid HLO")
+    n = conv.numbers
+    results: list[Expr] = [const(0)] * len(conv.rhs)
+    range_vars: list[Interval] = []
+    constraints: list[tuple[Expr, Interval]] = []
+    for k, w in enumerate(conv.window):
+        position = range_var(len(range_vars))
+        x = range_var(len(range_vars) + 1)
+        range_vars += [Interval(0, w.size - 1), Interval(0, conv.out[n.output_spatial[k]] - 1)]
+        lattice = dim(n.input_spatial[k]) * w.base_dilation
+        constraints.append((_lhs_position(w, x, position) - lattice, Interval(0, 0)))
+        results[n.kernel_spatial[k]] = conv.kernel_position(k, position)
+    feature, output_feature = _group_of_lhs_element(conv, range_vars)
+    results[n.kernel_input_feature] = feature
+    results[n.kernel_output_feature] = output_feature
+    return _nonempty(
+        IndexingMap.create(
+            dims_box(conv.lhs), results, range_vars=range_vars, constraints=constraints
+        )
+    )
+
+
+def kernel_to_lhs(conv: Convolution) -> Indexing:
+    """The lhs elements a kernel element ``(c, o, k…)`` is multiplied with:
+    for every output batch ``b`` and spatial ``x`` (range variables), the
+    lhs element the output reads at that window position.  A cuDNN
+    backward-filter convolution reads its input so."""
+    if conv.feature_groups > 1 and conv.batch_groups > 1:
+        return Undefined("convolution with both feature and batch groups is not valid HLO")
+    n = conv.numbers
+    results: list[Expr] = [const(0)] * len(conv.lhs)
+    range_vars: list[Interval] = []
+    constraints: list[tuple[Expr, Interval]] = []
+    for k, w in enumerate(conv.window):
+        x = range_var(len(range_vars))
+        range_vars.append(Interval(0, conv.out[n.output_spatial[k]] - 1))
+        padded = _lhs_position(w, x, conv.kernel_position(k, dim(n.kernel_spatial[k])))
+        results[n.input_spatial[k]] = padded // w.base_dilation
+        constraints += _on_lhs(w, padded, conv.lhs[n.input_spatial[k]])
+    batch = range_var(len(range_vars))
+    range_vars.append(Interval(0, conv.output_batch - 1))
+    o = dim(n.kernel_output_feature)
+    feature_group_size = conv.output_features // conv.feature_groups
+    batch_group_size = conv.output_features // conv.batch_groups
+    feature = (o // feature_group_size) * conv.group_input_features
+    results[n.input_feature] = feature + dim(n.kernel_input_feature)
+    results[n.input_batch] = (o // batch_group_size) * conv.output_batch + batch
+    return _nonempty(
+        IndexingMap.create(
+            dims_box(conv.rhs), results, range_vars=range_vars, constraints=constraints
+        )
     )
 
 

@@ -9,6 +9,9 @@ stays UNDEFINED, with the target named.
   host-offload annotations ``MoveToHost`` / ``MoveToDevice`` (they only say
   where the value lives): identity, leaf by leaf.
 
+- cuBLAS gemms and cuDNN convolutions, whose attributes carry the
+  relation: see `library_calls`.
+
 ``SPMDFullToShardShape`` / ``SPMDShardToFullShape`` change the shape: which
 shard a partition holds depends on its partition id and the sharding, so
 they stay UNDEFINED with that reason.
@@ -18,7 +21,7 @@ from __future__ import annotations
 
 from verifier.expr import Undefined
 from verifier.hlo import ShapeIndex
-from verifier.indexing import whole_slices
+from verifier.indexing import library_calls, whole_slices
 from verifier.indexing.forwarding import forwarding_rule
 from verifier.indexing.registry import Indexing, OpContext, OpRule, register
 
@@ -54,20 +57,38 @@ def _undefined(ctx: OpContext) -> Undefined:
     return Undefined(f"custom-call target {target}: opaque to HLO, its reads are unknown")
 
 
-def _output_to_input(ctx: OpContext, output: int) -> tuple[Indexing, ...]:
+_TOPK = OpRule(
+    lambda ctx, output: whole_slices.trailing_output_to_input(ctx, output, 1),
+    lambda ctx, operand: whole_slices.trailing_input_to_output(ctx, 1),
+)
+
+
+def _rule(ctx: OpContext) -> OpRule | None:
+    """The rule of this call's target, or None when the target is opaque."""
+    target = _target(ctx)
     if _is_annotation(ctx):
-        return _ANNOTATION.output_to_input(ctx, output)
-    if _target(ctx) == "TopK" and len(ctx.operands) == 1:
-        return whole_slices.trailing_output_to_input(ctx, output, 1)
-    return (_undefined(ctx),) * len(ctx.operand_leaves)
+        return _ANNOTATION
+    if target == "TopK" and len(ctx.operands) == 1:
+        return _TOPK
+    if target in library_calls.GEMM_TARGETS:
+        return library_calls.GEMM
+    if target in library_calls.CONVOLUTION_TARGETS:
+        return library_calls.CONVOLUTION
+    return None
+
+
+def _output_to_input(ctx: OpContext, output: int) -> tuple[Indexing, ...]:
+    rule = _rule(ctx)
+    if rule is None:
+        return (_undefined(ctx),) * len(ctx.operand_leaves)
+    return rule.output_to_input(ctx, output)
 
 
 def _input_to_output(ctx: OpContext, operand: int) -> tuple[Indexing, ...]:
-    if _is_annotation(ctx):
-        return _ANNOTATION.input_to_output(ctx, operand)
-    if _target(ctx) == "TopK" and len(ctx.operands) == 1:
-        return whole_slices.trailing_input_to_output(ctx, 1)
-    return (_undefined(ctx),) * len(ctx.output_shapes)
+    rule = _rule(ctx)
+    if rule is None:
+        return (_undefined(ctx),) * len(ctx.output_shapes)
+    return rule.input_to_output(ctx, operand)
 
 
 register("custom-call")(OpRule(_output_to_input, _input_to_output, whole_tuples=True))

@@ -1,15 +1,10 @@
 """Ops that combine a range of input elements per output element: reduce,
-reduce-window, dot.  The combined range is a range variable.
+reduce-window (the dots are in `dots`).  The combined range is a range
+variable.
 
 ``reduce = (f32[10], s32[10]) reduce(f32[256,10] p0, s32[256,10] p1, p0_init,
 p1_init), dimensions={0}``: input j ``(d0)[s0] -> (s0, d0)`` with s0 ∈ [0, 255],
 init j ``(d0) -> ()``; input→output ``(d0, d1) -> (d1)``.
-
-``dot = f32[4,128,64] dot(f32[4,128,256] p0, f32[4,256,64] p1),
-lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2},
-rhs_contracting_dims={1}``: lhs ``(d0, d1, d2)[s0] -> (d0, d1, s0)``, rhs
-``(d0, d1, d2)[s0] -> (d0, s0, d2)``; rhs→output
-``(d0, d1, d2)[s0] -> (d0, s0, d2)`` with s0 ∈ [0, 127].
 """
 
 from __future__ import annotations
@@ -142,78 +137,3 @@ def _everywhere(shape: tuple[int, ...]) -> IndexingMap:
     return IndexingMap.create(
         [], [range_var(k) for k in range(len(shape))], range_vars=dims_box(shape)
     )
-
-
-# ---------------------------------------------------------------- dot
-
-
-def _dot_dims(ctx: OpContext) -> tuple[tuple[int, ...], ...]:
-    numbers = ctx.instruction.dot_dimension_numbers()
-    return (
-        numbers.lhs_batch,
-        numbers.rhs_batch,
-        numbers.lhs_contracting,
-        numbers.rhs_contracting,
-    )
-
-
-def _free_dims(rank: int, batch: tuple[int, ...], contracting: tuple[int, ...]) -> list[int]:
-    return [k for k in range(rank) if k not in batch and k not in contracting]
-
-
-def _dot_o2i(ctx: OpContext, output: int) -> tuple[Indexing, ...]:
-    """Output dims are (batch…, lhs free…, rhs free…); contracting dims are symbols."""
-    lhs_batch, rhs_batch, lhs_contracting, rhs_contracting = _dot_dims(ctx)
-    lhs, rhs = ctx.operand_shape(0), ctx.operand_shape(1)
-    lhs_free = _free_dims(lhs.rank, lhs_batch, lhs_contracting)
-    rhs_free = _free_dims(rhs.rank, rhs_batch, rhs_contracting)
-    contracting = [Interval(0, lhs.dimensions[k] - 1) for k in lhs_contracting]
-    output_box = dims_box(ctx.shape)
-
-    def operand_map(
-        rank: int,
-        batch: tuple[int, ...],
-        free: list[int],
-        first_free: int,
-        contracting_dims: tuple[int, ...],
-    ) -> IndexingMap:
-        results: list[Expr] = [dim(0)] * rank
-        for position, k in enumerate(batch):
-            results[k] = dim(position)
-        for position, k in enumerate(free):
-            results[k] = dim(first_free + position)
-        for position, k in enumerate(contracting_dims):
-            results[k] = range_var(position)
-        return IndexingMap.create(output_box, results, range_vars=contracting)
-
-    n_batch = len(lhs_batch)
-    return (
-        (operand_map(lhs.rank, lhs_batch, lhs_free, n_batch, lhs_contracting),),
-        (operand_map(rhs.rank, rhs_batch, rhs_free, n_batch + len(lhs_free), rhs_contracting),),
-    )
-
-
-def _dot_i2o(ctx: OpContext, operand: int) -> tuple[Indexing, ...]:
-    """An lhs element reaches every output with its batch and free indices,
-    for every free index of the other side (symbols)."""
-    lhs_batch, rhs_batch, lhs_contracting, rhs_contracting = _dot_dims(ctx)
-    lhs, rhs = ctx.operand_shape(0), ctx.operand_shape(1)
-    lhs_free = _free_dims(lhs.rank, lhs_batch, lhs_contracting)
-    rhs_free = _free_dims(rhs.rank, rhs_batch, rhs_contracting)
-    batch = lhs_batch if operand == 0 else rhs_batch
-    results: list[Expr] = [dim(k) for k in batch]
-    range_vars: list[Interval] = []
-    own_free, other_free, other = (
-        (lhs_free, rhs_free, rhs) if operand == 0 else (rhs_free, lhs_free, lhs)
-    )
-    own: list[Expr] = [dim(k) for k in own_free]
-    others: list[Expr] = []
-    for k in other_free:
-        others.append(range_var(len(range_vars)))
-        range_vars.append(Interval(0, other.dimensions[k] - 1))
-    results += own + others if operand == 0 else others + own
-    shape = ctx.operand_shape(operand)
-    return ((IndexingMap.create(dims_box(shape), results, range_vars=range_vars),),)
-
-
-register("dot")(OpRule(_dot_o2i, _dot_i2o))
