@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import io
 import json
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
 from verifier.errors import SolverError, VerifierError
 from verifier.report.printable import printable
@@ -36,6 +37,12 @@ if TYPE_CHECKING:
     from verifier.gate.run import InputError
     from verifier.gate.sqlite_cache import SqliteCache
     from verifier.simplify import SimplificationResult
+
+    # What a worker answers about its share of a module: each finding and
+    # each instruction that could not be checked with its instruction's
+    # position (`module_places`), or why the whole file could not be checked.
+    _Placed = tuple[tuple[tuple[int, Finding], ...], tuple[tuple[int, InputError], ...]]
+    _ShareAnswer = _Placed | InputError
 
 EXIT_OK, EXIT_REFUTED, EXIT_BAD_INPUT, EXIT_UNKNOWN, EXIT_VACUOUS = 0, 1, 2, 3, 4
 EXIT_INTERNAL_ERROR = 70
@@ -521,13 +528,14 @@ def _module_findings(
     its text is unchanged, else parsed and checked (and remembered when no
     instruction failed; a failed one is added to `errors`)."""
     from verifier.gate.findings_cache import module_key, recall, remember
-    from verifier.gate.suite import run_checks
     from verifier.hlo import decode_hlo, parse_module
 
     text = decode_hlo(path.read_bytes(), str(path))
     key = module_key(text, checks, budget)
     findings = recall(cache, key, str(path))
     if findings is None:
+        from verifier.gate.suite import run_checks  # the analysis: not for a recalled module
+
         module = parse_module(text, str(path))
         report = progress.instructions if progress else None
         failed: list[InputError] = []
@@ -552,6 +560,24 @@ def _module_findings(
 
 
 _FileAnswer = tuple[tuple["Finding", ...], tuple["InputError", ...]]
+_T = TypeVar("_T")
+
+
+def _guarded(path: Path, compute: Callable[[], _T]) -> _T | InputError:
+    """`compute()`, or why the file in `path` could not be checked at all
+    (unreadable, not HLO, a bug: the other files still run)."""
+    from verifier.errors import ParseError, SourceSpan
+    from verifier.gate.run import InputError
+
+    try:
+        return compute()
+    except ParseError as error:
+        return InputError(error.span, error.message)
+    except (OSError, VerifierError) as error:
+        return InputError(SourceSpan(str(path), 0, 0), str(error))
+    except Exception as error:  # a bug; the other modules still run
+        message = f"{type(error).__name__}: {error}"
+        return InputError(SourceSpan(str(path), 0, 0), message, internal=True)
 
 
 def _file_findings(
@@ -563,20 +589,56 @@ def _file_findings(
 ) -> _FileAnswer:
     """The findings of one file, and what in it could not be checked: the
     whole file (unreadable, not HLO, a bug) or single instructions."""
-    from verifier.errors import ParseError, SourceSpan
     from verifier.gate.run import InputError
 
     errors: list[InputError] = []
-    try:
-        return _module_findings(path, cache, checks, budget, progress, errors), tuple(errors)
-    except ParseError as error:
-        errors.append(InputError(error.span, error.message))
-    except (OSError, VerifierError) as error:
-        errors.append(InputError(SourceSpan(str(path), 0, 0), str(error)))
-    except Exception as error:  # a bug; the other modules still run
-        message = f"{type(error).__name__}: {error}"
-        errors.append(InputError(SourceSpan(str(path), 0, 0), message, internal=True))
-    return (), tuple(errors)
+    found = _guarded(path, lambda: _module_findings(path, cache, checks, budget, progress, errors))
+    if isinstance(found, InputError):
+        return (), (*errors, found)
+    return found, tuple(errors)
+
+
+# Instructions (about lines) per share of a module checked by several
+# processes: below this, each process's start-up and parse of the whole
+# text cost more than its share of the checks saves.
+_INSTRUCTIONS_PER_SHARE = 1000
+
+
+def _share_findings(
+    path: Path, cache: ProofCache, checks: Sequence[str], budget: Budget, part: int, parts: int
+) -> _Placed:
+    """The findings of share `part` of `parts` (`shares`) of the module in
+    `path`, with their positions; the parent merges the shares and keeps
+    the module's findings cache."""
+    from verifier.gate.suite import run_checks, shares
+    from verifier.hlo import decode_hlo, parse_module
+
+    module = parse_module(decode_hlo(path.read_bytes(), str(path)), str(path))
+    share = sorted(shares(module, parts)[part])
+    found: list[tuple[int, Finding]] = []
+    failed: list[tuple[int, InputError]] = []
+    pending: list[InputError] = []
+    place = iter(share)
+    position = next(place, -1)
+
+    def placed(done: int, total: int) -> None:
+        # Called after each instruction, whose findings were yielded before.
+        nonlocal position
+        failed.extend((position, error) for error in pending)
+        pending.clear()
+        position = next(place, -1)
+
+    for finding in run_checks(
+        module,
+        cache,
+        only=checks,
+        budget=budget,
+        progress=placed,
+        on_error=_collect(pending),
+        places=share,
+    ):
+        found.append((position, finding))
+    return tuple(found), tuple(failed)
 
 
 def _worker_findings(
@@ -585,15 +647,61 @@ def _worker_findings(
     """`_file_findings` in a worker process, with its own connection to the
     shared proof cache (SQLite in WAL mode: several writers are safe), and
     what went wrong with the cache (the parent warns)."""
+    cache = _check_cache(args)
+    return _with_closed(cache, lambda: _file_findings(path, cache, checks, _budget(args), None))
+
+
+def _worker_share(
+    path: Path, args: argparse.Namespace, checks: Sequence[str], part: int, parts: int
+) -> tuple[_ShareAnswer, tuple[str, ...]]:
+    """`_share_findings` in a worker process, as `_worker_findings`."""
+    cache = _check_cache(args)
+    share = functools.partial(_share_findings, path, cache, checks, _budget(args), part, parts)
+    return _with_closed(cache, lambda: _guarded(path, share))
+
+
+def _with_closed(
+    cache: SqliteCache | MemoryCache, compute: Callable[[], _T]
+) -> tuple[_T, tuple[str, ...]]:
+    """`compute()`, then `cache` closed, and what went wrong with it."""
     from verifier.gate.sqlite_cache import SqliteCache
 
-    cache = _check_cache(args)
     try:
-        answer = _file_findings(path, cache, checks, _budget(args), None)
+        answer = compute()
     finally:
         if isinstance(cache, SqliteCache):
             cache.close()
     return answer, tuple(cache.problems) if isinstance(cache, SqliteCache) else ()
+
+
+def _parts(path: Path, jobs: int) -> int:
+    """Into how many shares the module in `path` is split for `jobs` processes."""
+    try:
+        lines = path.read_bytes().count(b"\n")
+    except OSError:
+        return 1  # the worker reports it
+    return max(1, min(jobs, lines // _INSTRUCTIONS_PER_SHARE))
+
+
+def _decoded(path: Path) -> str:
+    from verifier.hlo import decode_hlo
+
+    return decode_hlo(path.read_bytes(), str(path))
+
+
+def _merged(answers: Sequence[_ShareAnswer]) -> _FileAnswer:
+    """One module's answer from its shares': the findings and errors in
+    position order, as one process checking the whole module lists them."""
+    from verifier.gate.run import InputError
+
+    placed: list[_Placed] = []
+    for answer in answers:
+        if isinstance(answer, InputError):
+            return (), (answer,)  # every share parses the same text
+        placed.append(answer)
+    found = sorted((pair for found, _ in placed for pair in found), key=lambda p: p[0])
+    failed = sorted((pair for _, failed in placed for pair in failed), key=lambda p: p[0])
+    return tuple(f for _, f in found), tuple(e for _, e in failed)
 
 
 def _parallel_findings(
@@ -601,20 +709,56 @@ def _parallel_findings(
     args: argparse.Namespace,
     checks: Sequence[str],
     jobs: int,
+    parts: Sequence[int],
     progress: _Progress | None,
+    cache: ProofCache,
 ) -> Iterator[tuple[_FileAnswer, tuple[str, ...]]]:
-    """Each file's answer (and its cache's problems), checked by `jobs`
+    """Each file's answer (and its workers' cache problems), checked by
     worker processes, in file order (so the report is the one a single
-    process writes)."""
+    process writes).  A module with more than one of `parts` is split into
+    as many shares of its instructions, one process each (`shares`); this
+    process merges them, and recalls and remembers its findings in
+    `cache`."""
     import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures import Future, ProcessPoolExecutor
 
+    from verifier.gate.findings_cache import module_key, recall, remember
+
+    budget = _budget(args)
     context = multiprocessing.get_context("forkserver")
-    with ProcessPoolExecutor(min(jobs, len(files)), mp_context=context) as pool:
-        answers = pool.map(_worker_findings, files, [args] * len(files), [checks] * len(files))
-        for number, (path, (answer, problems)) in enumerate(
-            zip(files, answers, strict=True), start=1
-        ):
+    with ProcessPoolExecutor(min(jobs, sum(parts)), mp_context=context) as pool:
+        whole: dict[Path, Future[tuple[_FileAnswer, tuple[str, ...]]]] = {}
+        split: dict[Path, tuple[str, list[Future[tuple[_ShareAnswer, tuple[str, ...]]]]]] = {}
+        recalled: dict[Path, tuple[Finding, ...]] = {}
+        for path, count in zip(files, parts, strict=True):
+            text = _guarded(path, functools.partial(_decoded, path))
+            if count == 1 or not isinstance(text, str):
+                whole[path] = pool.submit(_worker_findings, path, args, checks)
+                continue
+            key = module_key(text, checks, budget)
+            remembered = recall(cache, key, str(path))
+            if remembered is not None:
+                recalled[path] = remembered
+                continue
+            split[path] = (
+                key,
+                [
+                    pool.submit(_worker_share, path, args, checks, part, count)
+                    for part in range(count)
+                ],
+            )
+        for number, path in enumerate(files, start=1):
+            if path in whole:
+                answer, problems = whole[path].result()
+            elif path in recalled:
+                answer, problems = (recalled[path], ()), ()
+            else:
+                key, futures = split[path]
+                results = [future.result() for future in futures]
+                answer = _merged([share for share, _ in results])
+                problems = tuple(p for _, share_problems in results for p in share_problems)
+                if not answer[1]:
+                    remember(cache, key, answer[0])
             if progress is not None:
                 progress.start(number, path)
                 found, failed = answer
@@ -627,10 +771,11 @@ def _parallel_findings(
 
 def _run_check(args: argparse.Namespace, out: TextIO) -> int:
     from verifier.errors import UsageError
+    from verifier.gate.catalog import CHECKS, INFORMATIONAL_CHECKS
     from verifier.gate.run import GateRun
     from verifier.gate.sqlite_cache import SqliteCache
-    from verifier.gate.suite import CHECKS, INFORMATIONAL_CHECKS
     from verifier.report.gate_text import gate_text
+    from verifier.report.json_text import indented
 
     checks = CHECKS
     if args.checks is not None:
@@ -642,6 +787,11 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
                 f"the checks are {', '.join(CHECKS)}"
             )
         checks = tuple(check for check in CHECKS if check in named)
+    if args.summary and args.format != "text" and not args.output:
+        raise UsageError(
+            f"--summary prints the text summary: write the --format {args.format} "
+            "report with --output FILE"
+        )
     files, errors = _hlo_files(args.paths, args.glob)
     show_progress = sys.stderr.isatty() if args.progress is None else args.progress
     progress = _Progress(sys.stderr, len(files)) if show_progress else None
@@ -649,37 +799,38 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
     jobs = (os.cpu_count() or 1) if args.jobs is None else args.jobs
     if jobs < 1:
         raise UsageError(f"--jobs {jobs}: give a positive number of worker processes")
-    if jobs > 1 and len(files) > 1:
-        problems: dict[str, None] = {}
-        for (found, failed), cache_problems in _parallel_findings(
-            files, args, checks, jobs, progress
-        ):
-            problems.update(dict.fromkeys(cache_problems))
-            findings += found
-            errors += failed
-        for problem in problems:
-            print(f"verifier: warning: {printable(problem)}", file=sys.stderr)
-    else:
-        cache = _check_cache(args)
-        budget = _budget(args)
-        try:
+    parts = [_parts(path, jobs) for path in files] if jobs > 1 else [1] * len(files)
+    parallel = jobs > 1 and sum(parts) > 1
+    cache = _check_cache(args)
+    problems: dict[str, None] = {}
+    try:
+        if parallel:
+            for (found, failed), worker_problems in _parallel_findings(
+                files, args, checks, jobs, parts, progress, cache
+            ):
+                problems.update(dict.fromkeys(worker_problems))
+                findings += found
+                errors += failed
+        else:
+            budget = _budget(args)
             for number, path in enumerate(files, start=1):
                 if progress is not None:
                     progress.start(number, path)
                 found, failed = _file_findings(path, cache, checks, budget, progress)
                 findings += found
                 errors += failed
-        finally:
-            if isinstance(cache, SqliteCache):
-                cache.close()
-                # The cache never decides: what failed in it is a warning.
-                for problem in cache.problems:
-                    print(f"verifier: warning: {printable(problem)}", file=sys.stderr)
-        if progress is not None and isinstance(cache, SqliteCache):
-            print(
-                printable(f"proof cache: {cache.hits} hits, {cache.misses} misses ({cache.path})"),
-                file=sys.stderr,
-            )
+    finally:
+        if isinstance(cache, SqliteCache):
+            cache.close()
+            problems.update(dict.fromkeys(cache.problems))
+        # The cache never decides: what failed in it is a warning.
+        for problem in problems:
+            print(f"verifier: warning: {printable(problem)}", file=sys.stderr)
+    if progress is not None and not parallel and isinstance(cache, SqliteCache):
+        print(
+            printable(f"proof cache: {cache.hits} hits, {cache.misses} misses ({cache.path})"),
+            file=sys.stderr,
+        )
     run = GateRun(
         tuple(str(f) for f in files),
         tuple(findings),
@@ -687,13 +838,13 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
         args.strict,
         INFORMATIONAL_CHECKS,
     )
-    summary = gate_text(run)
+    summary = gate_text(run, listed=not args.summary)
     if args.format == "text":
-        report = summary
+        report = gate_text(run) if args.summary else summary
     elif args.format == "json":
         from verifier.report.gate_json import gate_json
 
-        report = json.dumps(gate_json(run), indent=2)
+        report = indented(gate_json(run))
     elif args.format == "junit":
         from verifier.report.junit import junit_xml
 
@@ -701,12 +852,12 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
     else:
         from verifier.report.sarif import sarif_log
 
-        report = json.dumps(sarif_log(run), indent=2)
+        report = indented(sarif_log(run))
     if args.output:
         Path(args.output).write_text(report + "\n", encoding="utf-8")
         print(summary, file=out)
     else:
-        print(report, file=out)
+        print(summary if args.summary else report, file=out)
     return _STATUS_EXIT[run.status]
 
 
@@ -974,6 +1125,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     check.add_argument("--output", metavar="FILE", help="write the report to FILE")
     check.add_argument(
+        "--summary",
+        action="store_true",
+        help="print only the counts per check and the gate's line (for CI logs); "
+        "the full report in --format goes to --output FILE",
+    )
+    check.add_argument(
         "--strict", action="store_true", help="unsupported findings fail the gate (exit 1)"
     )
     check.add_argument(
@@ -1003,8 +1160,8 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         metavar="N",
         default=None,
-        help="check N modules at a time in worker processes (default: every core); "
-        "the report is the same as with --jobs 1",
+        help="check N modules at a time in worker processes (default: every core), "
+        "a large module in up to N shares; the report is the same as with --jobs 1",
     )
     check.add_argument(
         "--progress",

@@ -12,7 +12,8 @@ import pytest
 from verifier.checks.cache import MemoryCache
 from verifier.checks.verdict import Outcome
 from verifier.errors import InvalidHloError, ParseError, UsageError
-from verifier.gate import CHECKS, INFORMATIONAL_CHECKS, run_checks
+from verifier.gate.catalog import CHECKS, INFORMATIONAL_CHECKS
+from verifier.gate.suite import run_checks
 from verifier.hlo import parse_module_file
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"

@@ -19,7 +19,7 @@ import pytest
 from verifier.checks.cache import MemoryCache
 from verifier.checks.verdict import Outcome
 from verifier.cli import EXIT_OK, main
-from verifier.gate import run_checks
+from verifier.gate.suite import run_checks
 from verifier.hlo import parse_module, parse_module_file
 
 TUPLES = Path(__file__).resolve().parents[2] / "examples" / "tuples"

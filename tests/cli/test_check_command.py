@@ -253,6 +253,35 @@ def test_output_file_gets_the_report_and_stdout_the_summary(
         ]
 
 
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_summary_prints_the_counts_and_the_gate_and_the_report_still_goes_to_output(
+    answers: Callable[..., Path], tmp_path: Path, fmt: str
+) -> None:
+    path = answers(PROVED, REFUTED, UNSUPPORTED, directory=tmp_path)
+    output = tmp_path / f"report.{fmt}"
+    argv = ["check", "--no-cache", "--summary", "--format", fmt, "--output", str(output)]
+    code, text = run(*argv, str(path))
+    assert code == EXIT_REFUTED
+    assert text.splitlines()[0] == "verifier check: 1 file, 3 findings"
+    assert text.rstrip().endswith("gate: FAIL (refuted)")
+    assert "reaches 255" not in text and "custom-call" not in text
+    written = output.read_text()
+    full = run("check", "--no-cache", "--format", fmt, str(path))[1]
+    assert written == full and "reaches 255" in written
+
+
+def test_summary_without_output_is_the_text_summary_only(
+    answers: Callable[..., Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = answers(PROVED, REFUTED, directory=tmp_path)
+    code, text = run("check", "--no-cache", "--summary", str(path))
+    assert code == EXIT_REFUTED and "reaches 255" not in text
+    assert "in-bounds" in text and text.rstrip().endswith("gate: FAIL (refuted)")
+    code, text = run("check", "--no-cache", "--summary", "--format", "sarif", str(path))
+    assert (code, text) == (EXIT_BAD_INPUT, "")
+    assert "write the --format sarif report with --output FILE" in capsys.readouterr().err
+
+
 # ---------------------------------------------------------------- progress and cache
 
 

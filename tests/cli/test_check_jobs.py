@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from verifier import cli
 from verifier.cli import main
 
 EXAMPLES = Path(__file__).parents[2] / "examples"
@@ -51,3 +52,47 @@ def test_workers_share_the_proof_cache(tmp_path: Path) -> None:
         main(["check", *arguments, *files], out)
         assert out.getvalue() == expected.getvalue()
     assert (tmp_path / "cache" / "proofs.sqlite3").stat().st_size > 0
+
+
+# A module with an instruction that cannot be checked in the middle of its
+# findings, and one with fusions: shares of one module must merge back into
+# the findings and errors of one process, in the same order.
+_SPLIT = [
+    EXAMPLES / "syntax" / "14_literal_labels_tiles.hlo",
+    pytest.param(EXAMPLES / "real" / "softmax.hlo", marks=pytest.mark.slow),
+]
+
+
+@pytest.mark.parametrize("path", _SPLIT, ids=lambda p: p.name)
+def test_shares_of_one_module_write_the_report_of_one_process(
+    monkeypatch: pytest.MonkeyPatch, path: Path
+) -> None:
+    arguments = ["check", "--no-cache", "--format", "json", str(path)]
+    one = io.StringIO()
+    code = main([*arguments, "--jobs", "1"], one)
+    monkeypatch.setattr(cli, "_INSTRUCTIONS_PER_SHARE", 2)
+    assert cli._parts(path, 2) == 2
+    split = io.StringIO()
+    assert main([*arguments, "--jobs", "2"], split) == code
+    assert split.getvalue() == one.getvalue()
+
+
+def test_a_split_module_is_remembered_whole_and_recalled_by_the_parent(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = str(EXAMPLES / "fusion" / "spec_cases.hlo")
+    expected = io.StringIO()
+    main(["check", "--no-cache", "--jobs", "1", "--format", "json", path], expected)
+    monkeypatch.setattr(cli, "_INSTRUCTIONS_PER_SHARE", 2)
+    arguments = ["check", "--cache-dir", str(tmp_path / "cache"), "--format", "json", path]
+    split = io.StringIO()
+    main([*arguments, "--jobs", "2"], split)
+    assert split.getvalue() == expected.getvalue()
+
+    def unparsed(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a remembered module is not parsed again")
+
+    monkeypatch.setattr("verifier.hlo.parse_module", unparsed)
+    recalled = io.StringIO()
+    main([*arguments, "--jobs", "1"], recalled)
+    assert recalled.getvalue() == expected.getvalue()

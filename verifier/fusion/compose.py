@@ -169,6 +169,20 @@ class Composer:
     _loops: dict[tuple[str, str, str], tuple[tuple[ComposedIndexing, ...], ...]] = field(
         default_factory=dict, compare=False
     )
+    # Operand leaves per (computation, instruction), listed once: a fused
+    # computation is walked once per parameter and per output.
+    _leaves: dict[tuple[str, str], tuple[OperandLeaf, ...]] = field(
+        default_factory=dict, compare=False
+    )
+
+    def _operand_leaves(
+        self, computation: Computation, instruction: Instruction
+    ) -> tuple[OperandLeaf, ...]:
+        key = (computation.name, instruction.name)
+        leaves = self._leaves.get(key)
+        if leaves is None:
+            leaves = self._leaves[key] = instruction_operand_leaves(computation, instruction)
+        return leaves
 
     def _transform(self, indexing_map: IndexingMap) -> IndexingMap:
         result = self._transformed.get(indexing_map)
@@ -404,7 +418,7 @@ class Composer:
         """Extend the maps reaching output `output_index` of `instruction` to
         the operand leaves it reads."""
         per_leaf = self.output_to_input(computation, instruction, output_index)
-        leaves = instruction_operand_leaves(computation, instruction)
+        leaves = self._operand_leaves(computation, instruction)
         for leaf, read in zip(leaves, per_leaf, strict=True):
             if _not_read(read):
                 continue
@@ -499,7 +513,7 @@ class Composer:
         sets: dict[_Value, _MapSet],
     ) -> None:
         """Extend the maps reaching `instruction`'s operand leaves to its outputs."""
-        for leaf in instruction_operand_leaves(computation, instruction):
+        for leaf in self._operand_leaves(computation, instruction):
             current = sets.get((leaf.name, leaf.leaf))
             if current is None:
                 continue

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
-import networkx as nx
-
 from verifier.hlo import Computation, Instruction
 
 
 def computation_graph(computation: Computation) -> Any:
     """The dataflow multigraph of `computation` (an ``nx.MultiDiGraph``)."""
+    import networkx as nx  # on first use: it is a fifth of the tool's start-up
+
     graph = nx.MultiDiGraph()
     for position, instruction in enumerate(computation.instructions):
         graph.add_node(instruction.name, position=position)
@@ -28,6 +28,8 @@ def computation_graph(computation: Computation) -> Any:
 def users_first_order(graph: Any, computation: Computation) -> list[Instruction]:
     """Every instruction after all of its users (reverse topological order),
     ties broken by source position so the order is deterministic."""
+    import networkx as nx
+
     order = nx.lexicographical_topological_sort(
         graph, key=lambda name: graph.nodes[name]["position"]
     )

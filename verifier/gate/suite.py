@@ -27,8 +27,9 @@ counts, never wall-clock time: the same module gives the same findings.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Iterator, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
 
 from verifier.analysis import InstructionError, ModuleMaps, isolated
 from verifier.checks import bitcast, bounds, inverse, overflow, partition, simplification
@@ -38,7 +39,9 @@ from verifier.checks.result import DEFAULT_BUDGET, CheckResult
 from verifier.errors import UsageError
 from verifier.expr import IndexingMap, Undefined
 from verifier.fusion.compose import CALLING_OPCODES
+from verifier.gate.catalog import CHECKS
 from verifier.gate.finding import Finding
+from verifier.gate.questions import Question, QuestionMemo
 from verifier.hlo import Computation, Instruction, Module
 from verifier.indexing.leaves import (
     OperandLeaf,
@@ -51,9 +54,10 @@ from verifier.indexing.registry import Indexing
 
 @dataclass(frozen=True)
 class _Place:
-    """One instruction of the module, and how to report about it."""
+    """One instruction of the module, its leaves and maps (each computed
+    once, however many checks ask), and how to report about it."""
 
-    module: Module
+    maps: ModuleMaps
     computation: Computation
     instruction: Instruction
 
@@ -61,7 +65,7 @@ class _Place:
         return Finding(
             check,
             result.outcome,
-            self.module.name,
+            self.maps.module.name,
             self.computation.name,
             self.instruction.name,
             subject,
@@ -73,12 +77,48 @@ class _Place:
     def operand_subject(self, operand: int) -> str:
         return f"operand {operand} ({self.instruction.operands[operand]})"
 
+    @cached_property
+    def outputs(self) -> tuple[OutputLeaf, ...]:
+        return output_leaves(self.instruction.shape)
+
+    @cached_property
+    def operands(self) -> tuple[OperandLeaf, ...]:
+        return instruction_operand_leaves(self.computation, self.instruction)
+
+    @cached_property
+    def indexings(self) -> tuple[Indexing, ...]:
+        """The indexing of every (output, operand) pair of the instruction,
+        both directions (composed and simplified)."""
+        instruction, computation = self.instruction, self.computation
+        return tuple(
+            composed.indexing
+            for output in self.outputs
+            for composed in self.maps.output_to_input(computation, instruction, output.number)
+        ) + tuple(
+            composed.indexing
+            for operand in self.operands
+            for composed in self.maps.input_to_output(computation, instruction, operand.number)
+        )
+
+    @cached_property
+    def wholly_undefined(self) -> Undefined | None:
+        """The reason when every map of the instruction, both directions, is
+        unknown (a while loop): then each check reports it once, not once
+        per pair of leaves of its tuples."""
+        return _all_undefined(self.indexings)
+
 
 @dataclass(frozen=True)
 class _Run:
-    maps: ModuleMaps
+    """What every check of one run shares: the proof cache, the budget,
+    and the answers to the questions asked so far."""
+
     cache: ProofCache
     budget: Budget
+    memo: QuestionMemo = field(default_factory=QuestionMemo)
+
+    def answer(self, question: Question, compute: Callable[[], CheckResult]) -> CheckResult:
+        return self.memo.answer(question, compute)
 
 
 Checker = Callable[[_Place, _Run], Iterator[Finding]]
@@ -86,30 +126,21 @@ Checker = Callable[[_Place, _Run], Iterator[Finding]]
 
 @dataclass(frozen=True)
 class RegisteredCheck:
-    """A check of the gate: its name, a one-line description for report
-    readers (SARIF rule descriptions, ``--checks`` help), what runs it on one
-    instruction, and whether it is *informational*: its refutation informs
-    and never fails the gate (a fusion whose indices do not fit int32 is
-    correct, XLA then uses int64; it is only slower on GPUs).  The finding's
-    outcome stays the truth either way; the gate decides the severity."""
+    """What runs check `name` (of the `CATALOG`) on one instruction."""
 
     name: str
-    description: str
     run: Checker
-    informational: bool = False
 
 
-# Every check, in the order the gate runs them (the order of definition below).
+# What runs each check of the catalog, registered below in the catalog's order.
 _REGISTRY: dict[str, RegisteredCheck] = {}
 
 
-def _check(
-    name: str, description: str, *, informational: bool = False
-) -> Callable[[Checker], Checker]:
-    """Register the decorated function as check `name`."""
+def _check(name: str) -> Callable[[Checker], Checker]:
+    """Register the decorated function as what runs check `name`."""
 
     def register(run: Checker) -> Checker:
-        _REGISTRY[name] = RegisteredCheck(name, description, run, informational)
+        _REGISTRY[name] = RegisteredCheck(name, run)
         return run
 
     return register
@@ -123,11 +154,17 @@ def run_checks(
     progress: Callable[[int, int], None] | None = None,
     only: Collection[str] | None = None,
     on_error: Callable[[InstructionError], None] | None = None,
+    places: Collection[int] | None = None,
 ) -> Iterator[Finding]:
     """The findings of every check in `only` (default: all of `CHECKS`) on
     every instruction of a module; `progress(done, total)` is called after
     each instruction.  `subject` is the module, or its `ModuleMaps` when the
     caller counts or reports on the same maps (they are composed once).
+
+    With `places`, only the instructions at those positions (in the order
+    of `module_places`), in that order: an instruction's findings do not
+    depend on which others are checked, so the findings of the `shares` of
+    a module, put back in position order, are those of the whole module.
 
     With `on_error`, one instruction never sinks the module: an instruction
     that is not valid HLO (a `ParseError` at it, e.g. an attribute its rule
@@ -138,18 +175,79 @@ def run_checks(
     """
     selected = _selected(only)
     maps = subject if isinstance(subject, ModuleMaps) else ModuleMaps(subject)
-    module = maps.module
-    run = _Run(maps, cache, budget)
-    places = [
-        _Place(module, computation, instruction)
-        for computation in module.computations
-        for instruction in computation.instructions
-    ]
-    for done, place in enumerate(places, start=1):
+    run = _Run(cache, budget)
+    every = module_places(maps.module)
+    wanted = range(len(every)) if places is None else sorted(places)
+    for done, position in enumerate(wanted, start=1):
+        computation, instruction = every[position]
+        place = _Place(maps, computation, instruction)
         if place.instruction.operands:
             yield from _isolated(place, run, selected, on_error)
         if progress is not None:
-            progress(done, len(places))
+            progress(done, len(wanted))
+
+
+def module_places(module: Module) -> list[tuple[Computation, Instruction]]:
+    """Every instruction of `module` with its computation, computation by
+    computation: the order of the findings."""
+    return [
+        (computation, instruction)
+        for computation in module.computations
+        for instruction in computation.instructions
+    ]
+
+
+def shares(module: Module, parts: int) -> tuple[tuple[int, ...], ...]:
+    """The positions of `module_places` in `parts` shares of about the same
+    number of instructions, for as many processes.  A computation that an
+    instruction calls (a fusion's) is in the share of its first caller —
+    whose composed maps go through it — so that no computation is composed
+    by two processes; whole callers are dealt out largest first, each to
+    the share with fewest instructions so far (the first of them on a tie).
+
+    >>> from verifier.hlo import parse_module
+    >>> module = parse_module('''
+    ... HloModule m
+    ... fused {
+    ...   q0 = f32[4] parameter(0)
+    ...   ROOT n = f32[4] negate(q0)
+    ... }
+    ... ENTRY e {
+    ...   p0 = f32[4] parameter(0)
+    ...   f = f32[4] fusion(p0), kind=kLoop, calls=fused
+    ...   ROOT a = f32[4] add(f, p0)
+    ... }''')
+    >>> shares(module, 2)
+    ((0, 1, 3), (2, 4))
+    """
+    places = module_places(module)
+    first_caller: dict[str, int] = {}
+    for position, (_, instruction) in enumerate(places):
+        for called in instruction.called_computations:
+            first_caller.setdefault(called, position)
+    # The position of each computation's caller at the top (an instruction
+    # of a computation nobody calls), None for such a computation itself.
+    top: dict[str, int | None] = {}
+
+    def top_of(computation: str, seen: frozenset[str]) -> int | None:
+        if computation not in top:
+            caller = first_caller.get(computation)
+            if caller is None or computation in seen:
+                top[computation] = None
+            else:
+                above = top_of(places[caller][0].name, seen | {computation})
+                top[computation] = caller if above is None else above
+        return top[computation]
+
+    groups: dict[int, list[int]] = {}
+    for position, (computation, _) in enumerate(places):
+        owner = top_of(computation.name, frozenset())
+        groups.setdefault(position if owner is None else owner, []).append(position)
+    dealt: list[list[int]] = [[] for _ in range(parts)]
+    for group in sorted(groups.values(), key=lambda g: (-len(g), g[0])):
+        smallest = min(range(parts), key=lambda k: (len(dealt[k]), k))
+        dealt[smallest].extend(group)
+    return tuple(tuple(sorted(share)) for share in dealt)
 
 
 def _isolated(
@@ -177,14 +275,6 @@ def _selected(only: Collection[str] | None) -> tuple[str, ...]:
     return tuple(check for check in CHECKS if check in only)
 
 
-def _outputs(place: _Place) -> tuple[OutputLeaf, ...]:
-    return output_leaves(place.instruction.shape)
-
-
-def _operands(place: _Place) -> tuple[OperandLeaf, ...]:
-    return instruction_operand_leaves(place.computation, place.instruction)
-
-
 def _is_empty(indexing: Indexing) -> bool:
     return not isinstance(indexing, Undefined) and not indexing
 
@@ -192,29 +282,7 @@ def _is_empty(indexing: Indexing) -> bool:
 _EVERYWHERE = "every output <-> every operand"
 
 
-def _indexings(place: _Place, run: _Run) -> list[Indexing]:
-    """The indexing of every (output, operand) pair of the instruction, both
-    directions (composed and simplified)."""
-    instruction, computation = place.instruction, place.computation
-    return [
-        composed.indexing
-        for output in _outputs(place)
-        for composed in run.maps.output_to_input(computation, instruction, output.number)
-    ] + [
-        composed.indexing
-        for operand in _operands(place)
-        for composed in run.maps.input_to_output(computation, instruction, operand.number)
-    ]
-
-
-def _wholly_undefined(place: _Place, run: _Run) -> Undefined | None:
-    """The reason when every map of the instruction, both directions, is
-    unknown (a while loop): then each check reports it once, not once per
-    pair of leaves of its tuples."""
-    return _all_undefined(_indexings(place, run))
-
-
-def _all_undefined(indexings: list[Indexing]) -> Undefined | None:
+def _all_undefined(indexings: Sequence[Indexing]) -> Undefined | None:
     """The first reason when there is an indexing and every one is unknown."""
     if not indexings or not all(isinstance(i, Undefined) for i in indexings):
         return None
@@ -223,42 +291,41 @@ def _all_undefined(indexings: list[Indexing]) -> Undefined | None:
     return first
 
 
-@_check(bounds.CHECK, "the image of every indexing map lies inside the shape it indexes")
+@_check(bounds.CHECK)
 def _in_bounds(place: _Place, run: _Run) -> Iterator[Finding]:
     instruction = place.instruction
-    undefined = _wholly_undefined(place, run)
+    undefined = place.wholly_undefined
     if undefined is not None:
-        result = bounds.check_in_bounds(undefined, (), run.cache, budget=run.budget)
-        yield place.finding(bounds.CHECK, _EVERYWHERE, result)
+        yield place.finding(bounds.CHECK, _EVERYWHERE, _in_shape(undefined, (), run))
         return
-    operands = _operands(place)
-    outputs = _outputs(place)
+    operands = place.operands
+    outputs = place.outputs
     for output in outputs:
-        per_operand = run.maps.output_to_input(place.computation, instruction, output.number)
+        per_operand = place.maps.output_to_input(place.computation, instruction, output.number)
         for operand, composed in zip(operands, per_operand, strict=True):
             if _is_empty(composed.indexing):
                 continue
             subject = f"{output.label} -> {operand.label}"
-            result = bounds.check_in_bounds(
-                composed.indexing, operand.shape.dimensions, run.cache, budget=run.budget
-            )
+            result = _in_shape(composed.indexing, operand.shape.dimensions, run)
             yield place.finding(bounds.CHECK, subject, result)
     for operand in operands:
-        per_output = run.maps.input_to_output(place.computation, instruction, operand.number)
+        per_output = place.maps.input_to_output(place.computation, instruction, operand.number)
         for output, composed in zip(outputs, per_output, strict=True):
             if _is_empty(composed.indexing):
                 continue
             subject = f"{operand.label} -> {output.label}"
-            result = bounds.check_in_bounds(
-                composed.indexing, output.shape.dimensions, run.cache, budget=run.budget
-            )
+            result = _in_shape(composed.indexing, output.shape.dimensions, run)
             yield place.finding(bounds.CHECK, subject, result)
 
 
-@_check(
-    partition.CHECK,
-    "the operands of a concatenate, pad or dynamic-update-slice cover the output exactly once",
-)
+def _in_shape(indexing: Indexing, dimensions: tuple[int, ...], run: _Run) -> CheckResult:
+    return run.answer(
+        (bounds.CHECK, indexing, dimensions),
+        lambda: bounds.check_in_bounds(indexing, dimensions, run.cache, budget=run.budget),
+    )
+
+
+@_check(partition.CHECK)
 def _partition(place: _Place, run: _Run) -> Iterator[Finding]:
     instruction = place.instruction
     if instruction.opcode not in partition.PIECES:
@@ -269,7 +336,7 @@ def _partition(place: _Place, run: _Run) -> Iterator[Finding]:
     pieces = [
         (
             place.operand_subject(k),
-            run.maps.input_to_output(place.computation, instruction, k, simplified=False)[
+            place.maps.input_to_output(place.computation, instruction, k, simplified=False)[
                 0
             ].indexing,
         )
@@ -281,46 +348,51 @@ def _partition(place: _Place, run: _Run) -> Iterator[Finding]:
     yield place.finding(partition.CHECK, "output 0", result)
 
 
-@_check(
-    inverse.CHECK,
-    "the input→output relation is the inverse of the output→input relation",
-)
+@_check(inverse.CHECK)
 def _inverse(place: _Place, run: _Run) -> Iterator[Finding]:
     instruction = place.instruction
-    undefined = _wholly_undefined(place, run)
+    undefined = place.wholly_undefined
     if undefined is not None:
-        result = inverse.check_inverse(undefined, undefined, 0, 0, run.cache, budget=run.budget)
-        yield place.finding(inverse.CHECK, _EVERYWHERE, result)
+        yield place.finding(inverse.CHECK, _EVERYWHERE, _inverts(undefined, undefined, 0, 0, run))
         return
-    operands = _operands(place)
-    for output in _outputs(place):
-        per_operand = run.maps.output_to_input(place.computation, instruction, output.number)
+    operands = place.operands
+    for output in place.outputs:
+        per_operand = place.maps.output_to_input(place.computation, instruction, output.number)
         for operand, composed in zip(operands, per_operand, strict=True):
-            reached = run.maps.input_to_output(place.computation, instruction, operand.number)
+            reached = place.maps.input_to_output(place.computation, instruction, operand.number)
             backward = reached[output.number].indexing
             if _is_empty(composed.indexing) and _is_empty(backward):
                 continue
-            result = inverse.check_inverse(
-                composed.indexing,
-                backward,
-                output.shape.rank,
-                operand.shape.rank,
-                run.cache,
-                budget=run.budget,
+            result = _inverts(
+                composed.indexing, backward, output.shape.rank, operand.shape.rank, run
             )
             subject = f"{operand.label} <-> {output.label}"
             yield place.finding(inverse.CHECK, subject, result)
 
 
-@_check(bitcast.CHECK, "a bitcast keeps the buffer's bytes and the bits of every element")
+def _inverts(
+    forward: Indexing, backward: Indexing, output_rank: int, operand_rank: int, run: _Run
+) -> CheckResult:
+    return run.answer(
+        (inverse.CHECK, forward, backward, output_rank, operand_rank),
+        lambda: inverse.check_inverse(
+            forward, backward, output_rank, operand_rank, run.cache, budget=run.budget
+        ),
+    )
+
+
+@_check(bitcast.CHECK)
 def _bitcast(place: _Place, run: _Run) -> Iterator[Finding]:
     instruction = place.instruction
     if instruction.opcode != "bitcast":
         return
     operand = place.computation.instruction(instruction.operands[0]).shape
-    (composed,) = run.maps.output_to_input(place.computation, instruction, 0, simplified=False)
-    result = bitcast.check_bitcast(
-        operand, instruction.shape, composed.indexing, run.cache, budget=run.budget
+    (composed,) = place.maps.output_to_input(place.computation, instruction, 0, simplified=False)
+    result = run.answer(
+        (bitcast.CHECK, operand, instruction.shape, composed.indexing),
+        lambda: bitcast.check_bitcast(
+            operand, instruction.shape, composed.indexing, run.cache, budget=run.budget
+        ),
     )
     yield place.finding(bitcast.CHECK, place.operand_subject(0), result)
 
@@ -328,7 +400,7 @@ def _bitcast(place: _Place, run: _Run) -> Iterator[Finding]:
 def _all_maps(place: _Place, run: _Run) -> tuple[IndexingMap, ...]:
     """Every defined map of the instruction, both directions (the unknown
     ones are reported by in-bounds)."""
-    indexings = _indexings(place, run)
+    indexings = place.indexings
     maps: list[IndexingMap] = []
     for indexing in indexings:
         if isinstance(indexing, Undefined):
@@ -337,17 +409,12 @@ def _all_maps(place: _Place, run: _Run) -> tuple[IndexingMap, ...]:
     return tuple(dict.fromkeys(maps))
 
 
-@_check(overflow.CHECK, "every sub-term of every index expression fits int64")
+@_check(overflow.CHECK)
 def _overflow(place: _Place, run: _Run) -> Iterator[Finding]:
     yield from _fits(place, run, 64, overflow.CHECK)
 
 
-@_check(
-    overflow.CHECK_INT32,
-    "every sub-term of a fusion's index expressions fits int32 "
-    "(informational: int64 indexing is correct, only slower)",
-    informational=True,
-)
+@_check(overflow.CHECK_INT32)
 def _overflow_int32(place: _Place, run: _Run) -> Iterator[Finding]:
     """Per fusion or call: whether its indices would also fit int32."""
     if place.instruction.opcode in CALLING_OPCODES:
@@ -357,50 +424,57 @@ def _overflow_int32(place: _Place, run: _Run) -> Iterator[Finding]:
 def _fits(place: _Place, run: _Run, bits: int, check: str) -> Iterator[Finding]:
     maps = _all_maps(place, run)
     if maps:
-        result = overflow.check_overflow(maps, bits, run.cache, budget=run.budget)
+        result = run.answer(
+            (check, maps, bits),
+            lambda: overflow.check_overflow(maps, bits, run.cache, budget=run.budget),
+        )
         yield place.finding(check, "maps", result)
 
 
-@_check(simplification.CHECK, "every simplified map equals the composition it simplifies")
+@_check(simplification.CHECK)
 def _simplification(place: _Place, run: _Run) -> Iterator[Finding]:
     instruction = place.instruction
     if instruction.opcode in CALLING_OPCODES:
         yield from _composition_steps(place, run)
         return
-    outputs = _outputs(place)
+    outputs = place.outputs
     raw = [
-        run.maps.output_to_input(place.computation, instruction, output.number, simplified=False)
+        place.maps.output_to_input(place.computation, instruction, output.number, simplified=False)
         for output in outputs
     ]
     # Unknown everywhere, or its unsimplified maps are: reported once.
-    undefined = _wholly_undefined(place, run) or _all_undefined(
+    undefined = place.wholly_undefined or _all_undefined(
         [composed.indexing for per_output in raw for composed in per_output]
     )
     if undefined is not None:
         yield _undefined_simplification(place, run, undefined)
         return
-    operands = _operands(place)
+    operands = place.operands
     for output, raw_maps in zip(outputs, raw, strict=True):
-        simplified = run.maps.output_to_input(place.computation, instruction, output.number)
+        simplified = place.maps.output_to_input(place.computation, instruction, output.number)
         for operand, before, after in zip(operands, raw_maps, simplified, strict=True):
             if _is_empty(before.indexing) and _is_empty(after.indexing):
                 continue
-            result = simplification.check_simplification(
-                before.indexing,
-                after.indexing,
-                output.shape.rank,
-                operand.shape.rank,
-                run.cache,
-                budget=run.budget,
+            result = _simplifies(
+                before.indexing, after.indexing, output.shape.rank, operand.shape.rank, run
             )
             subject = f"{output.label} -> {operand.label}"
             yield place.finding(simplification.CHECK, subject, result)
 
 
-def _undefined_simplification(place: _Place, run: _Run, undefined: Undefined) -> Finding:
-    result = simplification.check_simplification(
-        undefined, undefined, 0, 0, run.cache, budget=run.budget
+def _simplifies(
+    raw: Indexing, simplified: Indexing, output_rank: int, operand_rank: int, run: _Run
+) -> CheckResult:
+    return run.answer(
+        (simplification.CHECK, raw, simplified, output_rank, operand_rank),
+        lambda: simplification.check_simplification(
+            raw, simplified, output_rank, operand_rank, run.cache, budget=run.budget
+        ),
     )
+
+
+def _undefined_simplification(place: _Place, run: _Run, undefined: Undefined) -> Finding:
+    result = _simplifies(undefined, undefined, 0, 0, run)
     return place.finding(simplification.CHECK, _EVERYWHERE, result)
 
 
@@ -409,17 +483,15 @@ def _composition_steps(place: _Place, run: _Run) -> Iterator[Finding]:
     simplified as they were composed, and each step is proved (never the
     unsimplified composition, exponential in a chain's length)."""
     instruction = place.instruction
-    undefined = _wholly_undefined(place, run)
+    undefined = place.wholly_undefined
     if undefined is not None:  # a while loop: reported once
         yield _undefined_simplification(place, run, undefined)
         return
-    for output in _outputs(place):
-        simplified = run.maps.output_to_input(place.computation, instruction, output.number)
-        for operand, composed in zip(_operands(place), simplified, strict=True):
+    for output in place.outputs:
+        simplified = place.maps.output_to_input(place.computation, instruction, output.number)
+        for operand, composed in zip(place.operands, simplified, strict=True):
             if isinstance(composed.maps, Undefined):
-                result = simplification.check_simplification(
-                    composed.maps, composed.maps, 0, 0, run.cache, budget=run.budget
-                )
+                result = _simplifies(composed.maps, composed.maps, 0, 0, run)
             elif not composed.maps and not composed.steps:
                 continue
             else:
@@ -430,13 +502,4 @@ def _composition_steps(place: _Place, run: _Run) -> Iterator[Finding]:
             yield place.finding(simplification.CHECK, subject, result)
 
 
-CHECKS: tuple[str, ...] = tuple(_REGISTRY)
-INFORMATIONAL_CHECKS: frozenset[str] = frozenset(
-    name for name, check in _REGISTRY.items() if check.informational
-)
-
-
-def describe(check: str) -> str:
-    """A one-line description of `check` (its name when it has none)."""
-    registered = _REGISTRY.get(check)
-    return registered.description if registered else check
+assert tuple(_REGISTRY) == CHECKS, "each check of the catalog has a runner, in its order"

@@ -20,6 +20,16 @@ refuted (1):
     witness: d0 = 0, d1 = 255
 <BLANKLINE>
 gate: FAIL (refuted)
+
+The summary only (``verifier check --summary``, for CI logs):
+
+>>> print(gate_text(GateRun(("m.hlo",), (refuted,)), listed=False))
+verifier check: 1 file, 1 finding
+<BLANKLINE>
+check      proved  refuted  unknown  unsupported  vacuous
+in-bounds       0        1        0            0        0
+<BLANKLINE>
+gate: FAIL (refuted)
 """
 
 from __future__ import annotations
@@ -122,15 +132,21 @@ def _grouped(run: GateRun, outcome: Outcome, note: str) -> Iterator[str]:
         yield f"    at {listed}" + (f", and {more} more places" if more > 0 else "")
 
 
-def gate_text(run: GateRun) -> str:
+def gate_text(run: GateRun, *, listed: bool = True) -> str:
     """The summary of `run` as text (no trailing newline), `printable`: a
-    name's control characters (an ANSI escape) are shown, not obeyed."""
+    name's control characters (an ANSI escape) are shown, not obeyed.
+
+    Without `listed`, only the head line, the counts table and the gate's
+    line (for CI logs; the places are in the full report).
+    """
     head = f"verifier check: {_plural(len(run.files), 'file')}"
     if run.errors:
         head += f" ({len(run.errors)} could not be read)"
     lines = [f"{head}, {_plural(len(run.findings), 'finding')}"]
     if run.findings:
         lines += ["", *_table(run)]
+    if not listed:
+        return printable("\n".join([*lines, "", _GATE_LINES[run.status]]))
     lines += _listed(run, Outcome.REFUTED)
     lines += _listed(run, Outcome.UNKNOWN)
     lines += _informational(run)

@@ -41,9 +41,9 @@ from urllib.parse import quote
 
 from verifier.checks.verdict import Outcome
 from verifier.errors import SourceSpan
+from verifier.gate.catalog import describe
 from verifier.gate.finding import NO_SOURCE, Finding
 from verifier.gate.run import GateRun, InputError, tool_version
-from verifier.gate.suite import describe
 from verifier.report.gate_json import gate_json
 from verifier.report.printable import printable, printable_json
 

@@ -1,0 +1,24 @@
+"""printable_json: its fast path (no string needs escaping, told from the
+JSON text) agrees with escaping every string, for every character."""
+
+from __future__ import annotations
+
+from verifier.report.printable import printable, printable_json
+
+# Every character printable treats specially, their neighbours, and a few
+# that JSON escapes although printable keeps them.
+_CHARACTERS = [chr(c) for c in [*range(0x00, 0xA1), *range(0xD7FF, 0xE001), 0xFFFD, 0xFFFE]]
+_CHARACTERS += ["\uffff", "\\", '"', "\\b", "\\u0000", "é", "\U0001f600"]
+
+
+def test_every_character_is_escaped_the_same_in_a_value_or_a_key() -> None:
+    for character in _CHARACTERS:
+        text = f"name{character}end"
+        document = {"files": [text], text: {"message": "fine"}}
+        expected = {"files": [printable(text)], printable(text): {"message": "fine"}}
+        assert printable_json(document) == expected, repr(character)
+
+
+def test_a_document_with_nothing_to_escape_is_returned_as_it_is() -> None:
+    document = {"findings": [{"check": "in-bounds", "witness": {"d0": 1}}], "strict": False}
+    assert printable_json(document) is document
