@@ -51,8 +51,9 @@ from pathlib import Path
 import islpy as isl
 import xla_pairs
 
-from verifier.bridges.isl import DEFAULT_MAX_OPERATIONS
-from verifier.checks.equivalence import EQUIV_BUDGET, check_equivalence
+from verifier.bridges.limits import ISL_OPERATIONS
+from verifier.checks.budget import EQUIV_BUDGET
+from verifier.checks.equivalence import check_equivalence
 from verifier.expr import parse_map
 
 sys.path.insert(0, str(Path(__file__).parents[1]))
@@ -72,7 +73,7 @@ context = isl.Context()
 equal = undecided = 0
 for line in open(sys.argv[1]):
     a, b = line.rstrip("\\n").split("\\t")
-    context.set_max_operations({DEFAULT_MAX_OPERATIONS})
+    context.set_max_operations({ISL_OPERATIONS})
     context.reset_operations()
     try:
         equal += isl.Map(a, context).is_equal(isl.Map(b, context))
@@ -105,7 +106,7 @@ def _floor(isl_path: Path) -> tuple[float, float]:
         tuple(isl.Map(text, context) for text in line.split("\t"))
         for line in isl_path.read_text().splitlines()
     ]
-    context.set_max_operations(DEFAULT_MAX_OPERATIONS)
+    context.set_max_operations(ISL_OPERATIONS)
     cpu, wall = time.process_time(), time.perf_counter()
     for a, b in maps:
         context.reset_operations()

@@ -31,8 +31,8 @@ from verifier.report.printable import printable
 
 if TYPE_CHECKING:
     from verifier.analysis import InstructionError
+    from verifier.checks.budget import Budget
     from verifier.checks.cache import MemoryCache, ProofCache
-    from verifier.checks.equivalence import Budget
     from verifier.gate.finding import Finding
     from verifier.gate.run import InputError
     from verifier.gate.sqlite_cache import SqliteCache
@@ -93,7 +93,7 @@ def _batch_lines(path: str) -> Iterator[tuple[int, str]]:
 def _budget(args: argparse.Namespace, base: Budget | None = None) -> Budget:
     """The solver budgets (`base`, default the gate's) with the
     ``--cross-check`` policy of the command line."""
-    from verifier.checks.equivalence import Budget, CrossCheck
+    from verifier.checks.budget import Budget, CrossCheck
 
     budget = base or Budget()
     if args.cross_check is None:
@@ -131,7 +131,7 @@ def _equiv_text(answer: dict[str, Any]) -> str:
 
 
 def _run_equiv(args: argparse.Namespace, out: TextIO) -> int:
-    from verifier.checks.equivalence import EQUIV_BUDGET
+    from verifier.checks.budget import EQUIV_BUDGET
     from verifier.errors import UsageError
 
     if args.jobs is not None and args.jobs < 1:

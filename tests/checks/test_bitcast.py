@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from tests.layout_strategies import bitcast_pair
 from tests.oracle_layout import bitcast_verdict, buffer_bytes, buffer_elements, offsets, slot_bits
 from verifier.checks.bitcast import check_bitcast
+from verifier.checks.budget import Budget
 from verifier.checks.cache import MemoryCache
-from verifier.checks.equivalence import Budget
 from verifier.checks.verdict import Outcome
 from verifier.expr.indexing_map import Undefined
 from verifier.expr.parser import parse_map

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import io
 import json
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -313,6 +315,31 @@ def test_a_second_run_answers_from_the_persistent_cache(
     assert code == EXIT_OK
     assert cache_line(capsys.readouterr().err) == (cold_hits + cold_misses - 1, 1)
     assert edited == cold.replace('"module": "dus"', '"module": "dus_renamed"')
+
+
+# Runs `verifier check` in a fresh interpreter, then names the solver
+# packages that run loaded.
+_SOLVERS_LOADED = """
+import sys
+from verifier.cli import main
+code = main(sys.argv[1:])
+print(code, *sorted(name for name in ("islpy", "z3") if name in sys.modules))
+"""
+
+
+def test_a_warm_run_answered_from_the_findings_cache_imports_no_solver(tmp_path: Path) -> None:
+    # The solvers take most of the start-up of a warm run; a module the
+    # findings cache answers needs neither (nor the analysis that asks them).
+    path = write(tmp_path, "dus.hlo", DUS)
+    argv = ["check", "--cache-dir", str(tmp_path / "cache"), str(path)]
+    assert run(*argv)[0] == EXIT_OK
+    warm = subprocess.run(
+        [sys.executable, "-c", _SOLVERS_LOADED, *argv],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert warm.stdout.splitlines()[-1] == str(EXIT_OK)
 
 
 def test_no_cache_writes_no_cache_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -37,6 +37,7 @@ from typing import Any, Literal
 
 import islpy as isl
 
+from verifier.bridges.limits import ISL_COUNT_OPERATIONS, ISL_MINIMISE_OPERATIONS, ISL_OPERATIONS
 from verifier.errors import InvalidMapError, SolverError, UnsupportedError
 from verifier.expr import (
     Const,
@@ -54,17 +55,6 @@ from verifier.expr import (
     mul,
     var,
 )
-
-# Operations (simplex pivots) isl may spend on one question: a deterministic
-# count, unlike a timeout.  On 300 XLA-style pairs (benchmarks/xla_pairs.py)
-# 298 need at most 16,384; the inverse check of a fusion of the bundled
-# examples/real_ops/random_bits.hlo needs between 50,000 and 100,000.  The
-# cost of one operation grows with the size of isl's numbers, so a larger
-# budget does not buy answers, only time: a relation question with 4
-# symbols and `mod 20000` spends 1.2 s on 50,000 operations, 3.6 s on
-# 100,000 and over 10 minutes on 2,000,000 (the old default), then still
-# answers nothing.
-DEFAULT_MAX_OPERATIONS = 100_000
 
 # islpy reports an exhausted operation budget as an `isl.Error` carrying the
 # message of `isl_error_quota`; nothing else distinguishes it.
@@ -454,7 +444,7 @@ class IslComparison:
 
 
 def relations_equal(
-    a: IndexingMap, b: IndexingMap, *, max_operations: int = DEFAULT_MAX_OPERATIONS
+    a: IndexingMap, b: IndexingMap, *, max_operations: int = ISL_OPERATIONS
 ) -> bool | None:
     """Whether `a` and `b` relate the same pairs (symbols existential); None
     when the budget runs out.  The decision alone, without the witness work
@@ -535,7 +525,7 @@ def _point_set(space: Any, values: Sequence[int]) -> Any:
 
 
 def compare_relations(
-    a: IndexingMap, b: IndexingMap, *, max_operations: int = DEFAULT_MAX_OPERATIONS
+    a: IndexingMap, b: IndexingMap, *, max_operations: int = ISL_OPERATIONS
 ) -> IslComparison:
     """Compare ``{ [d] -> [e] : exists symbols }`` of `a` and `b`.
 
@@ -594,7 +584,7 @@ def compare_relations(
 
 
 def compare_pointwise(
-    a: IndexingMap, b: IndexingMap, *, max_operations: int = DEFAULT_MAX_OPERATIONS
+    a: IndexingMap, b: IndexingMap, *, max_operations: int = ISL_OPERATIONS
 ) -> IslComparison:
     """Compare `a` and `b` as functions of all their variables: equal iff the
     domains are equal and the results agree at every point of the domain.
@@ -636,9 +626,7 @@ def compare_pointwise(
         return IslComparison(differs=None)
 
 
-def is_empty(
-    indexing_map: IndexingMap, *, max_operations: int = DEFAULT_MAX_OPERATIONS
-) -> bool | None:
+def is_empty(indexing_map: IndexingMap, *, max_operations: int = ISL_OPERATIONS) -> bool | None:
     """Whether the domain has no integer point (`None`: budget exhausted)."""
     try:
         with operation_budget(max_operations):
@@ -660,15 +648,10 @@ def _require_same_arity(a: IndexingMap, b: IndexingMap) -> None:
         )
 
 
-# Operations the minimisation of a witness may spend (beyond the question's
-# budget): a refinement for the reader, never needed for the verdict.
-MINIMISE_MAX_OPERATIONS = 2_000
-
-
 def minimal_point(points: Any, *, primary: range, secondary: range) -> list[int]:
     """A point of the non-empty set `points`, as small as a bounded search
     finds: isl's sample point first (cheap, always there), then — on a
-    budget of its own, `MINIMISE_MAX_OPERATIONS` — the point minimising
+    budget of its own, `ISL_MINIMISE_OPERATIONS` — the point minimising
     ``(Σ|x_i| over primary, Σ|x_i| over secondary, x)`` lexicographically,
     which replaces the sample when found.  Small numbers are what a reader
     can check by hand; the verdict never waits for them.
@@ -682,7 +665,7 @@ def minimal_point(points: Any, *, primary: range, secondary: range) -> list[int]
     sample = points.sample_point()
     coordinates = [_int(sample.get_coordinate_val(_DIM, i)) for i in range(width)]
     question_budget = _CONTEXT.get_max_operations()
-    _CONTEXT.set_max_operations(MINIMISE_MAX_OPERATIONS)
+    _CONTEXT.set_max_operations(ISL_MINIMISE_OPERATIONS)
     _CONTEXT.reset_operations()
     try:
         coordinates = _lexmin_of_sizes(points, width, primary, secondary)
@@ -853,14 +836,6 @@ def from_isl_map(isl_map: Any) -> IndexingMap:
 
 # ----------------------------------------------------------------- counting
 
-# Counting scans isl's representation row by row (PyPI's islpy has no
-# barvinok), so it is given more operations than a comparison: 10 million
-# is about 3 s of a convolution chain's reads, and no count of the bundled
-# examples needs more (200 million, the old budget, was a minute per
-# question).  The operations are pivots, not the scan: callers check the
-# size first (`verifier.counting.exact.SCAN_LIMIT`).
-COUNT_MAX_OPERATIONS = 10_000_000
-
 
 def _box(space: Any, dimensions: Sequence[int]) -> Any:
     """``{ [x…] : 0 <= x_i < dimensions_i }`` in `space`."""
@@ -894,7 +869,7 @@ def count_image(
     maps: Sequence[IndexingMap],
     dimensions: Sequence[int],
     *,
-    max_operations: int = COUNT_MAX_OPERATIONS,
+    max_operations: int = ISL_COUNT_OPERATIONS,
 ) -> int | None:
     """``|(⋃ image(m)) ∩ box(dimensions)|``, every symbol (range and runtime)
     existential; `None` when the budget runs out.  The maps must have
@@ -920,7 +895,7 @@ def count_image(
 
 
 def count_domain(
-    indexing_map: IndexingMap, *, max_operations: int = COUNT_MAX_OPERATIONS
+    indexing_map: IndexingMap, *, max_operations: int = ISL_COUNT_OPERATIONS
 ) -> int | None:
     """The number of points ``(d, s)`` (dims and range variables) of the
     domain for which some runtime value is feasible; `None` when the budget

@@ -26,7 +26,6 @@ from typing import Any, Literal
 import islpy as isl
 
 from verifier.bridges.isl import (
-    DEFAULT_MAX_OPERATIONS,
     BudgetExhausted,
     IslExprConverter,
     domain_set,
@@ -38,6 +37,7 @@ from verifier.bridges.isl import (
     to_isl_map,
     variable_names,
 )
+from verifier.bridges.limits import ISL_OPERATIONS
 from verifier.errors import InvalidMapError
 from verifier.expr import Expr, IndexingMap, Interval
 
@@ -71,7 +71,7 @@ def _set_box(space: Any, first: int, bounds: Sequence[Interval]) -> Any:
 
 
 def escape(
-    indexing_map: IndexingMap, box: Sequence[int], *, max_operations: int = DEFAULT_MAX_OPERATIONS
+    indexing_map: IndexingMap, box: Sequence[int], *, max_operations: int = ISL_OPERATIONS
 ) -> Found:
     """A point of the domain where some result leaves ``[0, box_i - 1]``.
 
@@ -128,7 +128,7 @@ def compare_unions(
     num_in: int,
     num_out: int,
     invert_second: bool = False,
-    max_operations: int = DEFAULT_MAX_OPERATIONS,
+    max_operations: int = ISL_OPERATIONS,
 ) -> UnionComparison:
     """Compare ``⋃ first`` with ``⋃ second`` (inverted with `invert_second`)
     as relations from `num_in` to `num_out` coordinates, symbols existential.
@@ -191,7 +191,7 @@ def partition_defect(
     box: Sequence[int],
     parameters: Sequence[Interval] = (),
     *,
-    max_operations: int = DEFAULT_MAX_OPERATIONS,
+    max_operations: int = ISL_OPERATIONS,
 ) -> PartitionDefect:
     """Whether, for every value of the runtime variables in `parameters`,
     the images of the groups (each the union of its maps' images, range
@@ -260,7 +260,7 @@ def extremum(
     expr: Expr,
     *,
     maximum: bool = True,
-    max_operations: int = DEFAULT_MAX_OPERATIONS,
+    max_operations: int = ISL_OPERATIONS,
 ) -> Extremum:
     """The largest (`maximum`) or smallest value of `expr` over the domain
     of `indexing_map` (every variable, symbols included).

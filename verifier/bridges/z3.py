@@ -28,6 +28,7 @@ from typing import Any
 
 import z3
 
+from verifier.bridges.limits import Z3_RLIMIT
 from verifier.expr import (
     Expr,
     ExprTranslator,
@@ -42,15 +43,6 @@ from verifier.expr import (
     Var,
     constant_value,
 )
-
-# z3 resource units one question may spend (deterministic, machine
-# independent), where z3 decides (the typed-text proof of `simplify --prove`).
-DEFAULT_RLIMIT = 5_000_000
-
-# ... and where z3 is the second witness to isl: sized to keep a question in
-# tens of milliseconds (on XLA-style pairs 200,000 units take 4–40 ms; the
-# decider's 5,000,000 took up to 9 s, mostly to answer unknown).
-WITNESS_RLIMIT = 200_000
 
 # A universally quantified symbol box up to this many points is expanded
 # into a conjunction (quantifier-free, which z3 decides reliably); larger
@@ -253,7 +245,7 @@ def _equal_results(left: Sequence[Any], right: Sequence[Any]) -> Any:
     return z3.And([x == y for x, y in zip(left, right, strict=True)])
 
 
-def compare_pointwise(a: IndexingMap, b: IndexingMap, *, rlimit: int = DEFAULT_RLIMIT) -> Z3Answer:
+def compare_pointwise(a: IndexingMap, b: IndexingMap, *, rlimit: int = Z3_RLIMIT) -> Z3Answer:
     """Is there a point in exactly one domain, or in both with different
     results?  (The maps must declare the same variables.)
 
@@ -270,7 +262,7 @@ def compare_pointwise(a: IndexingMap, b: IndexingMap, *, rlimit: int = DEFAULT_R
 
 
 def compare_typed(
-    typed: TypedMap, b: IndexingMap, *, rlimit: int = DEFAULT_RLIMIT
+    typed: TypedMap, b: IndexingMap, *, rlimit: int = Z3_RLIMIT
 ) -> tuple[Z3Answer, bool | None]:
     """`compare_pointwise` of the map's text as typed against `b` (same
     variables), and whether the typed domain is empty (None: can't tell).
@@ -319,7 +311,7 @@ def _relates(target: Z3Map, indexing_map: IndexingMap, results: Sequence[Any]) -
     )
 
 
-def compare_relations(a: IndexingMap, b: IndexingMap, *, rlimit: int = DEFAULT_RLIMIT) -> Z3Answer:
+def compare_relations(a: IndexingMap, b: IndexingMap, *, rlimit: int = Z3_RLIMIT) -> Z3Answer:
     """Is some pair ``(d, e)`` related by one map and not by the other
     (symbols existential on each side)?  The witness names the dims.
 
@@ -338,7 +330,7 @@ def relates(
     dims: Sequence[int],
     result: Sequence[int],
     *,
-    rlimit: int = DEFAULT_RLIMIT,
+    rlimit: int = Z3_RLIMIT,
 ) -> bool | None:
     """Whether the map relates ``dims -> result`` for some feasible symbols
     (quantifier-free: the dims and result are fixed); `None` when z3 gives up."""

@@ -41,8 +41,8 @@ from math import gcd
 
 from verifier.bridges import isl as isl_bridge
 from verifier.bridges import isl_sets
+from verifier.checks.budget import Budget
 from verifier.checks.cache import ProofCache, cached
-from verifier.checks.equivalence import Budget
 from verifier.checks.result import DEFAULT_BUDGET, CheckResult, tuple_text, union_key
 from verifier.checks.verdict import Outcome
 from verifier.errors import UnsupportedError

@@ -23,8 +23,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from verifier.bridges import isl_sets
+from verifier.checks.budget import Budget
 from verifier.checks.cache import ProofCache, cached
-from verifier.checks.equivalence import Budget
 from verifier.checks.result import (
     DEFAULT_BUDGET,
     CheckResult,

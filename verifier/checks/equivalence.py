@@ -54,11 +54,11 @@ import multiprocessing
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from enum import Enum
 from typing import Literal, TypeAlias
 
 from verifier.bridges import isl as isl_bridge
 from verifier.bridges import z3 as z3_bridge
+from verifier.checks.budget import EQUIV_BUDGET, Budget, CrossCheck
 from verifier.checks.verdict import Verdict
 from verifier.errors import SolverError, UsageError, VerifierError
 from verifier.expr import (
@@ -78,38 +78,6 @@ from verifier.expr import (
 # for `all`.
 _RELATES_ENUMERATION_LIMIT = 1 << 10
 _ENUMERATION_LIMIT = 1 << 12
-
-
-class CrossCheck(Enum):
-    """Which verdicts a second, independent witness confirms."""
-
-    ALL = "all"
-    REFUTATIONS = "refutations"
-    NONE = "none"
-
-
-DEFAULT_CROSS_CHECK = CrossCheck.REFUTATIONS
-
-
-@dataclass(frozen=True)
-class Budget:
-    """How hard one question is worked: deterministic solver budgets (isl
-    operations, z3 resource units for a witness) and which verdicts a second
-    witness confirms.  isl exhausting its budget is an ``unknown`` answer;
-    a witness exhausting its own is a note."""
-
-    isl_operations: int = isl_bridge.DEFAULT_MAX_OPERATIONS
-    z3_rlimit: int = z3_bridge.WITNESS_RLIMIT
-    cross_check: CrossCheck = DEFAULT_CROSS_CHECK
-
-
-EQUIV_BUDGET = Budget(isl_operations=50_000)
-"""What `verifier equiv` (and `check_equivalence` by default) spends on one pair.  isl's cost per operation grows
-with the size of its numbers, so the gate's 100,000 operations let one
-4-symbol ``mod 20000`` pair run 3.6 CPU-seconds before answering
-``unknown``; 50,000 bound it to about 1 s (SPEC §8: no pair over 2 s) and
-decide 2,999 of the 3,000 XLA-style pairs of ``benchmarks/equivalence.py``
-(the last one is ``unknown``; it needs between 50,000 and 100,000)."""
 
 
 @dataclass(frozen=True)

@@ -15,8 +15,8 @@ related by one direction and not the other.
 from __future__ import annotations
 
 from verifier.bridges import isl_sets
+from verifier.checks.budget import Budget
 from verifier.checks.cache import ProofCache, cached
-from verifier.checks.equivalence import Budget
 from verifier.checks.result import DEFAULT_BUDGET, CheckResult, tuple_text, union_key
 from verifier.checks.verdict import Outcome
 from verifier.expr import Undefined

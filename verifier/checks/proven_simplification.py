@@ -17,7 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from verifier.bridges import z3 as z3_bridge
-from verifier.checks.equivalence import Budget, EquivalenceResult, check_equivalence
+from verifier.checks.budget import Budget
+from verifier.checks.equivalence import EquivalenceResult, check_equivalence
 from verifier.checks.result import DEFAULT_BUDGET
 from verifier.checks.verdict import Verdict
 from verifier.expr import IndexingMap, TypedMap, canonical, print_syntax

@@ -21,8 +21,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from verifier.bridges.isl import is_empty
+from verifier.checks.budget import Budget
 from verifier.checks.cache import Answer, ProofCache, cached
-from verifier.checks.equivalence import Budget
 from verifier.checks.verdict import Outcome
 from verifier.expr import IndexingMap, print_map
 

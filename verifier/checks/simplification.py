@@ -25,8 +25,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from verifier.bridges import isl_sets
+from verifier.checks.budget import Budget
 from verifier.checks.cache import ProofCache, cached
-from verifier.checks.equivalence import Budget, RelationCounterexample, check_equivalence
+from verifier.checks.equivalence import RelationCounterexample, check_equivalence
 from verifier.checks.result import (
     DEFAULT_BUDGET,
     CheckResult,

@@ -29,8 +29,8 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 
+from verifier.checks.budget import Budget
 from verifier.checks.cache import Answer, ProofCache
-from verifier.checks.equivalence import Budget
 from verifier.checks.verdict import Outcome
 from verifier.errors import SourceSpan
 from verifier.gate.finding import NO_SOURCE, Finding

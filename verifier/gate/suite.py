@@ -33,8 +33,8 @@ from functools import cached_property
 
 from verifier.analysis import InstructionError, ModuleMaps, isolated
 from verifier.checks import bitcast, bounds, inverse, overflow, partition, simplification
+from verifier.checks.budget import Budget
 from verifier.checks.cache import ProofCache
-from verifier.checks.equivalence import Budget
 from verifier.checks.result import DEFAULT_BUDGET, CheckResult
 from verifier.errors import UsageError
 from verifier.expr import IndexingMap, Undefined
