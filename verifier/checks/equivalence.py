@@ -13,7 +13,9 @@ Two semantics:
   preserve.  The two maps above differ pointwise at ``d0 = 0, s0 = 0``.
 
 isl decides (a decision procedure, under a budget of operations).  A
-second, independent witness confirms it, as the `CrossCheck` policy says:
+second, independent witness confirms it, as the `CrossCheck` policy of the
+`Budget` says (`verifier.checks.budget`, which states why the default is
+the default):
 
 * ``refutations`` (the default): a ``different`` verdict is confirmed — its
   counterexample re-evaluated by the plain Python evaluator, and the other
@@ -29,9 +31,7 @@ second, independent witness confirms it, as the `CrossCheck` policy says:
 Every witness runs under a small deterministic budget (z3 ``rlimit``); its
 ``unknown`` is a note in the answer, never an error and never a pass on its
 own.  A disagreement is a `SolverError` (a bug in a bridge or a solver),
-never a silent pick.  The default is ``refutations`` because z3 confirming
-an ``equal`` costs 10–40 ms a pair against isl's ~1 ms, and gives up on a
-sixth of the relation pairs anyway (``benchmarks/equivalence.py``).
+never a silent pick.
 
 A counterexample is a point of isl's, made small by a bounded search
 (``Σ|d_i|``, then the symbols).  Both domains empty is ``vacuous``, never
