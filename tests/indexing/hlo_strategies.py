@@ -385,22 +385,15 @@ def ragged_dot(draw: st.DrawFn) -> str:
     batched dot)."""
     lhs, rhs, out, numbers = draw(_dot_configuration())
     lhs_batch, rhs_batch, lhs_contracting, rhs_contracting = numbers
-    ragged_sums: bool = draw(st.booleans())
-    if lhs_contracting and ragged_sums:
-        # A ragged contracting dim: one result per group, before the dot's dims.
-        ragged, groups = draw(st.sampled_from(lhs_contracting)), draw(st.integers(1, 3))
+    # A ragged contracting dim: one result per group, before the dot's dims;
+    # a ragged batch dim: the batched dot, group_sizes unread.
+    mode: str = draw(st.sampled_from(["rows", "contracting", "batch"]))
+    among = {"contracting": lhs_contracting, "batch": lhs_batch}.get(mode, [])
+    if among:
+        ragged, groups = draw(st.sampled_from(among)), draw(st.integers(1, 3))
+        result = [groups, *out] if mode == "contracting" else out
         root = (
-            f"r = {shape('f32', [groups, *out])} ragged-dot(p0, p1, p2), "
-            f"{_dot_attributes(numbers)}, lhs_ragged_dims={{{ragged}}}"
-        )
-        operands = [shape("f32", lhs), shape("f32", rhs), f"s32[{groups}]"]
-        return module([*parameters(operands), root])
-    ragged_batch: bool = draw(st.booleans())
-    if lhs_batch and ragged_batch:
-        # A ragged batch dim: the batched dot, group_sizes unread.
-        ragged, groups = draw(st.sampled_from(lhs_batch)), draw(st.integers(1, 3))
-        root = (
-            f"r = {shape('f32', out)} ragged-dot(p0, p1, p2), "
+            f"r = {shape('f32', result)} ragged-dot(p0, p1, p2), "
             f"{_dot_attributes(numbers)}, lhs_ragged_dims={{{ragged}}}"
         )
         operands = [shape("f32", lhs), shape("f32", rhs), f"s32[{groups}]"]
