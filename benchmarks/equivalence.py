@@ -51,7 +51,6 @@ from pathlib import Path
 import islpy as isl
 import xla_pairs
 
-from verifier.bridges.limits import ISL_OPERATIONS
 from verifier.checks.budget import EQUIV_BUDGET
 from verifier.checks.equivalence import check_equivalence
 from verifier.expr import parse_map
@@ -64,7 +63,8 @@ MAX_PAIR_SECONDS = 2.0
 
 # Without an operation budget the script runs for hours on one different
 # pair in a few hundred (isl's is_equal on projected symbols), so it gets
-# the budget the verifier uses, and counts the pairs it cannot decide.
+# the budget `verifier equiv` uses (`EQUIV_BUDGET`, not the gate's larger
+# one), and counts the pairs it cannot decide.
 _ISLPY_SCRIPT = f"""
 import sys
 import islpy as isl
@@ -73,7 +73,7 @@ context = isl.Context()
 equal = undecided = 0
 for line in open(sys.argv[1]):
     a, b = line.rstrip("\\n").split("\\t")
-    context.set_max_operations({ISL_OPERATIONS})
+    context.set_max_operations({EQUIV_BUDGET.isl_operations})
     context.reset_operations()
     try:
         equal += isl.Map(a, context).is_equal(isl.Map(b, context))
@@ -106,7 +106,7 @@ def _floor(isl_path: Path) -> tuple[float, float]:
         tuple(isl.Map(text, context) for text in line.split("\t"))
         for line in isl_path.read_text().splitlines()
     ]
-    context.set_max_operations(ISL_OPERATIONS)
+    context.set_max_operations(EQUIV_BUDGET.isl_operations)
     cpu, wall = time.process_time(), time.perf_counter()
     for a, b in maps:
         context.reset_operations()
