@@ -11,10 +11,10 @@ from verifier.checks.bitcast import check_bitcast
 from verifier.checks.bounds import check_in_bounds
 from verifier.checks.cache import MemoryCache
 from verifier.checks.inverse import check_inverse
-from verifier.checks.overflow import check_overflow, index_type, subterms
+from verifier.checks.overflow import check_overflow, index_type
 from verifier.checks.simplification import check_simplification
 from verifier.checks.verdict import Outcome
-from verifier.expr.evaluate import evaluate
+from verifier.expr.evaluate import evaluate, subterms
 from verifier.expr.indexing_map import IndexingMap, Undefined
 from verifier.expr.nodes import VarKind, var
 from verifier.expr.parser import parse_map

@@ -19,7 +19,7 @@ the value that does not fit.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 
 from verifier.bridges import isl_sets
 from verifier.checks.budget import Budget
@@ -34,19 +34,11 @@ from verifier.checks.result import (
 )
 from verifier.checks.verdict import Outcome
 from verifier.expr import (
-    Add,
-    CeilDiv,
-    Const,
     Expr,
-    FloorDiv,
     IndexingMap,
     Interval,
-    Max,
-    Min,
-    Mod,
-    Mul,
-    Var,
     interval_of,
+    subterms,
 )
 
 CHECK = "overflow"
@@ -67,22 +59,6 @@ def check_overflow(
     if combined.outcome is Outcome.PROVED:
         return CheckResult(Outcome.PROVED, f"every sub-term fits int{bits}")
     return combined
-
-
-def subterms(expr: Expr) -> Iterator[Expr]:
-    """`expr` and every expression below it (repeats included)."""
-    yield expr
-    match expr:
-        case Const() | Var():
-            return
-        case Add(operands):
-            for operand in operands:
-                yield from subterms(operand)
-        case Mul(operand) | FloorDiv(operand) | CeilDiv(operand) | Mod(operand):
-            yield from subterms(operand)
-        case Min(lhs, rhs) | Max(lhs, rhs):
-            yield from subterms(lhs)
-            yield from subterms(rhs)
 
 
 def _map_fits(

@@ -26,22 +26,18 @@ import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal, assert_never
+from typing import Literal
 
 from verifier.bridges import isl
 from verifier.errors import SolverError, UnsupportedError
 from verifier.expr import (
-    Add,
     CeilDiv,
     Const,
     Expr,
     FloorDiv,
     IndexingMap,
     Interval,
-    Max,
-    Min,
     Mod,
-    Mul,
     Progression,
     StridedBox,
     Var,
@@ -51,6 +47,7 @@ from verifier.expr import (
     interval_of,
     linear_terms,
     substitute,
+    subterms,
     var,
     variables_of,
 )
@@ -233,35 +230,17 @@ SCAN_LIMIT = 10**10
 def _check_scan_size(indexing_map: IndexingMap, points: int) -> None:
     """Raise `SolverError` when isl's count of `points` candidates of
     `indexing_map` would scan past `SCAN_LIMIT` (points times divisions)."""
-    divisions: set[Expr] = set()
-    for expr in (*indexing_map.results, *(e for e, _ in indexing_map.constraints)):
-        _collect_divisions(expr, divisions)
+    divisions = {
+        term
+        for expr in (*indexing_map.results, *(e for e, _ in indexing_map.constraints))
+        for term in subterms(expr)
+        if isinstance(term, FloorDiv | CeilDiv | Mod)
+    }
     if points * len(divisions) > SCAN_LIMIT:
         raise SolverError(
             f"counting {points:.1e} candidate points under {len(divisions)} floordiv/mod "
             f"terms is past isl's counting limit ({SCAN_LIMIT:.0e})"
         )
-
-
-def _collect_divisions(expr: Expr, found: set[Expr]) -> None:
-    """Add the distinct floordiv, ceildiv and mod terms of `expr` to `found`."""
-    match expr:
-        case Const() | Var():
-            return
-        case Add(operands):
-            for operand in operands:
-                _collect_divisions(operand, found)
-        case Mul(operand):
-            _collect_divisions(operand, found)
-        case FloorDiv(operand) | CeilDiv(operand) | Mod(operand):
-            if expr not in found:
-                found.add(expr)
-                _collect_divisions(operand, found)
-        case Min(lhs, rhs) | Max(lhs, rhs):
-            _collect_divisions(lhs, found)
-            _collect_divisions(rhs, found)
-        case _:
-            assert_never(expr)
 
 
 # ---------------------------------------------------------------- strided boxes

@@ -12,6 +12,7 @@ from verifier.expr.evaluate import (
     interval_of,
     point_predicate,
     substitute,
+    subterms,
     variables_of,
 )
 from verifier.expr.indexing_map import (
@@ -136,6 +137,7 @@ __all__ = [
     "range_var",
     "rt_var",
     "substitute",
+    "subterms",
     "var",
     "variables_of",
 ]

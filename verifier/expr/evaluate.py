@@ -12,7 +12,7 @@ Interval(lower=0, upper=99)
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import assert_never
 
 from verifier.expr.interval import Interval
@@ -149,6 +149,38 @@ def variables_of(expr: Expr) -> frozenset[Var]:
             return variables_of(lhs) | variables_of(rhs)
         case _:
             assert_never(expr)
+
+
+def subterms(expr: Expr) -> Iterator[Expr]:
+    """`expr` and every expression below it, each once, in pre-order: a term
+    shared by several parents (nodes are interned) is visited once, so a map
+    whose text unfolds exponentially costs the size of its graph.
+
+    >>> from verifier.expr.nodes import dim
+    >>> [str(t) for t in subterms((dim(0) // 2) * 3 + dim(0) // 2 % 4)]
+    ... # doctest: +NORMALIZE_WHITESPACE
+    ['(d0 floordiv 2) * 3 + (d0 floordiv 2) mod 4', '(d0 floordiv 2) * 3',
+     'd0 floordiv 2', 'd0', '(d0 floordiv 2) mod 4']
+    """
+    seen: set[Expr] = set()
+    pending = [expr]
+    while pending:
+        term = pending.pop()
+        if term in seen:
+            continue
+        seen.add(term)
+        yield term
+        match term:
+            case Const() | Var():
+                pass
+            case Add(operands):
+                pending.extend(reversed(operands))
+            case Mul(operand) | FloorDiv(operand) | CeilDiv(operand) | Mod(operand):
+                pending.append(operand)
+            case Min(lhs, rhs) | Max(lhs, rhs):
+                pending += (rhs, lhs)
+            case _:
+                assert_never(term)
 
 
 def substitute(expr: Expr, replacement: Callable[[Var], Expr]) -> Expr:
