@@ -17,32 +17,22 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import functools
 import io
 import json
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO, TypeVar
+from typing import TYPE_CHECKING, Any, TextIO
 
 from verifier.errors import SolverError, VerifierError
 from verifier.report.printable import printable
 
 if TYPE_CHECKING:
-    from verifier.analysis import InstructionError
     from verifier.checks.budget import Budget
-    from verifier.checks.cache import MemoryCache, ProofCache
     from verifier.gate.finding import Finding
     from verifier.gate.run import InputError
-    from verifier.gate.sqlite_cache import SqliteCache
     from verifier.simplify import SimplificationResult
-
-    # What a worker answers about its share of a module: each finding and
-    # each instruction that could not be checked with its instruction's
-    # position (`module_places`), or why the whole file could not be checked.
-    _Placed = tuple[tuple[tuple[int, Finding], ...], tuple[tuple[int, InputError], ...]]
-    _ShareAnswer = _Placed | InputError
 
 EXIT_OK, EXIT_REFUTED, EXIT_BAD_INPUT, EXIT_UNKNOWN, EXIT_VACUOUS = 0, 1, 2, 3, 4
 EXIT_INTERNAL_ERROR = 70
@@ -282,13 +272,6 @@ def _run_simplify(args: argparse.Namespace, out: TextIO) -> int:
 # ---------------------------------------------------------------- maps
 
 
-def _collect(errors: list[InputError]) -> Callable[[InstructionError], None]:
-    """An `on_error` that keeps each instruction's error as a report entry."""
-    from verifier.gate.run import InputError
-
-    return lambda error: errors.append(InputError.of_instruction(error))
-
-
 def _instructions_exit(errors: Sequence[InputError]) -> int:
     """The exit code of `maps` or `utilization` (every other instruction
     answered): internal error when a bug escaped at some instruction, bad
@@ -328,8 +311,10 @@ def _run_maps(args: argparse.Namespace, out: TextIO) -> int:
         instructions = [i for i in entry.instructions if i.opcode != "parameter"]
     else:
         instructions = [entry.root]
+    from verifier.gate.files import collecting
+
     failed: list[InputError] = []
-    report = module_json(maps, instructions, options, on_error=_collect(failed))
+    report = module_json(maps, instructions, options, on_error=collecting(failed))
     report |= errors_json(failed)
     _emit(report, args.format, render_text, out)
     return _instructions_exit(failed)
@@ -481,299 +466,18 @@ class _Progress:
             print(text, file=self.stream, flush=True)
 
 
-def _hlo_files(
-    paths: Sequence[str], pattern: str | None = None
-) -> tuple[list[Path], list[InputError]]:
-    """The HLO modules named by `paths` (directories searched recursively,
-    sorted: `.hlo` files and `--xla_dump_to` `.txt` modules, or `pattern`'s
-    matches), each once, and an `InputError` per path that names none."""
-    from verifier.errors import SourceSpan
-    from verifier.gate.run import InputError
-    from verifier.hlo import hlo_files_under
-
-    files: dict[Path, None] = {}
-    errors: list[InputError] = []
-    for name in paths:
-        path = Path(name)
-        found = hlo_files_under(path, pattern) if path.is_dir() else [path]
-        if not path.exists():
-            errors.append(InputError(SourceSpan(name, 0, 0), "no such file or directory"))
-        elif not found:
-            wanted = f"no file matching {pattern!r}" if pattern else "no HLO module (.hlo, or .txt)"
-            errors.append(InputError(SourceSpan(name, 0, 0), f"{wanted} under this directory"))
-        files.update(dict.fromkeys(f for f in found if f.is_file()))
-    return list(files), errors
-
-
-def _check_cache(args: argparse.Namespace) -> SqliteCache | MemoryCache:
-    from verifier.checks.cache import MemoryCache
-    from verifier.gate.sqlite_cache import FILE_NAME, CacheMode, SqliteCache, default_cache_dir
-
-    mode = CacheMode(args.cache_mode)
-    if mode is CacheMode.OFF:
-        return MemoryCache()
-    directory = Path(args.cache_dir) if args.cache_dir else default_cache_dir()
-    return SqliteCache(directory / FILE_NAME, mode=mode)
-
-
-def _module_findings(
-    path: Path,
-    cache: ProofCache,
-    checks: Sequence[str],
-    budget: Budget,
-    progress: _Progress | None,
-    errors: list[InputError],
-) -> tuple[Finding, ...]:
-    """The findings of `checks` on the module in `path`: remembered ones when
-    its text is unchanged, else parsed and checked (and remembered when no
-    instruction failed; a failed one is added to `errors`)."""
-    from verifier.gate.findings_cache import module_key, recall, remember
-    from verifier.hlo import decode_hlo, parse_module
-
-    text = decode_hlo(path.read_bytes(), str(path))
-    key = module_key(text, checks, budget)
-    findings = recall(cache, key, str(path))
-    if findings is None:
-        from verifier.gate.suite import run_checks  # the analysis: not for a recalled module
-
-        module = parse_module(text, str(path))
-        report = progress.instructions if progress else None
-        failed: list[InputError] = []
-        findings = tuple(
-            run_checks(
-                module,
-                cache,
-                only=checks,
-                budget=budget,
-                progress=report,
-                on_error=_collect(failed),
-            )
-        )
-        errors += failed
-        if not failed:
-            remember(cache, key, findings)
-        if progress is not None:
-            progress.finish(f"done, {len(findings)} findings")
-    elif progress is not None:
-        progress.finish(f"{len(findings)} findings from the cache (unchanged)")
-    return findings
-
-
-_FileAnswer = tuple[tuple["Finding", ...], tuple["InputError", ...]]
-_T = TypeVar("_T")
-
-
-def _guarded(path: Path, compute: Callable[[], _T]) -> _T | InputError:
-    """`compute()`, or why the file in `path` could not be checked at all
-    (unreadable, not HLO, a bug: the other files still run)."""
-    from verifier.errors import ParseError, SourceSpan
-    from verifier.gate.run import InputError
-
-    try:
-        return compute()
-    except ParseError as error:
-        return InputError(error.span, error.message)
-    except (OSError, VerifierError) as error:
-        return InputError(SourceSpan(str(path), 0, 0), str(error))
-    except Exception as error:  # a bug; the other modules still run
-        message = f"{type(error).__name__}: {error}"
-        return InputError(SourceSpan(str(path), 0, 0), message, internal=True)
-
-
-def _file_findings(
-    path: Path,
-    cache: ProofCache,
-    checks: Sequence[str],
-    budget: Budget,
-    progress: _Progress | None,
-) -> _FileAnswer:
-    """The findings of one file, and what in it could not be checked: the
-    whole file (unreadable, not HLO, a bug) or single instructions."""
-    from verifier.gate.run import InputError
-
-    errors: list[InputError] = []
-    found = _guarded(path, lambda: _module_findings(path, cache, checks, budget, progress, errors))
-    if isinstance(found, InputError):
-        return (), (*errors, found)
-    return found, tuple(errors)
-
-
-# Instructions (about lines) per share of a module checked by several
-# processes: below this, each process's start-up and parse of the whole
-# text cost more than its share of the checks saves.
-_INSTRUCTIONS_PER_SHARE = 1000
-
-
-def _share_findings(
-    path: Path, cache: ProofCache, checks: Sequence[str], budget: Budget, part: int, parts: int
-) -> _Placed:
-    """The findings of share `part` of `parts` (`shares`) of the module in
-    `path`, with their positions; the parent merges the shares and keeps
-    the module's findings cache."""
-    from verifier.gate.suite import run_checks, shares
-    from verifier.hlo import decode_hlo, parse_module
-
-    module = parse_module(decode_hlo(path.read_bytes(), str(path)), str(path))
-    share = sorted(shares(module, parts)[part])
-    found: list[tuple[int, Finding]] = []
-    failed: list[tuple[int, InputError]] = []
-    pending: list[InputError] = []
-    place = iter(share)
-    position = next(place, -1)
-
-    def placed(done: int, total: int) -> None:
-        # Called after each instruction, whose findings were yielded before.
-        nonlocal position
-        failed.extend((position, error) for error in pending)
-        pending.clear()
-        position = next(place, -1)
-
-    for finding in run_checks(
-        module,
-        cache,
-        only=checks,
-        budget=budget,
-        progress=placed,
-        on_error=_collect(pending),
-        places=share,
-    ):
-        found.append((position, finding))
-    return tuple(found), tuple(failed)
-
-
-def _worker_findings(
-    path: Path, args: argparse.Namespace, checks: Sequence[str]
-) -> tuple[_FileAnswer, tuple[str, ...]]:
-    """`_file_findings` in a worker process, with its own connection to the
-    shared proof cache (SQLite in WAL mode: several writers are safe), and
-    what went wrong with the cache (the parent warns)."""
-    cache = _check_cache(args)
-    return _with_closed(cache, lambda: _file_findings(path, cache, checks, _budget(args), None))
-
-
-def _worker_share(
-    path: Path, args: argparse.Namespace, checks: Sequence[str], part: int, parts: int
-) -> tuple[_ShareAnswer, tuple[str, ...]]:
-    """`_share_findings` in a worker process, as `_worker_findings`."""
-    cache = _check_cache(args)
-    share = functools.partial(_share_findings, path, cache, checks, _budget(args), part, parts)
-    return _with_closed(cache, lambda: _guarded(path, share))
-
-
-def _with_closed(
-    cache: SqliteCache | MemoryCache, compute: Callable[[], _T]
-) -> tuple[_T, tuple[str, ...]]:
-    """`compute()`, then `cache` closed, and what went wrong with it."""
-    from verifier.gate.sqlite_cache import SqliteCache
-
-    try:
-        answer = compute()
-    finally:
-        if isinstance(cache, SqliteCache):
-            cache.close()
-    return answer, tuple(cache.problems) if isinstance(cache, SqliteCache) else ()
-
-
-def _parts(path: Path, jobs: int) -> int:
-    """Into how many shares the module in `path` is split for `jobs` processes."""
-    try:
-        lines = path.read_bytes().count(b"\n")
-    except OSError:
-        return 1  # the worker reports it
-    return max(1, min(jobs, lines // _INSTRUCTIONS_PER_SHARE))
-
-
-def _decoded(path: Path) -> str:
-    from verifier.hlo import decode_hlo
-
-    return decode_hlo(path.read_bytes(), str(path))
-
-
-def _merged(answers: Sequence[_ShareAnswer]) -> _FileAnswer:
-    """One module's answer from its shares': the findings and errors in
-    position order, as one process checking the whole module lists them."""
-    from verifier.gate.run import InputError
-
-    placed: list[_Placed] = []
-    for answer in answers:
-        if isinstance(answer, InputError):
-            return (), (answer,)  # every share parses the same text
-        placed.append(answer)
-    found = sorted((pair for found, _ in placed for pair in found), key=lambda p: p[0])
-    failed = sorted((pair for _, failed in placed for pair in failed), key=lambda p: p[0])
-    return tuple(f for _, f in found), tuple(e for _, e in failed)
-
-
-def _parallel_findings(
-    files: Sequence[Path],
-    args: argparse.Namespace,
-    checks: Sequence[str],
-    jobs: int,
-    parts: Sequence[int],
-    progress: _Progress | None,
-    cache: ProofCache,
-) -> Iterator[tuple[_FileAnswer, tuple[str, ...]]]:
-    """Each file's answer (and its workers' cache problems), checked by
-    worker processes, in file order (so the report is the one a single
-    process writes).  A module with more than one of `parts` is split into
-    as many shares of its instructions, one process each (`shares`); this
-    process merges them, and recalls and remembers its findings in
-    `cache`."""
-    import multiprocessing
-    from concurrent.futures import Future, ProcessPoolExecutor
-
-    from verifier.gate.findings_cache import module_key, recall, remember
-
-    budget = _budget(args)
-    context = multiprocessing.get_context("forkserver")
-    with ProcessPoolExecutor(min(jobs, sum(parts)), mp_context=context) as pool:
-        whole: dict[Path, Future[tuple[_FileAnswer, tuple[str, ...]]]] = {}
-        split: dict[Path, tuple[str, list[Future[tuple[_ShareAnswer, tuple[str, ...]]]]]] = {}
-        recalled: dict[Path, tuple[Finding, ...]] = {}
-        for path, count in zip(files, parts, strict=True):
-            text = _guarded(path, functools.partial(_decoded, path))
-            if count == 1 or not isinstance(text, str):
-                whole[path] = pool.submit(_worker_findings, path, args, checks)
-                continue
-            key = module_key(text, checks, budget)
-            remembered = recall(cache, key, str(path))
-            if remembered is not None:
-                recalled[path] = remembered
-                continue
-            split[path] = (
-                key,
-                [
-                    pool.submit(_worker_share, path, args, checks, part, count)
-                    for part in range(count)
-                ],
-            )
-        for number, path in enumerate(files, start=1):
-            if path in whole:
-                answer, problems = whole[path].result()
-            elif path in recalled:
-                answer, problems = (recalled[path], ()), ()
-            else:
-                key, futures = split[path]
-                results = [future.result() for future in futures]
-                answer = _merged([share for share, _ in results])
-                problems = tuple(p for _, share_problems in results for p in share_problems)
-                if not answer[1]:
-                    remember(cache, key, answer[0])
-            if progress is not None:
-                progress.start(number, path)
-                found, failed = answer
-                # The errors themselves are in the report.
-                progress.finish(
-                    f"{len(found)} findings" + (f", {len(failed)} not checked" if failed else "")
-                )
-            yield answer, problems
-
-
 def _run_check(args: argparse.Namespace, out: TextIO) -> int:
     from verifier.errors import UsageError
     from verifier.gate.catalog import CHECKS, INFORMATIONAL_CHECKS
+    from verifier.gate.files import (
+        CacheSetting,
+        file_findings,
+        hlo_files,
+        parallel_findings,
+        shares_for,
+    )
     from verifier.gate.run import GateRun
-    from verifier.gate.sqlite_cache import SqliteCache
+    from verifier.gate.sqlite_cache import CacheMode, SqliteCache
     from verifier.report.gate_text import gate_text
     from verifier.report.json_text import indented
 
@@ -792,31 +496,34 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
             f"--summary prints the text summary: write the --format {args.format} "
             "report with --output FILE"
         )
-    files, errors = _hlo_files(args.paths, args.glob)
+    files, errors = hlo_files(args.paths, args.glob)
     show_progress = sys.stderr.isatty() if args.progress is None else args.progress
     progress = _Progress(sys.stderr, len(files)) if show_progress else None
     findings: list[Finding] = []
     jobs = (os.cpu_count() or 1) if args.jobs is None else args.jobs
     if jobs < 1:
         raise UsageError(f"--jobs {jobs}: give a positive number of worker processes")
-    parts = [_parts(path, jobs) for path in files] if jobs > 1 else [1] * len(files)
+    parts = [shares_for(path, jobs) for path in files] if jobs > 1 else [1] * len(files)
     parallel = jobs > 1 and sum(parts) > 1
-    cache = _check_cache(args)
+    setting = CacheSetting(
+        CacheMode(args.cache_mode), Path(args.cache_dir) if args.cache_dir else None
+    )
+    cache = setting.open()
+    budget = _budget(args)
     problems: dict[str, None] = {}
     try:
         if parallel:
-            for (found, failed), worker_problems in _parallel_findings(
-                files, args, checks, jobs, parts, progress, cache
+            for (found, failed), worker_problems in parallel_findings(
+                files, setting, budget, checks, jobs, parts, progress, cache
             ):
                 problems.update(dict.fromkeys(worker_problems))
                 findings += found
                 errors += failed
         else:
-            budget = _budget(args)
             for number, path in enumerate(files, start=1):
                 if progress is not None:
                     progress.start(number, path)
-                found, failed = _file_findings(path, cache, checks, budget, progress)
+                found, failed = file_findings(path, cache, checks, budget, progress)
                 findings += found
                 errors += failed
     finally:
@@ -879,8 +586,10 @@ def _run_utilization(args: argparse.Namespace, out: TextIO) -> int:
                 f"{args.file}: no instruction '{args.instruction}' in the entry computation"
             )
         instructions = [module.entry.instruction(args.instruction)]
+    from verifier.gate.files import collecting
+
     failed: list[InputError] = []
-    results = module_utilization(ModuleMaps(module), instructions, on_error=_collect(failed))
+    results = module_utilization(ModuleMaps(module), instructions, on_error=collecting(failed))
     report = module_json(module.name, results) | errors_json(failed)
     _emit(report, args.format, render_text, out)
     return _instructions_exit(failed)
@@ -908,7 +617,9 @@ def _run_corpus(args: argparse.Namespace, out: TextIO) -> int:
         from verifier.corpus.run import CorpusOptions, run_corpus
     except ImportError as error:
         raise _needs_research_extra("corpus", error) from None
-    files, errors = _hlo_files(args.paths)
+    from verifier.gate.files import hlo_files
+
+    files, errors = hlo_files(args.paths)
     if errors:
         raise UsageError("; ".join(str(e) for e in errors))
     if args.jobs < 1 or args.timeout <= 0:

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from verifier import cli
 from verifier.cli import main
+from verifier.gate import files
 
 EXAMPLES = Path(__file__).parents[2] / "examples"
 
@@ -70,8 +70,8 @@ def test_shares_of_one_module_write_the_report_of_one_process(
     arguments = ["check", "--no-cache", "--format", "json", str(path)]
     one = io.StringIO()
     code = main([*arguments, "--jobs", "1"], one)
-    monkeypatch.setattr(cli, "_INSTRUCTIONS_PER_SHARE", 2)
-    assert cli._parts(path, 2) == 2
+    monkeypatch.setattr(files, "_INSTRUCTIONS_PER_SHARE", 2)
+    assert files.shares_for(path, 2) == 2
     split = io.StringIO()
     assert main([*arguments, "--jobs", "2"], split) == code
     assert split.getvalue() == one.getvalue()
@@ -83,7 +83,7 @@ def test_a_split_module_is_remembered_whole_and_recalled_by_the_parent(
     path = str(EXAMPLES / "fusion" / "spec_cases.hlo")
     expected = io.StringIO()
     main(["check", "--no-cache", "--jobs", "1", "--format", "json", path], expected)
-    monkeypatch.setattr(cli, "_INSTRUCTIONS_PER_SHARE", 2)
+    monkeypatch.setattr(files, "_INSTRUCTIONS_PER_SHARE", 2)
     arguments = ["check", "--cache-dir", str(tmp_path / "cache"), "--format", "json", path]
     split = io.StringIO()
     main([*arguments, "--jobs", "2"], split)

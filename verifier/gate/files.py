@@ -1,0 +1,340 @@
+"""The gate over files: which files a run checks, and each one's findings
+and errors — in this process, or in worker processes, a module of more than
+`_INSTRUCTIONS_PER_SHARE` lines split into shares of its instructions, with
+the report the same as one process writes.
+
+A module whose text, checks and budget the findings cache knows is
+answered from it without parsing (`findings_cache`); a module checked with
+no instruction failing is remembered there.  What went wrong with the
+proof cache is returned as warnings: the cache never decides (#14).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol, TypeVar
+
+from verifier.errors import VerifierError
+from verifier.gate.run import InputError
+
+if TYPE_CHECKING:
+    from verifier.analysis import InstructionError
+    from verifier.checks.budget import Budget
+    from verifier.checks.cache import MemoryCache, ProofCache
+    from verifier.gate.finding import Finding
+    from verifier.gate.sqlite_cache import CacheMode, SqliteCache
+
+    # What a worker answers about its share of a module: each finding and
+    # each instruction that could not be checked with its instruction's
+    # position (`module_places`), or why the whole file could not be checked.
+    _Placed = tuple[tuple[tuple[int, Finding], ...], tuple[tuple[int, InputError], ...]]
+    _ShareAnswer = _Placed | InputError
+
+FileAnswer = tuple[tuple["Finding", ...], tuple[InputError, ...]]
+"""A file's findings, and what in it could not be checked."""
+
+_T = TypeVar("_T")
+
+
+class Progress(Protocol):
+    """Where a run reports how far it is (the command line prints it)."""
+
+    def start(self, number: int, path: Path) -> None: ...
+
+    def instructions(self, done: int, total: int) -> None: ...
+
+    def finish(self, outcome: str) -> None: ...
+
+
+@dataclass(frozen=True)
+class CacheSetting:
+    """How a run, and each of its worker processes, opens the proof cache:
+    `mode` (``read``, ``write`` or ``off``) and its `directory` (None: the
+    default one)."""
+
+    mode: CacheMode
+    directory: Path | None = None
+
+    def open(self) -> SqliteCache | MemoryCache:
+        from verifier.checks.cache import MemoryCache
+        from verifier.gate.sqlite_cache import FILE_NAME, CacheMode, SqliteCache, default_cache_dir
+
+        if self.mode is CacheMode.OFF:
+            return MemoryCache()
+        directory = self.directory or default_cache_dir()
+        return SqliteCache(directory / FILE_NAME, mode=self.mode)
+
+
+def collecting(errors: list[InputError]) -> Callable[[InstructionError], None]:
+    """An `on_error` that keeps each instruction's error as a report entry."""
+    return lambda error: errors.append(InputError.of_instruction(error))
+
+
+def hlo_files(
+    paths: Sequence[str], pattern: str | None = None
+) -> tuple[list[Path], list[InputError]]:
+    """The HLO modules named by `paths` (directories searched recursively,
+    sorted: `.hlo` files and `--xla_dump_to` `.txt` modules, or `pattern`'s
+    matches), each once, and an `InputError` per path that names none."""
+    from verifier.errors import SourceSpan
+    from verifier.hlo import hlo_files_under
+
+    files: dict[Path, None] = {}
+    errors: list[InputError] = []
+    for name in paths:
+        path = Path(name)
+        found = hlo_files_under(path, pattern) if path.is_dir() else [path]
+        if not path.exists():
+            errors.append(InputError(SourceSpan(name, 0, 0), "no such file or directory"))
+        elif not found:
+            wanted = f"no file matching {pattern!r}" if pattern else "no HLO module (.hlo, or .txt)"
+            errors.append(InputError(SourceSpan(name, 0, 0), f"{wanted} under this directory"))
+        files.update(dict.fromkeys(f for f in found if f.is_file()))
+    return list(files), errors
+
+
+def _module_findings(
+    path: Path,
+    cache: ProofCache,
+    checks: Sequence[str],
+    budget: Budget,
+    progress: Progress | None,
+    errors: list[InputError],
+) -> tuple[Finding, ...]:
+    """The findings of `checks` on the module in `path`: remembered ones when
+    its text is unchanged, else parsed and checked (and remembered when no
+    instruction failed; a failed one is added to `errors`)."""
+    from verifier.gate.findings_cache import module_key, recall, remember
+    from verifier.hlo import decode_hlo, parse_module
+
+    text = decode_hlo(path.read_bytes(), str(path))
+    key = module_key(text, checks, budget)
+    findings = recall(cache, key, str(path))
+    if findings is None:
+        from verifier.gate.suite import run_checks  # the analysis: not for a recalled module
+
+        module = parse_module(text, str(path))
+        report = progress.instructions if progress else None
+        failed: list[InputError] = []
+        findings = tuple(
+            run_checks(
+                module,
+                cache,
+                only=checks,
+                budget=budget,
+                progress=report,
+                on_error=collecting(failed),
+            )
+        )
+        errors += failed
+        if not failed:
+            remember(cache, key, findings)
+        if progress is not None:
+            progress.finish(f"done, {len(findings)} findings")
+    elif progress is not None:
+        progress.finish(f"{len(findings)} findings from the cache (unchanged)")
+    return findings
+
+
+def _guarded(path: Path, compute: Callable[[], _T]) -> _T | InputError:
+    """`compute()`, or why the file in `path` could not be checked at all
+    (unreadable, not HLO, a bug: the other files still run)."""
+    from verifier.errors import ParseError, SourceSpan
+
+    try:
+        return compute()
+    except ParseError as error:
+        return InputError(error.span, error.message)
+    except (OSError, VerifierError) as error:
+        return InputError(SourceSpan(str(path), 0, 0), str(error))
+    except Exception as error:  # a bug; the other modules still run
+        message = f"{type(error).__name__}: {error}"
+        return InputError(SourceSpan(str(path), 0, 0), message, internal=True)
+
+
+def file_findings(
+    path: Path,
+    cache: ProofCache,
+    checks: Sequence[str],
+    budget: Budget,
+    progress: Progress | None,
+) -> FileAnswer:
+    """The findings of one file, and what in it could not be checked: the
+    whole file (unreadable, not HLO, a bug) or single instructions."""
+    errors: list[InputError] = []
+    found = _guarded(path, lambda: _module_findings(path, cache, checks, budget, progress, errors))
+    if isinstance(found, InputError):
+        return (), (*errors, found)
+    return found, tuple(errors)
+
+
+# Instructions (about lines) per share of a module checked by several
+# processes: below this, each process's start-up and parse of the whole
+# text cost more than its share of the checks saves.
+_INSTRUCTIONS_PER_SHARE = 1000
+
+
+def _share_findings(
+    path: Path, cache: ProofCache, checks: Sequence[str], budget: Budget, part: int, parts: int
+) -> _Placed:
+    """The findings of share `part` of `parts` (`shares`) of the module in
+    `path`, with their positions; the parent merges the shares and keeps
+    the module's findings cache."""
+    from verifier.gate.suite import run_checks, shares
+    from verifier.hlo import decode_hlo, parse_module
+
+    module = parse_module(decode_hlo(path.read_bytes(), str(path)), str(path))
+    share = sorted(shares(module, parts)[part])
+    found: list[tuple[int, Finding]] = []
+    failed: list[tuple[int, InputError]] = []
+    pending: list[InputError] = []
+    place = iter(share)
+    position = next(place, -1)
+
+    def placed(done: int, total: int) -> None:
+        # Called after each instruction, whose findings were yielded before.
+        nonlocal position
+        failed.extend((position, error) for error in pending)
+        pending.clear()
+        position = next(place, -1)
+
+    for finding in run_checks(
+        module,
+        cache,
+        only=checks,
+        budget=budget,
+        progress=placed,
+        on_error=collecting(pending),
+        places=share,
+    ):
+        found.append((position, finding))
+    return tuple(found), tuple(failed)
+
+
+def _worker_findings(
+    path: Path, setting: CacheSetting, budget: Budget, checks: Sequence[str]
+) -> tuple[FileAnswer, tuple[str, ...]]:
+    """`file_findings` in a worker process, with its own connection to the
+    shared proof cache (SQLite in WAL mode: several writers are safe), and
+    what went wrong with the cache (the parent warns)."""
+    cache = setting.open()
+    return _with_closed(cache, lambda: file_findings(path, cache, checks, budget, None))
+
+
+def _worker_share(
+    path: Path, setting: CacheSetting, budget: Budget, checks: Sequence[str], part: int, parts: int
+) -> tuple[_ShareAnswer, tuple[str, ...]]:
+    """`_share_findings` in a worker process, as `_worker_findings`."""
+    cache = setting.open()
+    share = functools.partial(_share_findings, path, cache, checks, budget, part, parts)
+    return _with_closed(cache, lambda: _guarded(path, share))
+
+
+def _with_closed(
+    cache: SqliteCache | MemoryCache, compute: Callable[[], _T]
+) -> tuple[_T, tuple[str, ...]]:
+    """`compute()`, then `cache` closed, and what went wrong with it."""
+    from verifier.gate.sqlite_cache import SqliteCache
+
+    try:
+        answer = compute()
+    finally:
+        if isinstance(cache, SqliteCache):
+            cache.close()
+    return answer, tuple(cache.problems) if isinstance(cache, SqliteCache) else ()
+
+
+def shares_for(path: Path, jobs: int) -> int:
+    """Into how many shares the module in `path` is split for `jobs` processes."""
+    try:
+        lines = path.read_bytes().count(b"\n")
+    except OSError:
+        return 1  # the worker reports it
+    return max(1, min(jobs, lines // _INSTRUCTIONS_PER_SHARE))
+
+
+def _decoded(path: Path) -> str:
+    from verifier.hlo import decode_hlo
+
+    return decode_hlo(path.read_bytes(), str(path))
+
+
+def _merged(answers: Sequence[_ShareAnswer]) -> FileAnswer:
+    """One module's answer from its shares': the findings and errors in
+    position order, as one process checking the whole module lists them."""
+    placed: list[_Placed] = []
+    for answer in answers:
+        if isinstance(answer, InputError):
+            return (), (answer,)  # every share parses the same text
+        placed.append(answer)
+    found = sorted((pair for found, _ in placed for pair in found), key=lambda p: p[0])
+    failed = sorted((pair for _, failed in placed for pair in failed), key=lambda p: p[0])
+    return tuple(f for _, f in found), tuple(e for _, e in failed)
+
+
+def parallel_findings(
+    files: Sequence[Path],
+    setting: CacheSetting,
+    budget: Budget,
+    checks: Sequence[str],
+    jobs: int,
+    parts: Sequence[int],
+    progress: Progress | None,
+    cache: ProofCache,
+) -> Iterator[tuple[FileAnswer, tuple[str, ...]]]:
+    """Each file's answer (and its workers' cache problems), checked by
+    worker processes, in file order (so the report is the one a single
+    process writes).  A module with more than one of `parts` is split into
+    as many shares of its instructions, one process each (`shares`); this
+    process merges them, and recalls and remembers its findings in
+    `cache`."""
+    import multiprocessing
+    from concurrent.futures import Future, ProcessPoolExecutor
+
+    from verifier.gate.findings_cache import module_key, recall, remember
+
+    context = multiprocessing.get_context("forkserver")
+    with ProcessPoolExecutor(min(jobs, sum(parts)), mp_context=context) as pool:
+        whole: dict[Path, Future[tuple[FileAnswer, tuple[str, ...]]]] = {}
+        split: dict[Path, tuple[str, list[Future[tuple[_ShareAnswer, tuple[str, ...]]]]]] = {}
+        recalled: dict[Path, tuple[Finding, ...]] = {}
+        for path, count in zip(files, parts, strict=True):
+            text = _guarded(path, functools.partial(_decoded, path))
+            if count == 1 or not isinstance(text, str):
+                whole[path] = pool.submit(_worker_findings, path, setting, budget, checks)
+                continue
+            key = module_key(text, checks, budget)
+            remembered = recall(cache, key, str(path))
+            if remembered is not None:
+                recalled[path] = remembered
+                continue
+            split[path] = (
+                key,
+                [
+                    pool.submit(_worker_share, path, setting, budget, checks, part, count)
+                    for part in range(count)
+                ],
+            )
+        for number, path in enumerate(files, start=1):
+            if path in whole:
+                answer, problems = whole[path].result()
+            elif path in recalled:
+                answer, problems = (recalled[path], ()), ()
+            else:
+                key, futures = split[path]
+                results = [future.result() for future in futures]
+                answer = _merged([share for share, _ in results])
+                problems = tuple(p for _, share_problems in results for p in share_problems)
+                if not answer[1]:
+                    remember(cache, key, answer[0])
+            if progress is not None:
+                progress.start(number, path)
+                found, failed = answer
+                # The errors themselves are in the report.
+                progress.finish(
+                    f"{len(found)} findings" + (f", {len(failed)} not checked" if failed else "")
+                )
+            yield answer, problems
