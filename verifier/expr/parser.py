@@ -29,12 +29,19 @@ and parsing take time linear in the length of the text.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Generic, NamedTuple, Protocol, TypeVar
+from typing import Generic, Protocol, TypeVar
 
-from verifier.errors import InvalidMapError, NotQuasiAffineError, ParseError, span_at
+from verifier.errors import (
+    InvalidMapError,
+    NotQuasiAffineError,
+    ParseError,
+    SourceSpan,
+    span_at,
+)
 from verifier.expr.indexing_map import IndexingMap, Undefined, Variable
 from verifier.expr.interval import Interval
 from verifier.expr.nodes import (
@@ -58,42 +65,34 @@ from verifier.expr.syntax import (
     apply_operator,
 )
 
-# One alternative per token kind after optional blanks; `error` catches any
-# other character, so consecutive matches cover the text.  The scan stops
-# at the last non-blank character: a `\s*` prefix that could meet the end
-# would be rescanned from every start position of a trailing run of blanks,
-# which is quadratic, while before a non-blank character it always matches.
-_TOKEN = re.compile(
-    r"\s*(?:(?P<int>[0-9]+)|(?P<ident>[A-Za-z_][A-Za-z0-9_]*)"
-    r"|(?P<punct>->|[()\[\]{},:+\-*/])|(?P<error>.))",
-    re.DOTALL,
-)
+# A token is an integer, an identifier, ``->`` or one character; blanks
+# between tokens are skipped.  `findall` gives the tokens as strings, the
+# one object per token that the parser needs; where a token starts is only
+# needed for an error message, and is found then (`_Parser.offset`).  A
+# character that no token may hold is found first, by one search.  Both
+# scans are linear in the length of the text.
+_TOKEN = re.compile(r"[0-9]+|[A-Za-z_][A-Za-z0-9_]*|->|\S")
+# ">" is valid only after "-", and then always read as "->" ("-" is a token
+# of its own or starts "->"; no other token holds a "-").
+_INVALID = re.compile(r"[^\sA-Za-z0-9_()\[\]{},:+\-*/>]|(?<!-)>")
+_DIGITS = frozenset("0123456789")
+_IDENTIFIER_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
+_END = ""  # the token after the last one
 INT64_MAX = 2**63 - 1
+_INT64_DIGITS = len(str(INT64_MAX))
 MAX_NESTING = 100
 """How deep an expression may nest (operators and parentheses): far beyond
 any map XLA prints, far below Python's recursion limit for the passes that
 walk an expression."""
-_MULTIPLICATIVE = {"*", "/", "floordiv", "floorDiv", "ceildiv", "ceilDiv", "mod"}
 
 
-class _Token(NamedTuple):
-    # A named tuple, not a dataclass: a map has dozens of tokens and
-    # tokenizing is on the hot path of batch equivalence checks.
-    kind: str  # "int", "ident", "punct", "end"
-    text: str
-    offset: int
-
-
-def _tokenize(text: str, filename: str) -> list[_Token]:
-    tokens: list[_Token] = []
-    for match in _TOKEN.finditer(text, 0, len(text.rstrip())):
-        kind = match.lastgroup
-        assert kind is not None
-        offset = match.start(kind)
-        if kind == "error":
-            raise ParseError(_unexpected(text[offset]), span_at(text, offset, filename))
-        tokens.append(_Token(kind, match.group(kind), offset))
-    tokens.append(_Token("end", "", len(text)))
+def _tokenize(text: str, filename: str) -> list[str]:
+    invalid = _INVALID.search(text)
+    if invalid is not None:
+        offset = invalid.start()
+        raise ParseError(_unexpected(text[offset]), span_at(text, offset, filename))
+    tokens: list[str] = _TOKEN.findall(text)
+    tokens.append(_END)
     return tokens
 
 
@@ -185,10 +184,13 @@ class _MapParts(Generic[T]):
     rt_vars: list[Interval]
     results: list[T]
     constraints: list[tuple[T, Interval]]
-    offset: int  # where the map starts, for errors about the whole map
 
 
 class _Parser(Generic[T]):
+    """Recursive descent over the tokens; a token is named by its position
+    in `tokens` (its text is ``tokens[position]``, where it starts is
+    `offset`)."""
+
     def __init__(self, text: str, filename: str, builder: _Builder[T]) -> None:
         self.text = text
         self.filename = filename
@@ -200,51 +202,57 @@ class _Parser(Generic[T]):
 
     # ------------------------------------------------------------- primitives
 
-    @property
-    def peek(self) -> _Token:
-        return self.tokens[self.position]
+    def offset(self, position: int) -> int:
+        """Where token `position` starts in the text (the end token: at the
+        end); found again by the tokenizer's scan, as only errors ask."""
+        if position >= len(self.tokens) - 1:
+            return len(self.text)
+        return next(itertools.islice(_TOKEN.finditer(self.text), position, None)).start()
 
-    def error(self, expected: str, token: _Token | None = None) -> ParseError:
-        token = token or self.peek
-        found = "end of input" if token.kind == "end" else repr(token.text)
-        return ParseError(
-            f"expected {expected}, found {found}", span_at(self.text, token.offset, self.filename)
-        )
+    def span(self, position: int) -> SourceSpan:
+        return span_at(self.text, self.offset(position), self.filename)
+
+    def error(self, expected: str, position: int | None = None) -> ParseError:
+        position = self.position if position is None else position
+        token = self.tokens[position]
+        found = "end of input" if token == _END else repr(token)
+        return ParseError(f"expected {expected}, found {found}", self.span(position))
 
     def accept(self, text: str) -> bool:
-        # `text` is never empty, so the end token ("") never matches.
-        if self.tokens[self.position].text == text:
+        # `text` is never empty, so the end token never matches.
+        if self.tokens[self.position] == text:
             self.position += 1
             return True
         return False
 
-    def expect(self, text: str) -> _Token:
-        token = self.peek
+    def expect(self, text: str) -> None:
         if not self.accept(text):
             raise self.error(f"'{text}'")
-        return token
 
     def integer(self) -> int:
         negative = self.accept("-")
-        token = self.peek
-        if token.kind != "int":
+        position = self.position
+        if self.tokens[position][:1] not in _DIGITS:
             raise self.error("an integer")
         self.position += 1
-        return -self.int64(token, negative=True) if negative else self.int64(token)
+        return -self.int64(position, negative=True) if negative else self.int64(position)
 
-    def int64(self, token: _Token, *, negative: bool = False) -> int:
-        """The value of an integer literal, which must fit in int64 (its
-        magnitude up to 2**63 after a minus sign)."""
+    def int64(self, position: int, *, negative: bool = False) -> int:
+        """The value of the integer literal at `position`, which must fit in
+        int64 (its magnitude up to 2**63 after a minus sign)."""
         # Digits are counted before `int` converts them: converting
         # thousands of digits is quadratic, and past 4300 a ValueError.
-        digits = token.text.lstrip("0") or "0"
+        text = self.tokens[position]
+        if len(text) < _INT64_DIGITS:  # below 10**18: fits
+            return int(text)
+        digits = text.lstrip("0") or "0"
         limit = INT64_MAX + 1 if negative else INT64_MAX
-        if len(digits) > len(str(limit)) or int(digits) > limit:
-            shown = token.text if len(token.text) <= 30 else f"{token.text[:20]}…"
+        if len(digits) > _INT64_DIGITS or int(digits) > limit:
+            shown = text if len(text) <= 30 else f"{text[:20]}…"
             raise ParseError(
-                f"integer {shown} ({len(token.text)} digits) does not fit in int64 "
+                f"integer {shown} ({len(text)} digits) does not fit in int64 "
                 f"(XLA's indices are int64: from {-INT64_MAX - 1} to {INT64_MAX})",
-                span_at(self.text, token.offset, self.filename),
+                self.span(position),
             )
         return int(digits)
 
@@ -255,11 +263,10 @@ class _Parser(Generic[T]):
     # every expression built, whatever mix of parentheses, operators and
     # min/max made it.
 
-    def nested(self, depth: int, token: _Token) -> int:
+    def nested(self, depth: int, position: int) -> int:
         if depth > MAX_NESTING:
             raise ParseError(
-                f"expression nested deeper than {MAX_NESTING} levels",
-                span_at(self.text, token.offset, self.filename),
+                f"expression nested deeper than {MAX_NESTING} levels", self.span(position)
             )
         return depth
 
@@ -267,42 +274,42 @@ class _Parser(Generic[T]):
         return self.sum()[0]
 
     def sum(self) -> tuple[T, int]:
-        first = self.peek
+        first = self.position
         summand, depth = self.term()
+        tokens = self.tokens
         rest: list[tuple[bool, T]] = []
-        while self.peek.kind == "punct" and self.peek.text in ("+", "-"):
-            negate = self.peek.text == "-"
+        while (token := tokens[self.position]) in ("+", "-"):
             self.position += 1
             term, term_depth = self.term()
-            rest.append((negate, term))
+            rest.append((token == "-", term))
             depth = max(depth, term_depth)
         if not rest:
             return summand, depth
         return self.build.sum(summand, rest), self.nested(depth + 1, first)
 
     def term(self) -> tuple[T, int]:
-        result, depth = self.unary()
-        while self.peek.kind in ("punct", "ident") and self.peek.text in _MULTIPLICATIVE:
-            op = self.peek
+        tokens = self.tokens
+        # `unary` only when a minus sign starts the operand (one call less per operand).
+        result, depth = self.unary() if tokens[self.position] == "-" else self.primary()
+        while (token := tokens[self.position]) in _OPERATORS:
+            position = self.position
             self.position += 1
-            rhs, rhs_depth = self.unary()
-            result = self.combine(op, _OPERATORS[op.text], result, rhs)
-            depth = self.nested(max(depth, rhs_depth) + 1, op)
+            rhs, rhs_depth = self.unary() if tokens[self.position] == "-" else self.primary()
+            result = self.combine(position, _OPERATORS[token], result, rhs)
+            depth = self.nested(max(depth, rhs_depth) + 1, position)
         return result, depth
 
-    def combine(self, token: _Token, op: BinaryOp, lhs: T, rhs: T) -> T:
-        """``lhs op rhs``; a non-quasi-affine result is an error at `token`."""
+    def combine(self, position: int, op: BinaryOp, lhs: T, rhs: T) -> T:
+        """``lhs op rhs``; a non-quasi-affine result is an error at token `position`."""
         try:
             return self.build.binary(op, lhs, rhs)
         except NotQuasiAffineError as error:
-            raise ParseError(
-                f"not quasi-affine: {error}", span_at(self.text, token.offset, self.filename)
-            ) from None
+            raise ParseError(f"not quasi-affine: {error}", self.span(position)) from None
 
     def unary(self) -> tuple[T, int]:
         # A loop, not recursion: a run of minus signs costs no stack (an even
         # run is no negation, in the typed tree too).
-        first = self.peek
+        first = self.position
         negations = 0
         while self.accept("-"):
             negations += 1
@@ -312,61 +319,63 @@ class _Parser(Generic[T]):
         return self.build.negate(operand), self.nested(depth + 1, first)
 
     def primary(self) -> tuple[T, int]:
-        token = self.peek
-        if token.kind == "int":
+        position = self.position
+        token = self.tokens[position]
+        first = token[:1]
+        if first in _DIGITS:
             self.position += 1
-            return self.build.integer(self.int64(token)), 1
-        if self.accept("("):
-            self.nesting(token)
-            inner = self.sum()
-            self.open_groups -= 1
-            self.expect(")")
-            return inner
-        if token.kind == "ident":
-            if token.text in ("min", "max"):
+            return self.build.integer(self.int64(position)), 1
+        if first in _IDENTIFIER_START:
+            if token in ("min", "max"):
                 self.position += 1
                 self.expect("(")
-                self.nesting(token)
+                self.nesting(position)
                 lhs, lhs_depth = self.sum()
                 self.expect(",")
                 rhs, rhs_depth = self.sum()
                 self.open_groups -= 1
                 self.expect(")")
-                combined = self.build.binary("min" if token.text == "min" else "max", lhs, rhs)
-                return combined, self.nested(max(lhs_depth, rhs_depth) + 1, token)
-            variable = self.names.get(token.text)
+                combined = self.build.binary("min" if token == "min" else "max", lhs, rhs)
+                return combined, self.nested(max(lhs_depth, rhs_depth) + 1, position)
+            variable = self.names.get(token)
             if variable is None:
                 raise ParseError(
-                    f"unknown variable '{token.text}' (declared: {', '.join(self.names) or 'none'})",
-                    span_at(self.text, token.offset, self.filename),
+                    f"unknown variable '{token}' (declared: {', '.join(self.names) or 'none'})",
+                    self.span(position),
                 )
             self.position += 1
             return self.build.variable(variable), 1
+        if token == "(":
+            self.position += 1
+            self.nesting(position)
+            inner = self.sum()
+            self.open_groups -= 1
+            self.expect(")")
+            return inner
         raise self.error("an integer, a variable, '(', 'min' or 'max'")
 
-    def nesting(self, token: _Token) -> None:
+    def nesting(self, position: int) -> None:
         """Enter a parenthesised group; the parser's own recursion is bounded
         by the groups open, even where the depth of the result is not (as
         in ``((((d0))))``)."""
         self.open_groups += 1
-        self.nested(self.open_groups, token)
+        self.nested(self.open_groups, position)
 
     # ------------------------------------------------------------- maps
 
-    def identifiers(self, close: str) -> list[_Token]:
-        names: list[_Token] = []
+    def identifiers(self, close: str) -> list[int]:
+        """The positions of the names declared up to `close`."""
+        names: list[int] = []
         if self.accept(close):
             return names
         while True:
-            token = self.peek
-            if token.kind != "ident":
+            position = self.position
+            token = self.tokens[position]
+            if token[:1] not in _IDENTIFIER_START:
                 raise self.error("a variable name")
-            if token.text in self.names or any(t.text == token.text for t in names):
-                raise ParseError(
-                    f"variable '{token.text}' declared twice",
-                    span_at(self.text, token.offset, self.filename),
-                )
-            names.append(token)
+            if token in self.names or any(self.tokens[p] == token for p in names):
+                raise ParseError(f"variable '{token}' declared twice", self.span(position))
+            names.append(position)
             self.position += 1
             if self.accept(close):
                 return names
@@ -387,11 +396,11 @@ class _Parser(Generic[T]):
         if self.accept("KNOWN"):
             self.expect("EMPTY")
             return None
-        start = self.expect("(")
+        self.expect("(")
         dims = self.identifiers(")")
         self.declare(dims, dim)
-        range_names: list[_Token] = []
-        rt_names: list[_Token] = []
+        range_names: list[int] = []
+        rt_names: list[int] = []
         if self.accept("["):
             range_names = self.identifiers("]")
             self.declare(range_names, range_var)
@@ -415,31 +424,25 @@ class _Parser(Generic[T]):
                 self.expect("domain")
                 self.expect(":")
                 self.domain_items(bounds, constraints)
-        end = self.peek
-        if end.kind != "end":
+        if self.tokens[self.position] != _END:
             raise self.error("end of map")
-        for token in dims + range_names + rt_names:
-            if self.names[token.text] not in bounds:
+        for position in dims + range_names + rt_names:
+            if self.names[self.tokens[position]] not in bounds:
                 raise ParseError(
-                    f"no bound for variable '{token.text}' in the domain",
-                    span_at(self.text, token.offset, self.filename),
+                    f"no bound for variable '{self.tokens[position]}' in the domain",
+                    self.span(position),
                 )
 
-        def variables(tokens: list[_Token]) -> list[Interval]:
-            return [bounds[self.names[t.text]] for t in tokens]
+        def variables(positions: list[int]) -> list[Interval]:
+            return [bounds[self.names[self.tokens[p]]] for p in positions]
 
         return _MapParts(
-            variables(dims),
-            variables(range_names),
-            variables(rt_names),
-            results,
-            constraints,
-            start.offset,
+            variables(dims), variables(range_names), variables(rt_names), results, constraints
         )
 
-    def declare(self, tokens: list[_Token], make: Callable[[int], Var]) -> None:
-        for index, token in enumerate(tokens):
-            self.names[token.text] = make(index)
+    def declare(self, positions: list[int], make: Callable[[int], Var]) -> None:
+        for index, position in enumerate(positions):
+            self.names[self.tokens[position]] = make(index)
 
     def domain_items(
         self, bounds: dict[Var, Interval], constraints: list[tuple[T, Interval]]
@@ -472,7 +475,8 @@ def known_empty_map() -> IndexingMap:
 
 def parse_map_or_undefined(text: str, filename: str = "<map>") -> IndexingMap | Undefined:
     """An indexing map, or `Undefined` for the text ``UNDEFINED``."""
-    parts = _Parser(text, filename, _CanonicalBuilder()).map_parts()
+    parser = _Parser(text, filename, _CanonicalBuilder())
+    parts = parser.map_parts()
     if parts is None:
         return known_empty_map()
     if isinstance(parts, Undefined):
@@ -486,7 +490,7 @@ def parse_map_or_undefined(text: str, filename: str = "<map>") -> IndexingMap | 
             constraints=parts.constraints,
         )
     except InvalidMapError as error:
-        raise ParseError(str(error), span_at(text, parts.offset, filename)) from None
+        raise ParseError(str(error), parser.span(0)) from None
 
 
 def parse_map(text: str, filename: str = "<map>") -> IndexingMap:
@@ -531,6 +535,6 @@ def parse_expr(text: str, variable_names: Sequence[str], filename: str = "<expr>
     for index, name in enumerate(variable_names):
         parser.names[name] = dim(index)
     result = parser.expr()
-    if parser.peek.kind != "end":
+    if parser.tokens[parser.position] != _END:
         raise parser.error("end of expression")
     return result
