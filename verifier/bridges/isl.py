@@ -317,15 +317,43 @@ class _PairTranslation:
             self._where_result_differs(i).is_empty() for i in range(self.maps[0].num_results)
         )
 
-    def where_results_differ(self) -> Any | None:
-        """The points of the maps' one domain where some result of `a` is
-        not `b`'s; `None` when the maps do not share one domain."""
-        if not self.comparable or self.domains[0] is not self.domains[1]:
-            return None
-        where = _as_set(self.domains[0]).subtract(_as_set(self.domains[0]))  # empty
+    def only_in(self, side: int) -> Any:
+        """The points ``[d, s, rt]`` (the maps being comparable) where map
+        `side` (0 or 1) has a value the other has not: outside the other's
+        domain, or in both with some result different.  Set questions, so
+        no division of the results is aligned (as subtracting the graphs
+        would): the points of ``side``'s graph not in the other's, without
+        their results."""
+        assert self.comparable
+        differs = self._where_results_differ
+        if self.domains[0] is self.domains[1]:
+            return differs
+        domain, other = _as_set(self.domains[side]), _as_set(self.domains[1 - side])
+        return domain.subtract(other).union(differs)
+
+    @functools.cached_property
+    def _where_results_differ(self) -> Any:
+        """The points of both domains where some result of `a` is not `b`'s."""
+        domain = _as_set(self.domains[0])
+        where = domain.subtract(domain)  # empty
         for i in range(self.maps[0].num_results):
             where = where.union(self._where_result_differs(i))
+        if self.domains[0] is not self.domains[1]:
+            where = where.intersect(_as_set(self.domains[1]))
         return where
+
+    def relates(self, side: int, dims: Sequence[int], results: Sequence[int]) -> bool:
+        """Whether map `side` relates ``dims -> results`` (for some symbols):
+        a set question on its domain with the dims fixed and each result
+        equal to its value, so nothing is projected."""
+        converter, indexing_map = self.converters[side], self.maps[side]
+        points = _as_set(self.domains[side]).intersect(
+            _point_set(set_space(converter.names).space, dims)
+        )
+        for expr, value in zip(indexing_map.results, results, strict=True):
+            function = _as_piecewise(converter.convert(expr))
+            points = points.intersect(function.eq_set(_as_piecewise(converter.map_const(value))))
+        return not points.is_empty()
 
     def results_at(self, side: int, point: Sequence[int]) -> list[int]:
         """The results of one map (side 0 or 1) at a point of its domain, by isl."""
@@ -469,40 +497,29 @@ def relations_equal(
         return None
 
 
-def _pointwise_refutation(pair: _PairTranslation, fulls: tuple[Any, Any]) -> IslComparison | None:
-    """A cheap refutation for maps over the same variables whose graphs
-    differ: a point where one map's value is not the other's, kept when the
-    other map relates that ``dims -> result`` for *no* symbols — a question
-    with dims and results fixed, so no quantifier alternation (projecting
-    symbols out of a difference is what makes relation questions costly).
-    `None` when there is no such candidate; the full comparison decides.
-    Maps with one domain differ where their results do: the point is found
-    there, without subtracting the graphs."""
+def _pointwise_refutation(pair: _PairTranslation) -> IslComparison | None:
+    """A cheap refutation for comparable maps (the same variables) whose
+    graphs differ: a point where one map's value is not the other's, kept
+    when the other map relates that ``dims -> result`` for *no* symbols — a
+    question with dims and results fixed, so no quantifier alternation
+    (projecting symbols out of a difference is what makes relation
+    questions costly).  `None` when there is no such candidate; the full
+    comparison decides.  Maps with one domain differ where their results
+    do, so both sides try the same point."""
     a, b = pair.maps
-    names = variable_names(a)
-    groups = {"primary": range(a.num_dims), "secondary": range(a.num_dims, len(names))}
-    where = pair.where_results_differ()
-    shared = None if where is None or where.is_empty() else minimal_point(where, **groups)
-    sides: tuple[tuple[Literal["a", "b"], int, IndexingMap, Any], ...] = (
-        ("a", 0, a, fulls[1]),
-        ("b", 1, b, fulls[0]),
-    )
-    for side, index, shown, other_full in sides:
-        if where is not None:
-            if shared is None:
-                return None
-            point = shared + pair.results_at(index, shared)
-        else:
-            candidates = pair.graphs[index].subtract(pair.graphs[1 - index])
-            if candidates.is_empty():
-                continue
-            # graph points are [d, s, rt, r]; the witness lists d, r, then symbols.
-            point = minimal_point(candidates.wrap().flatten(), **groups)
-        dims, symbols = point[: shown.num_dims], point[shown.num_dims : len(names)]
-        results = point[len(names) :]
-        fixed = other_full.intersect_domain(_point_set(other_full.get_space().domain(), dims))
-        fixed = fixed.intersect_range(_point_set(other_full.get_space().range(), results))
-        if fixed.is_empty():
+    width = len(variable_names(a))
+    groups = {"primary": range(a.num_dims), "secondary": range(a.num_dims, width)}
+    sides: tuple[tuple[Literal["a", "b"], int, IndexingMap], ...] = ((("a", 0, a)), ("b", 1, b))
+    point: list[int] | None = None
+    for side, index, shown in sides:
+        if point is None or pair.domains[0] is not pair.domains[1]:
+            candidates = pair.only_in(index)
+            point = None if candidates.is_empty() else minimal_point(candidates, **groups)
+        if point is None:
+            continue
+        dims, symbols = point[: shown.num_dims], point[shown.num_dims :]
+        results = pair.results_at(index, point)
+        if not pair.relates(1 - index, dims, results):
             witness = (
                 [(f"d{i}", x) for i, x in enumerate(dims)]
                 + [(f"r{i}", x) for i, x in enumerate(results)]
@@ -543,12 +560,12 @@ def compare_relations(
             pair = _PairTranslation(a, b)
             if pair.graphs_equal():
                 return IslComparison(differs=False, vacuous=pair.domain_is_empty(0))
-            graphs, comparable = pair.graphs, pair.comparable
-            full_a = _relation_with_witnesses(a, graphs[0])
-            full_b = _relation_with_witnesses(b, graphs[1])
-            refuted = _pointwise_refutation(pair, (full_a, full_b)) if comparable else None
+            refuted = _pointwise_refutation(pair) if pair.comparable else None
             if refuted is not None:
                 return refuted
+            graphs = pair.graphs
+            full_a = _relation_with_witnesses(a, graphs[0])
+            full_b = _relation_with_witnesses(b, graphs[1])
             relation_a = full_a.project_out(_OUT, a.num_results, _num_symbols(a))
             relation_b = full_b.project_out(_OUT, b.num_results, _num_symbols(b))
             if _same_arity(a, b) and relation_a.is_equal(relation_b):
@@ -596,25 +613,21 @@ def compare_pointwise(
             pair = _PairTranslation(a, b)
             if pair.graphs_equal():
                 return IslComparison(differs=False, vacuous=pair.domain_is_empty(0))
-            graph_a, graph_b = pair.graphs
-            same_variables = variable_names(a) == variable_names(b)
-            empty_a, empty_b = graph_a.is_empty(), graph_b.is_empty()
+            empty_a, empty_b = pair.domain_is_empty(0), pair.domain_is_empty(1)
             if empty_a and empty_b:
                 return IslComparison(differs=False, vacuous=True)
             if empty_a or empty_b:
                 shown = b if empty_a else a
-                difference = (graph_b if empty_a else graph_a).domain()
+                difference = _as_set(pair.domains[1 if empty_a else 0])
             else:
-                if not same_variables:
+                if variable_names(a) != variable_names(b):
                     raise InvalidMapError(
                         "pointwise comparison needs the same variables, got "
                         f"{', '.join(variable_names(a))} and {', '.join(variable_names(b))}"
                     )
                 _require_same_arity(a, b)
                 shown = a
-                difference = (
-                    graph_a.subtract(graph_b).domain().union(graph_b.subtract(graph_a).domain())
-                )
+                difference = pair.only_in(0).union(pair.only_in(1))
             names = variable_names(shown)
             coordinates = minimal_point(
                 difference,
