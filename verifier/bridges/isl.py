@@ -226,16 +226,7 @@ def variable_names(indexing_map: IndexingMap) -> tuple[str, ...]:
 def domain_set(indexing_map: IndexingMap, converter: IslExprConverter) -> Any:
     """The domain over all variables: bounds, then constraints."""
     space = set_space(variable_names(indexing_map))
-    box = isl.BasicSet.universe(space.space)
-    for position, variable in enumerate(indexing_map.all_variables):
-        bounds = indexing_map.bounds(variable)
-        lower = isl.Constraint.inequality_alloc(space.local_space)
-        lower = lower.set_coefficient_val(_DIM, position, isl_val(1))
-        box = box.add_constraint(lower.set_constant_val(isl_val(-bounds.lower)))
-        upper = isl.Constraint.inequality_alloc(space.local_space)
-        upper = upper.set_coefficient_val(_DIM, position, isl_val(-1))
-        box = box.add_constraint(upper.set_constant_val(isl_val(bounds.upper)))
-    domain = box
+    domain = _box_of(space, [indexing_map.bounds(v) for v in indexing_map.all_variables])
     for expr, interval in indexing_map.constraints:
         function = converter.convert(expr)
         lower_bound = converter.map_const(interval.lower)
@@ -250,6 +241,30 @@ def domain_set(indexing_map: IndexingMap, converter: IslExprConverter) -> Any:
             domain = isl.Set.from_basic_set(domain)
         domain = domain.intersect(part)
     return domain
+
+
+def _box_of(space: _SetSpace, bounds: Sequence[Interval]) -> Any:
+    """``{ [x…] : lower_i <= x_i <= upper_i }``: the box spanned by its two
+    corners, a fraction of the cost of adding its constraints one by one
+    (which an empty interval needs: isl spans the corners whichever is
+    larger)."""
+    if any(interval.is_empty for interval in bounds):
+        box = isl.BasicSet.universe(space.space)
+        for position, interval in enumerate(bounds):
+            lower = isl.Constraint.inequality_alloc(space.local_space)
+            lower = lower.set_coefficient_val(_DIM, position, isl_val(1))
+            box = box.add_constraint(lower.set_constant_val(isl_val(-interval.lower)))
+            upper = isl.Constraint.inequality_alloc(space.local_space)
+            upper = upper.set_coefficient_val(_DIM, position, isl_val(-1))
+            box = box.add_constraint(upper.set_constant_val(isl_val(interval.upper)))
+        return box
+    low = high = isl.Point.zero(space.space)
+    for position, interval in enumerate(bounds):
+        if interval.lower:
+            low = low.set_coordinate_val(_DIM, position, isl_val(interval.lower))
+        if interval.upper:
+            high = high.set_coordinate_val(_DIM, position, isl_val(interval.upper))
+    return isl.BasicSet.box_from_points(low, high)
 
 
 def graph_of(indexing_map: IndexingMap) -> Any:
@@ -532,12 +547,9 @@ def _pointwise_refutation(pair: _PairTranslation) -> IslComparison | None:
 def _point_set(space: Any, values: Sequence[int]) -> Any:
     """``{ [x…] : x_i = values_i }`` in the set `space` (its first
     ``len(values)`` coordinates fixed, the others free)."""
-    local_space = isl.LocalSpace.from_space(space)
     points = isl.BasicSet.universe(space)
     for position, value in enumerate(values):
-        constraint = isl.Constraint.equality_alloc(local_space)
-        constraint = constraint.set_coefficient_val(_DIM, position, isl_val(1))
-        points = points.add_constraint(constraint.set_constant_val(isl_val(-value)))
+        points = points.fix_val(_DIM, position, isl_val(value))
     return isl.Set.from_basic_set(points)
 
 
