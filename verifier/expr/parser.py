@@ -382,6 +382,15 @@ class _Parser(Generic[T]):
             self.expect(",")
 
     def interval(self) -> Interval:
+        tokens, position = self.tokens, self.position
+        if (
+            tokens[position : position + 5 : 2] == ["[", ",", "]"]
+            and tokens[position + 1][:1] in _DIGITS
+            and tokens[position + 3][:1] in _DIGITS
+        ):
+            # ``[lower, upper]`` without minus signs: what a domain mostly is.
+            self.position = position + 5
+            return Interval(self.int64(position + 1), self.int64(position + 3))
         self.expect("[")
         lower = self.integer()
         self.expect(",")
@@ -451,6 +460,16 @@ class _Parser(Generic[T]):
             if self.accept("is_simplified"):
                 self.simplified_flag()
                 return
+            variable = self.names.get(self.tokens[self.position])
+            if variable is not None and variable not in bounds:
+                if self.tokens[self.position + 1] == "in":
+                    # A variable's bound, the common item, without the
+                    # expression grammar.
+                    self.position += 2
+                    bounds[variable] = self.interval()
+                    if not self.accept(","):
+                        return
+                    continue
             expr = self.expr()
             self.expect("in")
             interval = self.interval()
