@@ -524,12 +524,17 @@ def _pointwise_refutation(pair: _PairTranslation) -> IslComparison | None:
     a, b = pair.maps
     width = len(variable_names(a))
     groups = {"primary": range(a.num_dims), "secondary": range(a.num_dims, width)}
+    nonnegative = _nonnegative(a, b)
     sides: tuple[tuple[Literal["a", "b"], int, IndexingMap], ...] = ((("a", 0, a)), ("b", 1, b))
     point: list[int] | None = None
     for side, index, shown in sides:
         if point is None or pair.domains[0] is not pair.domains[1]:
             candidates = pair.only_in(index)
-            point = None if candidates.is_empty() else minimal_point(candidates, **groups)
+            point = (
+                None
+                if candidates.is_empty()
+                else minimal_point(candidates, **groups, nonnegative=nonnegative)
+            )
         if point is None:
             continue
         dims, symbols = point[: shown.num_dims], point[shown.num_dims :]
@@ -604,6 +609,7 @@ def compare_relations(
                 witnesses.wrap().flatten(),
                 primary=range(shown.num_dims),
                 secondary=range(shown.num_dims + shown.num_results, len(names)),
+                nonnegative=_nonnegative(shown),
             )
             return IslComparison(
                 differs=True, only_in=side, witness=tuple(zip(names, coordinates, strict=True))
@@ -645,6 +651,7 @@ def compare_pointwise(
                 difference,
                 primary=range(shown.num_dims),
                 secondary=range(shown.num_dims, len(names)),
+                nonnegative=_nonnegative(a, b),
             )
             return IslComparison(differs=True, witness=tuple(zip(names, coordinates, strict=True)))
     except BudgetExhausted:
@@ -661,6 +668,11 @@ def is_empty(indexing_map: IndexingMap, *, max_operations: int = ISL_OPERATIONS)
         return None
 
 
+def _nonnegative(*maps: IndexingMap) -> bool:
+    """Whether no variable of the maps can be negative (lower bounds >= 0)."""
+    return all(m.bounds(v).lower >= 0 for m in maps for v in m.all_variables)
+
+
 def _same_arity(a: IndexingMap, b: IndexingMap) -> bool:
     return (a.num_dims, a.num_results) == (b.num_dims, b.num_results)
 
@@ -673,7 +685,9 @@ def _require_same_arity(a: IndexingMap, b: IndexingMap) -> None:
         )
 
 
-def minimal_point(points: Any, *, primary: range, secondary: range) -> list[int]:
+def minimal_point(
+    points: Any, *, primary: range, secondary: range, nonnegative: bool = False
+) -> list[int]:
     """A point of the non-empty set `points`, as small as a bounded search
     finds: isl's sample point first (cheap, always there), then — on a
     budget of its own, `ISL_MINIMISE_OPERATIONS` — the point minimising
@@ -684,7 +698,9 @@ def minimal_point(points: Any, *, primary: range, secondary: range) -> list[int]
     isl's lexmin minimises leading coordinates first, so the set is lifted to
     ``[P, S, x, t]`` with ``t_i >= |x_i|`` (``t_i >= x_i``, ``t_i >= -x_i``),
     ``P = Σ t_i`` and ``S = Σ t_j``; at the minimum every ``t_i = |x_i|``.
-    A coordinate that is never negative stands for its own ``t_i``.
+    A coordinate that is never negative stands for its own ``t_i``: isl is
+    asked which may be, unless the caller knows none is (`nonnegative`:
+    `points` lies in domains whose variables start at 0 or above).
     """
     width: int = points.dim(_DIM)
     sample = points.sample_point()
@@ -693,7 +709,7 @@ def minimal_point(points: Any, *, primary: range, secondary: range) -> list[int]
     _CONTEXT.set_max_operations(ISL_MINIMISE_OPERATIONS)
     _CONTEXT.reset_operations()
     try:
-        coordinates = _lexmin_of_sizes(points, width, primary, secondary)
+        coordinates = _lexmin_of_sizes(points, width, primary, secondary, nonnegative)
     except isl.Error as error:
         if _QUOTA_MESSAGE not in str(error):
             raise
@@ -706,11 +722,15 @@ def minimal_point(points: Any, *, primary: range, secondary: range) -> list[int]
     return coordinates
 
 
-def _lexmin_of_sizes(points: Any, width: int, primary: range, secondary: range) -> list[int]:
+def _lexmin_of_sizes(
+    points: Any, width: int, primary: range, secondary: range, nonnegative: bool
+) -> list[int]:
     # A coordinate the set keeps non-negative is its own size and needs no
     # ``t``: XLA's dims and symbols start at 0, so most questions lift
     # nothing, and isl's lexmin on the unlifted set is several times cheaper.
-    signed = [i for i in (*primary, *secondary) if _may_be_negative(points, i)]
+    signed = (
+        [] if nonnegative else [i for i in (*primary, *secondary) if _may_be_negative(points, i)]
+    )
     lifted = points.insert_dims(_DIM, 0, 2).add_dims(_DIM, len(signed))
     local_space = isl.LocalSpace.from_space(lifted.get_space())
     one, minus_one = isl_val(1), isl_val(-1)
