@@ -461,15 +461,17 @@ class _Parser(Generic[T]):
                 self.simplified_flag()
                 return
             variable = self.names.get(self.tokens[self.position])
-            if variable is not None and variable not in bounds:
-                if self.tokens[self.position + 1] == "in":
-                    # A variable's bound, the common item, without the
-                    # expression grammar.
-                    self.position += 2
-                    bounds[variable] = self.interval()
-                    if not self.accept(","):
-                        return
-                    continue
+            if (
+                variable is not None
+                and variable not in bounds
+                and self.tokens[self.position + 1] == "in"
+            ):
+                # A variable's bound, the common item, without the expression grammar.
+                self.position += 2
+                bounds[variable] = self.interval()
+                if not self.accept(","):
+                    return
+                continue
             expr = self.expr()
             self.expect("in")
             interval = self.interval()
