@@ -2,6 +2,7 @@
 
 import itertools
 
+import pytest
 import z3
 from hypothesis import given
 
@@ -46,6 +47,25 @@ def test_relates_checks_one_pair_with_existential_symbols():
     assert z3_bridge.relates(m, [1], [3]) is True
     assert z3_bridge.relates(m, [1], [2]) is False
     assert z3_bridge.relates(m, [1, 2], [3]) is False
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "(d0)[s0] -> (min(d0 - 3, s0 * 2), (d0 - 7) ceildiv 2), "
+        "domain: d0 in [-2, 3], s0 in [-1, 2], max(d0, s0) mod 3 in [0, 1]",
+        "(d0, d1)[s0] -> (max(min(d0, s0), min(d1, -s0)) floordiv 2), "
+        "domain: d0 in [0, 2], d1 in [-2, 1], s0 in [-2, 2]",
+    ],
+)
+def test_relates_agrees_with_enumeration(text):
+    m = parse_map(text)
+    related = m.relation()
+    dims = [range(m.bounds(v).lower, m.bounds(v).upper + 1) for v in m.all_variables[: m.num_dims]]
+    results = {r for _, r in related} | {(7,) * m.num_results}
+    for point in itertools.product(*dims):
+        for result in results:
+            assert z3_bridge.relates(m, point, result) is ((point, result) in related)
 
 
 def test_large_symbol_boxes_stay_quantified_and_decide():

@@ -405,7 +405,7 @@ class SmtLibSource(ExprTranslator[str]):
 
     def map_ceildiv(self, operand: Expr, divisor: int) -> str:
         assert divisor > 0, "Euclidean div equals floordiv only for a positive divisor"
-        return f"(div {self.convert(operand)} {divisor})"
+        return f"(- (div (- {self.convert(operand)}) {divisor}))"
 
     def map_mod(self, operand: Expr, modulus: int) -> str:
         assert modulus > 0, "Euclidean mod equals Python's % only for a positive modulus"
