@@ -80,6 +80,9 @@ from verifier.expr import (
 # both maps that brute force compares for `all`.
 _RELATES_ENUMERATION_LIMIT = 1 << 11
 _ENUMERATION_LIMIT = 1 << 12
+# Up to this many points the evaluator beats compiling (15 µs a point
+# against 90 µs to compile; most refutations are of maps without symbols).
+_INTERPRETED_POINTS = 4
 
 
 @dataclass(frozen=True)
@@ -294,15 +297,24 @@ def _relates_by_enumeration(
     indexing_map: IndexingMap, dims: Sequence[int], result: Sequence[int]
 ) -> bool | None:
     """Whether the map relates ``dims -> result``, by enumerating its symbols
-    (its domain and results compiled to Python once); `None` when the box is
-    too large to enumerate, or the map too deep to compile."""
+    (its domain and results compiled to Python once, unless there are so few
+    points that evaluating them costs less than compiling); `None` when the
+    box is too large to enumerate, or the map too deep to compile."""
     if indexing_map.num_dims != len(dims) or indexing_map.num_results != len(result):
         return False
     variables = indexing_map.all_variables
     bounds = [indexing_map.bounds(v) for v in variables]
     ranges = [range(b.lower, b.upper + 1) for b in bounds[len(dims) :]]
-    if math.prod(len(r) for r in ranges) > _RELATES_ENUMERATION_LIMIT:
+    size = math.prod(len(r) for r in ranges)
+    if size > _RELATES_ENUMERATION_LIMIT:
         return None
+    points = itertools.product(*([x] for x in dims), *ranges)
+    if size <= _INTERPRETED_POINTS:
+        wanted = tuple(result)
+        return any(
+            indexing_map.contains(values) and indexing_map.evaluate(values) == wanted
+            for values in (dict(zip(variables, point, strict=True)) for point in points)
+        )
     relates = point_predicate(
         variables,
         [*zip(variables, bounds, strict=True), *indexing_map.constraints],
@@ -310,7 +322,6 @@ def _relates_by_enumeration(
     )
     if relates is None:
         return None
-    points = itertools.product(*([x] for x in dims), *ranges)
     return any(itertools.starmap(relates, points))
 
 
