@@ -220,7 +220,19 @@ class IslExprConverter(ExprTranslator[Any]):
 
 def variable_names(indexing_map: IndexingMap) -> tuple[str, ...]:
     """The isl names of the map's variables, in header order (d, s, rt)."""
-    return tuple(v.name for v in indexing_map.all_variables)
+    return _header_names(
+        len(indexing_map.dims), len(indexing_map.range_vars), len(indexing_map.rt_vars)
+    )
+
+
+@functools.lru_cache(maxsize=256)
+def _header_names(dims: int, range_vars: int, rt_vars: int) -> tuple[str, ...]:
+    # Asked several times per question; a header's names depend on its counts only.
+    return (
+        tuple(f"d{i}" for i in range(dims))
+        + tuple(f"s{i}" for i in range(range_vars))
+        + tuple(f"rt{i}" for i in range(rt_vars))
+    )
 
 
 def domain_set(indexing_map: IndexingMap, converter: IslExprConverter) -> Any:

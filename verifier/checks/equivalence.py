@@ -208,18 +208,21 @@ def _validate(a: IndexingMap | Undefined, b: IndexingMap | Undefined, *, pointwi
         if isinstance(indexing_map, Undefined):
             raise UsageError(f"map {name} is UNDEFINED (unknown indexing); it cannot be compared")
     assert isinstance(a, IndexingMap) and isinstance(b, IndexingMap)
-    if a.is_known_empty or b.is_known_empty:
+    same_shape = (a.num_dims, a.num_results) == (b.num_dims, b.num_results)
+    same_symbols = (len(a.range_vars), len(a.rt_vars)) == (len(b.range_vars), len(b.rt_vars))
+    # Known emptiness (a range analysis of the constraints) only for maps
+    # that could not be compared otherwise.
+    if (same_shape and (same_symbols or not pointwise)) or a.is_known_empty or b.is_known_empty:
         return
-    if (a.num_dims, a.num_results) != (b.num_dims, b.num_results):
+    if not same_shape:
         raise UsageError(
             f"cannot compare map a ({a.num_dims} dims -> {a.num_results} results) with "
             f"map b ({b.num_dims} dims -> {b.num_results} results): they index different tensors"
         )
-    if pointwise and (len(a.range_vars), len(a.rt_vars)) != (len(b.range_vars), len(b.rt_vars)):
-        raise UsageError(
-            f"pointwise comparison needs the same variables, but a has {_header(a)} and b has "
-            f"{_header(b)}; compare them as relations instead (without pointwise)"
-        )
+    raise UsageError(  # pointwise, with other symbols
+        f"pointwise comparison needs the same variables, but a has {_header(a)} and b has "
+        f"{_header(b)}; compare them as relations instead (without pointwise)"
+    )
 
 
 def _header(indexing_map: IndexingMap) -> str:
