@@ -36,13 +36,12 @@ from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
 from verifier.errors import (
-    InvalidMapError,
     NotQuasiAffineError,
     ParseError,
     SourceSpan,
     span_at,
 )
-from verifier.expr.indexing_map import IndexingMap, Undefined, Variable
+from verifier.expr.indexing_map import IndexingMap, Undefined, Variable, declared_map
 from verifier.expr.interval import Interval
 from verifier.expr.nodes import (
     Expr,
@@ -502,16 +501,14 @@ def parse_map_or_undefined(text: str, filename: str = "<map>") -> IndexingMap | 
         return known_empty_map()
     if isinstance(parts, Undefined):
         return parts
-    try:
-        return IndexingMap.create(
-            [Variable(b) for b in parts.dims],
-            parts.results,
-            range_vars=[Variable(b) for b in parts.range_vars],
-            rt_vars=[Variable(b) for b in parts.rt_vars],
-            constraints=parts.constraints,
-        )
-    except InvalidMapError as error:
-        raise ParseError(str(error), parser.span(0)) from None
+    # Every name was resolved against the header: no undeclared variable to look for.
+    return declared_map(
+        [Variable(b) for b in parts.dims],
+        parts.results,
+        range_vars=[Variable(b) for b in parts.range_vars],
+        rt_vars=[Variable(b) for b in parts.rt_vars],
+        constraints=parts.constraints,
+    )
 
 
 def parse_map(text: str, filename: str = "<map>") -> IndexingMap:
