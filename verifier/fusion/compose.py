@@ -69,6 +69,7 @@ from verifier.indexing.leaves import (
 )
 from verifier.indexing.registry import Indexing
 from verifier.indexing.shapes import dims_box
+from verifier.indexing.signature import Signatures
 
 MapTransform = Callable[[IndexingMap], IndexingMap]
 MapEquality = Callable[[IndexingMap, IndexingMap], bool]
@@ -139,11 +140,20 @@ class Composer:
     composed one (the simplifier);
     `same` decides that two maps are equal as relations (e.g. isl equality)
     when they are not already identical.
+
+    With `signatures`, maps are also memoised on structure: an op's own
+    maps on its instruction signature, a computation's composed maps on its
+    computation signature (`verifier.indexing.signature`), so the same
+    structure under other names — the same fused computation in every
+    layer — is composed once.  Only maps that quote no name are shared: an
+    unknown indexing (its reason names instructions) and a map with a
+    runtime variable (its source is an instruction) are computed per place.
     """
 
     module: Module
     transform: MapTransform = lambda m: m.remove_unused_symbols()
     same: MapEquality = lambda a, b: False
+    signatures: Signatures | None = None
     # Users-first order per computation name, computed once (a fusion is
     # composed once per parameter and per output).
     _orders: dict[str, list[Instruction]] = field(default_factory=dict, compare=False)
@@ -174,6 +184,32 @@ class Composer:
     _leaves: dict[tuple[str, str], tuple[OperandLeaf, ...]] = field(
         default_factory=dict, compare=False
     )
+    # Maps per (what, signature, direction, output or operand), `what` being
+    # an op's own maps or a computation's composed ones (`signatures`).
+    _structural: dict[tuple[str, int, str, int], tuple[ComposedIndexing, ...]] = field(
+        default_factory=dict, compare=False
+    )
+
+    def _by_structure(
+        self,
+        what: str,
+        signature: Callable[[Signatures], int],
+        direction: str,
+        number: int,
+        compute: Callable[[], tuple[ComposedIndexing, ...]],
+    ) -> tuple[ComposedIndexing, ...]:
+        """`compute()`, or the maps computed before for the same structure
+        (`signature`), when the composer has `signatures` and they quote no
+        name."""
+        if self.signatures is None:
+            return compute()
+        key = (what, signature(self.signatures), direction, number)
+        found = self._structural.get(key)
+        if found is None:
+            found = compute()
+            if all(_quotes_no_name(composed) for composed in found):
+                self._structural[key] = found
+        return found
 
     def _operand_leaves(
         self, computation: Computation, instruction: Instruction
@@ -353,12 +389,21 @@ class Composer:
         key = (computation.name, instruction.name, direction, number)
         found = self._own_maps.get(key)
         if found is None:
-            own = (
-                analysis.output_to_input(computation, instruction, number)
-                if direction == "o2i"
-                else analysis.input_to_output(computation, instruction, number)
+
+            def own() -> tuple[ComposedIndexing, ...]:
+                return self._own(
+                    analysis.output_to_input(computation, instruction, number)
+                    if direction == "o2i"
+                    else analysis.input_to_output(computation, instruction, number)
+                )
+
+            found = self._own_maps[key] = self._by_structure(
+                "own",
+                lambda signatures: signatures.instruction(computation, instruction),
+                direction,
+                number,
+                own,
             )
-            found = self._own_maps[key] = self._own(own)
         return found
 
     def _own(self, indexings: tuple[Indexing, ...]) -> tuple[ComposedIndexing, ...]:
@@ -385,7 +430,13 @@ class Composer:
         key = (computation.name, output)
         found = self._outputs.get(key)
         if found is None:
-            found = self._outputs[key] = self._compose_to_parameters(computation, output)
+            found = self._outputs[key] = self._by_structure(
+                "computation",
+                lambda signatures: signatures.computation(computation),
+                "o2i",
+                output,
+                lambda: self._compose_to_parameters(computation, output),
+            )
         return found
 
     def _compose_to_parameters(
@@ -485,7 +536,13 @@ class Composer:
         key = (computation.name, parameter)
         found = self._inputs.get(key)
         if found is None:
-            found = self._inputs[key] = self._compose_to_outputs(computation, parameter)
+            found = self._inputs[key] = self._by_structure(
+                "computation",
+                lambda signatures: signatures.computation(computation),
+                "i2o",
+                parameter,
+                lambda: self._compose_to_outputs(computation, parameter),
+            )
         return found
 
     def _compose_to_outputs(
@@ -558,6 +615,17 @@ def _composed(found: _MapSet | None) -> ComposedIndexing:
     if found.undefined is not None:
         return ComposedIndexing(found.undefined)
     return ComposedIndexing(tuple(found.maps), tuple(found.steps))
+
+
+def _quotes_no_name(composed: ComposedIndexing) -> bool:
+    """Whether `composed` is the same for every place of its structure: no
+    unknown indexing (whose reason names instructions) and no runtime
+    variable (whose source is an instruction)."""
+    if isinstance(composed.maps, Undefined):
+        return False
+    maps = [counted.map for counted in composed.maps]
+    maps += [m for step in composed.steps for m in (step.before, step.after)]
+    return not any(m.rt_vars for m in maps)
 
 
 def _same_maps(
