@@ -52,7 +52,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from verifier.expr import IndexingMap, Undefined, compose, range_var
-from verifier.fusion.graph import computation_graph, users_first_order
+from verifier.fusion.graph import users_first_order
 from verifier.hlo import Computation, Instruction, Module, Shape, ShapeIndex
 from verifier.indexing import analysis
 from verifier.indexing.control_flow import (
@@ -229,7 +229,7 @@ class Composer:
     def _users_first(self, computation: Computation) -> list[Instruction]:
         order = self._orders.get(computation.name)
         if order is None:
-            order = users_first_order(computation_graph(computation), computation)
+            order = users_first_order(computation)
             self._orders[computation.name] = order
         return order
 
