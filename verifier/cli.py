@@ -31,7 +31,7 @@ from verifier.report.printable import printable
 if TYPE_CHECKING:
     from verifier.checks.budget import Budget
     from verifier.gate.finding import Finding
-    from verifier.gate.run import InputError
+    from verifier.gate.run import GateRun, InputError
     from verifier.simplify import SimplificationResult
 
 EXIT_OK, EXIT_REFUTED, EXIT_BAD_INPUT, EXIT_UNKNOWN, EXIT_VACUOUS = 0, 1, 2, 3, 4
@@ -479,7 +479,6 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
     from verifier.gate.run import GateRun
     from verifier.gate.sqlite_cache import CacheMode, SqliteCache
     from verifier.report.gate_text import gate_text
-    from verifier.report.json_text import indented
 
     checks = CHECKS
     if args.checks is not None:
@@ -545,27 +544,36 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
         args.strict,
         INFORMATIONAL_CHECKS,
     )
-    summary = gate_text(run, listed=not args.summary)
-    if args.format == "text":
-        report = gate_text(run) if args.summary else summary
-    elif args.format == "json":
+    if args.output or args.summary:
+        # What is printed is the summary; the report, if any, goes to the file.
+        print(gate_text(run, listed=not args.summary), file=out)
+    if args.output or not args.summary:
+        report = _gate_report(run, args.format)
+        if args.output:
+            Path(args.output).write_text(report + "\n", encoding="utf-8")
+        else:
+            print(report, file=out)
+    return _STATUS_EXIT[run.status]
+
+
+def _gate_report(run: GateRun, report_format: str) -> str:
+    """The whole report of `run` in `report_format` (text, json, junit, sarif)."""
+    from verifier.report.gate_text import gate_text
+    from verifier.report.json_text import report_json
+
+    if report_format == "text":
+        return gate_text(run)
+    if report_format == "json":
         from verifier.report.gate_json import gate_json
 
-        report = indented(gate_json(run))
-    elif args.format == "junit":
+        return report_json(gate_json(run))
+    if report_format == "junit":
         from verifier.report.junit import junit_xml
 
-        report = junit_xml(run).decode("utf-8")
-    else:
-        from verifier.report.sarif import sarif_log
+        return junit_xml(run).decode("utf-8")
+    from verifier.report.sarif import sarif_log
 
-        report = indented(sarif_log(run))
-    if args.output:
-        Path(args.output).write_text(report + "\n", encoding="utf-8")
-        print(summary, file=out)
-    else:
-        print(summary if args.summary else report, file=out)
-    return _STATUS_EXIT[run.status]
+    return report_json(sarif_log(run))
 
 
 # ---------------------------------------------------------------- utilization

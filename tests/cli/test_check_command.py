@@ -342,6 +342,19 @@ def test_a_warm_run_answered_from_the_findings_cache_imports_no_solver(tmp_path:
     assert warm.stdout.splitlines()[-1] == str(EXIT_OK)
 
 
+def test_a_cold_run_without_refutations_imports_no_z3(tmp_path: Path) -> None:
+    # isl decides; z3 confirms refutations (the default policy) and is
+    # imported only when one needs it: a fifth of a small check's start-up.
+    path = write(tmp_path, "dus.hlo", DUS)
+    cold = subprocess.run(
+        [sys.executable, "-c", _SOLVERS_LOADED, "check", "--no-cache", str(path)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert cold.stdout.splitlines()[-1] == f"{EXIT_OK} islpy"
+
+
 def test_no_cache_writes_no_cache_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     path = write(tmp_path, "dus.hlo", DUS)

@@ -1,8 +1,12 @@
-"""printable_json: its fast path (no string needs escaping, told from the
-JSON text) agrees with escaping every string, for every character."""
+"""printable_json and report_json: their fast paths (no string needs
+escaping, told from the JSON text) agree with escaping every string, for
+every character."""
 
 from __future__ import annotations
 
+import json
+
+from verifier.report.json_text import report_json
 from verifier.report.printable import printable, printable_json
 
 # Every character printable treats specially, their neighbours, and a few
@@ -17,6 +21,7 @@ def test_every_character_is_escaped_the_same_in_a_value_or_a_key() -> None:
         document = {"files": [text], text: {"message": "fine"}}
         expected = {"files": [printable(text)], printable(text): {"message": "fine"}}
         assert printable_json(document) == expected, repr(character)
+        assert report_json(document) == json.dumps(expected, indent=2), repr(character)
 
 
 def test_a_document_with_nothing_to_escape_is_returned_as_it_is() -> None:

@@ -50,14 +50,12 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-import multiprocessing
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
 from verifier.bridges import isl as isl_bridge
-from verifier.bridges import z3 as z3_bridge
 from verifier.checks.budget import EQUIV_BUDGET, Budget, CrossCheck
 from verifier.checks.verdict import Verdict
 from verifier.errors import SolverError, UsageError, VerifierError
@@ -178,6 +176,8 @@ def _confirm_equal(a: IndexingMap, b: IndexingMap, pointwise: bool, budget: Budg
         if (_points(a) != _points(b)) if pointwise else (a.relation() != b.relation()):
             raise _disagreement(a, b, pointwise, "enumeration")
         return "enumeration: agrees (equal)"
+    from verifier.bridges import z3 as z3_bridge  # z3 (0.05 s to import): only when it is asked
+
     compare_z3 = z3_bridge.compare_pointwise if pointwise else z3_bridge.compare_relations
     opinion = compare_z3(a, b, rlimit=budget.z3_rlimit)
     if opinion.differs is None:
@@ -274,6 +274,8 @@ def _relation_counterexample(
         if relates is True:
             problem = "the other map relates it too"
         elif relates is None and budget.cross_check is not CrossCheck.NONE:
+            from verifier.bridges import z3 as z3_bridge  # only when it is asked, as above
+
             confirmed = z3_bridge.relates(other, dims, result, rlimit=budget.z3_rlimit)
             if confirmed is True:
                 problem = "z3 finds the other map relates it too"
@@ -364,6 +366,10 @@ def check_equivalence_batch(
     workers = min(workers or os.cpu_count() or 1, len(tasks) // _PAIRS_PER_WORKER)
     if workers <= 1:
         return [check(task) for task in tasks]
+    import multiprocessing  # only for a batch worth the workers
+
+    if budget.cross_check is not CrossCheck.NONE:
+        from verifier.bridges import z3  # noqa: F401  (imported once here, not in every worker)
     # fork: workers inherit the imported modules and interned nodes, so a
     # batch pays no start-up imports (spawn would cost ~1 s per worker).
     # Contiguous chunks keep a text and its repeats in one worker's memo;

@@ -16,8 +16,9 @@ The shape (README, "JSON shapes")::
                    "witness": {"d0": 0, "d1": 255},
                    "location": {"file": "a.hlo", "line": 12, "column": 3}}]}
 
-Names and messages are `printable`: any file name or instruction name
-gives a document every JSON reader accepts (no lone surrogates).  It holds
+Written by `verifier.report.json_text.report_json`, names and messages are
+`printable`: any file name or instruction name gives a document every JSON
+reader accepts (no lone surrogates).  It holds
 nothing that changes between two runs over the same files (no
 times, no cache statistics), so reports can be compared with ``diff``.
 
@@ -37,7 +38,6 @@ from typing import Any
 
 from verifier.checks.verdict import Outcome
 from verifier.gate.run import OUTCOMES, GateRun, tool_version
-from verifier.report.printable import printable_json
 
 
 def _counts_json(counts: Counter[Outcome]) -> dict[str, int]:
@@ -45,9 +45,9 @@ def _counts_json(counts: Counter[Outcome]) -> dict[str, int]:
 
 
 def gate_json(run: GateRun) -> dict[str, Any]:
-    """The canonical JSON object of `run`; names and messages `printable`
-    (a file name that is not UTF-8 shows its bytes as ``\\xNN``)."""
-    report = {
+    """The canonical JSON object of `run`, names and messages as they are
+    (`report_json` writes them `printable`)."""
+    return {
         "tool": "verifier",
         "version": tool_version(),
         "status": run.status,
@@ -61,6 +61,3 @@ def gate_json(run: GateRun) -> dict[str, Any]:
         "errors": [error.to_json() for error in run.errors],
         "findings": [finding.to_json() for finding in run.findings],
     }
-    printable_report = printable_json(report)
-    assert isinstance(printable_report, dict)
-    return printable_report

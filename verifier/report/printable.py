@@ -41,11 +41,22 @@ def printable(text: str) -> str:
     return _UNPRINTABLE.sub(_escape, text)
 
 
-# A string needing `printable`, in the text `json.dumps(..., ensure_ascii=False)`
-# writes: a C0 control is an escape there (``\u001b``, ``\r``; ``\t`` and
-# ``\n`` are kept by `printable`), anything else is as it is.  (An escaped
-# backslash before ``b`` matches too: the slow path then finds nothing.)
-_UNPRINTABLE_IN_JSON = re.compile(_UNPRINTABLE.pattern + r"|\\(?:u00|[bfr])")
+# What JSON's ASCII escaping (``json.dumps``'s default) writes for a character
+# `printable` changes: a C0 control but tab and newline (``\u001b``, ``\b``,
+# ``\f``, ``\r``), DEL and the C1 controls, a surrogate, U+FFFE or U+FFFF.
+# (An escaped backslash before ``b``, ``f``, ``r`` or ``u00…`` matches too:
+# the slow path then finds nothing.)
+_UNPRINTABLE_ESCAPE = re.compile(r"\\(?:u00[01]|u007f|u00[89]|ud[89a-f]|ufff[ef]|[bfr])")
+
+
+def has_unprintable(json_text: str) -> bool:
+    r"""Whether the JSON text (written with ASCII escaping) may hold a string
+    that `printable` would change; `False` is certain.
+
+    >>> has_unprintable('{"name": "caf\\u00e9"}'), has_unprintable('["\\u001b[31m"]')
+    (False, True)
+    """
+    return _UNPRINTABLE_ESCAPE.search(json_text) is not None
 
 
 def printable_json(value: object) -> object:
@@ -53,7 +64,7 @@ def printable_json(value: object) -> object:
     string in it, keys included: `value` itself when no string needs it
     (told from its JSON text, which the C encoder writes at a fraction of
     the cost of visiting every string in Python)."""
-    if _UNPRINTABLE_IN_JSON.search(json.dumps(value, ensure_ascii=False)) is None:
+    if not has_unprintable(json.dumps(value)):
         return value
     return _printable_strings(value)
 

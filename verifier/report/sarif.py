@@ -45,7 +45,7 @@ from verifier.gate.catalog import describe
 from verifier.gate.finding import NO_SOURCE, Finding
 from verifier.gate.run import GateRun, InputError, tool_version
 from verifier.report.gate_json import gate_json
-from verifier.report.printable import printable, printable_json
+from verifier.report.printable import printable
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 FINGERPRINT = "verifierFindingKey/v2"
@@ -142,7 +142,8 @@ def _notification(error: InputError) -> dict[str, Any]:
 
 def sarif_log(run: GateRun) -> dict[str, Any]:
     """The SARIF 2.1.0 log of `run`, as JSON-able data; URIs percent-encode
-    a file name's bytes, every other string is `printable`."""
+    a file name's bytes, every other string is as it is (`report_json`
+    writes them `printable`)."""
     checks = run.checks
     rules = [
         {
@@ -159,7 +160,7 @@ def sarif_log(run: GateRun) -> dict[str, Any]:
         if finding.outcome is not Outcome.PROVED
     ]
     canonical = gate_json(run)
-    log = {
+    return {
         "$schema": SCHEMA_URI,
         "version": "2.1.0",
         "runs": [
@@ -180,6 +181,3 @@ def sarif_log(run: GateRun) -> dict[str, Any]:
             }
         ],
     }
-    printable_log = printable_json(log)
-    assert isinstance(printable_log, dict)
-    return printable_log
