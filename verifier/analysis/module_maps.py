@@ -86,7 +86,7 @@ class ModuleMaps:
 
     def __init__(self, module: Module, *, by_structure: bool = True) -> None:
         self.module = module
-        signatures = Signatures(module) if by_structure else None
+        self.signatures = signatures = Signatures(module) if by_structure else None
         self._composers = {
             True: Composer(
                 module, transform=_simplified, same=_equal_relations, signatures=signatures

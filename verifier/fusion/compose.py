@@ -174,6 +174,11 @@ class Composer:
     # `transform` applied once per distinct map (modules repeat the same
     # maps across outputs, fusions and layers).
     _transformed: dict[IndexingMap, IndexingMap] = field(default_factory=dict, compare=False)
+    # Each composition once: fused computations of other shapes or
+    # structure still compose the same pairs of maps.
+    _compositions: dict[tuple[IndexingMap, IndexingMap], Step] = field(
+        default_factory=dict, compare=False
+    )
     # A while loop's maps per (computation, loop, direction), every output
     # (o2i) or operand leaf (i2o) at once: its iterations compute them together.
     _loops: dict[tuple[str, str, str], tuple[tuple[ComposedIndexing, ...], ...]] = field(
@@ -207,7 +212,7 @@ class Composer:
         found = self._structural.get(key)
         if found is None:
             found = compute()
-            if all(_quotes_no_name(composed) for composed in found):
+            if all(quotes_no_name(composed) for composed in found):
                 self._structural[key] = found
         return found
 
@@ -422,6 +427,14 @@ class Composer:
     def _step(self, indexing_map: IndexingMap) -> Step:
         return Step(indexing_map, self._transform(indexing_map))
 
+    def _composition(self, first: IndexingMap, second: IndexingMap) -> Step:
+        """``compose(first, second)`` and what `transform` made of it."""
+        key = (first, second)
+        step = self._compositions.get(key)
+        if step is None:
+            step = self._compositions[key] = self._step(compose(first, second))
+        return step
+
     def computation_output_to_input(
         self, computation: Computation, output: int = 0
     ) -> tuple[ComposedIndexing, ...]:
@@ -598,7 +611,7 @@ class Composer:
         """Add every ``first`` of `current` followed by every map of `then`."""
         for first in current.maps:
             for second in then:
-                step = self._step(compose(first.map, second.map))
+                step = self._composition(first.map, second.map)
                 if step.after != step.before:
                     destination.steps[step] = None
                 composed = step.after
@@ -617,7 +630,16 @@ def _composed(found: _MapSet | None) -> ComposedIndexing:
     return ComposedIndexing(tuple(found.maps), tuple(found.steps))
 
 
-def _quotes_no_name(composed: ComposedIndexing) -> bool:
+def maps_follow_signature(instruction: Instruction) -> bool:
+    """Whether a composer's maps of `instruction`, when they quote no name,
+    are a function of its signature (`Signatures.instruction`: its form,
+    its callees' structure, its operands' forms): true of every op but a
+    while loop, whose trip count reads its start value two instructions
+    up (an operand of its init tuple)."""
+    return instruction.opcode != "while"
+
+
+def quotes_no_name(composed: ComposedIndexing) -> bool:
     """Whether `composed` is the same for every place of its structure: no
     unknown indexing (whose reason names instructions) and no runtime
     variable (whose source is an instruction)."""
