@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from verifier.analysis import ModuleMaps
+from verifier.analysis import InstructionError, ModuleMaps
 from verifier.checks.cache import MemoryCache
 from verifier.errors import VerifierError
 from verifier.gate.suite import run_checks
@@ -37,8 +37,11 @@ ENTRY e {
 }"""
 
 
-def _findings(maps: ModuleMaps) -> list[dict[str, Any]]:
-    return [finding.to_json() for finding in run_checks(maps, MemoryCache())]
+def _findings(maps: ModuleMaps) -> tuple[list[dict[str, Any]], list[str]]:
+    """The findings, and each instruction that could not be checked."""
+    errors: list[InstructionError] = []
+    found = [f.to_json() for f in run_checks(maps, MemoryCache(), on_error=errors.append)]
+    return found, [str(error) for error in errors]
 
 
 def assert_same_findings_as_per_place(module: Module) -> None:
