@@ -50,6 +50,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from verifier.expr import IndexingMap, Undefined, compose, range_var
 from verifier.fusion.graph import users_first_order
@@ -125,11 +126,25 @@ class ComposedIndexing:
     maps: tuple[CountedMap, ...] | Undefined
     steps: tuple[Step, ...] = ()
 
-    @property
+    @cached_property
     def indexing(self) -> Indexing:
         if isinstance(self.maps, Undefined):
             return self.maps
         return tuple(counted.map for counted in self.maps)
+
+    @cached_property
+    def quotes_name(self) -> bool:
+        """Whether these maps can differ between places of the same
+        structure: an unknown indexing (its reason names instructions) or a
+        runtime variable (its source is an instruction)."""
+        if isinstance(self.maps, Undefined):
+            return True
+        maps = [counted.map for counted in self.maps]
+        maps += [m for step in self.steps for m in (step.before, step.after)]
+        return any(m.rt_vars for m in maps)
+
+
+_NOT_READ = ComposedIndexing(())
 
 
 @dataclass(frozen=True)
@@ -212,7 +227,7 @@ class Composer:
         found = self._structural.get(key)
         if found is None:
             found = compute()
-            if all(quotes_no_name(composed) for composed in found):
+            if not any(composed.quotes_name for composed in found):
                 self._structural[key] = found
         return found
 
@@ -418,6 +433,8 @@ class Composer:
     def _own_indexing(self, indexing: Indexing) -> ComposedIndexing:
         if isinstance(indexing, Undefined):
             return ComposedIndexing(indexing)
+        if not indexing:
+            return _NOT_READ
         steps = [self._step(m) for m in indexing]
         return ComposedIndexing(
             tuple(CountedMap(step.after) for step in steps),
@@ -624,7 +641,7 @@ class Composer:
 def _composed(found: _MapSet | None) -> ComposedIndexing:
     """What reached one value: nothing (not read), unknown, or the maps."""
     if found is None:
-        return ComposedIndexing(())
+        return _NOT_READ
     if found.undefined is not None:
         return ComposedIndexing(found.undefined)
     return ComposedIndexing(tuple(found.maps), tuple(found.steps))
@@ -637,17 +654,6 @@ def maps_follow_signature(instruction: Instruction) -> bool:
     while loop, whose trip count reads its start value two instructions
     up (an operand of its init tuple)."""
     return instruction.opcode != "while"
-
-
-def quotes_no_name(composed: ComposedIndexing) -> bool:
-    """Whether `composed` is the same for every place of its structure: no
-    unknown indexing (whose reason names instructions) and no runtime
-    variable (whose source is an instruction)."""
-    if isinstance(composed.maps, Undefined):
-        return False
-    maps = [counted.map for counted in composed.maps]
-    maps += [m for step in composed.steps for m in (step.before, step.after)]
-    return not any(m.rt_vars for m in maps)
 
 
 def _same_maps(

@@ -43,7 +43,6 @@ from verifier.fusion.compose import (
     CALLING_OPCODES,
     ComposedIndexing,
     maps_follow_signature,
-    quotes_no_name,
 )
 from verifier.gate.catalog import CHECKS
 from verifier.gate.finding import Finding
@@ -82,7 +81,7 @@ class _Place:
 
     Checks read maps only through `output_to_input` and `input_to_output`,
     which note in `quotes_name` whether any map they gave quotes a name
-    (`quotes_no_name`): answers that read none hold at every instruction of
+    (`ComposedIndexing.quotes_name`): answers that read none hold at every instruction of
     the same structure."""
 
     maps: ModuleMaps
@@ -140,7 +139,7 @@ class _Place:
             found = self._asked[key] = ask(
                 self.computation, self.instruction, number, simplified=simplified
             )
-            if not all(quotes_no_name(composed) for composed in found):
+            if any(composed.quotes_name for composed in found):
                 self.quotes_name = True
         return found
 
