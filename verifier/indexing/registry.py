@@ -45,7 +45,7 @@ class OpContext:
     def operand_shape(self, index: int) -> Shape:
         return self.operands[index].shape
 
-    @property
+    @cached_property
     def output_shapes(self) -> tuple[Shape, ...]:
         """The array shapes of the outputs, one per leaf (see `leaves`)."""
         return tuple(leaf.shape for leaf in output_leaves(self.instruction.shape))
