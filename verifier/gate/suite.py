@@ -111,9 +111,9 @@ class _Place:
             case str():
                 return part
             case OutputLeaf():
-                return self.outputs[part.number].label
+                return self._output_labels[part.number]
             case OperandLeaf():
-                return self.operands[part.number].label
+                return self._operand_labels[part.number]
             case _WholeOperand():
                 return f"operand {part.number} ({self.instruction.operands[part.number]})"
             case _:
@@ -142,6 +142,14 @@ class _Place:
             if any(composed.quotes_name for composed in found):
                 self.quotes_name = True
         return found
+
+    @cached_property
+    def _output_labels(self) -> tuple[str, ...]:
+        return tuple(leaf.label for leaf in self.outputs)
+
+    @cached_property
+    def _operand_labels(self) -> tuple[str, ...]:
+        return tuple(leaf.label for leaf in self.operands)
 
     @cached_property
     def outputs(self) -> tuple[OutputLeaf, ...]:
