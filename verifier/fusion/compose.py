@@ -585,9 +585,14 @@ class Composer:
                 [CountedMap(IndexingMap.identity(start.shape.dimensions))]
             )
         }
+        # The instructions holding maps so far: one that reads none of them
+        # is passed by (most of a computation is not downstream of one
+        # parameter).
+        reached = {start.name}
         for instruction in reversed(self._users_first(computation)):
-            if instruction.opcode != "parameter":
+            if instruction.opcode != "parameter" and not reached.isdisjoint(instruction.operands):
                 self._propagate_forward(computation, instruction, sets)
+                reached.add(instruction.name)
         return tuple(
             _composed(sets.get((root.name, output)))
             for output in range(analysis.output_count(root))
