@@ -8,9 +8,11 @@ composed maps), and yields one `Finding` per check and place, e.g. for
 * ``in-bounds`` on ``output 0 -> operand 0 (p0)`` and ``operand 0 (p0) -> output 0``.
 
 The composed maps are computed once per run (`ModuleMaps`) and shared by
-the checks; every solver question goes through the proof cache, keyed by
-the check's name and the canonical text of the maps and shapes it is about,
-so a warm cache answers without solvers.  Budgets are solver operation
+the checks; an instruction of the same signature as one checked before,
+whose maps quote no name, takes its answers (`_answers`: a model's layers
+repeat the same instructions); every solver question goes through the
+proof cache, keyed by the check's name and the canonical text of the maps
+and shapes it is about, so a warm cache answers without solvers.  Budgets are solver operation
 counts, never wall-clock time: the same module gives the same findings.
 
 >>> from verifier.checks.cache import MemoryCache
@@ -81,8 +83,8 @@ class _Place:
 
     Checks read maps only through `output_to_input` and `input_to_output`,
     which note in `quotes_name` whether any map they gave quotes a name
-    (`ComposedIndexing.quotes_name`): answers that read none hold at every instruction of
-    the same structure."""
+    (`ComposedIndexing.quotes_name`): answers that read none hold at every
+    instruction of the same structure."""
 
     maps: ModuleMaps
     computation: Computation
