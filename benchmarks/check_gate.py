@@ -12,7 +12,9 @@ recompile every module on every run, 0.3 CPU-s):
 * on the largest real dump (target ≤ 4 CPU-s cold) and on the fusion of 3
   convolutions and 3 max-pools (target ≤ 3 CPU-s cold), ``--jobs 1``;
 * check/parse: the cold check against parsing the same text in this
-  process (target ≤ 3×);
+  process (target ≤ 3×), on each module and over every real dump
+  (``examples/real/*.hlo``: one ``check --jobs 1 --no-cache`` process
+  against parsing all of them here);
 * rendering: the warm run writing the JSON report against the same warm
   run printing ``--summary`` only (target: under a third of the warm run);
 * start-up: ``verifier --version`` and a cold check of a 2-instruction
@@ -101,14 +103,27 @@ def main() -> None:
             )
         print(f"check/parse target: ≤ {TARGET_CHECK_PER_PARSE:.0f}×; render/warm: < 0.33")
 
+        real = sorted(EXAMPLES.joinpath("real").glob("*.hlo"))
+        every, _ = check("--jobs", "1", "--no-cache", *map(str, real))
+        parse = sum(_parse_cpu(path) for path in real)
+        print(
+            f"\n{'every real dump (' + str(len(real)) + ' files)':<32}{'cold CPU-s':>11}"
+            f"{'parse CPU-s':>12}{'check/parse':>12}"
+        )
+        print(
+            f"{'check --jobs 1 --no-cache':<32}{every:>11.2f}{parse:>12.2f}{every / parse:>12.1f}"
+        )
+
         print(f"\n{'start-up':<32}{'CPU-s':>8}{'target':>8}")
         version, _ = _verifier(environment, "--version")
         small, _ = check("--no-cache", str(SMALL))
         print(f"{'verifier --version':<32}{version:>8.2f}{TARGET_START_UP:>8.1f}")
         print(f"{'verifier check ' + SMALL.name:<32}{small:>8.2f}{TARGET_START_UP:>8.1f}")
 
-        real = sorted(str(p) for p in (EXAMPLES / "real").glob("*.hlo"))
-        for label, paths in (("every real dump", real), (LARGEST.name, [str(LARGEST)])):
+        for label, paths in (
+            ("every real dump", [str(p) for p in real]),
+            (LARGEST.name, [str(LARGEST)]),
+        ):
             print(f"\n{label + ', cold':<32}{'wall s':>8}")
             walls = {jobs: check("--jobs", str(jobs), "--no-cache", *paths)[1] for jobs in (1, 2)}
             for jobs, wall in walls.items():

@@ -18,7 +18,7 @@ from verifier.cli import main
 from verifier.expr.indexing_map import IndexingMap, Undefined
 from verifier.expr.parser import parse_map
 from verifier.fusion.compose import Composer
-from verifier.fusion.graph import computation_graph, users_first_order
+from verifier.fusion.graph import users_first_order
 from verifier.hlo import parse_module
 from verifier.hlo.module import Computation, Module
 from verifier.indexing.analysis import input_to_output
@@ -41,7 +41,7 @@ def joined(computation: Computation, parameter: int) -> Relation:
     start = computation.parameters[parameter]
     reach: dict[str, set[tuple[Point, Point]]] = defaultdict(set)
     reach[start.name] = {(p, p) for p, _ in IndexingMap.identity(start.shape.dimensions).relation()}
-    for instruction in reversed(users_first_order(computation_graph(computation), computation)):
+    for instruction in reversed(users_first_order(computation)):
         for position, operand in enumerate(instruction.operands):
             if not reach.get(operand):
                 continue

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from verifier.errors import ParseError
-from verifier.fusion.graph import computation_graph, users_first_order
+from verifier.fusion.graph import users_first_order
 from verifier.hlo import (
     ConvolutionDimensionNumbers,
     DotDimensionNumbers,
@@ -309,7 +309,7 @@ def test_forward_references_resolve_and_order_by_use() -> None:
         {"p": "f32[2]"}, "r = f32[2] add(a, b)", "a = f32[2] negate(b)", "b = f32[2] abs(p)"
     )
     computation = parse_module(text).entry
-    order = users_first_order(computation_graph(computation), computation)
+    order = users_first_order(computation)
     assert [i.name for i in reversed(order)] == ["p", "b", "a", "r"]
     assert computation.root.operands == ("a", "b")
 

@@ -46,6 +46,7 @@ from verifier.bridges.isl import relations_equal
 from verifier.expr import IndexingMap
 from verifier.fusion.compose import ComposedIndexing, Composer
 from verifier.hlo import Computation, Instruction, Module
+from verifier.indexing.signature import Signatures
 from verifier.simplify import simplify, simplify_relation
 
 
@@ -76,15 +77,23 @@ def _identical(a: IndexingMap, b: IndexingMap) -> bool:
 
 class ModuleMaps:
     """Memoised composed maps of `module`, simplified and raw (one instance
-    per module and run)."""
+    per module and run).
 
-    def __init__(self, module: Module) -> None:
+    Maps are memoised per place and on structure (`Composer`): with
+    `by_structure` False, every place's maps are computed for that place
+    alone, which gives the same maps (what the tests compare against).
+    """
+
+    def __init__(self, module: Module, *, by_structure: bool = True) -> None:
         self.module = module
+        self.signatures = signatures = Signatures(module) if by_structure else None
         self._composers = {
-            True: Composer(module, transform=_simplified, same=_equal_relations),
-            False: Composer(module, transform=_raw, same=_identical),
+            True: Composer(
+                module, transform=_simplified, same=_equal_relations, signatures=signatures
+            ),
+            False: Composer(module, transform=_raw, same=_identical, signatures=signatures),
         }
-        self._reads = Composer(module, transform=_pointwise, same=_identical)
+        self._reads = Composer(module, transform=_pointwise, same=_identical, signatures=signatures)
 
     def output_to_input(
         self,

@@ -61,7 +61,7 @@ import math
 from collections import defaultdict
 from fractions import Fraction
 
-from verifier.fusion.graph import computation_graph, users_first_order
+from verifier.fusion.graph import users_first_order
 from verifier.hlo import Computation, Instruction, Module, Shape
 from verifier.indexing.elementwise import ELEMENTWISE_OPCODES
 
@@ -117,14 +117,13 @@ def operand_utilizations(
 def fused_parameter_utilizations(fused: Computation) -> tuple[Fraction, ...]:
     """``FusionCalculateUtilizations``: one utilization per parameter of the
     fused computation."""
-    graph = computation_graph(fused)
     root = fused.root.name
     roots: defaultdict[str, set[str]] = defaultdict(set)
     roots[root].add(root)
     root_utilization: defaultdict[str, Fraction] = defaultdict(Fraction)
     root_utilization[root] = Fraction(1)
     utilization: dict[str, Fraction] = {}
-    for instruction in users_first_order(graph, fused):
+    for instruction in users_first_order(fused):
         name = instruction.name
         current = sum((root_utilization[r] for r in roots[name]), Fraction(0))
         utilization[name] = current

@@ -1,1 +1,1 @@
-"""Fusion graphs: composition of indexing maps through computations (networkx)."""
+"""Fusion graphs: composition of indexing maps through computations."""

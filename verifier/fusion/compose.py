@@ -50,9 +50,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from verifier.expr import IndexingMap, Undefined, compose, range_var
-from verifier.fusion.graph import computation_graph, users_first_order
+from verifier.fusion.graph import users_first_order
 from verifier.hlo import Computation, Instruction, Module, Shape, ShapeIndex
 from verifier.indexing import analysis
 from verifier.indexing.control_flow import (
@@ -69,6 +70,7 @@ from verifier.indexing.leaves import (
 )
 from verifier.indexing.registry import Indexing
 from verifier.indexing.shapes import dims_box
+from verifier.indexing.signature import Signatures
 
 MapTransform = Callable[[IndexingMap], IndexingMap]
 MapEquality = Callable[[IndexingMap, IndexingMap], bool]
@@ -124,11 +126,25 @@ class ComposedIndexing:
     maps: tuple[CountedMap, ...] | Undefined
     steps: tuple[Step, ...] = ()
 
-    @property
+    @cached_property
     def indexing(self) -> Indexing:
         if isinstance(self.maps, Undefined):
             return self.maps
         return tuple(counted.map for counted in self.maps)
+
+    @cached_property
+    def quotes_name(self) -> bool:
+        """Whether these maps can differ between places of the same
+        structure: an unknown indexing (its reason names instructions) or a
+        runtime variable (its source is an instruction)."""
+        if isinstance(self.maps, Undefined):
+            return True
+        maps = [counted.map for counted in self.maps]
+        maps += [m for step in self.steps for m in (step.before, step.after)]
+        return any(m.rt_vars for m in maps)
+
+
+_NOT_READ = ComposedIndexing(())
 
 
 @dataclass(frozen=True)
@@ -139,11 +155,20 @@ class Composer:
     composed one (the simplifier);
     `same` decides that two maps are equal as relations (e.g. isl equality)
     when they are not already identical.
+
+    With `signatures`, maps are also memoised on structure: an op's own
+    maps on its instruction signature, a computation's composed maps on its
+    computation signature (`verifier.indexing.signature`), so the same
+    structure under other names — the same fused computation in every
+    layer — is composed once.  Only maps that quote no name are shared: an
+    unknown indexing (its reason names instructions) and a map with a
+    runtime variable (its source is an instruction) are computed per place.
     """
 
     module: Module
     transform: MapTransform = lambda m: m.remove_unused_symbols()
     same: MapEquality = lambda a, b: False
+    signatures: Signatures | None = None
     # Users-first order per computation name, computed once (a fusion is
     # composed once per parameter and per output).
     _orders: dict[str, list[Instruction]] = field(default_factory=dict, compare=False)
@@ -164,6 +189,11 @@ class Composer:
     # `transform` applied once per distinct map (modules repeat the same
     # maps across outputs, fusions and layers).
     _transformed: dict[IndexingMap, IndexingMap] = field(default_factory=dict, compare=False)
+    # Each composition once: fused computations of other shapes or
+    # structure still compose the same pairs of maps.
+    _compositions: dict[tuple[IndexingMap, IndexingMap], Step] = field(
+        default_factory=dict, compare=False
+    )
     # A while loop's maps per (computation, loop, direction), every output
     # (o2i) or operand leaf (i2o) at once: its iterations compute them together.
     _loops: dict[tuple[str, str, str], tuple[tuple[ComposedIndexing, ...], ...]] = field(
@@ -174,6 +204,32 @@ class Composer:
     _leaves: dict[tuple[str, str], tuple[OperandLeaf, ...]] = field(
         default_factory=dict, compare=False
     )
+    # Maps per (what, signature, direction, output or operand), `what` being
+    # an op's own maps or a computation's composed ones (`signatures`).
+    _structural: dict[tuple[str, int, str, int], tuple[ComposedIndexing, ...]] = field(
+        default_factory=dict, compare=False
+    )
+
+    def _by_structure(
+        self,
+        what: str,
+        signature: Callable[[Signatures], int],
+        direction: str,
+        number: int,
+        compute: Callable[[], tuple[ComposedIndexing, ...]],
+    ) -> tuple[ComposedIndexing, ...]:
+        """`compute()`, or the maps computed before for the same structure
+        (`signature`), when the composer has `signatures` and they quote no
+        name."""
+        if self.signatures is None:
+            return compute()
+        key = (what, signature(self.signatures), direction, number)
+        found = self._structural.get(key)
+        if found is None:
+            found = compute()
+            if not any(composed.quotes_name for composed in found):
+                self._structural[key] = found
+        return found
 
     def _operand_leaves(
         self, computation: Computation, instruction: Instruction
@@ -193,7 +249,7 @@ class Composer:
     def _users_first(self, computation: Computation) -> list[Instruction]:
         order = self._orders.get(computation.name)
         if order is None:
-            order = users_first_order(computation_graph(computation), computation)
+            order = users_first_order(computation)
             self._orders[computation.name] = order
         return order
 
@@ -353,12 +409,21 @@ class Composer:
         key = (computation.name, instruction.name, direction, number)
         found = self._own_maps.get(key)
         if found is None:
-            own = (
-                analysis.output_to_input(computation, instruction, number)
-                if direction == "o2i"
-                else analysis.input_to_output(computation, instruction, number)
+
+            def own() -> tuple[ComposedIndexing, ...]:
+                return self._own(
+                    analysis.output_to_input(computation, instruction, number)
+                    if direction == "o2i"
+                    else analysis.input_to_output(computation, instruction, number)
+                )
+
+            found = self._own_maps[key] = self._by_structure(
+                "own",
+                lambda signatures: signatures.instruction(computation, instruction),
+                direction,
+                number,
+                own,
             )
-            found = self._own_maps[key] = self._own(own)
         return found
 
     def _own(self, indexings: tuple[Indexing, ...]) -> tuple[ComposedIndexing, ...]:
@@ -368,6 +433,8 @@ class Composer:
     def _own_indexing(self, indexing: Indexing) -> ComposedIndexing:
         if isinstance(indexing, Undefined):
             return ComposedIndexing(indexing)
+        if not indexing:
+            return _NOT_READ
         steps = [self._step(m) for m in indexing]
         return ComposedIndexing(
             tuple(CountedMap(step.after) for step in steps),
@@ -377,6 +444,14 @@ class Composer:
     def _step(self, indexing_map: IndexingMap) -> Step:
         return Step(indexing_map, self._transform(indexing_map))
 
+    def _composition(self, first: IndexingMap, second: IndexingMap) -> Step:
+        """``compose(first, second)`` and what `transform` made of it."""
+        key = (first, second)
+        step = self._compositions.get(key)
+        if step is None:
+            step = self._compositions[key] = self._step(compose(first, second))
+        return step
+
     def computation_output_to_input(
         self, computation: Computation, output: int = 0
     ) -> tuple[ComposedIndexing, ...]:
@@ -385,7 +460,13 @@ class Composer:
         key = (computation.name, output)
         found = self._outputs.get(key)
         if found is None:
-            found = self._outputs[key] = self._compose_to_parameters(computation, output)
+            found = self._outputs[key] = self._by_structure(
+                "computation",
+                lambda signatures: signatures.computation(computation),
+                "o2i",
+                output,
+                lambda: self._compose_to_parameters(computation, output),
+            )
         return found
 
     def _compose_to_parameters(
@@ -485,7 +566,13 @@ class Composer:
         key = (computation.name, parameter)
         found = self._inputs.get(key)
         if found is None:
-            found = self._inputs[key] = self._compose_to_outputs(computation, parameter)
+            found = self._inputs[key] = self._by_structure(
+                "computation",
+                lambda signatures: signatures.computation(computation),
+                "i2o",
+                parameter,
+                lambda: self._compose_to_outputs(computation, parameter),
+            )
         return found
 
     def _compose_to_outputs(
@@ -498,9 +585,14 @@ class Composer:
                 [CountedMap(IndexingMap.identity(start.shape.dimensions))]
             )
         }
+        # The instructions holding maps so far: one that reads none of them
+        # is passed by (most of a computation is not downstream of one
+        # parameter).
+        reached = {start.name}
         for instruction in reversed(self._users_first(computation)):
-            if instruction.opcode != "parameter":
+            if instruction.opcode != "parameter" and not reached.isdisjoint(instruction.operands):
                 self._propagate_forward(computation, instruction, sets)
+                reached.add(instruction.name)
         return tuple(
             _composed(sets.get((root.name, output)))
             for output in range(analysis.output_count(root))
@@ -541,7 +633,7 @@ class Composer:
         """Add every ``first`` of `current` followed by every map of `then`."""
         for first in current.maps:
             for second in then:
-                step = self._step(compose(first.map, second.map))
+                step = self._composition(first.map, second.map)
                 if step.after != step.before:
                     destination.steps[step] = None
                 composed = step.after
@@ -554,10 +646,19 @@ class Composer:
 def _composed(found: _MapSet | None) -> ComposedIndexing:
     """What reached one value: nothing (not read), unknown, or the maps."""
     if found is None:
-        return ComposedIndexing(())
+        return _NOT_READ
     if found.undefined is not None:
         return ComposedIndexing(found.undefined)
     return ComposedIndexing(tuple(found.maps), tuple(found.steps))
+
+
+def maps_follow_signature(instruction: Instruction) -> bool:
+    """Whether a composer's maps of `instruction`, when they quote no name,
+    are a function of its signature (`Signatures.instruction`: its form,
+    its callees' structure, its operands' forms): true of every op but a
+    while loop, whose trip count reads its start value two instructions
+    up (an operand of its init tuple)."""
+    return instruction.opcode != "while"
 
 
 def _same_maps(

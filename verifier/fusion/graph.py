@@ -1,36 +1,53 @@
-"""A computation as a networkx graph (this package is the only networkx user).
+"""The dataflow order of a computation's instructions.
 
-Nodes are instruction names; an edge ``producer -> user`` per operand use
-(a multigraph, so ``add(p0, p0)`` has two edges), labelled with the operand
-number.
+A computation is a graph with an edge ``producer -> user`` per operand use
+(``add(p0, p0)`` has two); composition walks it users first (output→input)
+or producers first (input→output).
 """
 
 from __future__ import annotations
 
-from typing import Any
+import heapq
 
 from verifier.hlo import Computation, Instruction
 
 
-def computation_graph(computation: Computation) -> Any:
-    """The dataflow multigraph of `computation` (an ``nx.MultiDiGraph``)."""
-    import networkx as nx  # on first use: it is a fifth of the tool's start-up
-
-    graph = nx.MultiDiGraph()
-    for position, instruction in enumerate(computation.instructions):
-        graph.add_node(instruction.name, position=position)
-    for instruction in computation.instructions:
-        for operand_number, operand in enumerate(instruction.operands):
-            graph.add_edge(operand, instruction.name, operand=operand_number)
-    return graph
-
-
-def users_first_order(graph: Any, computation: Computation) -> list[Instruction]:
+def users_first_order(computation: Computation) -> list[Instruction]:
     """Every instruction after all of its users (reverse topological order),
-    ties broken by source position so the order is deterministic."""
-    import networkx as nx
+    ties broken by source position so the order is deterministic: the
+    reverse of the producers-first order that, of the instructions whose
+    operands are all placed, places the first in the source next.
 
-    order = nx.lexicographical_topological_sort(
-        graph, key=lambda name: graph.nodes[name]["position"]
-    )
-    return [computation.instruction(name) for name in reversed(list(order))]
+    >>> from verifier.hlo import parse_module
+    >>> module = parse_module('''
+    ... HloModule m
+    ... ENTRY e {
+    ...   ROOT r = f32[2] add(a, b)
+    ...   a = f32[2] negate(b)
+    ...   b = f32[2] abs(p)
+    ...   p = f32[2] parameter(0)
+    ... }''')
+    >>> [i.name for i in users_first_order(module.entry)]
+    ['r', 'a', 'b', 'p']
+    """
+    instructions = computation.instructions
+    position = {instruction.name: k for k, instruction in enumerate(instructions)}
+    unplaced = [len(instruction.operands) for instruction in instructions]
+    users: list[list[int]] = [[] for _ in instructions]
+    for k, instruction in enumerate(instructions):
+        for operand in instruction.operands:
+            users[position[operand]].append(k)
+    ready = [k for k, count in enumerate(unplaced) if count == 0]
+    heapq.heapify(ready)
+    order: list[Instruction] = []
+    while ready:
+        k = heapq.heappop(ready)
+        order.append(instructions[k])
+        for user in users[k]:
+            unplaced[user] -= 1
+            if unplaced[user] == 0:
+                heapq.heappush(ready, user)
+    if len(order) != len(instructions):
+        raise ValueError(f"computation '{computation.name}' has a cycle of operands")
+    order.reverse()
+    return order

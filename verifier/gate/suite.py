@@ -8,9 +8,11 @@ composed maps), and yields one `Finding` per check and place, e.g. for
 * ``in-bounds`` on ``output 0 -> operand 0 (p0)`` and ``operand 0 (p0) -> output 0``.
 
 The composed maps are computed once per run (`ModuleMaps`) and shared by
-the checks; every solver question goes through the proof cache, keyed by
-the check's name and the canonical text of the maps and shapes it is about,
-so a warm cache answers without solvers.  Budgets are solver operation
+the checks; an instruction of the same signature as one checked before,
+whose maps quote no name, takes its answers (`_answers`: a model's layers
+repeat the same instructions); every solver question goes through the
+proof cache, keyed by the check's name and the canonical text of the maps
+and shapes it is about, so a warm cache answers without solvers.  Budgets are solver operation
 counts, never wall-clock time: the same module gives the same findings.
 
 >>> from verifier.checks.cache import MemoryCache
@@ -30,6 +32,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TypeAlias, assert_never
 
 from verifier.analysis import InstructionError, ModuleMaps, isolated
 from verifier.checks import bitcast, bounds, inverse, overflow, partition, simplification
@@ -38,7 +41,11 @@ from verifier.checks.cache import ProofCache
 from verifier.checks.result import DEFAULT_BUDGET, CheckResult
 from verifier.errors import UsageError
 from verifier.expr import IndexingMap, Undefined
-from verifier.fusion.compose import CALLING_OPCODES
+from verifier.fusion.compose import (
+    CALLING_OPCODES,
+    ComposedIndexing,
+    maps_follow_signature,
+)
 from verifier.gate.catalog import CHECKS
 from verifier.gate.finding import Finding
 from verifier.gate.questions import Question, QuestionMemo
@@ -53,29 +60,98 @@ from verifier.indexing.registry import Indexing
 
 
 @dataclass(frozen=True)
+class _WholeOperand:
+    """Operand `number` of the instruction as a whole: ``operand 1 (p1)``."""
+
+    number: int
+
+
+_Part: TypeAlias = str | OutputLeaf | OperandLeaf | _WholeOperand
+Subject: TypeAlias = tuple[_Part, ...]
+"""Where at an instruction a check applies, e.g. ``(output, "->", operand)``
+for ``output 0 -> operand 1 (p1)``: leaves, not their names, so that the
+answers of one instruction hold at another of the same structure."""
+
+Answer: TypeAlias = tuple[str, Subject, CheckResult]
+"""One check's answer about one subject of an instruction."""
+
+
+@dataclass
 class _Place:
     """One instruction of the module, its leaves and maps (each computed
-    once, however many checks ask), and how to report about it."""
+    once, however many checks ask), and how to report about it.
+
+    Checks read maps only through `output_to_input` and `input_to_output`,
+    which note in `quotes_name` whether any map they gave quotes a name
+    (`ComposedIndexing.quotes_name`): answers that read none hold at every
+    instruction of the same structure."""
 
     maps: ModuleMaps
     computation: Computation
     instruction: Instruction
+    quotes_name: bool = False
+    # The maps asked so far, per (direction, output or operand, simplified).
+    _asked: dict[tuple[str, int, bool], tuple[ComposedIndexing, ...]] = field(default_factory=dict)
 
-    def finding(self, check: str, subject: str, result: CheckResult) -> Finding:
+    def finding(self, answer: Answer) -> Finding:
+        check, subject, result = answer
         return Finding(
             check,
             result.outcome,
             self.maps.module.name,
             self.computation.name,
             self.instruction.name,
-            subject,
+            " ".join(self.label(part) for part in subject),
             result.message,
             result.witness,
             self.instruction.span,
         )
 
-    def operand_subject(self, operand: int) -> str:
-        return f"operand {operand} ({self.instruction.operands[operand]})"
+    def label(self, part: _Part) -> str:
+        """How `part` of a subject reads at this instruction."""
+        match part:
+            case str():
+                return part
+            case OutputLeaf():
+                return self._output_labels[part.number]
+            case OperandLeaf():
+                return self._operand_labels[part.number]
+            case _WholeOperand():
+                return f"operand {part.number} ({self.instruction.operands[part.number]})"
+            case _:
+                assert_never(part)
+
+    def output_to_input(
+        self, output: int, *, simplified: bool = True
+    ) -> tuple[ComposedIndexing, ...]:
+        """Per operand leaf: the maps from output `output`."""
+        return self._maps("o2i", output, simplified)
+
+    def input_to_output(
+        self, operand: int, *, simplified: bool = True
+    ) -> tuple[ComposedIndexing, ...]:
+        """Per output: the maps from operand leaf `operand`."""
+        return self._maps("i2o", operand, simplified)
+
+    def _maps(self, direction: str, number: int, simplified: bool) -> tuple[ComposedIndexing, ...]:
+        key = (direction, number, simplified)
+        found = self._asked.get(key)
+        if found is None:
+            ask = self.maps.output_to_input if direction == "o2i" else self.maps.input_to_output
+            found = self._asked[key] = ask(
+                self.computation, self.instruction, number, simplified=simplified
+            )
+            if any(composed.quotes_name for composed in found):
+                self.quotes_name = True
+        return found
+
+    @cached_property
+    def _output_labels(self) -> tuple[str, ...]:
+        return tuple(leaf.label for leaf in self.outputs)
+
+    @cached_property
+    def _operand_labels(self) -> tuple[str, ...]:
+        return tuple(leaf.label for leaf in self.operands)
 
     @cached_property
     def outputs(self) -> tuple[OutputLeaf, ...]:
@@ -89,15 +165,14 @@ class _Place:
     def indexings(self) -> tuple[Indexing, ...]:
         """The indexing of every (output, operand) pair of the instruction,
         both directions (composed and simplified)."""
-        instruction, computation = self.instruction, self.computation
         return tuple(
             composed.indexing
             for output in self.outputs
-            for composed in self.maps.output_to_input(computation, instruction, output.number)
+            for composed in self.output_to_input(output.number)
         ) + tuple(
             composed.indexing
             for operand in self.operands
-            for composed in self.maps.input_to_output(computation, instruction, operand.number)
+            for composed in self.input_to_output(operand.number)
         )
 
     @cached_property
@@ -116,31 +191,39 @@ class _Run:
     cache: ProofCache
     budget: Budget
     memo: QuestionMemo = field(default_factory=QuestionMemo)
+    # The answers of each check (None: a check whose answers quote names)
+    # at the first instruction of each signature whose maps quote none.
+    answers: dict[int, tuple[tuple[Answer, ...] | None, ...]] = field(default_factory=dict)
 
     def answer(self, question: Question, compute: Callable[[], CheckResult]) -> CheckResult:
         return self.memo.answer(question, compute)
 
 
-Checker = Callable[[_Place, _Run], Iterator[Finding]]
+Checker = Callable[[_Place, _Run], Iterator[Answer]]
 
 
 @dataclass(frozen=True)
 class RegisteredCheck:
-    """What runs check `name` (of the `CATALOG`) on one instruction."""
+    """What runs check `name` (of the `CATALOG`) on one instruction.
+
+    A check that `quotes_names` passes operand names into its question
+    (partition's messages name the pieces): its answers are never taken
+    from another instruction."""
 
     name: str
     run: Checker
+    quotes_names: bool = False
 
 
 # What runs each check of the catalog, registered below in the catalog's order.
 _REGISTRY: dict[str, RegisteredCheck] = {}
 
 
-def _check(name: str) -> Callable[[Checker], Checker]:
+def _check(name: str, *, quotes_names: bool = False) -> Callable[[Checker], Checker]:
     """Register the decorated function as what runs check `name`."""
 
     def register(run: Checker) -> Checker:
-        _REGISTRY[name] = RegisteredCheck(name, run)
+        _REGISTRY[name] = RegisteredCheck(name, run, quotes_names)
         return run
 
     return register
@@ -259,9 +342,40 @@ def _isolated(
     """The findings of one instruction, or none and its error to `on_error`."""
 
     def findings() -> list[Finding]:
-        return [finding for check in selected for finding in _REGISTRY[check].run(place, run)]
+        return [place.finding(answer) for answer in _answers(place, run, selected)]
 
     return isolated(place.instruction, findings, on_error) or []
+
+
+def _answers(place: _Place, run: _Run, selected: tuple[str, ...]) -> list[Answer]:
+    """The answers of the `selected` checks at `place`, in their order.
+
+    Answers that read no map quoting a name depend on the instruction's
+    signature alone (`verifier.indexing.signature`; its maps do,
+    `maps_follow_signature`): they are computed at the first instruction of
+    each signature and taken from it at the others — every layer of a model
+    repeats the same instructions under other names.
+    """
+    signatures = place.maps.signatures
+    signature = (
+        signatures.instruction(place.computation, place.instruction)
+        if signatures is not None and maps_follow_signature(place.instruction)
+        else None
+    )
+    known = run.answers.get(signature) if signature is not None else None
+    if known is not None:
+        return [
+            answer
+            for check, answers in zip(selected, known, strict=True)
+            for answer in (answers if answers is not None else _REGISTRY[check].run(place, run))
+        ]
+    per_check = [tuple(_REGISTRY[check].run(place, run)) for check in selected]
+    if signature is not None and not place.quotes_name:
+        run.answers[signature] = tuple(
+            None if _REGISTRY[check].quotes_names else answers
+            for check, answers in zip(selected, per_check, strict=True)
+        )
+    return [answer for answers in per_check for answer in answers]
 
 
 def _selected(only: Collection[str] | None) -> tuple[str, ...]:
@@ -292,30 +406,23 @@ def _all_undefined(indexings: Sequence[Indexing]) -> Undefined | None:
 
 
 @_check(bounds.CHECK)
-def _in_bounds(place: _Place, run: _Run) -> Iterator[Finding]:
-    instruction = place.instruction
+def _in_bounds(place: _Place, run: _Run) -> Iterator[Answer]:
     undefined = place.wholly_undefined
     if undefined is not None:
-        yield place.finding(bounds.CHECK, _EVERYWHERE, _in_shape(undefined, (), run))
+        yield bounds.CHECK, (_EVERYWHERE,), _in_shape(undefined, (), run)
         return
     operands = place.operands
     outputs = place.outputs
     for output in outputs:
-        per_operand = place.maps.output_to_input(place.computation, instruction, output.number)
-        for operand, composed in zip(operands, per_operand, strict=True):
-            if _is_empty(composed.indexing):
-                continue
-            subject = f"{output.label} -> {operand.label}"
-            result = _in_shape(composed.indexing, operand.shape.dimensions, run)
-            yield place.finding(bounds.CHECK, subject, result)
+        for operand, composed in zip(operands, place.output_to_input(output.number), strict=True):
+            if not _is_empty(composed.indexing):
+                result = _in_shape(composed.indexing, operand.shape.dimensions, run)
+                yield bounds.CHECK, (output, "->", operand), result
     for operand in operands:
-        per_output = place.maps.input_to_output(place.computation, instruction, operand.number)
-        for output, composed in zip(outputs, per_output, strict=True):
-            if _is_empty(composed.indexing):
-                continue
-            subject = f"{operand.label} -> {output.label}"
-            result = _in_shape(composed.indexing, output.shape.dimensions, run)
-            yield place.finding(bounds.CHECK, subject, result)
+        for output, composed in zip(outputs, place.input_to_output(operand.number), strict=True):
+            if not _is_empty(composed.indexing):
+                result = _in_shape(composed.indexing, output.shape.dimensions, run)
+                yield bounds.CHECK, (operand, "->", output), result
 
 
 def _in_shape(indexing: Indexing, dimensions: tuple[int, ...], run: _Run) -> CheckResult:
@@ -325,8 +432,8 @@ def _in_shape(indexing: Indexing, dimensions: tuple[int, ...], run: _Run) -> Che
     )
 
 
-@_check(partition.CHECK)
-def _partition(place: _Place, run: _Run) -> Iterator[Finding]:
+@_check(partition.CHECK, quotes_names=True)
+def _partition(place: _Place, run: _Run) -> Iterator[Answer]:
     instruction = place.instruction
     if instruction.opcode not in partition.PIECES:
         return
@@ -334,40 +441,31 @@ def _partition(place: _Place, run: _Run) -> Iterator[Finding]:
     # The rules' own maps: simplification renumbers runtime variables per
     # map, and the pieces must share them (the same offsets).
     pieces = [
-        (
-            place.operand_subject(k),
-            place.maps.input_to_output(place.computation, instruction, k, simplified=False)[
-                0
-            ].indexing,
-        )
+        (place.label(_WholeOperand(k)), place.input_to_output(k, simplified=False)[0].indexing)
         for k in numbers
     ]
     result = partition.check_partition(
         pieces, instruction.shape.dimensions, run.cache, budget=run.budget
     )
-    yield place.finding(partition.CHECK, "output 0", result)
+    yield partition.CHECK, ("output 0",), result
 
 
 @_check(inverse.CHECK)
-def _inverse(place: _Place, run: _Run) -> Iterator[Finding]:
-    instruction = place.instruction
+def _inverse(place: _Place, run: _Run) -> Iterator[Answer]:
     undefined = place.wholly_undefined
     if undefined is not None:
-        yield place.finding(inverse.CHECK, _EVERYWHERE, _inverts(undefined, undefined, 0, 0, run))
+        yield inverse.CHECK, (_EVERYWHERE,), _inverts(undefined, undefined, 0, 0, run)
         return
     operands = place.operands
     for output in place.outputs:
-        per_operand = place.maps.output_to_input(place.computation, instruction, output.number)
-        for operand, composed in zip(operands, per_operand, strict=True):
-            reached = place.maps.input_to_output(place.computation, instruction, operand.number)
-            backward = reached[output.number].indexing
+        for operand, composed in zip(operands, place.output_to_input(output.number), strict=True):
+            backward = place.input_to_output(operand.number)[output.number].indexing
             if _is_empty(composed.indexing) and _is_empty(backward):
                 continue
             result = _inverts(
                 composed.indexing, backward, output.shape.rank, operand.shape.rank, run
             )
-            subject = f"{operand.label} <-> {output.label}"
-            yield place.finding(inverse.CHECK, subject, result)
+            yield inverse.CHECK, (operand, "<->", output), result
 
 
 def _inverts(
@@ -382,84 +480,77 @@ def _inverts(
 
 
 @_check(bitcast.CHECK)
-def _bitcast(place: _Place, run: _Run) -> Iterator[Finding]:
+def _bitcast(place: _Place, run: _Run) -> Iterator[Answer]:
     instruction = place.instruction
     if instruction.opcode != "bitcast":
         return
     operand = place.computation.instruction(instruction.operands[0]).shape
-    (composed,) = place.maps.output_to_input(place.computation, instruction, 0, simplified=False)
+    (composed,) = place.output_to_input(0, simplified=False)
     result = run.answer(
         (bitcast.CHECK, operand, instruction.shape, composed.indexing),
         lambda: bitcast.check_bitcast(
             operand, instruction.shape, composed.indexing, run.cache, budget=run.budget
         ),
     )
-    yield place.finding(bitcast.CHECK, place.operand_subject(0), result)
+    yield bitcast.CHECK, (_WholeOperand(0),), result
 
 
-def _all_maps(place: _Place, run: _Run) -> tuple[IndexingMap, ...]:
+def _all_maps(place: _Place) -> tuple[IndexingMap, ...]:
     """Every defined map of the instruction, both directions (the unknown
     ones are reported by in-bounds)."""
-    indexings = place.indexings
     maps: list[IndexingMap] = []
-    for indexing in indexings:
-        if isinstance(indexing, Undefined):
-            continue
-        maps.extend(indexing)
+    for indexing in place.indexings:
+        if not isinstance(indexing, Undefined):
+            maps.extend(indexing)
     return tuple(dict.fromkeys(maps))
 
 
 @_check(overflow.CHECK)
-def _overflow(place: _Place, run: _Run) -> Iterator[Finding]:
+def _overflow(place: _Place, run: _Run) -> Iterator[Answer]:
     yield from _fits(place, run, 64, overflow.CHECK)
 
 
 @_check(overflow.CHECK_INT32)
-def _overflow_int32(place: _Place, run: _Run) -> Iterator[Finding]:
+def _overflow_int32(place: _Place, run: _Run) -> Iterator[Answer]:
     """Per fusion or call: whether its indices would also fit int32."""
     if place.instruction.opcode in CALLING_OPCODES:
         yield from _fits(place, run, 32, overflow.CHECK_INT32)
 
 
-def _fits(place: _Place, run: _Run, bits: int, check: str) -> Iterator[Finding]:
-    maps = _all_maps(place, run)
+def _fits(place: _Place, run: _Run, bits: int, check: str) -> Iterator[Answer]:
+    maps = _all_maps(place)
     if maps:
         result = run.answer(
             (check, maps, bits),
             lambda: overflow.check_overflow(maps, bits, run.cache, budget=run.budget),
         )
-        yield place.finding(check, "maps", result)
+        yield check, ("maps",), result
 
 
 @_check(simplification.CHECK)
-def _simplification(place: _Place, run: _Run) -> Iterator[Finding]:
-    instruction = place.instruction
-    if instruction.opcode in CALLING_OPCODES:
+def _simplification(place: _Place, run: _Run) -> Iterator[Answer]:
+    if place.instruction.opcode in CALLING_OPCODES:
         yield from _composition_steps(place, run)
         return
     outputs = place.outputs
-    raw = [
-        place.maps.output_to_input(place.computation, instruction, output.number, simplified=False)
-        for output in outputs
-    ]
+    raw = [place.output_to_input(output.number, simplified=False) for output in outputs]
     # Unknown everywhere, or its unsimplified maps are: reported once.
     undefined = place.wholly_undefined or _all_undefined(
         [composed.indexing for per_output in raw for composed in per_output]
     )
     if undefined is not None:
-        yield _undefined_simplification(place, run, undefined)
+        yield _undefined_simplification(run, undefined)
         return
     operands = place.operands
     for output, raw_maps in zip(outputs, raw, strict=True):
-        simplified = place.maps.output_to_input(place.computation, instruction, output.number)
+        simplified = place.output_to_input(output.number)
         for operand, before, after in zip(operands, raw_maps, simplified, strict=True):
             if _is_empty(before.indexing) and _is_empty(after.indexing):
                 continue
             result = _simplifies(
                 before.indexing, after.indexing, output.shape.rank, operand.shape.rank, run
             )
-            subject = f"{output.label} -> {operand.label}"
-            yield place.finding(simplification.CHECK, subject, result)
+            yield simplification.CHECK, (output, "->", operand), result
 
 
 def _simplifies(
@@ -473,22 +564,20 @@ def _simplifies(
     )
 
 
-def _undefined_simplification(place: _Place, run: _Run, undefined: Undefined) -> Finding:
-    result = _simplifies(undefined, undefined, 0, 0, run)
-    return place.finding(simplification.CHECK, _EVERYWHERE, result)
+def _undefined_simplification(run: _Run, undefined: Undefined) -> Answer:
+    return simplification.CHECK, (_EVERYWHERE,), _simplifies(undefined, undefined, 0, 0, run)
 
 
-def _composition_steps(place: _Place, run: _Run) -> Iterator[Finding]:
+def _composition_steps(place: _Place, run: _Run) -> Iterator[Answer]:
     """A fusion, call, conditional, async-start or while loop: its maps were
     simplified as they were composed, and each step is proved (never the
     unsimplified composition, exponential in a chain's length)."""
-    instruction = place.instruction
     undefined = place.wholly_undefined
     if undefined is not None:  # a while loop: reported once
-        yield _undefined_simplification(place, run, undefined)
+        yield _undefined_simplification(run, undefined)
         return
     for output in place.outputs:
-        simplified = place.maps.output_to_input(place.computation, instruction, output.number)
+        simplified = place.output_to_input(output.number)
         for operand, composed in zip(place.operands, simplified, strict=True):
             if isinstance(composed.maps, Undefined):
                 result = _simplifies(composed.maps, composed.maps, 0, 0, run)
@@ -498,8 +587,7 @@ def _composition_steps(place: _Place, run: _Run) -> Iterator[Finding]:
                 result = simplification.check_simplification_steps(
                     composed.steps, run.cache, budget=run.budget
                 )
-            subject = f"{output.label} -> {operand.label}"
-            yield place.finding(simplification.CHECK, subject, result)
+            yield simplification.CHECK, (output, "->", operand), result
 
 
 assert tuple(_REGISTRY) == CHECKS, "each check of the catalog has a runner, in its order"

@@ -6,6 +6,8 @@
 """
 
 from verifier.hlo.attributes import (
+    COMPUTATION_ATTRIBUTES,
+    COMPUTATION_LIST_ATTRIBUTES,
     Attributes,
     AttributeValue,
     BackendConfig,
@@ -42,6 +44,8 @@ from verifier.hlo.shape import (
 __all__ = [
     "CHECKED_OPCODES",
     "COMBINE_DIMENSION",
+    "COMPUTATION_ATTRIBUTES",
+    "COMPUTATION_LIST_ATTRIBUTES",
     "AttributeValue",
     "Attributes",
     "BackendConfig",

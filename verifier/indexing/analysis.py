@@ -20,7 +20,7 @@ from verifier.hlo import Computation, Instruction, Shape, element_bit_width
 
 # Importing the package (verifier/indexing/__init__.py) registers every rule.
 from verifier.indexing import registry
-from verifier.indexing.leaves import instruction_operand_leaves, output_leaves
+from verifier.indexing.leaves import output_leaves
 from verifier.indexing.registry import Indexing, OpContext
 
 
@@ -70,20 +70,14 @@ def output_count(instruction: Instruction) -> int:
     return len(output_leaves(instruction.shape))
 
 
-def operand_count(computation: Computation, instruction: Instruction) -> int:
-    """The number of operand leaves (the number of operands when all are arrays)."""
-    return len(instruction_operand_leaves(computation, instruction))
-
-
-def _no_rule_reason(computation: Computation, instruction: Instruction) -> str | None:
-    """Why no rule applies to `instruction`, or None when one does."""
-    rule = registry.rule_for(instruction.opcode)
+def _no_rule_reason(context: OpContext) -> str | None:
+    """Why no rule applies to the instruction of `context`, or None when one does."""
+    opcode = context.instruction.opcode
+    rule = registry.rule_for(opcode)
     if rule is None:
-        return f"no indexing rule for opcode '{instruction.opcode}'"
-    if not rule.whole_tuples and any(
-        operand.shape.is_tuple for operand in computation.operand_instructions(instruction)
-    ):
-        return f"{instruction.opcode} of a tuple-shaped operand: its rule reads arrays only"
+        return f"no indexing rule for opcode '{opcode}'"
+    if not rule.whole_tuples and any(operand.shape.is_tuple for operand in context.operands):
+        return f"{opcode} of a tuple-shaped operand: its rule reads arrays only"
     return None
 
 
@@ -91,15 +85,16 @@ def output_to_input(
     computation: Computation, instruction: Instruction, output: int = 0
 ) -> tuple[Indexing, ...]:
     """Per operand leaf: the maps from output `output`'s index to the elements read."""
-    reason = _no_rule_reason(computation, instruction)
+    context = _context(computation, instruction)
+    count = len(context.operand_leaves)
+    reason = _no_rule_reason(context)
     if reason is not None:
-        return _unsupported(reason, operand_count(computation, instruction))
+        return _unsupported(reason, count)
     rule = registry.rule_for(instruction.opcode)
     assert rule is not None
-    count = operand_count(computation, instruction)
-    if _is_empty_array(output_leaves(instruction.shape)[output].shape):
+    if _is_empty_array(context.output_shapes[output]):
         return ((),) * count  # no output element reads anything
-    return _checked(computation, instruction, lambda ctx: rule.output_to_input(ctx, output), count)
+    return _checked(context, lambda ctx: rule.output_to_input(ctx, output), count)
 
 
 def input_to_output(
@@ -107,20 +102,20 @@ def input_to_output(
 ) -> tuple[Indexing, ...]:
     """Per output: the maps from operand leaf `operand`'s index to the output
     elements it reaches."""
-    reason = _no_rule_reason(computation, instruction)
+    context = _context(computation, instruction)
+    count = len(context.output_shapes)
+    reason = _no_rule_reason(context)
     if reason is not None:
-        return _unsupported(reason, output_count(instruction))
+        return _unsupported(reason, count)
     rule = registry.rule_for(instruction.opcode)
     assert rule is not None
-    count = output_count(instruction)
-    if _is_empty_array(instruction_operand_leaves(computation, instruction)[operand].shape):
+    if _is_empty_array(context.operand_leaves[operand].shape):
         return ((),) * count  # no operand element reaches anything
-    return _checked(computation, instruction, lambda ctx: rule.input_to_output(ctx, operand), count)
+    return _checked(context, lambda ctx: rule.input_to_output(ctx, operand), count)
 
 
 def _checked(
-    computation: Computation,
-    instruction: Instruction,
+    context: OpContext,
     apply: Callable[[OpContext], tuple[Indexing, ...]],
     count: int,
 ) -> tuple[Indexing, ...]:
@@ -131,7 +126,6 @@ def _checked(
     with the callees' ROOT shapes, a stronger check than one here could be.
     An exception from the rule itself is a bug and escapes.
     """
-    context = _context(computation, instruction)
     reason = _unsupported_shapes(context)
     if reason is not None:
         return tuple(Undefined(reason) for _ in range(count))

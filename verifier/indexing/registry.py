@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TypeAlias
 
 from verifier.expr import IndexingMap, Undefined
@@ -44,14 +45,15 @@ class OpContext:
     def operand_shape(self, index: int) -> Shape:
         return self.operands[index].shape
 
-    @property
+    @cached_property
     def output_shapes(self) -> tuple[Shape, ...]:
         """The array shapes of the outputs, one per leaf (see `leaves`)."""
         return tuple(leaf.shape for leaf in output_leaves(self.instruction.shape))
 
-    @property
+    @cached_property
     def operand_leaves(self) -> tuple[OperandLeaf, ...]:
-        """Every operand's leaves, the numbering of a rule's operand indexings."""
+        """Every operand's leaves, the numbering of a rule's operand indexings
+        (listed once: a tuple's rule asks once per output)."""
         return operand_leaves(self.operands)
 
 

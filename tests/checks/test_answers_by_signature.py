@@ -1,0 +1,133 @@
+"""Answers taken from an instruction of the same signature: each
+instruction's findings are those the gate finds for it alone — its own
+names in subjects and messages, and the same outcomes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from verifier.analysis import InstructionError, ModuleMaps
+from verifier.checks.cache import MemoryCache
+from verifier.errors import VerifierError
+from verifier.gate.suite import run_checks
+from verifier.hlo import Module, decode_hlo, parse_module
+
+EXAMPLES = Path(__file__).parents[2] / "examples"
+
+_TWO_LAYERS = """
+HloModule m
+fa {
+  q0 = f32[2] parameter(0)
+  q1 = f32[3] parameter(1)
+  ROOT c = f32[5] concatenate(q0, q1), dimensions={0}
+}
+fb {
+  x0 = f32[2] parameter(0)
+  x1 = f32[3] parameter(1)
+  ROOT c = f32[5] concatenate(x0, x1), dimensions={0}
+}
+ENTRY e {
+  p0 = f32[2] parameter(0)
+  p1 = f32[3] parameter(1)
+  a = f32[5] fusion(p0, p1), kind=kLoop, calls=fa
+  ROOT b = f32[5] fusion(p0, p1), kind=kLoop, calls=fb
+}"""
+
+
+def _findings(maps: ModuleMaps) -> tuple[list[dict[str, Any]], list[str]]:
+    """The findings, and each instruction that could not be checked."""
+    errors: list[InstructionError] = []
+    found = [f.to_json() for f in run_checks(maps, MemoryCache(), on_error=errors.append)]
+    return found, [str(error) for error in errors]
+
+
+def assert_same_findings_as_per_place(module: Module) -> None:
+    assert _findings(ModuleMaps(module)) == _findings(ModuleMaps(module, by_structure=False))
+
+
+def test_an_instruction_of_the_same_structure_is_reported_with_its_own_names() -> None:
+    module = parse_module(_TWO_LAYERS)
+    findings = run_checks(module, MemoryCache())
+    in_fb = {(f.check, f.subject): f.message for f in findings if f.computation == "fb"}
+    assert ("in-bounds", "output 0 -> operand 1 (x1)") in in_fb
+    assert ("inverse", "operand 0 (x0) <-> output 0") in in_fb
+    # Partition's message names the pieces: never taken from fa's.
+    assert in_fb[("partition", "output 0")] == (
+        "operand 0 (x0), operand 1 (x1) partition the output [5]"
+    )
+    assert_same_findings_as_per_place(module)
+
+
+_REAL = sorted((EXAMPLES / "real").glob("*.hlo"))
+_LARGE = {"transformer_train_step.hlo", "mlp_train_step.hlo", "cnn_step.hlo"}
+
+
+def _module(path: Path) -> Module:
+    return parse_module(decode_hlo(path.read_bytes(), str(path)), str(path))
+
+
+@pytest.mark.parametrize("path", [p for p in _REAL if p.name not in _LARGE], ids=lambda p: p.name)
+def test_real_dumps_get_the_findings_of_each_instruction_alone(path: Path) -> None:
+    assert_same_findings_as_per_place(_module(path))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "path", sorted(EXAMPLES.rglob("*.hlo")), ids=lambda p: str(p.relative_to(EXAMPLES))
+)
+def test_every_example_gets_the_findings_of_each_instruction_alone(path: Path) -> None:
+    try:
+        module = _module(path)
+    except VerifierError:  # a module broken on purpose
+        pytest.skip("not a valid module")
+    assert_same_findings_as_per_place(module)
+
+
+_TWO_LOOPS = """
+HloModule loops
+cond {
+  s = (s32[], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  limit = s32[] constant(2)
+  ROOT lt = pred[] compare(i, limit), direction=LT
+}
+body {
+  s = (s32[], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  one = s32[] constant(1)
+  next = s32[] add(i, one)
+  x = f32[4] get-tuple-element(s), index=1
+  flipped = f32[4] reverse(x), dimensions={0}
+  ROOT t = (s32[], f32[4]) tuple(next, flipped)
+}
+ENTRY e {
+  p = f32[4] parameter(0)
+  zero = s32[] constant(0)
+  far = s32[] constant(-100)
+  ta = (s32[], f32[4]) tuple(zero, p)
+  tb = (s32[], f32[4]) tuple(far, p)
+  a = (s32[], f32[4]) while(ta), condition=cond, body=body
+  b = (s32[], f32[4]) while(tb), condition=cond, body=body
+  ROOT r = ((s32[], f32[4]), (s32[], f32[4])) tuple(a, b)
+}"""
+
+
+def test_loops_of_the_same_signature_with_other_trip_counts_get_their_own_answers() -> None:
+    # Two trips flip x twice; 102 trips are more than are composed, so b's
+    # indexing is unknown: the same signature (the start value is an
+    # operand of the init tuple), other maps, other findings.
+    module = parse_module(_TWO_LOOPS)
+    entry = module.entry
+    signatures = ModuleMaps(module).signatures
+    assert signatures is not None
+    a, b = entry.instruction("a"), entry.instruction("b")
+    assert signatures.instruction(entry, a) == signatures.instruction(entry, b)
+    maps = ModuleMaps(module)
+    assert maps.output_to_input(entry, a, 1) != maps.output_to_input(entry, b, 1)
+    outcomes = {(f.instruction, f.outcome.value) for f in run_checks(module, MemoryCache())}
+    assert ("a", "proved") in outcomes and ("b", "unsupported") in outcomes
+    assert ("b", "proved") not in outcomes
+    assert_same_findings_as_per_place(module)
