@@ -378,8 +378,11 @@ class _PairTranslation:
             _point_set(set_space(converter.names).space, dims)
         )
         for expr, value in zip(indexing_map.results, results, strict=True):
-            function = _as_piecewise(converter.convert(expr))
-            points = points.intersect(function.eq_set(_as_piecewise(converter.map_const(value))))
+            function, constant = converter.convert(expr), converter.map_const(value)
+            if isinstance(function, isl.Aff):  # a basic set: cheaper than a piecewise one
+                points = points.intersect(function.eq_basic_set(constant))
+            else:
+                points = points.intersect(function.eq_set(_as_piecewise(constant)))
         return not points.is_empty()
 
     def results_at(self, side: int, point: Sequence[int]) -> list[int]:
