@@ -9,6 +9,7 @@ data, in a few lines of a notebook.
     m.maps("wrapped_reduce-window")      # [OperandMaps(...)], maps as IndexingMap
     m.maps("wrapped_reduce-window", direction="i2o")  # operand -> output maps
     m.to_parameters()                    # entry ROOT composed to each entry parameter
+    m.fusion_graph("fused_computation")  # its dataflow as a networkx MultiDiGraph
     m.utilization_rows()                 # one dict per operand (a DataFrame's rows)
     m.to_pandas()                        # the same as `verifier corpus`'s operand table
     [f.to_json() for f in m.checks()]    # every check's findings
@@ -46,6 +47,7 @@ from verifier.counting.utilization import InstructionUtilization, module_utiliza
 from verifier.errors import UsageError
 from verifier.expr import IndexingMap, Undefined
 from verifier.fusion.compose import ComposedIndexing
+from verifier.fusion.graph import computation_graph
 from verifier.gate.finding import Finding
 from verifier.gate.suite import run_checks
 from verifier.hlo import Computation, Module, parse_module, parse_module_file
@@ -95,6 +97,13 @@ class Analysis:
 
     def fusions(self) -> list[str]:
         return [i.name for i in self.module.entry.instructions if i.opcode == "fusion"]
+
+    def fusion_graph(self, computation: str | None = None) -> Any:
+        """The dataflow of `computation` (default: the entry) as a networkx
+        ``MultiDiGraph``: an edge ``producer -> user`` per operand use,
+        labelled ``operand``; nodes carry ``opcode``, ``shape`` and
+        ``position`` (`verifier.fusion.graph.computation_graph`)."""
+        return computation_graph(self._computation(computation))
 
     def maps(
         self, name: str, direction: Direction = "o2i", computation: str | None = None

@@ -27,6 +27,15 @@ def test_load_gives_maps_utilization_and_checks_as_plain_data() -> None:
     assert findings and all(f.outcome is Outcome.PROVED for f in findings)
 
 
+def test_a_fusion_graph_is_its_computation_dataflow() -> None:
+    m = verifier.load(REAL / "softmax.hlo")
+    graph = m.fusion_graph("fused_computation")
+    assert sorted(graph.nodes) == sorted(m.instructions("fused_computation"))
+    entry = m.fusion_graph()
+    assert entry.has_edge("x.1", "ynn_fusion.1")
+    assert entry.nodes["ynn_fusion.1"]["opcode"] == "fusion"
+
+
 def test_unknown_names_are_errors() -> None:
     with pytest.raises(AttributeError):
         _ = verifier.no_such_thing

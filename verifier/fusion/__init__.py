@@ -1,1 +1,2 @@
-"""Fusion graphs: composition of indexing maps through computations."""
+"""Fusion graphs: composition of indexing maps through computations; a
+computation's dataflow as a networkx graph (`graph.computation_graph`)."""
