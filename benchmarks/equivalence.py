@@ -19,7 +19,10 @@ Then, on those pairs:
   budget).
 
 CPU seconds are user + system time of the process and its children
-(`resource.getrusage`), the measure that holds on a shared machine; pairs/s
+(`resource.getrusage`), the measure that holds on a shared machine; each
+path runs ``--repeat`` times (default 3) and its least CPU time counts,
+with that run's wall time (other jobs on the machine only ever add time:
+contention for the cores and their caches); pairs/s
 is wall-clock, and — since the machine may be shared — also projected onto
 two idle cores (CPU seconds / 2, start-up included).  The slowest pair is
 timed in-process as ``verifier equiv`` answers it (parsing, `EQUIV_BUDGET`,
@@ -31,7 +34,7 @@ symbols, deep nesting, many constraints).
 (e.g. the previous release, unpacked with ``git archive``): before/after
 from one run.
 
-Run: ``python benchmarks/equivalence.py [--pairs 3000] [--seed 0] [--checkout DIR]``.
+Run: ``python benchmarks/equivalence.py [--pairs 3000] [--seed 0] [--repeat 3] [--checkout DIR]``.
 """
 
 from __future__ import annotations
@@ -88,31 +91,41 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def _subprocess(argv: list[str], cwd: str | None = None) -> tuple[float, float, str]:
-    """Wall and CPU seconds (children included) of a command, and its stdout;
-    `cwd` first on the path of ``python -m`` (another checkout)."""
-    cpu, wall = _children_cpu(), time.perf_counter()
-    completed = subprocess.run(argv, capture_output=True, text=True, check=False, cwd=cwd)
-    wall, cpu = time.perf_counter() - wall, _children_cpu() - cpu
-    if completed.returncode not in (0, 1, 3):
-        raise SystemExit(f"{argv[:4]} failed ({completed.returncode}): {completed.stderr}")
-    return wall, cpu, completed.stdout
+def _subprocess(argv: list[str], repeat: int, cwd: str | None = None) -> tuple[float, float, str]:
+    """Wall and CPU seconds (children included) of the run of a command with
+    the least CPU time of `repeat`, and its stdout; `cwd` first on the path of
+    ``python -m`` (another checkout)."""
+    runs = []
+    for _ in range(repeat):
+        cpu, wall = _children_cpu(), time.perf_counter()
+        completed = subprocess.run(argv, capture_output=True, text=True, check=False, cwd=cwd)
+        wall, cpu = time.perf_counter() - wall, _children_cpu() - cpu
+        if completed.returncode not in (0, 1, 3):
+            raise SystemExit(f"{argv[:4]} failed ({completed.returncode}): {completed.stderr}")
+        runs.append((cpu, wall, completed.stdout))
+    cpu, wall, stdout = min(runs)
+    return wall, cpu, stdout
 
 
-def _floor(isl_path: Path) -> tuple[float, float]:
-    """``is_equal`` on prebuilt isl objects: (wall, CPU) seconds."""
+def _floor(isl_path: Path, repeat: int) -> tuple[float, float]:
+    """``is_equal`` on prebuilt isl objects: (wall, CPU) seconds of the
+    pass with the least CPU time of `repeat`."""
     context = isl.Context()
     maps = [
         tuple(isl.Map(text, context) for text in line.split("\t"))
         for line in isl_path.read_text().splitlines()
     ]
     context.set_max_operations(EQUIV_BUDGET.isl_operations)
-    cpu, wall = time.process_time(), time.perf_counter()
-    for a, b in maps:
-        context.reset_operations()
-        with contextlib.suppress(isl.Error):  # undecided within the budget, as in the script
-            a.is_equal(b)
-    return time.perf_counter() - wall, time.process_time() - cpu
+    runs = []
+    for _ in range(repeat):
+        cpu, wall = time.process_time(), time.perf_counter()
+        for a, b in maps:
+            context.reset_operations()
+            with contextlib.suppress(isl.Error):  # undecided within the budget, as in the script
+                a.is_equal(b)
+        runs.append((time.process_time() - cpu, time.perf_counter() - wall))
+    cpu, wall = min(runs)
+    return wall, cpu
 
 
 def _slowest(pairs: list[tuple[str, str]]) -> tuple[float, str]:
@@ -132,6 +145,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pairs", type=int, default=3000)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--repeat", type=int, default=3, help="runs per path; the least CPU counts")
     parser.add_argument("--checkout", help="another checkout of verifier to time on the pairs")
     options = parser.parse_args()
 
@@ -143,18 +157,19 @@ def main() -> None:
     verifier = [sys.executable, "-m", "verifier", "equiv", "--batch", str(path)]
 
     rows: list[tuple[str, float, float]] = []
-    wall, cpu, out = _subprocess(verifier)
+    repeat = options.repeat
+    wall, cpu, out = _subprocess(verifier, repeat)
     verdicts = Counter(json.loads(line).get("verdict", "error") for line in out.splitlines())
     rows.append(("verifier equiv --batch (shipped defaults)", wall, cpu))
-    wall, cpu, out = _subprocess([sys.executable, str(script), str(isl_path)])
+    wall, cpu, out = _subprocess([sys.executable, str(script), str(isl_path)], repeat)
     rows.append(("islpy script (isl.Map(text), is_equal)", wall, cpu))
     script_equal, script_undecided = (int(n) for n in out.split())
-    rows.append(("floor: is_equal on prebuilt isl objects", *_floor(isl_path)))
+    rows.append(("floor: is_equal on prebuilt isl objects", *_floor(isl_path, repeat)))
     for variant in (["--jobs", "1"], ["--cross-check", "all"], ["--cross-check", "none"]):
-        wall, cpu, _ = _subprocess([*verifier, *variant])
+        wall, cpu, _ = _subprocess([*verifier, *variant], repeat)
         rows.append((f"verifier equiv --batch {' '.join(variant)}", wall, cpu))
     if options.checkout:
-        wall, cpu, _ = _subprocess(verifier, cwd=options.checkout)
+        wall, cpu, _ = _subprocess(verifier, repeat, cwd=options.checkout)
         rows.append((f"{options.checkout}: equiv --batch", wall, cpu))
     slowest_seconds, slowest_name = _slowest(pairs)
 
