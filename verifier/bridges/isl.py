@@ -381,7 +381,8 @@ class _PairTranslation:
             function, constant = converter.convert(expr), converter.map_const(value)
             if isinstance(function, isl.Aff):  # a basic set: cheaper than a piecewise one
                 points = points.intersect(function.eq_basic_set(constant))
-            else:
+            else:  # pieces restricted to the points first, as in _where_result_differs
+                function = function.intersect_domain(points)
                 points = points.intersect(function.eq_set(_as_piecewise(constant)))
         return not points.is_empty()
 
@@ -406,10 +407,15 @@ class _PairTranslation:
             else:
                 value_a, value_b = converter.convert(result_a), converter.convert(result_b)
                 if isinstance(value_a, isl.Aff) and isinstance(value_b, isl.Aff):
-                    differs = value_a.ne_set(value_b)
+                    differs = value_a.ne_set(value_b).intersect(domain)
                 else:
-                    differs = _as_piecewise(value_a).ne_set(_as_piecewise(value_b))
-                differs = differs.intersect(domain)
+                    # Pieces (of min/max) restricted to the domain first:
+                    # compared on the whole space, nested ones multiply.
+                    piecewise_a, piecewise_b = (
+                        _as_piecewise(value).intersect_domain(domain)
+                        for value in (value_a, value_b)
+                    )
+                    differs = piecewise_a.ne_set(piecewise_b)
             self._differences[position] = differs
         return differs
 
