@@ -343,6 +343,7 @@ def parallel_findings(
                     whole[path] = pool.submit(_worker_findings, path, setting, budget, checks)
         finally:
             _parsed_before_fork.clear()  # the workers forked at the first submit
+            gc.unfreeze()
         for number, path in enumerate(files, start=1):
             if path in whole:
                 answer, problems = whole[path].result()
