@@ -12,6 +12,7 @@ proof cache is returned as warnings: the cache never decides (#14).
 from __future__ import annotations
 
 import functools
+import gc
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
     from verifier.checks.cache import MemoryCache, ProofCache
     from verifier.gate.finding import Finding
     from verifier.gate.sqlite_cache import CacheMode, SqliteCache
+    from verifier.hlo import Module
 
     # What a worker answers about its share of a module: each finding and
     # each instruction that could not be checked with its instruction's
@@ -171,6 +173,9 @@ def file_findings(
     return found, tuple(errors)
 
 
+# The modules `parallel_findings` parsed for the workers it forks, by path.
+_parsed_before_fork: dict[Path, Module] = {}
+
 # Instructions (about lines) per share of a module checked by several
 # processes: below this, each process's start-up and parse of the whole
 # text cost more than its share of the checks saves.
@@ -186,7 +191,9 @@ def _share_findings(
     from verifier.gate.suite import run_checks, shares
     from verifier.hlo import decode_hlo, parse_module
 
-    module = parse_module(decode_hlo(path.read_bytes(), str(path)), str(path))
+    module = _parsed_before_fork.get(path)
+    if module is None:
+        module = parse_module(decode_hlo(path.read_bytes(), str(path)), str(path))
     share = sorted(shares(module, parts)[part])
     found: list[tuple[int, Finding]] = []
     failed: list[tuple[int, InputError]] = []
@@ -294,30 +301,49 @@ def parallel_findings(
     import multiprocessing
     from concurrent.futures import Future, ProcessPoolExecutor
 
+    from verifier.gate import suite  # noqa: F401  (imported once, inherited by the workers)
     from verifier.gate.findings_cache import module_key, recall, remember
+    from verifier.hlo import parse_module
 
-    context = multiprocessing.get_context("forkserver")
+    # Modules to split are parsed here, before the workers fork, so that
+    # they inherit them (and the analysis's imports) instead of each
+    # parsing the text again; where fork is not available, they parse it.
+    keys: dict[Path, str] = {}
+    recalled: dict[Path, tuple[Finding, ...]] = {}
+    for path, count in zip(files, parts, strict=True):
+        text = _guarded(path, functools.partial(_decoded, path))
+        if count == 1 or not isinstance(text, str):
+            continue
+        key = module_key(text, checks, budget)
+        remembered = recall(cache, key, str(path))
+        if remembered is not None:
+            recalled[path] = remembered
+            continue
+        keys[path] = key
+        parsed = _guarded(path, functools.partial(parse_module, text, str(path)))
+        if not isinstance(parsed, InputError):  # else a worker reports it
+            _parsed_before_fork[path] = parsed
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("fork" if "fork" in methods else "forkserver")
+    gc.freeze()  # a forked worker's collections then skip, and do not copy, what it inherits
     with ProcessPoolExecutor(min(jobs, sum(parts)), mp_context=context) as pool:
         whole: dict[Path, Future[tuple[FileAnswer, tuple[str, ...]]]] = {}
         split: dict[Path, tuple[str, list[Future[tuple[_ShareAnswer, tuple[str, ...]]]]]] = {}
-        recalled: dict[Path, tuple[Finding, ...]] = {}
-        for path, count in zip(files, parts, strict=True):
-            text = _guarded(path, functools.partial(_decoded, path))
-            if count == 1 or not isinstance(text, str):
-                whole[path] = pool.submit(_worker_findings, path, setting, budget, checks)
-                continue
-            key = module_key(text, checks, budget)
-            remembered = recall(cache, key, str(path))
-            if remembered is not None:
-                recalled[path] = remembered
-                continue
-            split[path] = (
-                key,
-                [
-                    pool.submit(_worker_share, path, setting, budget, checks, part, count)
-                    for part in range(count)
-                ],
-            )
+        try:
+            for path, count in zip(files, parts, strict=True):
+                if path in keys:
+                    split[path] = (
+                        keys[path],
+                        [
+                            pool.submit(_worker_share, path, setting, budget, checks, part, count)
+                            for part in range(count)
+                        ],
+                    )
+                elif path not in recalled:
+                    whole[path] = pool.submit(_worker_findings, path, setting, budget, checks)
+        finally:
+            _parsed_before_fork.clear()  # the workers forked at the first submit
+            gc.unfreeze()
         for number, path in enumerate(files, start=1):
             if path in whole:
                 answer, problems = whole[path].result()

@@ -29,6 +29,7 @@ from json.encoder import encode_basestring_ascii
 from verifier.report.printable import has_unprintable, printable_json
 
 _STEP = "  "
+_LABELS: dict[str, str] = {}  # a key, encoded and followed by ": "
 
 
 def report_json(document: object) -> str:
@@ -58,22 +59,33 @@ def indented(value: object, margin: str = "") -> str:
     """``json.dumps(value, indent=2)`` of a value made of dicts with string
     keys, lists, tuples, strings, integers, booleans and None (`margin`:
     the indentation of the line it starts on)."""
-    if isinstance(value, str):
-        return encode_basestring_ascii(value)
-    if isinstance(value, dict):
+    kind = value.__class__
+    if kind is str:
+        return encode_basestring_ascii(value)  # type: ignore[arg-type]
+    if kind is dict:
         if not value:
             return "{}"
         inner = margin + _STEP
-        # encode_basestring_ascii refuses a key that is not a string.
-        items = [
-            f"{encode_basestring_ascii(key)}: {indented(item, inner)}"
-            for key, item in value.items()
-        ]
+        items = []
+        # A report's values are mostly strings and integers, written here
+        # without a call each; a key is encoded once per run.
+        for key, item in value.items():  # type: ignore[attr-defined]
+            label = _LABELS.get(key)
+            if label is None:
+                label = _LABELS[key] = encode_basestring_ascii(key) + ": "
+            if item.__class__ is str:
+                items.append(label + encode_basestring_ascii(item))
+            elif item.__class__ is int:
+                items.append(label + int.__repr__(item))
+            else:
+                items.append(label + indented(item, inner))
         return "{\n" + inner + (",\n" + inner).join(items) + "\n" + margin + "}"
     if value is True:
         return "true"
     if value is False:
         return "false"
+    if value is None:
+        return "null"
     if isinstance(value, int):
         return int.__repr__(value)
     if isinstance(value, list | tuple):
@@ -82,6 +94,4 @@ def indented(value: object, margin: str = "") -> str:
         inner = margin + _STEP
         items = [indented(item, inner) for item in value]
         return "[\n" + inner + (",\n" + inner).join(items) + "\n" + margin + "]"
-    if value is None:
-        return "null"
     raise TypeError(f"a report holds no {type(value).__name__}: {value!r}")
