@@ -48,6 +48,7 @@ A counterexample is a point of isl's, made small by a bounded search
 from __future__ import annotations
 
 import functools
+import gc
 import itertools
 import math
 import os
@@ -394,7 +395,12 @@ def check_equivalence_batch(
     context = multiprocessing.get_context("fork" if "fork" in methods else None)
     chunk = max(1, len(tasks) // (workers * 8))
     order = _sharing_order(tasks)
-    with context.Pool(workers) as pool:
+    gc.freeze()  # a forked worker's collections then skip, and do not copy, what it inherits
+    try:
+        pool = context.Pool(workers)  # the workers fork here
+    finally:
+        gc.unfreeze()
+    with pool:
         answers = pool.map(check, [tasks[i] for i in order], chunksize=chunk)
     results = answers[:]
     for position, answer in zip(order, answers, strict=True):
