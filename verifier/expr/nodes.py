@@ -414,7 +414,7 @@ def from_linear_terms(terms: dict[Expr, int], constant: int) -> Expr:
 
     Bases must themselves be canonical, non-constant, non-sum, non-product.
     """
-    parts = [mul(base, coefficient) for base, coefficient in terms.items() if coefficient]
+    parts = [_scaled(base, coefficient) for base, coefficient in terms.items() if coefficient]
     parts.sort(key=_term_key)
     if constant:
         parts.append(const(constant))
@@ -424,6 +424,16 @@ def from_linear_terms(terms: dict[Expr, int], constant: int) -> Expr:
         return parts[0]
     operands = tuple(parts)
     result: Add = Add._intern((operands,), (tuple(p.sort_key for p in operands),))
+    return result
+
+
+def _scaled(base: Expr, coefficient: int) -> Expr:
+    """``base * coefficient`` of a linear term's base (not a constant, sum or
+    product: `mul` would only take its last case) and a non-zero integer."""
+    assert base.__class__ not in (Const, Add, Mul), f"not a linear term's base: {base}"
+    if coefficient == 1:
+        return base
+    result: Mul = Mul._intern((base, coefficient), (base.sort_key, coefficient))
     return result
 
 
