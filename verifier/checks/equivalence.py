@@ -385,8 +385,6 @@ def check_equivalence_batch(
         return [check(task) for task in tasks]
     import multiprocessing  # only for a batch worth the workers
 
-    if budget.cross_check is not CrossCheck.NONE:
-        from verifier.bridges import z3  # noqa: F401  (imported once here, not in every worker)
     # fork: workers inherit the imported modules and interned nodes, so a
     # batch pays no start-up imports (spawn would cost ~1 s per worker).
     # Chunks of pairs that share map texts keep a text and its repeats in
