@@ -23,11 +23,16 @@ recompile every module on every run, 0.3 CPU-s):
   largest one alone (wall seconds: the workers are the forkserver's
   children, whose CPU time `RUSAGE_CHILDREN` of this process does not see).
 
-    python benchmarks/check_gate.py
+``--checkout DIR`` measures another checkout too (e.g. the previous
+release, unpacked with ``git archive``), in the same run: before/after;
+check/parse divides by this checkout's parse in both.
+
+    python benchmarks/check_gate.py [--checkout DIR]
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import resource
 import subprocess
@@ -55,12 +60,13 @@ def _environment(bytecode: str) -> dict[str, str]:
     return environment
 
 
-def _verifier(environment: dict[str, str], *arguments: str) -> tuple[float, float]:
-    """CPU seconds and wall seconds of one `verifier` command (which must
-    have answered: a traceback also exits 1, the code of a refutation)."""
+def _verifier(environment: dict[str, str], cwd: str | None, *arguments: str) -> tuple[float, float]:
+    """CPU seconds and wall seconds of one `verifier` command, of the
+    checkout in `cwd` (None: this one), which must have answered (a
+    traceback also exits 1, the code of a refutation)."""
     argv = [sys.executable, "-m", "verifier", *arguments]
     cpu, wall = _children_cpu(), time.perf_counter()
-    done = subprocess.run(argv, capture_output=True, env=environment)
+    done = subprocess.run(argv, capture_output=True, env=environment, cwd=cwd)
     answered = any(mark in done.stdout for mark in (b"gate: ", b'"status": ', b"verifier "))
     if done.returncode not in (0, 1, 3, 4) or not answered:
         raise SystemExit(
@@ -79,12 +85,23 @@ def _parse_cpu(path: Path) -> float:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--checkout", help="another checkout of verifier, measured the same way")
+    options = parser.parse_args()
+    for checkout in (None, options.checkout) if options.checkout else (None,):
+        print(f"\n=== {checkout or 'this checkout'}")
+        _report(checkout)
+
+
+def _report(cwd: str | None) -> None:
+    """Every figure, for the checkout in `cwd` (None: this one); parsing is
+    always this checkout's."""
     with tempfile.TemporaryDirectory() as bytecode:
         environment = _environment(bytecode)
-        _verifier(environment, "check", "--no-cache", str(SMALL))  # compiles the bytecode
+        _verifier(environment, cwd, "check", "--no-cache", str(SMALL))  # compiles the bytecode
 
         def check(*arguments: str) -> tuple[float, float]:
-            return _verifier(environment, "check", *arguments)
+            return _verifier(environment, cwd, "check", *arguments)
 
         print(
             f"{'module':<32}{'cold CPU-s':>11}{'warm CPU-s':>11}{'target':>8}"
@@ -115,7 +132,7 @@ def main() -> None:
         )
 
         print(f"\n{'start-up':<32}{'CPU-s':>8}{'target':>8}")
-        version, _ = _verifier(environment, "--version")
+        version, _ = _verifier(environment, cwd, "--version")
         small, _ = check("--no-cache", str(SMALL))
         print(f"{'verifier --version':<32}{version:>8.2f}{TARGET_START_UP:>8.1f}")
         print(f"{'verifier check ' + SMALL.name:<32}{small:>8.2f}{TARGET_START_UP:>8.1f}")
