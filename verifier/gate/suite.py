@@ -82,14 +82,13 @@ class _Place:
     once, however many checks ask), and how to report about it.
 
     Checks read maps only through `output_to_input` and `input_to_output`,
-    which note in `quotes_name` whether any map they gave quotes a name
-    (`ComposedIndexing.quotes_name`): answers that read none hold at every
-    instruction of the same structure."""
+    which keep what they gave: `quotes_name` tells whether any of it quotes
+    a name (`ComposedIndexing.quotes_name`); answers that read none hold at
+    every instruction of the same structure."""
 
     maps: ModuleMaps
     computation: Computation
     instruction: Instruction
-    quotes_name: bool = False
     # The maps asked so far, per (direction, output or operand, simplified).
     _asked: dict[tuple[str, int, bool], tuple[ComposedIndexing, ...]] = field(default_factory=dict)
 
@@ -141,9 +140,12 @@ class _Place:
             found = self._asked[key] = ask(
                 self.computation, self.instruction, number, simplified=simplified
             )
-            if any(composed.quotes_name for composed in found):
-                self.quotes_name = True
         return found
+
+    @property
+    def quotes_name(self) -> bool:
+        """Whether a map the checks have read so far quotes a name."""
+        return any(c.quotes_name for found in self._asked.values() for c in found)
 
     @cached_property
     def _output_labels(self) -> tuple[str, ...]:
