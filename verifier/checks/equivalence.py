@@ -61,23 +61,27 @@ from verifier.checks.budget import EQUIV_BUDGET, Budget, CrossCheck
 from verifier.checks.verdict import Verdict
 from verifier.errors import SolverError, UsageError, VerifierError
 from verifier.expr import (
+    Expr,
     IndexingMap,
+    Interval,
     Undefined,
     Var,
     VarKind,
     parse_map,
     point_predicate,
     var,
+    variables_of,
 )
 
-# The symbol box of the *other* map that the Python re-evaluation of a
-# relation counterexample enumerates, compiled; beyond it z3 confirms,
-# quantifier-free.  The crossover, measured on the 118 refutations of
-# benchmarks/equivalence.py whose boxes exceed 1,024 points: z3 takes
-# 1.1-1.2 ms whatever the box; enumeration 0.8 ms for 1,025-2,048 points,
-# 1.3 ms for 2,049-4,096, 2.1 ms for 4,097-8,192.  Then the variable boxes of
-# both maps that brute force compares for `all`.
-_RELATES_ENUMERATION_LIMIT = 1 << 11
+# The points of the *other* map's symbol groups that the Python
+# re-evaluation of a relation counterexample enumerates, compiled; beyond
+# them z3 confirms, quantifier-free.  z3 takes 1.1-1.2 ms a question, plus
+# 0.06 s to import in each process that asks one; 2^15 points take about
+# 6 ms.  On the 3,000 pairs of benchmarks/equivalence.py the 88 refutations
+# whose box exceeds 2,048 points take 0.56 ms each on average (4.6 ms at
+# most) enumerated in groups, and no worker imports z3.  Then the variable
+# boxes of both maps that brute force compares for `all`.
+_RELATES_ENUMERATION_LIMIT = 1 << 15
 _ENUMERATION_LIMIT = 1 << 12
 # Up to this many points the evaluator beats compiling (15 µs a point
 # against 90 µs to compile; most refutations are of maps without symbols).
@@ -302,33 +306,101 @@ def _relation_counterexample(
 def _relates_by_enumeration(
     indexing_map: IndexingMap, dims: Sequence[int], result: Sequence[int]
 ) -> bool | None:
-    """Whether the map relates ``dims -> result``, by enumerating its symbols
-    (its domain and results compiled to Python once, unless there are so few
-    points that evaluating them costs less than compiling); `None` when the
-    box is too large to enumerate, or the map too deep to compile."""
+    """Whether the map relates ``dims -> result``, by enumerating its symbols;
+    `None` when there are too many points to enumerate, or the map is too
+    deep to compile.
+
+    Symbols that no constraint or result links are enumerated apart: the map
+    relates the point iff the dims are in their bounds, what mentions no
+    symbol holds there, and each group of linked symbols has values for which
+    what mentions the group holds.  ``(d0, d1)[s0, s1] -> (d0 + s0, d1 + s1),
+    domain: d0 in [0, 9], d1 in [0, 9], s0 in [0, 63], s1 in [0, 63]`` costs
+    64 + 64 points, not 64 * 64.  A group's conditions are compiled to Python
+    once, unless the whole box has so few points that evaluating them costs
+    less than compiling.
+    """
     if indexing_map.num_dims != len(dims) or indexing_map.num_results != len(result):
         return False
     variables = indexing_map.all_variables
     bounds = [indexing_map.bounds(v) for v in variables]
-    ranges = [range(b.lower, b.upper + 1) for b in bounds[len(dims) :]]
-    size = math.prod(len(r) for r in ranges)
-    if size > _RELATES_ENUMERATION_LIMIT:
-        return None
-    points = itertools.product(*([x] for x in dims), *ranges)
-    if size <= _INTERPRETED_POINTS:
+    dim_vars, symbols = variables[: len(dims)], variables[len(dims) :]
+    ranges = {v: range(b.lower, b.upper + 1) for v, b in zip(variables, bounds, strict=True)}
+    if math.prod(len(ranges[s]) for s in symbols) <= _INTERPRETED_POINTS:
         wanted = tuple(result)
+        points = itertools.product(*([x] for x in dims), *(ranges[s] for s in symbols))
         return any(
             indexing_map.contains(values) and indexing_map.evaluate(values) == wanted
             for values in (dict(zip(variables, point, strict=True)) for point in points)
         )
-    relates = point_predicate(
-        variables,
-        [*zip(variables, bounds, strict=True), *indexing_map.constraints],
+    groups = _linked_groups(
+        symbols,
+        [*zip(dim_vars, bounds[: len(dims)], strict=True), *indexing_map.constraints],
         list(zip(indexing_map.results, result, strict=True)),
     )
-    if relates is None:
+    if sum(math.prod(len(ranges[s]) for s in g.symbols) for g in groups[1:]) > (
+        _RELATES_ENUMERATION_LIMIT
+    ):
         return None
-    return any(itertools.starmap(relates, points))
+    for group in groups:
+        holds = point_predicate(
+            [*dim_vars, *group.symbols], list(group.constraints), list(group.equations)
+        )
+        if holds is None:
+            return None
+        points = itertools.product(*([x] for x in dims), *(ranges[s] for s in group.symbols))
+        if not any(itertools.starmap(holds, points)):
+            return False
+    return True  # the box has more than a few points: no symbol's range is empty
+
+
+@dataclass(frozen=True)
+class _LinkedGroup:
+    """Symbols that conditions link, with those conditions; the group of no
+    symbols holds the conditions on dims alone."""
+
+    symbols: tuple[Var, ...]
+    constraints: tuple[tuple[Expr, Interval], ...]
+    equations: tuple[tuple[Expr, int], ...]
+
+
+def _linked_groups(
+    symbols: Sequence[Var],
+    constraints: Sequence[tuple[Expr, Interval]],
+    equations: Sequence[tuple[Expr, int]],
+) -> list[_LinkedGroup]:
+    """The conditions grouped by the `symbols` they link (two symbols one
+    condition mentions are in one group; symbols in the order given): first
+    the group of no symbols, always present, then one group per linked set.
+    Symbols that no condition mentions are in no group."""
+    parent: dict[Var, Var] = {}
+
+    def root(symbol: Var) -> Var:
+        while (up := parent.setdefault(symbol, symbol)) != symbol:
+            parent[symbol] = parent.setdefault(up, up)  # path halving
+            symbol = up
+        return symbol
+
+    mentioned = [
+        [v for v in variables_of(expr) if v.kind is not VarKind.DIM]
+        for expr, _ in (*constraints, *equations)
+    ]
+    for linked in mentioned:
+        for symbol in linked:
+            parent[root(symbol)] = root(linked[0])
+    members: dict[Var | None, list[Var]] = {None: []}
+    for symbol in symbols:
+        if symbol in parent:
+            members.setdefault(root(symbol), []).append(symbol)
+    keys = [root(linked[0]) if linked else None for linked in mentioned]
+    constraint_keys, equation_keys = keys[: len(constraints)], keys[len(constraints) :]
+    return [
+        _LinkedGroup(
+            tuple(group),
+            tuple(c for k, c in zip(constraint_keys, constraints, strict=True) if k == key),
+            tuple(e for k, e in zip(equation_keys, equations, strict=True) if k == key),
+        )
+        for key, group in members.items()
+    ]
 
 
 # ----------------------------------------------------------------- batches
