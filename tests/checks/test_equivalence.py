@@ -216,6 +216,15 @@ def test_batches_keep_order_and_report_bad_pairs():
         assert "expected ','" in str(results[1].to_json()["error"])
 
 
+@pytest.mark.parametrize(("count", "workers"), [(64, 2), (3000, 2), (1001, 3), (9, 4)])
+def test_guided_chunks_cut_the_batch_into_shrinking_consecutive_chunks(count, workers):
+    chunks = equivalence._guided_chunks(count, workers)
+    assert [i for chunk in chunks for i in range(count)[chunk]] == list(range(count))
+    sizes = [len(range(count)[chunk]) for chunk in chunks]
+    assert sizes == sorted(sizes, reverse=True)
+    assert sizes[0] == max(8, count // (2 * workers))
+
+
 def _brute_force(a, b, pointwise):
     if pointwise:
         points_a, points_b = (
