@@ -216,6 +216,20 @@ def test_batches_keep_order_and_report_bad_pairs():
         assert "expected ','" in str(results[1].to_json()["error"])
 
 
+def test_a_batch_renders_each_result_in_its_worker():
+    different = "(d0, d1) -> (d1), domain: d0 in [0, 9], d1 in [0, 10]"
+    pairs = [GOLDEN[0], ("(d0", GOLDEN[0][1]), (GOLDEN[3][0], different)] * 22
+    for workers in (1, 2):  # 2: enough pairs (22 × 3) to fork workers
+        # What a worker sends back must pickle: a module-level function.
+        rendered = check_equivalence_batch(pairs, workers=workers, render=_verdict_of)
+        assert rendered[:3] == ["equal", BatchFailure(rendered[1].error), "different"]
+        assert rendered == rendered[:3] * 22
+
+
+def _verdict_of(result):
+    return result.verdict.value
+
+
 @pytest.mark.parametrize(("count", "workers"), [(64, 2), (3000, 2), (1001, 3), (9, 4)])
 def test_guided_chunks_cut_the_batch_into_shrinking_consecutive_chunks(count, workers):
     chunks = equivalence._guided_chunks(count, workers)

@@ -52,9 +52,9 @@ import gc
 import itertools
 import math
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Literal, TypeAlias
+from typing import Any, Literal, TypeAlias, TypeVar, overload
 
 from verifier.bridges import isl as isl_bridge
 from verifier.checks.budget import EQUIV_BUDGET, Budget, CrossCheck
@@ -433,10 +433,25 @@ def _check_pair(
         return BatchFailure(str(error))
 
 
+R = TypeVar("R")
+
+
 def _check_pairs(
-    pairs: Sequence[tuple[MapInput, MapInput]], *, pointwise: bool, budget: Budget
-) -> list[EquivalenceResult | BatchFailure]:
-    return [_check_pair(pair, pointwise=pointwise, budget=budget) for pair in pairs]
+    pairs: Sequence[tuple[MapInput, MapInput]],
+    *,
+    pointwise: bool,
+    budget: Budget,
+    render: Callable[[EquivalenceResult], R],
+) -> list[R | BatchFailure]:
+    answers: list[R | BatchFailure] = []
+    for pair in pairs:
+        result = _check_pair(pair, pointwise=pointwise, budget=budget)
+        answers.append(result if isinstance(result, BatchFailure) else render(result))
+    return answers
+
+
+def _as_is(result: EquivalenceResult) -> EquivalenceResult:
+    return result
 
 
 # Fewer pairs than this are not worth a worker process (forking one and
@@ -446,22 +461,49 @@ _PAIRS_PER_WORKER = 32
 _SMALLEST_CHUNK = 8
 
 
+@overload
 def check_equivalence_batch(
     pairs: Iterable[tuple[MapInput, MapInput]],
     *,
     pointwise: bool = False,
     workers: int | None = None,
     budget: Budget = EQUIV_BUDGET,
-) -> list[EquivalenceResult | BatchFailure]:
+) -> list[EquivalenceResult | BatchFailure]: ...
+
+
+@overload
+def check_equivalence_batch(
+    pairs: Iterable[tuple[MapInput, MapInput]],
+    *,
+    pointwise: bool = False,
+    workers: int | None = None,
+    budget: Budget = EQUIV_BUDGET,
+    render: Callable[[EquivalenceResult], R],
+) -> list[R | BatchFailure]: ...
+
+
+def check_equivalence_batch(
+    pairs: Iterable[tuple[MapInput, MapInput]],
+    *,
+    pointwise: bool = False,
+    workers: int | None = None,
+    budget: Budget = EQUIV_BUDGET,
+    render: Callable[[EquivalenceResult], Any] = _as_is,
+) -> list[Any]:
     """`check_equivalence` on every pair (maps or map text, parsed in the
     workers), on `workers` processes (default: every core), results in
     input order and the same whatever the number of workers; a pair that
     cannot be checked gives a `BatchFailure` instead of stopping the batch.
+    `render` (a module-level function, so that it pickles) turns each
+    result into what the caller wants of it (say its JSON line) where the
+    result is made, in the worker: what is sent back is then only that, and
+    the rendering runs on every core.
     """
     tasks = list(pairs)
+    check = functools.partial(_check_pairs, pointwise=pointwise, budget=budget, render=render)
     workers = min(workers or os.cpu_count() or 1, len(tasks) // _PAIRS_PER_WORKER)
     if workers <= 1:
-        return _check_pairs(tasks, pointwise=pointwise, budget=budget)
+        return check(tasks)
     import multiprocessing  # only for a batch worth the workers
 
     # fork: workers inherit the imported modules and interned nodes, so a
@@ -472,7 +514,6 @@ def check_equivalence_batch(
     context = multiprocessing.get_context("fork" if "fork" in methods else None)
     order = _sharing_order(tasks)
     chunks = [[tasks[i] for i in order[part]] for part in _guided_chunks(len(order), workers)]
-    check = functools.partial(_check_pairs, pointwise=pointwise, budget=budget)
     gc.freeze()  # a forked worker's collections then skip, and do not copy, what it inherits
     try:
         pool = context.Pool(workers)  # the workers fork here
