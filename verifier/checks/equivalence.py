@@ -324,7 +324,9 @@ def _relates_by_enumeration(
     variables = indexing_map.all_variables
     bounds = [indexing_map.bounds(v) for v in variables]
     dim_vars, symbols = variables[: len(dims)], variables[len(dims) :]
-    ranges = {v: range(b.lower, b.upper + 1) for v, b in zip(variables, bounds, strict=True)}
+    ranges = {
+        s: range(b.lower, b.upper + 1) for s, b in zip(symbols, bounds[len(dims) :], strict=True)
+    }
     if math.prod(len(ranges[s]) for s in symbols) <= _INTERPRETED_POINTS:
         wanted = tuple(result)
         points = itertools.product(*([x] for x in dims), *(ranges[s] for s in symbols))
@@ -376,7 +378,7 @@ def _linked_groups(
 
     def root(symbol: Var) -> Var:
         while (up := parent.setdefault(symbol, symbol)) != symbol:
-            parent[symbol] = parent.setdefault(up, up)  # path halving
+            parent[symbol] = parent[up]  # path halving
             symbol = up
         return symbol
 
