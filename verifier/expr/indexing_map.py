@@ -135,6 +135,19 @@ class IndexingMap:
             constraints=raw_constraints,
         )
 
+    def __hash__(self) -> int:
+        """Computed once: maps key every memo of composition and of the
+        checks' questions, and hashing one walks all its variables."""
+        return self._hash
+
+    @functools.cached_property
+    def _hash(self) -> int:
+        return hash((self.dims, self.range_vars, self.rt_vars, self.results, self.constraints))
+
+    def __getstate__(self) -> dict[str, object]:
+        # A string's hash differs between processes: another one rehashes.
+        return {name: value for name, value in vars(self).items() if name != "_hash"}
+
     @staticmethod
     def identity(shape: Sequence[int]) -> IndexingMap:
         """``(d0, …) -> (d0, …)`` over `shape`."""
