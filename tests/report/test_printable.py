@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
+from verifier.report import json_text
 from verifier.report.json_text import report_json
 from verifier.report.printable import printable, printable_json
 
@@ -46,3 +49,12 @@ def test_a_report_written_in_pieces_escapes_each_piece_on_its_own() -> None:
     assert report_json(document) == json.dumps(escaped, indent=2)
     assert report_json([dirty]) == json.dumps([printable(dirty)], indent=2)
     assert report_json({}) == "{}"
+
+
+def test_a_report_comes_in_blocks_that_join_into_its_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    document = {"findings": [{"check": "a", "n": k} for k in range(50)], "files": ["m.hlo"]}
+    monkeypatch.setattr(json_text, "_BLOCK", 200)
+    blocks = list(json_text.report_chunks(document))
+    assert len(blocks) > 5
+    assert all(len(block) >= 200 for block in blocks[:-1])
+    assert "".join(blocks) == json.dumps(document, indent=2)
