@@ -21,7 +21,7 @@ import io
 import json
 import os
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -557,30 +557,35 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
     if args.output or not args.summary:
         report = _gate_report(run, args.format)
         if args.output:
-            Path(args.output).write_text(report + "\n", encoding="utf-8")
+            with open(args.output, "w", encoding="utf-8") as file:
+                file.writelines(report)
+                file.write("\n")
         else:
-            print(report, file=out)
+            out.writelines(report)
+            out.write("\n")
     return _STATUS_EXIT[run.status]
 
 
-def _gate_report(run: GateRun, report_format: str) -> str:
-    """The whole report of `run` in `report_format` (text, json, junit, sarif)."""
+def _gate_report(run: GateRun, report_format: str) -> Iterable[str]:
+    """The report of `run` in `report_format` (text, json, junit, sarif), in
+    pieces to write one after the other (a JSON report of many findings is
+    never whole in memory)."""
     from verifier.report.gate_text import gate_text
-    from verifier.report.json_text import report_json
+    from verifier.report.json_text import report_chunks
 
     if report_format == "text":
-        return gate_text(run)
+        return (gate_text(run),)
     if report_format == "json":
         from verifier.report.gate_json import gate_json
 
-        return report_json(gate_json(run))
+        return report_chunks(gate_json(run))
     if report_format == "junit":
         from verifier.report.junit import junit_xml
 
-        return junit_xml(run).decode("utf-8")
+        return (junit_xml(run).decode("utf-8"),)
     from verifier.report.sarif import sarif_log
 
-    return report_json(sarif_log(run))
+    return report_chunks(sarif_log(run))
 
 
 # ---------------------------------------------------------------- utilization

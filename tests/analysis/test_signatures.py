@@ -54,6 +54,15 @@ ENTRY e {
   b = f32[4] dynamic-slice(p0, two), dynamic_slice_sizes={4}
   ROOT t = (f32[4], f32[4]) tuple(a, b)
 }""",
+    "iota operand's dimension": """
+ENTRY e {
+  p0 = f32[3,3] parameter(0)
+  i0 = s32[2,3] iota(), iota_dimension=0
+  i1 = s32[2,3] iota(), iota_dimension=1
+  a = f32[1,3] gather(p0, i0), offset_dims={0}, collapsed_slice_dims={0}, start_index_map={0,1}, index_vector_dim=0, slice_sizes={1,1}
+  b = f32[1,3] gather(p0, i1), offset_dims={0}, collapsed_slice_dims={0}, start_index_map={0,1}, index_vector_dim=0, slice_sizes={1,1}
+  ROOT t = (f32[1,3], f32[1,3]) tuple(a, b)
+}""",
     "called computation's body": """
 fa {
   q0 = f32[8,8] parameter(0)
@@ -150,6 +159,25 @@ ENTRY e {
     fa, fb = module.computation("fa"), module.computation("fb")
     assert signatures.computation(fa) == signatures.computation(fb)
     assert signatures.instruction(fa, fa.root) == signatures.instruction(fb, fb.root)
+    a, b = entry.instruction("a"), entry.instruction("b")
+    assert signatures.instruction(entry, a) == signatures.instruction(entry, b)
+    assert_same_maps_as_per_place(module)
+
+
+def test_an_operand_is_its_shape_unless_its_value_folds() -> None:
+    # A rule reads an operand's shape (`registry.VALUE_OPCODES`): what
+    # computes it is not part of the signature of its users.
+    module = _parsed("""
+ENTRY e {
+  p0 = f32[4] parameter(0)
+  p1 = f32[4] parameter(1)
+  n = f32[4] negate(p1), metadata={op_name="n"}
+  a = f32[4] multiply(p0, p1)
+  b = f32[4] multiply(p0, n)
+  ROOT t = (f32[4], f32[4]) tuple(a, b)
+}""")
+    entry = module.entry
+    signatures = Signatures(module)
     a, b = entry.instruction("a"), entry.instruction("b")
     assert signatures.instruction(entry, a) == signatures.instruction(entry, b)
     assert_same_maps_as_per_place(module)

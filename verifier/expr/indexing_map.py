@@ -135,6 +135,19 @@ class IndexingMap:
             constraints=raw_constraints,
         )
 
+    def __hash__(self) -> int:
+        """Computed once: maps key every memo of composition and of the
+        checks' questions, and hashing one walks all its variables."""
+        return self._hash
+
+    @functools.cached_property
+    def _hash(self) -> int:
+        return hash((self.dims, self.range_vars, self.rt_vars, self.results, self.constraints))
+
+    def __getstate__(self) -> dict[str, object]:
+        # A string's hash differs between processes: another one rehashes.
+        return {name: value for name, value in vars(self).items() if name != "_hash"}
+
     @staticmethod
     def identity(shape: Sequence[int]) -> IndexingMap:
         """``(d0, …) -> (d0, …)`` over `shape`."""
@@ -182,21 +195,25 @@ class IndexingMap:
 
     def bounds(self, variable: Var) -> Interval:
         """The interval of `variable` (a dim, range or runtime variable of this map)."""
-        table = {
-            VarKind.DIM: self.dims,
-            VarKind.RANGE: self.range_vars,
-            VarKind.RT: self.rt_vars,
-        }[variable.kind]
+        kind = variable.kind
+        table = (
+            self.dims
+            if kind is VarKind.DIM
+            else self.range_vars
+            if kind is VarKind.RANGE
+            else self.rt_vars
+        )
         if variable.index >= len(table):
             raise InvalidMapError(f"{variable.name} is not a variable of this map")
         return table[variable.index].bounds
 
-    @property
+    @functools.cached_property
     def is_known_empty(self) -> bool:
         """True when the domain is empty for a syntactic reason: an empty variable
         interval, or a constraint that cannot hold by interval arithmetic.
 
-        `False` means "not known to be empty", not "non-empty".
+        `False` means "not known to be empty", not "non-empty".  (Computed
+        once: composition and simplification ask it of the same map often.)
         """
         if any(v.bounds.is_empty for v in self.dims + self.range_vars + self.rt_vars):
             return True

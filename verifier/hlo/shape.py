@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from functools import cached_property
 from math import prod
 from typing import TypeAlias
 
@@ -267,11 +268,12 @@ class Shape:
         """
         return Shape(TUPLE, tuple_shapes=tuple(elements))
 
-    @property
+    @cached_property
     def leaves(self) -> tuple[tuple[ShapeIndex, Shape], ...]:
         """Every array of this shape with its shape index, depth first (XLA's
         leaf order); an array is its own single leaf at ``()``, the empty
-        tuple has none.
+        tuple has none.  Computed once per shape: every output and operand
+        of a tuple-shaped value is numbered by it.
 
         >>> [(i, str(s)) for i, s in parse_shape("((f32[2], s32[]), f32[3])").leaves]
         [((0, 0), 'f32[2]'), ((0, 1), 's32[]'), ((1,), 'f32[3]')]

@@ -25,7 +25,21 @@ from verifier.indexing.registry import Indexing, OpContext
 
 
 def _context(computation: Computation, instruction: Instruction) -> OpContext:
-    return OpContext(instruction, computation.operand_instructions(instruction))
+    """The context of `instruction`: the last one built when it is asked
+    again (a composer asks each output and each operand of an instruction in
+    turn, and a tuple's rule for each of its hundred leaves would otherwise
+    number all its operands' leaves anew)."""
+    last = _last_context[0]
+    if last is not None and last[0] is computation and last[1].instruction is instruction:
+        return last[1]
+    context = OpContext(instruction, computation.operand_instructions(instruction))
+    _last_context[0] = (computation, context)
+    return context
+
+
+# The last context built, with its computation (compared by identity: both
+# are immutable, so an identical pair has an identical context).
+_last_context: list[tuple[Computation, OpContext] | None] = [None]
 
 
 def _unsupported(reason: str, count: int) -> tuple[Indexing, ...]:

@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 from verifier.expr import IndexingMap
 from verifier.hlo import ShapeIndex
-from verifier.indexing.leaves import output_leaves
+from verifier.indexing.leaves import OutputLeaf
 from verifier.indexing.registry import Indexing, OpContext, OpRule, register
 
 Locate = Callable[[OpContext, ShapeIndex], tuple[int, ShapeIndex] | None]
@@ -28,18 +28,19 @@ def _sources(ctx: OpContext, locate: Locate) -> tuple[int | None, ...]:
     """Per output leaf: the operand leaf number it passes through, or None."""
     by_place = {(leaf.operand, leaf.index): leaf for leaf in ctx.operand_leaves}
     sources: list[int | None] = []
-    for output in output_leaves(ctx.shape):
-        place = locate(ctx, output.index)
+    for number, (index, shape) in enumerate(ctx.shape.leaves):
+        place = locate(ctx, index)
         if place is None:
             sources.append(None)
             continue
         found = by_place.get(place)
-        if found is None:
-            raise ValueError(
-                f"{output.label} would pass operand {place[0]} at shape index "
-                f"{list(place[1])} through, which is not an array leaf of the operands"
-            )
-        if found.shape.dimensions != output.shape.dimensions:
+        if found is None or found.shape.dimensions != shape.dimensions:
+            output = OutputLeaf(number, index, shape)
+            if found is None:
+                raise ValueError(
+                    f"{output.label} would pass operand {place[0]} at shape index "
+                    f"{list(place[1])} through, which is not an array leaf of the operands"
+                )
             raise ValueError(
                 f"{output.label} is {output.shape} but passes {found.label}, "
                 f"{found.shape}, through unchanged"

@@ -27,12 +27,21 @@ Indexing: TypeAlias = tuple[IndexingMap, ...] | Undefined
 """A union of maps (``()`` = not read), or unknown indexing."""
 
 
+VALUE_OPCODES = frozenset({"constant", "iota"})
+"""The operands whose defining instruction, not only its shape, a rule may
+read: a scalar constant's value and an iota's dimension fold into the map
+of a dynamic slice or a gather (``dynamic._runtime_start``).  Of every
+other operand the maps are a function of its shape alone."""
+
+
 @dataclass(frozen=True)
 class OpContext:
     """One instruction with its operands' defining instructions.
 
     The operands are instructions (not only shapes) so rules can fold
-    constant and iota offsets into maps.
+    constant and iota offsets into maps; of any other operand a rule reads
+    its shape, and its name only to quote it (a runtime variable's source):
+    `VALUE_OPCODES`.
     """
 
     instruction: Instruction

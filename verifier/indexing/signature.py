@@ -16,13 +16,15 @@ The **form** of an instruction is everything of it but its name, span,
 operand names and metadata: opcode, shape (layout included), literal
 (a constant's value, a parameter's number), whether it is the ROOT, and
 every other attribute as written, with each called computation replaced by
-its signature.  An instruction's signature is its form and its operands'
-forms, in order; a computation's is the form of each instruction in source
-order with its operands as positions.  Two signatures are equal exactly
-when those values are, e.g. ``add(p0, p0)`` and ``add(p0, p1)`` on the
-same shapes are the same instruction signature (the rule sees two operands
-of the same form) but different computation signatures (operands
-``(0, 0)`` against ``(0, 1)``).
+its signature.  An instruction's signature is its form and, in order, what
+its rule reads of each operand: the shape, or the whole form of a constant
+or an iota (`registry.VALUE_OPCODES`); a computation's is the form of each
+instruction in source order with its operands as positions.  Two
+signatures are equal exactly when those values are, e.g. ``add(p0, n)``
+and ``add(p0, p1)`` on the same shapes are the same instruction signature
+(the rule sees two operands of the same shapes, ``n = negate(p1)`` or not)
+but ``add(p0, p0)`` and ``add(p0, p1)`` are different computation
+signatures (operands ``(0, 0)`` against ``(0, 1)``).
 
 Signatures are interned as small integers, one numbering per `Signatures`
 (per module), so that a memo keyed on one hashes an integer.
@@ -34,12 +36,14 @@ Signatures are interned as small integers, one numbering per `Signatures`
 ...   p0 = f32[4] parameter(0)
 ...   a = f32[4] negate(p0), metadata={op_name="a"}
 ...   b = f32[4] negate(p0), metadata={op_name="b"}
-...   ROOT c = f32[4] abs(b)
+...   c = f32[4] abs(b)
+...   d = f32[4] abs(p0)
+...   ROOT t = (f32[4], f32[4]) tuple(c, d)
 ... }''')
 >>> signatures, e = Signatures(module), module.entry
->>> a, b, c = (signatures.instruction(e, e.instruction(name)) for name in ("a", "b", "c"))
->>> a == b, b == c
-(True, False)
+>>> a, b, c, d = (signatures.instruction(e, e.instruction(name)) for name in "abcd")
+>>> a == b, b == c, c == d
+(True, False, True)
 """
 
 from __future__ import annotations
@@ -53,6 +57,7 @@ from verifier.hlo import (
     Instruction,
     Module,
 )
+from verifier.indexing.registry import VALUE_OPCODES
 
 _PROVENANCE = frozenset({"metadata"})
 """Attributes that say where an op came from, never what it computes."""
@@ -71,13 +76,13 @@ class Signatures:
         self._computing: set[str] = set()
 
     def instruction(self, computation: Computation, instruction: Instruction) -> int:
-        """The signature of `instruction`'s own indexing: its form and its
-        operands' forms, in operand order."""
+        """The signature of `instruction`'s own indexing: its form and what
+        its rule reads of each operand, in operand order."""
         key = (computation.name, instruction.name)
         found = self._instructions.get(key)
         if found is None:
             operands = tuple(
-                self._form(computation, computation.instruction(name))
+                self._read_of(computation, computation.instruction(name))
                 for name in instruction.operands
             )
             found = self._instructions[key] = self._intern(
@@ -106,6 +111,13 @@ class Signatures:
             self._computing.discard(computation.name)
             found = self._computations[computation.name] = self._intern(("computation", body))
         return found
+
+    def _read_of(self, computation: Computation, operand: Instruction) -> Hashable:
+        """What an indexing rule reads of `operand`: its shape, or the whole
+        form of an operand whose value it folds."""
+        if operand.opcode in VALUE_OPCODES:
+            return self._form(computation, operand)
+        return ("shape", operand.shape)
 
     def _form(self, computation: Computation, instruction: Instruction) -> int:
         key = (computation.name, instruction.name)

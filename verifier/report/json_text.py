@@ -24,11 +24,14 @@ strings, integers, booleans and None, and this encoder handles just those
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from json.encoder import encode_basestring_ascii
 
 from verifier.report.printable import has_unprintable, printable_json
 
 _STEP = "  "
+_ITEM = _STEP + _STEP  # the margin of an element of a top-level list
+_BLOCK = 1 << 20  # characters per block `report_chunks` gives
 _LABELS: dict[str, str] = {}  # a key, encoded and followed by ": "
 
 
@@ -36,10 +39,6 @@ def report_json(document: object) -> str:
     """``json.dumps(printable_json(document), indent=2)``: the text a report
     file holds, names and messages escaped where they hold anything that is
     not printable (`verifier.report.printable`).
-
-    The text is written once, and again from the escaped document only
-    when its ASCII escapes show a string `printable` would change
-    (`has_unprintable`; a gate report of 20,000 findings usually has none).
 
     >>> print(report_json({"files": ["m\\udcff.hlo"], "n": 1}))
     {
@@ -49,10 +48,56 @@ def report_json(document: object) -> str:
       "n": 1
     }
     """
-    text = indented(document)
+    return "".join(report_chunks(document))
+
+
+def report_chunks(document: object) -> Iterator[str]:
+    """`report_json(document)` in blocks of about a megabyte, to be written
+    as they come: a gate report of 20,000 findings (8 MB) is never whole in
+    memory, and a pipe gets a few large writes (the 8 KB writes of a
+    stream cost the writer more than the report's rendering saves).
+    """
+    block: list[str] = []
+    size = 0
+    for piece in _pieces(document):
+        block.append(piece)
+        size += len(piece)
+        if size >= _BLOCK:
+            yield "".join(block)
+            block, size = [], 0
+    yield "".join(block)
+
+
+def _pieces(document: object) -> Iterator[str]:
+    """The text of `document` piece by piece: each key of a top-level
+    object, and each element of its lists, is written on its own, and again
+    from its escaped value only when its ASCII escapes show a string
+    `printable` would change (`has_unprintable`; a gate report usually has
+    none)."""
+    if document.__class__ is not dict or not document:
+        yield _printable_text(document, "")
+        return
+    assert isinstance(document, dict)
+    separator = "{\n" + _STEP
+    for key, value in document.items():
+        yield separator + _printable_text(key, "") + ": "
+        separator = ",\n" + _STEP
+        if value.__class__ is list and value:
+            for position, item in enumerate(value):
+                yield ("[\n" if position == 0 else ",\n") + _ITEM + _printable_text(item, _ITEM)
+            yield "\n" + _STEP + "]"
+        else:
+            yield _printable_text(value, _STEP)
+    yield "\n}"
+
+
+def _printable_text(value: object, margin: str) -> str:
+    """`indented(printable_json(value), margin)`, at the cost of
+    `indented(value, margin)` when no string needs escaping."""
+    text = indented(value, margin)
     if not has_unprintable(text):
         return text
-    return indented(printable_json(document))
+    return indented(printable_json(value), margin)
 
 
 def indented(value: object, margin: str = "") -> str:
