@@ -441,6 +441,7 @@ def _interval(value: Interval | tuple[int, int]) -> Interval:
     return Interval(lower, upper)
 
 
+@functools.lru_cache(maxsize=1 << 12)
 def compose(consumer: IndexingMap, producer: IndexingMap) -> IndexingMap:
     """Consumer output → producer operand, through the producer's output.
 
@@ -449,7 +450,10 @@ def compose(consumer: IndexingMap, producer: IndexingMap) -> IndexingMap:
     producer's operand.  The consumer's results are substituted for the
     producer's dims and constrained to the producer's dim bounds (unless
     interval arithmetic already proves them); the symbols of both maps are
-    kept, the producer's first (as XLA's ``ComposeIndexingMaps``).
+    kept, the producer's first (as XLA's ``ComposeIndexingMaps``).  The
+    source of each runtime variable is composed too, so the last 4,096
+    compositions are remembered: a loop's iterations compose each source
+    again.
 
     >>> from verifier.expr.parser import parse_map
     >>> f = parse_map("(d0) -> (d0 floordiv 8, d0 mod 8), domain: d0 in [0, 31]")
