@@ -12,6 +12,7 @@ Interval(lower=0, upper=99)
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import assert_never
 
@@ -134,8 +135,11 @@ def interval_of(expr: Expr, bounds: Callable[[Var], Interval]) -> Interval:
     return Ranges(bounds, {}).interval(expr)
 
 
+@functools.lru_cache(maxsize=1 << 14)
 def variables_of(expr: Expr) -> frozenset[Var]:
-    """The variables occurring in `expr`."""
+    """The variables occurring in `expr` (remembered for the last 16,384
+    expressions: every map built checks that its expressions use only its
+    variables, and simplification builds one map per rewrite)."""
     match expr:
         case Const():
             return frozenset()

@@ -40,6 +40,7 @@ from verifier.expr.nodes import (
     range_var,
     rt_var,
 )
+from verifier.expr.ranges import Ranges
 
 Constraint: TypeAlias = tuple[Expr, Interval]
 # Largest box of otherwise-unconstrained symbols whose feasibility
@@ -83,6 +84,22 @@ class Undefined:
 
     def __str__(self) -> str:
         return "UNDEFINED"
+
+
+@functools.lru_cache(maxsize=64)
+def _bounds_ranges(
+    dims: tuple[Variable, ...], range_vars: tuple[Variable, ...], rt_vars: tuple[Variable, ...]
+) -> Ranges:
+    """The intervals of expressions over these variables' bounds alone, one
+    memo for every map that has them: simplifying a map builds one map per
+    constraint it rewrites, all over the same variables, and each asks
+    whether it is known empty."""
+    tables = {VarKind.DIM: dims, VarKind.RANGE: range_vars, VarKind.RT: rt_vars}
+
+    def bounds(variable: Var) -> Interval:
+        return tables[variable.kind][variable.index].bounds
+
+    return Ranges(bounds, {})
 
 
 @dataclass(frozen=True)
@@ -217,8 +234,9 @@ class IndexingMap:
         """
         if any(v.bounds.is_empty for v in self.dims + self.range_vars + self.rt_vars):
             return True
+        ranges = _bounds_ranges(self.dims, self.range_vars, self.rt_vars)
         return any(
-            interval.is_empty or interval_of(expr, self.bounds).intersect(interval).is_empty
+            interval.is_empty or ranges.interval(expr).intersect(interval).is_empty
             for expr, interval in self.constraints
         )
 
@@ -423,6 +441,7 @@ def _interval(value: Interval | tuple[int, int]) -> Interval:
     return Interval(lower, upper)
 
 
+@functools.lru_cache(maxsize=1 << 12)
 def compose(consumer: IndexingMap, producer: IndexingMap) -> IndexingMap:
     """Consumer output → producer operand, through the producer's output.
 
@@ -431,7 +450,10 @@ def compose(consumer: IndexingMap, producer: IndexingMap) -> IndexingMap:
     producer's operand.  The consumer's results are substituted for the
     producer's dims and constrained to the producer's dim bounds (unless
     interval arithmetic already proves them); the symbols of both maps are
-    kept, the producer's first (as XLA's ``ComposeIndexingMaps``).
+    kept, the producer's first (as XLA's ``ComposeIndexingMaps``).  The
+    source of each runtime variable is composed too, so the last 4,096
+    compositions are remembered: a loop's iterations compose each source
+    again.
 
     >>> from verifier.expr.parser import parse_map
     >>> f = parse_map("(d0) -> (d0 floordiv 8, d0 mod 8), domain: d0 in [0, 31]")

@@ -34,6 +34,7 @@ constraint would vanish): `Ranges.of_map(m, excluding=e)` leaves it out.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -62,8 +63,11 @@ if TYPE_CHECKING:
 _LinearKey = tuple[tuple[Expr, int], ...]
 
 
+@functools.lru_cache(maxsize=1 << 12)
 def _normalised(expr: Expr) -> tuple[_LinearKey, int, int] | None:
-    """``expr = factor * key + constant``, or None for a constant."""
+    """``expr = factor * key + constant``, or None for a constant
+    (remembered for the last 4,096 expressions: every `Ranges` normalises
+    each constraint of its map, and simplification builds one per rewrite)."""
     terms, constant = linear_terms(expr)
     items = sorted(((b, k) for b, k in terms.items() if k), key=lambda item: item[0].sort_key)
     if not items:

@@ -189,6 +189,10 @@ class Composer:
     # `transform` applied once per distinct map (modules repeat the same
     # maps across outputs, fusions and layers).
     _transformed: dict[IndexingMap, IndexingMap] = field(default_factory=dict, compare=False)
+    # `same` asked once per ordered pair: a loop's iterations, unrolled,
+    # merge the same maps into the same unions (random bits: 2,412
+    # questions, 130 distinct).
+    _sames: dict[tuple[IndexingMap, IndexingMap], bool] = field(default_factory=dict, compare=False)
     # Each composition once: fused computations of other shapes or
     # structure still compose the same pairs of maps.
     _compositions: dict[tuple[IndexingMap, IndexingMap], Step] = field(
@@ -245,6 +249,12 @@ class Composer:
         if result is None:
             result = self._transformed[indexing_map] = self.transform(indexing_map)
         return result
+
+    def _same(self, a: IndexingMap, b: IndexingMap) -> bool:
+        found = self._sames.get((a, b))
+        if found is None:
+            found = self._sames[a, b] = self.same(a, b)
+        return found
 
     def _users_first(self, computation: Computation) -> list[Instruction]:
         order = self._orders.get(computation.name)
@@ -640,7 +650,7 @@ class Composer:
                 if composed.is_known_empty:
                     continue
                 multiplicity = first.multiplicity * second.multiplicity
-                destination.add(CountedMap(composed, multiplicity), self.same)
+                destination.add(CountedMap(composed, multiplicity), self._same)
 
 
 def _composed(found: _MapSet | None) -> ComposedIndexing:
