@@ -30,6 +30,7 @@ from verifier.report.printable import printable
 
 if TYPE_CHECKING:
     from verifier.checks.budget import Budget
+    from verifier.checks.equivalence import EquivalenceResult
     from verifier.gate.finding import Finding
     from verifier.gate.run import GateRun, InputError
     from verifier.simplify import SimplificationResult
@@ -120,6 +121,13 @@ def _equiv_text(answer: dict[str, Any]) -> str:
     )
 
 
+def _equiv_line(result: EquivalenceResult) -> tuple[int, str]:
+    """A batch answer's exit code and JSON line, made in the worker that
+    checked the pair."""
+    answer = result.to_json()
+    return _VERDICT_EXIT[str(answer["verdict"])], json.dumps(answer, sort_keys=True)
+
+
 def _run_equiv(args: argparse.Namespace, out: TextIO) -> int:
     from verifier.checks.budget import EQUIV_BUDGET
     from verifier.errors import UsageError
@@ -133,32 +141,31 @@ def _run_equiv(args: argparse.Namespace, out: TextIO) -> int:
         numbered = list(_batch_lines(args.batch))
         fields = [line.split("\t") for _, line in numbered]
         # Well-formed lines go to the workers (every core) in one batch.
-        results = iter(
+        answers = iter(
             check_equivalence_batch(
                 [(f[0], f[1]) for f in fields if len(f) == 2],
                 pointwise=args.pointwise,
                 workers=args.jobs,
                 budget=budget,
+                render=_equiv_line,
             )
         )
         codes = []
         for (number, _), parts in zip(numbered, fields, strict=True):
-            answer: dict[str, Any]
-            if len(parts) != 2:
-                answer = {
-                    "error": f"line {number}: expected two maps separated by a tab, "
-                    f"got {len(parts)} field(s)"
-                }
-            else:
-                result = next(results)
-                if isinstance(result, BatchFailure):
-                    answer = {"error": f"line {number}: {result.error}"}
-                else:
-                    answer = dict(result.to_json())
-            codes.append(
-                _VERDICT_EXIT[answer["verdict"]] if "verdict" in answer else EXIT_BAD_INPUT
+            checked = (
+                next(answers)
+                if len(parts) == 2
+                else BatchFailure(
+                    f"expected two maps separated by a tab, got {len(parts)} field(s)"
+                )
             )
-            print(json.dumps(answer, sort_keys=True), file=out)
+            code, line = (
+                (EXIT_BAD_INPUT, json.dumps({"error": f"line {number}: {checked.error}"}))
+                if isinstance(checked, BatchFailure)
+                else checked
+            )
+            codes.append(code)
+            print(line, file=out)
         return _worst(codes)
     if args.map_a is None or args.map_b is None:
         raise VerifierError("equiv needs MAP_A and MAP_B, or --batch FILE")

@@ -76,18 +76,27 @@ def test_an_equal_verdict_on_large_domains_is_confirmed_by_z3_or_noted_unknown()
 
 
 def test_a_relation_refutation_beyond_enumeration_is_confirmed_by_z3_unless_none():
-    a = parse_map(
-        "(d0)[s0, s1] -> (d0 + s0 + s1), domain: d0 in [0, 3], s0 in [0, 99], s1 in [0, 99]"
-    )
-    b = parse_map(
-        "(d0)[s0, s1] -> (d0 + s0 + s1 + 1), domain: d0 in [0, 3], s0 in [0, 99], s1 in [0, 99]"
-    )
+    # s0 and s1 are linked by the result: 300 * 300 points to enumerate.
+    box = "domain: d0 in [0, 3], s0 in [0, 299], s1 in [0, 299]"
+    a = parse_map(f"(d0)[s0, s1] -> (d0 + s0 + s1), {box}")
+    b = parse_map(f"(d0)[s0, s1] -> (d0 + s0 + s1 + 1), {box}")
     result = check_equivalence(a, b)
     assert result.verdict is Verdict.DIFFERENT
     assert result.notes == ("python: re-evaluated; z3: agrees (different)",)
     alone = check_equivalence(a, b, budget=Budget(cross_check=CrossCheck.NONE))
     assert alone.counterexample == result.counterexample
     assert alone.notes == ("python: re-evaluated",)
+
+
+def test_symbols_nothing_links_are_enumerated_apart():
+    # 300 + 300 points rather than 300 * 300: Python confirms, without z3.
+    box = "domain: d0 in [0, 3], d1 in [0, 3], s0 in [0, 299], s1 in [0, 299]"
+    a = parse_map(f"(d0, d1)[s0, s1] -> (d0 + s0, d1 + s1), {box}")
+    b = parse_map(f"(d0, d1)[s0, s1] -> (d0 + s0, d1 + s1 + 1), {box}")
+    result = check_equivalence(a, b)
+    assert result.verdict is Verdict.DIFFERENT
+    assert result.notes == ("python: re-evaluated",)
+    _check_counterexample(a, b, result)
 
 
 def test_case_1_with_a_wider_domain_is_different_inside_the_domain():
@@ -207,6 +216,29 @@ def test_batches_keep_order_and_report_bad_pairs():
         assert "expected ','" in str(results[1].to_json()["error"])
 
 
+def test_a_batch_renders_each_result_in_its_worker():
+    different = "(d0, d1) -> (d1), domain: d0 in [0, 9], d1 in [0, 10]"
+    pairs = [GOLDEN[0], ("(d0", GOLDEN[0][1]), (GOLDEN[3][0], different)] * 22
+    for workers in (1, 2):  # 2: enough pairs (22 × 3) to fork workers
+        # What a worker sends back must pickle: a module-level function.
+        rendered = check_equivalence_batch(pairs, workers=workers, render=_verdict_of)
+        assert rendered[:3] == ["equal", BatchFailure(rendered[1].error), "different"]
+        assert rendered == rendered[:3] * 22
+
+
+def _verdict_of(result):
+    return result.verdict.value
+
+
+@pytest.mark.parametrize(("count", "workers"), [(64, 2), (3000, 2), (1001, 3), (9, 4)])
+def test_guided_chunks_cut_the_batch_into_shrinking_consecutive_chunks(count, workers):
+    chunks = equivalence._guided_chunks(count, workers)
+    assert [i for chunk in chunks for i in range(count)[chunk]] == list(range(count))
+    sizes = [len(range(count)[chunk]) for chunk in chunks]
+    assert sizes == sorted(sizes, reverse=True)
+    assert sizes[0] == max(8, count // (2 * workers))
+
+
 def _brute_force(a, b, pointwise):
     if pointwise:
         points_a, points_b = (
@@ -257,10 +289,14 @@ def test_verdicts_agree_with_brute_force_sweep(pair):
 
 
 @settings(max_examples=60, deadline=None)
-@given(indexing_maps(max_dims=2, max_results=2))
+@given(
+    indexing_maps(max_dims=2, max_results=2)
+    | indexing_maps(max_dims=1, max_range_vars=2, max_results=2, max_constraints=3)
+)
 def test_the_python_witness_relates_exactly_the_brute_force_relation(m):
     # The second witness of a relation refutation: evaluated point by point
-    # on a few symbol values, compiled beyond; both must be the relation.
+    # on a few symbol values, compiled beyond, symbols that nothing links
+    # apart; it must be the relation.
     related = m.relation()
     candidates = related | {(d, tuple(x + 1 for x in r)) for d, r in related}
     for dims, result in candidates:

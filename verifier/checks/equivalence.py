@@ -52,32 +52,36 @@ import gc
 import itertools
 import math
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Literal, TypeAlias
+from typing import Any, Literal, TypeAlias, TypeVar, overload
 
 from verifier.bridges import isl as isl_bridge
 from verifier.checks.budget import EQUIV_BUDGET, Budget, CrossCheck
 from verifier.checks.verdict import Verdict
 from verifier.errors import SolverError, UsageError, VerifierError
 from verifier.expr import (
+    Expr,
     IndexingMap,
+    Interval,
     Undefined,
     Var,
     VarKind,
     parse_map,
     point_predicate,
     var,
+    variables_of,
 )
 
-# The symbol box of the *other* map that the Python re-evaluation of a
-# relation counterexample enumerates, compiled; beyond it z3 confirms,
-# quantifier-free.  The crossover, measured on the 118 refutations of
-# benchmarks/equivalence.py whose boxes exceed 1,024 points: z3 takes
-# 1.1-1.2 ms whatever the box; enumeration 0.8 ms for 1,025-2,048 points,
-# 1.3 ms for 2,049-4,096, 2.1 ms for 4,097-8,192.  Then the variable boxes of
-# both maps that brute force compares for `all`.
-_RELATES_ENUMERATION_LIMIT = 1 << 11
+# The points of the *other* map's symbol groups that the Python
+# re-evaluation of a relation counterexample enumerates, compiled; beyond
+# them z3 confirms, quantifier-free.  z3 takes 1.1-1.2 ms a question, plus
+# 0.06 s to import in each process that asks one; 2^15 points take about
+# 6 ms.  On the 3,000 pairs of benchmarks/equivalence.py the 88 refutations
+# whose box exceeds 2,048 points take 0.56 ms each on average (4.6 ms at
+# most) enumerated in groups, and no worker imports z3.  Then the variable
+# boxes of both maps that brute force compares for `all`.
+_RELATES_ENUMERATION_LIMIT = 1 << 15
 _ENUMERATION_LIMIT = 1 << 12
 # Up to this many points the evaluator beats compiling (15 µs a point
 # against 90 µs to compile; most refutations are of maps without symbols).
@@ -302,33 +306,103 @@ def _relation_counterexample(
 def _relates_by_enumeration(
     indexing_map: IndexingMap, dims: Sequence[int], result: Sequence[int]
 ) -> bool | None:
-    """Whether the map relates ``dims -> result``, by enumerating its symbols
-    (its domain and results compiled to Python once, unless there are so few
-    points that evaluating them costs less than compiling); `None` when the
-    box is too large to enumerate, or the map too deep to compile."""
+    """Whether the map relates ``dims -> result``, by enumerating its symbols;
+    `None` when there are too many points to enumerate, or the map is too
+    deep to compile.
+
+    Symbols that no constraint or result links are enumerated apart: the map
+    relates the point iff the dims are in their bounds, what mentions no
+    symbol holds there, and each group of linked symbols has values for which
+    what mentions the group holds.  ``(d0, d1)[s0, s1] -> (d0 + s0, d1 + s1),
+    domain: d0 in [0, 9], d1 in [0, 9], s0 in [0, 63], s1 in [0, 63]`` costs
+    64 + 64 points, not 64 * 64.  A group's conditions are compiled to Python
+    once, unless the whole box has so few points that evaluating them costs
+    less than compiling.
+    """
     if indexing_map.num_dims != len(dims) or indexing_map.num_results != len(result):
         return False
     variables = indexing_map.all_variables
     bounds = [indexing_map.bounds(v) for v in variables]
-    ranges = [range(b.lower, b.upper + 1) for b in bounds[len(dims) :]]
-    size = math.prod(len(r) for r in ranges)
-    if size > _RELATES_ENUMERATION_LIMIT:
-        return None
-    points = itertools.product(*([x] for x in dims), *ranges)
-    if size <= _INTERPRETED_POINTS:
+    dim_vars, symbols = variables[: len(dims)], variables[len(dims) :]
+    ranges = {
+        s: range(b.lower, b.upper + 1) for s, b in zip(symbols, bounds[len(dims) :], strict=True)
+    }
+    if math.prod(len(ranges[s]) for s in symbols) <= _INTERPRETED_POINTS:
         wanted = tuple(result)
+        points = itertools.product(*([x] for x in dims), *(ranges[s] for s in symbols))
         return any(
             indexing_map.contains(values) and indexing_map.evaluate(values) == wanted
             for values in (dict(zip(variables, point, strict=True)) for point in points)
         )
-    relates = point_predicate(
-        variables,
-        [*zip(variables, bounds, strict=True), *indexing_map.constraints],
+    groups = _linked_groups(
+        symbols,
+        [*zip(dim_vars, bounds[: len(dims)], strict=True), *indexing_map.constraints],
         list(zip(indexing_map.results, result, strict=True)),
     )
-    if relates is None:
+    if sum(math.prod(len(ranges[s]) for s in g.symbols) for g in groups[1:]) > (
+        _RELATES_ENUMERATION_LIMIT
+    ):
         return None
-    return any(itertools.starmap(relates, points))
+    for group in groups:
+        holds = point_predicate(
+            [*dim_vars, *group.symbols], list(group.constraints), list(group.equations)
+        )
+        if holds is None:
+            return None
+        points = itertools.product(*([x] for x in dims), *(ranges[s] for s in group.symbols))
+        if not any(itertools.starmap(holds, points)):
+            return False
+    return True  # the box has more than a few points: no symbol's range is empty
+
+
+@dataclass(frozen=True)
+class _LinkedGroup:
+    """Symbols that conditions link, with those conditions; the group of no
+    symbols holds the conditions on dims alone."""
+
+    symbols: tuple[Var, ...]
+    constraints: tuple[tuple[Expr, Interval], ...]
+    equations: tuple[tuple[Expr, int], ...]
+
+
+def _linked_groups(
+    symbols: Sequence[Var],
+    constraints: Sequence[tuple[Expr, Interval]],
+    equations: Sequence[tuple[Expr, int]],
+) -> list[_LinkedGroup]:
+    """The conditions grouped by the `symbols` they link (two symbols one
+    condition mentions are in one group; symbols in the order given): first
+    the group of no symbols, always present, then one group per linked set.
+    Symbols that no condition mentions are in no group."""
+    parent: dict[Var, Var] = {}
+
+    def root(symbol: Var) -> Var:
+        while (up := parent.setdefault(symbol, symbol)) != symbol:
+            parent[symbol] = parent[up]  # path halving
+            symbol = up
+        return symbol
+
+    mentioned = [
+        [v for v in variables_of(expr) if v.kind is not VarKind.DIM]
+        for expr, _ in (*constraints, *equations)
+    ]
+    for linked in mentioned:
+        for symbol in linked:
+            parent[root(symbol)] = root(linked[0])
+    members: dict[Var | None, list[Var]] = {None: []}
+    for symbol in symbols:
+        if symbol in parent:
+            members.setdefault(root(symbol), []).append(symbol)
+    keys = [root(linked[0]) if linked else None for linked in mentioned]
+    constraint_keys, equation_keys = keys[: len(constraints)], keys[len(constraints) :]
+    return [
+        _LinkedGroup(
+            tuple(group),
+            tuple(c for k, c in zip(constraint_keys, constraints, strict=True) if k == key),
+            tuple(e for k, e in zip(equation_keys, equations, strict=True) if k == key),
+        )
+        for key, group in members.items()
+    ]
 
 
 # ----------------------------------------------------------------- batches
@@ -361,9 +435,53 @@ def _check_pair(
         return BatchFailure(str(error))
 
 
+R = TypeVar("R")
+
+
+def _check_pairs(
+    pairs: Sequence[tuple[MapInput, MapInput]],
+    *,
+    pointwise: bool,
+    budget: Budget,
+    render: Callable[[EquivalenceResult], R],
+) -> list[R | BatchFailure]:
+    answers: list[R | BatchFailure] = []
+    for pair in pairs:
+        result = _check_pair(pair, pointwise=pointwise, budget=budget)
+        answers.append(result if isinstance(result, BatchFailure) else render(result))
+    return answers
+
+
+def _as_is(result: EquivalenceResult) -> EquivalenceResult:
+    return result
+
+
 # Fewer pairs than this are not worth a worker process (forking one and
 # sending its results back costs about as much as checking this many).
 _PAIRS_PER_WORKER = 32
+# The last chunks a worker takes: a few milliseconds of work.
+_SMALLEST_CHUNK = 8
+
+
+@overload
+def check_equivalence_batch(
+    pairs: Iterable[tuple[MapInput, MapInput]],
+    *,
+    pointwise: bool = False,
+    workers: int | None = None,
+    budget: Budget = EQUIV_BUDGET,
+) -> list[EquivalenceResult | BatchFailure]: ...
+
+
+@overload
+def check_equivalence_batch(
+    pairs: Iterable[tuple[MapInput, MapInput]],
+    *,
+    pointwise: bool = False,
+    workers: int | None = None,
+    budget: Budget = EQUIV_BUDGET,
+    render: Callable[[EquivalenceResult], R],
+) -> list[R | BatchFailure]: ...
 
 
 def check_equivalence_batch(
@@ -372,38 +490,57 @@ def check_equivalence_batch(
     pointwise: bool = False,
     workers: int | None = None,
     budget: Budget = EQUIV_BUDGET,
-) -> list[EquivalenceResult | BatchFailure]:
+    render: Callable[[EquivalenceResult], Any] = _as_is,
+) -> list[Any]:
     """`check_equivalence` on every pair (maps or map text, parsed in the
     workers), on `workers` processes (default: every core), results in
     input order and the same whatever the number of workers; a pair that
     cannot be checked gives a `BatchFailure` instead of stopping the batch.
+    `render` (a module-level function, so that it pickles) turns each
+    result into what the caller wants of it (say its JSON line) where the
+    result is made, in the worker: what is sent back is then only that, and
+    the rendering runs on every core.
     """
     tasks = list(pairs)
-    check = functools.partial(_check_pair, pointwise=pointwise, budget=budget)
+    check = functools.partial(_check_pairs, pointwise=pointwise, budget=budget, render=render)
     workers = min(workers or os.cpu_count() or 1, len(tasks) // _PAIRS_PER_WORKER)
     if workers <= 1:
-        return [check(task) for task in tasks]
+        return check(tasks)
     import multiprocessing  # only for a batch worth the workers
 
     # fork: workers inherit the imported modules and interned nodes, so a
     # batch pays no start-up imports (spawn would cost ~1 s per worker).
     # Chunks of pairs that share map texts keep a text and its repeats in
-    # one worker's memo; a few chunks per worker even out uneven costs.
+    # one worker's memo; each worker takes the next chunk when it is done.
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else None)
-    chunk = max(1, len(tasks) // (workers * 8))
     order = _sharing_order(tasks)
+    chunks = [[tasks[i] for i in order[part]] for part in _guided_chunks(len(order), workers)]
     gc.freeze()  # a forked worker's collections then skip, and do not copy, what it inherits
     try:
         pool = context.Pool(workers)  # the workers fork here
     finally:
         gc.unfreeze()
     with pool:
-        answers = pool.map(check, [tasks[i] for i in order], chunksize=chunk)
+        answers = [answer for chunk in pool.map(check, chunks, chunksize=1) for answer in chunk]
     results = answers[:]
     for position, answer in zip(order, answers, strict=True):
         results[position] = answer
     return results
+
+
+def _guided_chunks(count: int, workers: int) -> list[slice]:
+    """`count` positions cut into consecutive chunks, each a share of what
+    is left (guided self-scheduling): large first, so that there are few
+    messages, smaller and smaller, so that the workers finish together.
+    For 3,000 positions on 2 workers: 750, 562, 422, 316, 237, …, 8, 8.
+    """
+    chunks, start = [], 0
+    while start < count:
+        size = max(_SMALLEST_CHUNK, (count - start) // (2 * workers))
+        chunks.append(slice(start, min(count, start + size)))
+        start += size
+    return chunks
 
 
 def _sharing_order(tasks: Sequence[tuple[MapInput, MapInput]]) -> list[int]:
