@@ -177,12 +177,9 @@ def file_findings(
 _parsed_before_fork: dict[Path, Module] = {}
 
 # Instructions (about lines) per share of a module checked by several
-# processes: below this, what each process recomputes (the maps of every
-# structure its share meets, memoised once per process) costs more than
-# its share of the checks saves.  Measured with benchmarks/check_gate.py:
-# the 3,791-instruction transformer, whose layers repeat one structure,
-# took 1.16 s wall in two shares against 1.03 s in one.
-_INSTRUCTIONS_PER_SHARE = 4000
+# processes: below this, each process's start-up and parse of the whole
+# text cost more than its share of the checks saves.
+_INSTRUCTIONS_PER_SHARE = 1000
 
 
 def _share_findings(
