@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.strategies import indexing_maps
-from verifier.expr.evaluate import point_predicate
+from verifier.expr.evaluate import point_predicate, variables_of
 from verifier.expr.indexing_map import compose
 from verifier.expr.interval import Interval
 from verifier.expr.nodes import Expr, dim
@@ -93,3 +93,11 @@ def test_a_predicate_too_deep_for_python_is_none():
     for _ in range(100):  # the parser's MAX_NESTING
         deep = (deep + 1) // 2
     assert point_predicate([dim(0)], [(deep, Interval(0, 1))]) is None
+
+
+def test_the_variables_of_a_deep_expression_are_found_without_recursion():
+    # A chain of reshapes nests divisions thousands deep; the walk is a loop.
+    expr = dim(0) + dim(1) * 0
+    for k in range(3000):
+        expr = (expr + k) % 1000003 if k % 2 else (expr * 3) // 2
+    assert variables_of(expr) == {dim(0)}

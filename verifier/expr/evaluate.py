@@ -137,22 +137,11 @@ def interval_of(expr: Expr, bounds: Callable[[Var], Interval]) -> Interval:
 
 @functools.lru_cache(maxsize=1 << 14)
 def variables_of(expr: Expr) -> frozenset[Var]:
-    """The variables occurring in `expr` (remembered for the last 16,384
+    """The variables occurring in `expr`, walked without recursion however
+    deep it nests (`subterms`), and remembered for the last 16,384
     expressions: every map built checks that its expressions use only its
-    variables, and simplification builds one map per rewrite)."""
-    match expr:
-        case Const():
-            return frozenset()
-        case Var():
-            return frozenset((expr,))
-        case Add(operands):
-            return frozenset().union(*(variables_of(operand) for operand in operands))
-        case Mul(operand) | FloorDiv(operand) | CeilDiv(operand) | Mod(operand):
-            return variables_of(operand)
-        case Min(lhs, rhs) | Max(lhs, rhs):
-            return variables_of(lhs) | variables_of(rhs)
-        case _:
-            assert_never(expr)
+    variables, and simplification builds one map per rewrite."""
+    return frozenset(term for term in subterms(expr) if term.__class__ is Var)
 
 
 def subterms(expr: Expr) -> Iterator[Expr]:
