@@ -2,9 +2,11 @@
 ``verifier equiv`` and ``verifier simplify --prove`` on each case of
 ``tests/pathological.py`` (many symbols, large moduli, many constraints,
 deep nesting), and of ``verifier check`` and ``verifier utilization`` on
-100- and 400-op reshape/transpose chains (``tests/chains.py``) and the
-3-conv/3-pool fusion, children included, with the answer; a case past the
-timeout is a hang.  SPEC §8: every question answers (exactly or ``unknown``) in
+100- and 400-op reshape/transpose chains (``tests/chains.py``), on tuples of
+300 and 1,000 leaves and loops carrying 100 and 300 arrays
+(``tests/wide.py``: a training step's ROOT and its optimizer loop), and on
+the 3-conv/3-pool fusion, children included, with the answer; a case past
+the timeout is a hang.  SPEC §8: every question answers (exactly or ``unknown``) in
 seconds.
 
 Run: ``python benchmarks/pathological.py [--timeout 600] [--checkout DIR]``
@@ -27,6 +29,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).parents[1]))
 from tests.chains import chain_module
 from tests.pathological import cases
+from tests.wide import wide_loop_module, wide_tuple_module
 
 ROOT = Path(__file__).parents[1]
 
@@ -97,6 +100,14 @@ def main() -> None:
         ]
         for _, path in modules:
             path.write_text(chain_module(int(path.stem.split("_")[1])))
+        for width in (300, 1000):
+            path = Path(directory) / f"tuple_{width}.hlo"
+            path.write_text(wide_tuple_module(width))
+            modules.append((f"ROOT tuple of {width} leaves", path))
+        for width in (100, 300):
+            path = Path(directory) / f"loop_{width}.hlo"
+            path.write_text(wide_loop_module(width, trips=4))
+            modules.append((f"loop carrying {width} arrays, 4 trips", path))
         modules.append(
             ("3-conv/3-pool fusion", ROOT / "examples/benchmarks/convnet_3conv_3pool.hlo")
         )

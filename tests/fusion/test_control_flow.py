@@ -11,6 +11,7 @@ import pytest
 
 from tests.oracle import UnsupportedByOracle, arrays
 from tests.oracle.computations import ComputationOracle, trip_counts
+from tests.wide import wide_loop_module
 from verifier.bridges.isl import isl_points, to_isl_map
 from verifier.expr import IndexingMap, Undefined
 from verifier.fusion.compose import Composer
@@ -239,3 +240,16 @@ def test_a_loop_just_inside_the_work_bound_is_composed() -> None:
             assert not isinstance(leaf.maps, Undefined), leaf.maps
             got = {(p[0], e[0]) for c in leaf.maps for p, e in _pairs(c.map)}
             assert got == read
+
+
+def test_a_loop_carrying_many_arrays_reads_what_the_oracle_reads() -> None:
+    module = parse_module(wide_loop_module(width=12, trips=3))
+    assert _check_module(module) == 1
+    # Array 0 after 3 iterations reads arrays 0..3, array j along C(3, j) paths.
+    entry = module.entry
+    composed = Composer(module).output_to_input(entry, entry.root, 1)
+    paths = []
+    for leaf in composed:
+        assert not isinstance(leaf.maps, Undefined)
+        paths.append(sum(counted.multiplicity for counted in leaf.maps))
+    assert paths[1:6] == [1, 3, 3, 1, 0]

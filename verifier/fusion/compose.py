@@ -48,9 +48,11 @@ one composition::
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
+from operator import attrgetter
 
 from verifier.expr import IndexingMap, Undefined, compose, range_var
 from verifier.fusion.graph import users_first_order
@@ -145,6 +147,7 @@ class ComposedIndexing:
 
 
 _NOT_READ = ComposedIndexing(())
+_QUOTES_NAME = attrgetter("quotes_name")
 
 
 @dataclass(frozen=True)
@@ -208,6 +211,11 @@ class Composer:
     _leaves: dict[tuple[str, str], tuple[OperandLeaf, ...]] = field(
         default_factory=dict, compare=False
     )
+    # Parameter leaves per computation, listed once: a computation is
+    # composed once per parameter leaf and per output.
+    _parameters: dict[str, tuple[OperandLeaf, ...]] = field(default_factory=dict, compare=False)
+    # The number of each operand's first leaf, per (computation, instruction).
+    _first_leaf: dict[tuple[str, str], tuple[int, ...]] = field(default_factory=dict, compare=False)
     # Maps per (what, signature, direction, output or operand), `what` being
     # an op's own maps or a computation's composed ones (`signatures`).
     _structural: dict[tuple[str, int, str, int], tuple[ComposedIndexing, ...]] = field(
@@ -231,7 +239,7 @@ class Composer:
         found = self._structural.get(key)
         if found is None:
             found = compute()
-            if not any(composed.quotes_name for composed in found):
+            if not any(map(_QUOTES_NAME, found)):
                 self._structural[key] = found
         return found
 
@@ -368,14 +376,9 @@ class Composer:
             for k in range(leaves)
         )
         composed = 0
+        read_by_step = [_read_entries(row) for row in step]
         for _ in range(trips):
-            following = tuple(
-                tuple(
-                    self._through(step[k], [state[through][j] for through in range(leaves)])
-                    for j in range(leaves)
-                )
-                for k in range(leaves)
-            )
+            following = self._iteration(read_by_step, state)
             if _same_maps(following, state):
                 # Unchanged maps; the steps that proved this iteration too.
                 state = following
@@ -395,21 +398,34 @@ class Composer:
             )
         return state
 
-    def _through(
-        self, first: tuple[ComposedIndexing, ...], then: list[ComposedIndexing]
-    ) -> ComposedIndexing:
-        """The union over leaves l of `first[l]` followed by `then[l]`."""
-        destination = _MapSet()
-        for head, tail in zip(first, then, strict=True):
-            if _not_read(head) or _not_read(tail):
-                continue
-            current = (
-                _MapSet(undefined=head.maps)
-                if isinstance(head.maps, Undefined)
-                else _MapSet(list(head.maps), steps=dict.fromkeys(head.steps))
-            )
-            self._extend(destination, current, tail)
-        return _composed(destination if destination.maps or destination.undefined else None)
+    def _iteration(
+        self,
+        read_by_step: list[list[tuple[int, ComposedIndexing]]],
+        state: tuple[tuple[ComposedIndexing, ...], ...],
+    ) -> tuple[tuple[ComposedIndexing, ...], ...]:
+        """The state after one more iteration: from leaf k to leaf j, the
+        union over leaves l of the body's maps from k to l (`read_by_step`:
+        per k, the leaves l it reads) followed by the state's from l to j,
+        in the order of l.  Only the pairs that read something are
+        visited: a loop carrying a tuple of hundreds of arrays, each read
+        by one other, costs the pairs read, not the cube of its width."""
+        read_by_state = [_read_entries(row) for row in state]
+        following = []
+        for read in read_by_step:
+            unions: dict[int, _MapSet] = {}
+            for through, head in read:
+                for j, tail in read_by_state[through]:
+                    current = (
+                        _MapSet(undefined=head.maps)
+                        if isinstance(head.maps, Undefined)
+                        else _MapSet(list(head.maps), steps=dict.fromkeys(head.steps))
+                    )
+                    self._extend(unions.setdefault(j, _MapSet()), current, tail)
+            row = [_NOT_READ] * len(state)
+            for j, union in unions.items():
+                row[j] = _composed(union if union.maps or union.undefined else None)
+            following.append(tuple(row))
+        return tuple(following)
 
     def _own_memoized(
         self, computation: Computation, instruction: Instruction, direction: str, number: int
@@ -437,8 +453,12 @@ class Composer:
         return found
 
     def _own(self, indexings: tuple[Indexing, ...]) -> tuple[ComposedIndexing, ...]:
-        """An op's own maps, transformed, each read once."""
-        return tuple(self._own_indexing(indexing) for indexing in indexings)
+        """An op's own maps, transformed, each read once.  (Most entries of
+        a tuple's are not read — each output is one of a thousand operand
+        leaves —: those are told apart without a call.)"""
+        return tuple(
+            _NOT_READ if indexing == () else self._own_indexing(indexing) for indexing in indexings
+        )
 
     def _own_indexing(self, indexing: Indexing) -> ComposedIndexing:
         if isinstance(indexing, Undefined):
@@ -495,7 +515,8 @@ class Composer:
                 if current is not None:
                     self._propagate(computation, instruction, output_index, current, sets)
         return tuple(
-            _composed(sets.get((leaf.name, leaf.leaf))) for leaf in parameter_leaves(computation)
+            _composed(sets.get((leaf.name, leaf.leaf)))
+            for leaf in self._parameter_leaves(computation)
         )
 
     def _propagate(
@@ -589,42 +610,62 @@ class Composer:
         self, computation: Computation, parameter: int
     ) -> tuple[ComposedIndexing, ...]:
         root = computation.root
-        start = parameter_leaves(computation)[parameter]
-        sets: dict[_Value, _MapSet] = {
-            (start.name, start.leaf): _MapSet(
-                [CountedMap(IndexingMap.identity(start.shape.dimensions))]
-            )
+        start = self._parameter_leaves(computation)[parameter]
+        # Per instruction, the maps reaching each of its output leaves.
+        sets: dict[str, dict[int, _MapSet]] = {
+            start.name: {
+                start.leaf: _MapSet([CountedMap(IndexingMap.identity(start.shape.dimensions))])
+            }
         }
-        # The instructions holding maps so far: one that reads none of them
-        # is passed by (most of a computation is not downstream of one
-        # parameter).
-        reached = {start.name}
         for instruction in reversed(self._users_first(computation)):
-            if instruction.opcode != "parameter" and not reached.isdisjoint(instruction.operands):
+            # One that reads none of the values holding maps is passed by
+            # (most of a computation is not downstream of one parameter).
+            if instruction.opcode != "parameter" and any(
+                name in sets for name in instruction.operands
+            ):
                 self._propagate_forward(computation, instruction, sets)
-                reached.add(instruction.name)
+        reaching = sets.get(root.name, {})
         return tuple(
-            _composed(sets.get((root.name, output)))
-            for output in range(analysis.output_count(root))
+            _composed(reaching.get(output)) for output in range(analysis.output_count(root))
         )
 
     def _propagate_forward(
         self,
         computation: Computation,
         instruction: Instruction,
-        sets: dict[_Value, _MapSet],
+        sets: dict[str, dict[int, _MapSet]],
     ) -> None:
-        """Extend the maps reaching `instruction`'s operand leaves to its outputs."""
-        for leaf in self._operand_leaves(computation, instruction):
-            current = sets.get((leaf.name, leaf.leaf))
-            if current is None:
-                continue
-            per_output = self.input_to_output(computation, instruction, leaf.number)
-            for output, reached in enumerate(per_output):
-                if not _not_read(reached):
-                    self._extend(
-                        sets.setdefault((instruction.name, output), _MapSet()), current, reached
-                    )
+        """Extend the maps reaching `instruction`'s operand leaves to its
+        outputs: only the leaves that hold maps are visited (a loop body's
+        get-tuple-elements each read one leaf of a state of hundreds)."""
+        outputs = sets.setdefault(instruction.name, {})
+        for operand, name in zip(
+            self._first_leaves(computation, instruction), instruction.operands, strict=True
+        ):
+            reaching = sets.get(name, {})
+            for leaf in sorted(reaching):
+                per_output = self.input_to_output(computation, instruction, operand + leaf)
+                for output, reached in enumerate(per_output):
+                    if not _not_read(reached):
+                        self._extend(outputs.setdefault(output, _MapSet()), reaching[leaf], reached)
+
+    def _parameter_leaves(self, computation: Computation) -> tuple[OperandLeaf, ...]:
+        found = self._parameters.get(computation.name)
+        if found is None:
+            found = self._parameters[computation.name] = parameter_leaves(computation)
+        return found
+
+    def _first_leaves(self, computation: Computation, instruction: Instruction) -> tuple[int, ...]:
+        """Per operand of `instruction`: the number of its first leaf
+        (`leaves.operand_leaves` numbers them operand by operand)."""
+        key = (computation.name, instruction.name)
+        found = self._first_leaf.get(key)
+        if found is None:
+            sizes = [
+                len(computation.instruction(name).shape.leaves) for name in instruction.operands
+            ]
+            found = self._first_leaf[key] = tuple(itertools.accumulate(sizes, initial=0))[:-1]
+        return found
 
     def _extend(self, destination: _MapSet, current: _MapSet, then: ComposedIndexing) -> None:
         """Add every map of `current` followed by every map of `then`."""
@@ -680,6 +721,11 @@ def _same_maps(
 
 def _not_read(indexing: ComposedIndexing) -> bool:
     return not isinstance(indexing.maps, Undefined) and not indexing.maps
+
+
+def _read_entries(row: tuple[ComposedIndexing, ...]) -> list[tuple[int, ComposedIndexing]]:
+    """The entries of `row` that read something, with their positions."""
+    return [(k, entry) for k, entry in enumerate(row) if not _not_read(entry)]
 
 
 def _everywhere(dimensions: tuple[int, ...]) -> IndexingMap:

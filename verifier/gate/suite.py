@@ -29,9 +29,11 @@ counts, never wall-clock time: the same module gives the same findings.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from operator import attrgetter
 from typing import TypeAlias, assert_never
 
 from verifier.analysis import InstructionError, ModuleMaps, isolated
@@ -67,6 +69,7 @@ class _WholeOperand:
 
 
 _Part: TypeAlias = str | OutputLeaf | OperandLeaf | _WholeOperand
+_QUOTES_NAME = attrgetter("quotes_name")
 Subject: TypeAlias = tuple[_Part, ...]
 """Where at an instruction a check applies, e.g. ``(output, "->", operand)``
 for ``output 0 -> operand 1 (p1)``: leaves, not their names, so that the
@@ -145,7 +148,7 @@ class _Place:
     @property
     def quotes_name(self) -> bool:
         """Whether a map the checks have read so far quotes a name."""
-        return any(c.quotes_name for found in self._asked.values() for c in found)
+        return any(map(_QUOTES_NAME, itertools.chain.from_iterable(self._asked.values())))
 
     @cached_property
     def _output_labels(self) -> tuple[str, ...]:
@@ -391,8 +394,10 @@ def _selected(only: Collection[str] | None) -> tuple[str, ...]:
     return tuple(check for check in CHECKS if check in only)
 
 
-def _is_empty(indexing: Indexing) -> bool:
-    return not isinstance(indexing, Undefined) and not indexing
+_NOT_READ: Indexing = ()
+"""The indexing of a pair of leaves with no map: ``indexing == _NOT_READ``
+tells it apart (an `Undefined` equals no tuple) without a call, for each
+of the million pairs of a tuple of a thousand leaves."""
 
 
 _EVERYWHERE = "every output <-> every operand"
@@ -417,12 +422,12 @@ def _in_bounds(place: _Place, run: _Run) -> Iterator[Answer]:
     outputs = place.outputs
     for output in outputs:
         for operand, composed in zip(operands, place.output_to_input(output.number), strict=True):
-            if not _is_empty(composed.indexing):
+            if composed.indexing != _NOT_READ:
                 result = _in_shape(composed.indexing, operand.shape.dimensions, run)
                 yield bounds.CHECK, (output, "->", operand), result
     for operand in operands:
         for output, composed in zip(outputs, place.input_to_output(operand.number), strict=True):
-            if not _is_empty(composed.indexing):
+            if composed.indexing != _NOT_READ:
                 result = _in_shape(composed.indexing, output.shape.dimensions, run)
                 yield bounds.CHECK, (operand, "->", output), result
 
@@ -459,10 +464,12 @@ def _inverse(place: _Place, run: _Run) -> Iterator[Answer]:
         yield inverse.CHECK, (_EVERYWHERE,), _inverts(undefined, undefined, 0, 0, run)
         return
     operands = place.operands
+    backwards = [place.input_to_output(operand.number) for operand in operands]
     for output in place.outputs:
-        for operand, composed in zip(operands, place.output_to_input(output.number), strict=True):
-            backward = place.input_to_output(operand.number)[output.number].indexing
-            if _is_empty(composed.indexing) and _is_empty(backward):
+        forwards = place.output_to_input(output.number)
+        for operand, composed, backward_maps in zip(operands, forwards, backwards, strict=True):
+            backward = backward_maps[output.number].indexing
+            if composed.indexing == _NOT_READ and backward == _NOT_READ:
                 continue
             result = _inverts(
                 composed.indexing, backward, output.shape.rank, operand.shape.rank, run
@@ -500,11 +507,11 @@ def _bitcast(place: _Place, run: _Run) -> Iterator[Answer]:
 def _all_maps(place: _Place) -> tuple[IndexingMap, ...]:
     """Every defined map of the instruction, both directions (the unknown
     ones are reported by in-bounds)."""
-    maps: list[IndexingMap] = []
-    for indexing in place.indexings:
-        if not isinstance(indexing, Undefined):
-            maps.extend(indexing)
-    return tuple(dict.fromkeys(maps))
+    return tuple(
+        dict.fromkeys(
+            m for indexing in place.indexings if indexing.__class__ is tuple for m in indexing
+        )
+    )
 
 
 @_check(overflow.CHECK)
@@ -547,7 +554,7 @@ def _simplification(place: _Place, run: _Run) -> Iterator[Answer]:
     for output, raw_maps in zip(outputs, raw, strict=True):
         simplified = place.output_to_input(output.number)
         for operand, before, after in zip(operands, raw_maps, simplified, strict=True):
-            if _is_empty(before.indexing) and _is_empty(after.indexing):
+            if before.indexing == _NOT_READ and after.indexing == _NOT_READ:
                 continue
             result = _simplifies(
                 before.indexing, after.indexing, output.shape.rank, operand.shape.rank, run

@@ -319,7 +319,7 @@ class Shape:
         """Whether any dimension is dynamic (`<=N` or `?`)."""
         return any(self.dynamic)
 
-    @property
+    @cached_property
     def is_unbounded(self) -> bool:
         """Whether this shape, or one of its tuple elements, has a `?` dimension.
 

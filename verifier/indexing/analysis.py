@@ -20,7 +20,6 @@ from verifier.hlo import Computation, Instruction, Shape, element_bit_width
 
 # Importing the package (verifier/indexing/__init__.py) registers every rule.
 from verifier.indexing import registry
-from verifier.indexing.leaves import output_leaves
 from verifier.indexing.registry import Indexing, OpContext
 
 
@@ -46,6 +45,7 @@ def _unsupported(reason: str, count: int) -> tuple[Indexing, ...]:
     return (Undefined(reason),) * count
 
 
+@registry.per_context
 def _unsupported_shapes(context: OpContext) -> str | None:
     """Why no rule applies to this instruction whatever its opcode, or None."""
     shapes = (context.shape, *(operand.shape for operand in context.operands))
@@ -81,9 +81,10 @@ def _is_empty_array(shape: Shape) -> bool:
 
 def output_count(instruction: Instruction) -> int:
     """The number of outputs: the leaves of the shape (1 for an array)."""
-    return len(output_leaves(instruction.shape))
+    return len(instruction.shape.leaves)
 
 
+@registry.per_context
 def _no_rule_reason(context: OpContext) -> str | None:
     """Why no rule applies to the instruction of `context`, or None when one does."""
     opcode = context.instruction.opcode

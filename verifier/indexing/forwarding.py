@@ -17,7 +17,7 @@ from collections.abc import Callable
 from verifier.expr import IndexingMap
 from verifier.hlo import ShapeIndex
 from verifier.indexing.leaves import OutputLeaf
-from verifier.indexing.registry import Indexing, OpContext, OpRule, register
+from verifier.indexing.registry import Indexing, OpContext, OpRule, per_context, register
 
 Locate = Callable[[OpContext, ShapeIndex], tuple[int, ShapeIndex] | None]
 """Output shape index → (operand number, shape index in it) it passes
@@ -52,14 +52,18 @@ def _sources(ctx: OpContext, locate: Locate) -> tuple[int | None, ...]:
 def forwarding_rule(locate: Locate) -> OpRule:
     """The rule of an op whose output leaves are operand leaves, found by `locate`."""
 
+    sources = per_context(lambda ctx: _sources(ctx, locate))
+
     def output_to_input(ctx: OpContext, output: int) -> tuple[Indexing, ...]:
-        source = _sources(ctx, locate)[output]
-        identity = IndexingMap.identity(ctx.output_shapes[output].dimensions)
-        return tuple((identity,) if leaf.number == source else () for leaf in ctx.operand_leaves)
+        source = sources(ctx)[output]
+        maps: list[Indexing] = [()] * len(ctx.operand_leaves)
+        if source is not None:
+            maps[source] = (IndexingMap.identity(ctx.output_shapes[output].dimensions),)
+        return tuple(maps)
 
     def input_to_output(ctx: OpContext, operand: int) -> tuple[Indexing, ...]:
         identity = IndexingMap.identity(ctx.operand_leaves[operand].shape.dimensions)
-        return tuple((identity,) if source == operand else () for source in _sources(ctx, locate))
+        return tuple((identity,) if source == operand else () for source in sources(ctx))
 
     return OpRule(output_to_input, input_to_output, whole_tuples=True)
 

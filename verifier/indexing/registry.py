@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TypeAlias
+from typing import TypeAlias, TypeVar
 
 from verifier.expr import IndexingMap, Undefined
 from verifier.hlo import Instruction, Shape
@@ -64,6 +64,29 @@ class OpContext:
         """Every operand's leaves, the numbering of a rule's operand indexings
         (listed once: a tuple's rule asks once per output)."""
         return operand_leaves(self.operands)
+
+
+_T = TypeVar("_T")
+
+
+def per_context(compute: Callable[[OpContext], _T]) -> Callable[[OpContext], _T]:
+    """`compute`, remembered for the last context it was given (the same
+    object: contexts are immutable).  A composer asks for each output and
+    each operand leaf of an instruction in turn, with one context
+    (`analysis`), and what a rule or a guard derives from the whole
+    instruction is then derived once, not once per leaf: a tuple of a
+    thousand leaves would otherwise cost a million steps."""
+    last: list[tuple[OpContext, _T] | None] = [None]
+
+    def remembered(ctx: OpContext) -> _T:
+        known = last[0]
+        if known is not None and known[0] is ctx:
+            return known[1]
+        value = compute(ctx)
+        last[0] = (ctx, value)
+        return value
+
+    return remembered
 
 
 @dataclass(frozen=True)
