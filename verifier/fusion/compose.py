@@ -638,7 +638,7 @@ class Composer:
         """Extend the maps reaching `instruction`'s operand leaves to its
         outputs: only the leaves that hold maps are visited (a loop body's
         get-tuple-elements each read one leaf of a state of hundreds)."""
-        outputs = sets.setdefault(instruction.name, {})
+        outputs: dict[int, _MapSet] = {}
         for operand, name in zip(
             self._first_leaves(computation, instruction), instruction.operands, strict=True
         ):
@@ -648,6 +648,8 @@ class Composer:
                 for output, reached in enumerate(per_output):
                     if not _not_read(reached):
                         self._extend(outputs.setdefault(output, _MapSet()), reaching[leaf], reached)
+        if outputs:
+            sets[instruction.name] = outputs
 
     def _parameter_leaves(self, computation: Computation) -> tuple[OperandLeaf, ...]:
         found = self._parameters.get(computation.name)
