@@ -453,9 +453,9 @@ class Composer:
         return found
 
     def _own(self, indexings: tuple[Indexing, ...]) -> tuple[ComposedIndexing, ...]:
-        """An op's own maps, transformed, each read once.  (Most entries of
-        a tuple's are not read — each output is one of a thousand operand
-        leaves —: those are told apart without a call.)"""
+        """An op's own maps, transformed, each read once.  (Each output of
+        a tuple reads one of its operand leaves and none of the others:
+        the entries not read are told apart without a call.)"""
         return tuple(
             _NOT_READ if indexing == () else self._own_indexing(indexing) for indexing in indexings
         )

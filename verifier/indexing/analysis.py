@@ -23,29 +23,16 @@ from verifier.indexing import registry
 from verifier.indexing.registry import Indexing, OpContext
 
 
+@registry.remember_last
 def _context(computation: Computation, instruction: Instruction) -> OpContext:
-    """The context of `instruction`: the last one built when it is asked
-    again (a composer asks each output and each operand of an instruction in
-    turn, and a tuple's rule for each of its hundred leaves would otherwise
-    number all its operands' leaves anew)."""
-    last = _last_context[0]
-    if last is not None and last[0] is computation and last[1].instruction is instruction:
-        return last[1]
-    context = OpContext(instruction, computation.operand_instructions(instruction))
-    _last_context[0] = (computation, context)
-    return context
-
-
-# The last context built, with its computation (compared by identity: both
-# are immutable, so an identical pair has an identical context).
-_last_context: list[tuple[Computation, OpContext] | None] = [None]
+    return OpContext(instruction, computation.operand_instructions(instruction))
 
 
 def _unsupported(reason: str, count: int) -> tuple[Indexing, ...]:
     return (Undefined(reason),) * count
 
 
-@registry.per_context
+@registry.remember_last
 def _unsupported_shapes(context: OpContext) -> str | None:
     """Why no rule applies to this instruction whatever its opcode, or None."""
     shapes = (context.shape, *(operand.shape for operand in context.operands))
@@ -84,7 +71,7 @@ def output_count(instruction: Instruction) -> int:
     return len(instruction.shape.leaves)
 
 
-@registry.per_context
+@registry.remember_last
 def _no_rule_reason(context: OpContext) -> str | None:
     """Why no rule applies to the instruction of `context`, or None when one does."""
     opcode = context.instruction.opcode

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from verifier.expr import IndexingMap
 from verifier.hlo import ShapeIndex
 from verifier.indexing.leaves import OutputLeaf
-from verifier.indexing.registry import Indexing, OpContext, OpRule, per_context, register
+from verifier.indexing.registry import Indexing, OpContext, OpRule, register, remember_last
 
 Locate = Callable[[OpContext, ShapeIndex], tuple[int, ShapeIndex] | None]
 """Output shape index → (operand number, shape index in it) it passes
@@ -52,7 +52,7 @@ def _sources(ctx: OpContext, locate: Locate) -> tuple[int | None, ...]:
 def forwarding_rule(locate: Locate) -> OpRule:
     """The rule of an op whose output leaves are operand leaves, found by `locate`."""
 
-    sources = per_context(lambda ctx: _sources(ctx, locate))
+    sources = remember_last(lambda ctx: _sources(ctx, locate))
 
     def output_to_input(ctx: OpContext, output: int) -> tuple[Indexing, ...]:
         source = sources(ctx)[output]

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TypeAlias, TypeVar
+from typing import ParamSpec, TypeAlias, TypeVar
 
 from verifier.expr import IndexingMap, Undefined
 from verifier.hlo import Instruction, Shape
@@ -66,24 +66,30 @@ class OpContext:
         return operand_leaves(self.operands)
 
 
+_P = ParamSpec("_P")
 _T = TypeVar("_T")
 
 
-def per_context(compute: Callable[[OpContext], _T]) -> Callable[[OpContext], _T]:
-    """`compute`, remembered for the last context it was given (the same
-    object: contexts are immutable).  A composer asks for each output and
-    each operand leaf of an instruction in turn, with one context
-    (`analysis`), and what a rule or a guard derives from the whole
-    instruction is then derived once, not once per leaf: a tuple of a
-    thousand leaves would otherwise cost a million steps."""
-    last: list[tuple[OpContext, _T] | None] = [None]
+def remember_last(compute: Callable[_P, _T]) -> Callable[_P, _T]:
+    """`compute`, remembered for the last arguments it was given (the same
+    objects, compared by identity: contexts, computations and instructions
+    are immutable).  A composer asks for each output and each operand leaf
+    of an instruction in turn: its context is built once (`analysis`), and
+    what a rule or a guard derives from the whole instruction is derived
+    once, not once per leaf — a tuple of a thousand leaves would otherwise
+    cost a million steps."""
+    last: list[tuple[tuple[object, ...], _T] | None] = [None]
 
-    def remembered(ctx: OpContext) -> _T:
+    def remembered(*arguments: _P.args, **keywords: _P.kwargs) -> _T:
         known = last[0]
-        if known is not None and known[0] is ctx:
-            return known[1]
-        value = compute(ctx)
-        last[0] = (ctx, value)
+        if known is not None and not keywords and len(known[0]) == len(arguments):
+            for before, now in zip(known[0], arguments, strict=True):
+                if before is not now:
+                    break
+            else:
+                return known[1]
+        value = compute(*arguments, **keywords)
+        last[0] = (arguments, value)
         return value
 
     return remembered
