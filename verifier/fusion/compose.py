@@ -48,8 +48,7 @@ one composition::
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 from operator import attrgetter
@@ -66,6 +65,7 @@ from verifier.indexing.control_flow import (
 )
 from verifier.indexing.leaves import (
     OperandLeaf,
+    first_operand_leaves,
     instruction_operand_leaves,
     output_leaves,
     parameter_leaves,
@@ -150,6 +150,12 @@ _NOT_READ = ComposedIndexing(())
 _QUOTES_NAME = attrgetter("quotes_name")
 
 
+def quote_names(composed: Iterable[ComposedIndexing]) -> bool:
+    """Whether any of `composed` quotes a name (`ComposedIndexing.quotes_name`):
+    then they hold at this place only, not at every place of its structure."""
+    return any(map(_QUOTES_NAME, composed))
+
+
 @dataclass(frozen=True)
 class Composer:
     """Composes output→input maps through computations of `module`.
@@ -196,11 +202,6 @@ class Composer:
     # merge the same maps into the same unions (random bits: 2,412
     # questions, 130 distinct).
     _sames: dict[tuple[IndexingMap, IndexingMap], bool] = field(default_factory=dict, compare=False)
-    # Each composition once: fused computations of other shapes or
-    # structure still compose the same pairs of maps.
-    _compositions: dict[tuple[IndexingMap, IndexingMap], Step] = field(
-        default_factory=dict, compare=False
-    )
     # A while loop's maps per (computation, loop, direction), every output
     # (o2i) or operand leaf (i2o) at once: its iterations compute them together.
     _loops: dict[tuple[str, str, str], tuple[tuple[ComposedIndexing, ...], ...]] = field(
@@ -239,7 +240,7 @@ class Composer:
         found = self._structural.get(key)
         if found is None:
             found = compute()
-            if not any(map(_QUOTES_NAME, found)):
+            if not quote_names(found):
                 self._structural[key] = found
         return found
 
@@ -463,8 +464,6 @@ class Composer:
     def _own_indexing(self, indexing: Indexing) -> ComposedIndexing:
         if isinstance(indexing, Undefined):
             return ComposedIndexing(indexing)
-        if not indexing:
-            return _NOT_READ
         steps = [self._step(m) for m in indexing]
         return ComposedIndexing(
             tuple(CountedMap(step.after) for step in steps),
@@ -473,14 +472,6 @@ class Composer:
 
     def _step(self, indexing_map: IndexingMap) -> Step:
         return Step(indexing_map, self._transform(indexing_map))
-
-    def _composition(self, first: IndexingMap, second: IndexingMap) -> Step:
-        """``compose(first, second)`` and what `transform` made of it."""
-        key = (first, second)
-        step = self._compositions.get(key)
-        if step is None:
-            step = self._compositions[key] = self._step(compose(first, second))
-        return step
 
     def computation_output_to_input(
         self, computation: Computation, output: int = 0
@@ -658,15 +649,10 @@ class Composer:
         return found
 
     def _first_leaves(self, computation: Computation, instruction: Instruction) -> tuple[int, ...]:
-        """Per operand of `instruction`: the number of its first leaf
-        (`leaves.operand_leaves` numbers them operand by operand)."""
         key = (computation.name, instruction.name)
         found = self._first_leaf.get(key)
         if found is None:
-            sizes = [
-                len(computation.instruction(name).shape.leaves) for name in instruction.operands
-            ]
-            found = self._first_leaf[key] = tuple(itertools.accumulate(sizes, initial=0))[:-1]
+            found = self._first_leaf[key] = first_operand_leaves(computation, instruction)
         return found
 
     def _extend(self, destination: _MapSet, current: _MapSet, then: ComposedIndexing) -> None:
@@ -686,7 +672,8 @@ class Composer:
         """Add every ``first`` of `current` followed by every map of `then`."""
         for first in current.maps:
             for second in then:
-                step = self._composition(first.map, second.map)
+                # `compose` and `transform` each remember what they made.
+                step = self._step(compose(first.map, second.map))
                 if step.after != step.before:
                     destination.steps[step] = None
                 composed = step.after

@@ -33,7 +33,6 @@ import itertools
 from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from operator import attrgetter
 from typing import TypeAlias, assert_never
 
 from verifier.analysis import InstructionError, ModuleMaps, isolated
@@ -47,6 +46,7 @@ from verifier.fusion.compose import (
     CALLING_OPCODES,
     ComposedIndexing,
     maps_follow_signature,
+    quote_names,
 )
 from verifier.gate.catalog import CHECKS
 from verifier.gate.finding import Finding
@@ -69,7 +69,6 @@ class _WholeOperand:
 
 
 _Part: TypeAlias = str | OutputLeaf | OperandLeaf | _WholeOperand
-_QUOTES_NAME = attrgetter("quotes_name")
 Subject: TypeAlias = tuple[_Part, ...]
 """Where at an instruction a check applies, e.g. ``(output, "->", operand)``
 for ``output 0 -> operand 1 (p1)``: leaves, not their names, so that the
@@ -148,7 +147,7 @@ class _Place:
     @property
     def quotes_name(self) -> bool:
         """Whether a map the checks have read so far quotes a name."""
-        return any(map(_QUOTES_NAME, itertools.chain.from_iterable(self._asked.values())))
+        return quote_names(itertools.chain.from_iterable(self._asked.values()))
 
     @cached_property
     def _output_labels(self) -> tuple[str, ...]:

@@ -16,6 +16,7 @@ output 1 reads operand leaf 1 through ``(d0, d1) -> (d0, d1)``.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -83,6 +84,16 @@ def instruction_operand_leaves(
 ) -> tuple[OperandLeaf, ...]:
     """`operand_leaves` of `instruction`'s operands in `computation`."""
     return operand_leaves(computation.operand_instructions(instruction))
+
+
+def first_operand_leaves(computation: Computation, instruction: Instruction) -> tuple[int, ...]:
+    """Per operand of `instruction`: the number of its first leaf, without
+    listing the leaves (`operand_leaves`; an operand of a thousand leaves).
+
+    ``tuple(f32[2] a, (f32[3], s32[]) t, f32[4] b)`` gives ``(0, 1, 3)``.
+    """
+    sizes = [len(computation.instruction(name).shape.leaves) for name in instruction.operands]
+    return tuple(itertools.accumulate(sizes, initial=0))[:-1]
 
 
 def parameter_leaves(computation: Computation) -> tuple[OperandLeaf, ...]:
