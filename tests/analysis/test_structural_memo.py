@@ -14,13 +14,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.examples import EVERY_EXAMPLE, SMALL_REAL_DUMPS, example_id, valid_module
 from verifier.analysis import ModuleMaps
 from verifier.errors import VerifierError
 from verifier.fusion.compose import ComposedIndexing
-from verifier.hlo import Module, decode_hlo, parse_module
+from verifier.hlo import Module, parse_module_file
 from verifier.indexing.leaves import instruction_operand_leaves, output_leaves
-
-EXAMPLES = Path(__file__).parents[2] / "examples"
 
 _Place = tuple[str, str, str, bool, int]
 _Answer = tuple[ComposedIndexing, ...] | str
@@ -77,28 +76,12 @@ def assert_same_maps_as_per_place(module: Module) -> None:
         assert memoised[place] == composed, place
 
 
-def _module(path: Path) -> Module:
-    return parse_module(decode_hlo(path.read_bytes(), str(path)), str(path))
-
-
-_REAL = sorted((EXAMPLES / "real").glob("*.hlo"))
-_LARGE = {"transformer_train_step.hlo", "mlp_train_step.hlo", "cnn_step.hlo"}
-
-
-@pytest.mark.parametrize("path", [p for p in _REAL if p.name not in _LARGE], ids=lambda p: p.name)
+@pytest.mark.parametrize("path", SMALL_REAL_DUMPS, ids=example_id)
 def test_real_dumps_get_their_own_maps(path: Path) -> None:
-    assert_same_maps_as_per_place(_module(path))
+    assert_same_maps_as_per_place(parse_module_file(path))
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(
-    "path",
-    sorted(EXAMPLES.rglob("*.hlo")),
-    ids=lambda p: str(p.relative_to(EXAMPLES)),
-)
+@pytest.mark.parametrize("path", EVERY_EXAMPLE, ids=example_id)
 def test_every_example_gets_its_own_maps(path: Path) -> None:
-    try:
-        module = _module(path)
-    except VerifierError:  # a module broken on purpose
-        pytest.skip("not a valid module")
-    assert_same_maps_as_per_place(module)
+    assert_same_maps_as_per_place(valid_module(path))

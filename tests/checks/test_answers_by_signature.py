@@ -9,13 +9,11 @@ from typing import Any
 
 import pytest
 
+from tests.examples import EVERY_EXAMPLE, SMALL_REAL_DUMPS, example_id, valid_module
 from verifier.analysis import InstructionError, ModuleMaps
 from verifier.checks.cache import MemoryCache
-from verifier.errors import VerifierError
 from verifier.gate.suite import run_checks
-from verifier.hlo import Module, decode_hlo, parse_module
-
-EXAMPLES = Path(__file__).parents[2] / "examples"
+from verifier.hlo import Module, parse_module, parse_module_file
 
 _TWO_LAYERS = """
 HloModule m
@@ -61,29 +59,15 @@ def test_an_instruction_of_the_same_structure_is_reported_with_its_own_names() -
     assert_same_findings_as_per_place(module)
 
 
-_REAL = sorted((EXAMPLES / "real").glob("*.hlo"))
-_LARGE = {"transformer_train_step.hlo", "mlp_train_step.hlo", "cnn_step.hlo"}
-
-
-def _module(path: Path) -> Module:
-    return parse_module(decode_hlo(path.read_bytes(), str(path)), str(path))
-
-
-@pytest.mark.parametrize("path", [p for p in _REAL if p.name not in _LARGE], ids=lambda p: p.name)
+@pytest.mark.parametrize("path", SMALL_REAL_DUMPS, ids=example_id)
 def test_real_dumps_get_the_findings_of_each_instruction_alone(path: Path) -> None:
-    assert_same_findings_as_per_place(_module(path))
+    assert_same_findings_as_per_place(parse_module_file(path))
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(
-    "path", sorted(EXAMPLES.rglob("*.hlo")), ids=lambda p: str(p.relative_to(EXAMPLES))
-)
+@pytest.mark.parametrize("path", EVERY_EXAMPLE, ids=example_id)
 def test_every_example_gets_the_findings_of_each_instruction_alone(path: Path) -> None:
-    try:
-        module = _module(path)
-    except VerifierError:  # a module broken on purpose
-        pytest.skip("not a valid module")
-    assert_same_findings_as_per_place(module)
+    assert_same_findings_as_per_place(valid_module(path))
 
 
 _TWO_LOOPS = """

@@ -3,15 +3,12 @@ users, ties by source position, and a cycle named."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import networkx as nx
 import pytest
 
+from tests.examples import EVERY_EXAMPLE, EXAMPLES
 from verifier.fusion.graph import computation_graph, users_first_order
 from verifier.hlo import Computation, Instruction, Shape, parse_module, parse_module_file
-
-EXAMPLES = Path(__file__).parents[2] / "examples"
 
 
 def test_every_instruction_comes_after_all_of_its_users() -> None:
@@ -42,7 +39,7 @@ def test_the_order_is_networkx_topological_order_on_every_example() -> None:
     # networkx, sorting the computation's graph with the same tie-break,
     # is the independent witness of the order composition walks.
     computations = 0
-    for path in sorted(EXAMPLES.rglob("*.hlo")):
+    for path in EVERY_EXAMPLE:
         if "checks" in path.parts:
             continue  # broken on purpose
         for computation in parse_module_file(path).computations:
