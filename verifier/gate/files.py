@@ -1,7 +1,7 @@
 """The gate over files: which files a run checks, and each one's findings
-and errors — in this process, or in worker processes, a module of more than
-`_INSTRUCTIONS_PER_SHARE` lines split into shares of its instructions, with
-the report the same as one process writes.
+and errors — in this process, or in worker processes, a module of at least
+twice `_INSTRUCTIONS_PER_SHARE` lines split into shares of its instructions,
+with the report the same as one process writes.
 
 A module whose text, checks and budget the findings cache knows is
 answered from it without parsing (`findings_cache`); a module checked with
@@ -189,11 +189,11 @@ def _share_findings(
     `path`, with their positions; the parent merges the shares and keeps
     the module's findings cache."""
     from verifier.gate.suite import run_checks, shares
-    from verifier.hlo import decode_hlo, parse_module
+    from verifier.hlo import parse_module_file
 
     module = _parsed_before_fork.get(path)
     if module is None:
-        module = parse_module(decode_hlo(path.read_bytes(), str(path)), str(path))
+        module = parse_module_file(path)
     share = sorted(shares(module, parts)[part])
     found: list[tuple[int, Finding]] = []
     failed: list[tuple[int, InputError]] = []
