@@ -94,12 +94,21 @@ def _bounds_ranges(
     memo for every map that has them: simplifying a map builds one map per
     constraint it rewrites, all over the same variables, and each asks
     whether it is known empty."""
-    tables = {VarKind.DIM: dims, VarKind.RANGE: range_vars, VarKind.RT: rt_vars}
+    return Ranges(functools.partial(_variable_bounds, dims, range_vars, rt_vars), {})
 
-    def bounds(variable: Var) -> Interval:
-        return tables[variable.kind][variable.index].bounds
 
-    return Ranges(bounds, {})
+def _variable_bounds(
+    dims: tuple[Variable, ...],
+    range_vars: tuple[Variable, ...],
+    rt_vars: tuple[Variable, ...],
+    variable: Var,
+) -> Interval:
+    """The interval of `variable` among these (`IndexingMap.bounds`)."""
+    kind = variable.kind
+    table = dims if kind is VarKind.DIM else range_vars if kind is VarKind.RANGE else rt_vars
+    if variable.index >= len(table):
+        raise InvalidMapError(f"{variable.name} is not a variable of this map")
+    return table[variable.index].bounds
 
 
 @dataclass(frozen=True)
@@ -212,17 +221,7 @@ class IndexingMap:
 
     def bounds(self, variable: Var) -> Interval:
         """The interval of `variable` (a dim, range or runtime variable of this map)."""
-        kind = variable.kind
-        table = (
-            self.dims
-            if kind is VarKind.DIM
-            else self.range_vars
-            if kind is VarKind.RANGE
-            else self.rt_vars
-        )
-        if variable.index >= len(table):
-            raise InvalidMapError(f"{variable.name} is not a variable of this map")
-        return table[variable.index].bounds
+        return _variable_bounds(self.dims, self.range_vars, self.rt_vars, variable)
 
     @functools.cached_property
     def is_known_empty(self) -> bool:
