@@ -757,6 +757,7 @@ INFERENCE: dict[str, Callable[[_Request], Shape]] = {
     "all-reduce": _each_operand,
     "opt-barrier": _whole_operand,
     "collective-permute": _same_as_operand(0),
+    "collective-broadcast": _each_operand,
     "reverse": _same_as_operand(0),
     "dynamic-update-slice": _dynamic_update_slice,
     "concatenate": _concatenate,
