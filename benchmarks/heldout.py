@@ -404,6 +404,85 @@ def _programs() -> dict[str, Callable[[], Program]]:
 
         return f, (ones(7, 7),)
 
+    def vmapped_dynamic_slice() -> Program:
+        def window(x: Any, start: Any) -> Any:
+            return lax.dynamic_slice(x, (start, 0), (3, x.shape[1]))
+
+        return jax.vmap(window), (ones(4, 10, 5), ramp(4, modulo=8))
+
+    def search_unique_nonzero() -> Program:
+        def f(sorted_x: Any, queries: Any, x: Any) -> Any:
+            return (
+                jnp.searchsorted(sorted_x, queries),
+                jnp.unique(x, size=6, fill_value=0),
+                jnp.nonzero(x > 2, size=5, fill_value=-1)[0],
+                jnp.histogram(queries, bins=4, range=(0.0, 10.0))[0],
+            )
+
+        return f, (jnp.arange(12.0), jnp.linspace(0.0, 11.0, 7), ramp(10, modulo=5))
+
+    def matrix_structure() -> Program:
+        def f(a: Any, v: Any) -> Any:
+            return (
+                jnp.diag(v),
+                jnp.trace(a),
+                jnp.diagonal(a, offset=1),
+                jnp.triu(a, k=1) + jnp.tril(a, k=-2),
+                a[jnp.triu_indices(a.shape[0], k=1)],
+                jnp.kron(a[:2, :2], a[:3, :3]),
+            )
+
+        return f, (ones(5, 5), ones(5))
+
+    def signal_convolutions() -> Program:
+        def f(x: Any, k: Any, img: Any) -> Any:
+            return (
+                jnp.convolve(x, k, mode="full"),
+                jnp.correlate(x, k, mode="same"),
+                jax.scipy.signal.convolve2d(img, img[:3, :3], mode="valid"),
+                lax.conv_general_dilated_patches(img[None, None], (2, 3), (1, 2), "VALID"),
+            )
+
+        return f, (ones(16), ones(5), ones(7, 8))
+
+    def int4_and_precision() -> Program:
+        def f(w: Any, x: Any) -> Any:
+            packed = w.astype(jnp.int4)
+            widened = packed.astype(jnp.int8).astype(jnp.float32)
+            y = lax.reduce_precision(x @ widened, exponent_bits=5, mantissa_bits=7)
+            return y, packed
+
+        return f, (ramp(8, 6, modulo=7), ones(3, 8))
+
+    def scan_unrolled_checkpointed() -> Program:
+        def loss(w: Any, xs: Any) -> Any:
+            @jax.checkpoint
+            def step(h: Any, x: Any) -> tuple[Any, Any]:
+                h = jnp.tanh(h @ w + x)
+                return h, h.sum()
+
+            return lax.scan(step, jnp.zeros(w.shape[0]), xs, unroll=2)[1].sum()
+
+        return jax.grad(loss), (ones(6, 6), ones(5, 6))
+
+    def lax_map_batched() -> Program:
+        def f(xs: Any) -> Any:
+            return lax.map(lambda x: jnp.sort(x) * jnp.arange(x.shape[0]), xs, batch_size=3)
+
+        return f, (ones(9, 7),)
+
+    def approx_top_k() -> Program:
+        def f(x: Any) -> Any:
+            return lax.approx_max_k(x, 4), lax.approx_min_k(x, 2, reduction_dimension=0)
+
+        return f, (ones(6, 50),)
+
+    def ragged_dot_groups() -> Program:
+        def f(lhs: Any, rhs: Any, sizes: Any) -> Any:
+            return lax.ragged_dot(lhs, rhs, sizes)
+
+        return f, (ones(10, 4), ones(3, 4, 5), jnp.array([3, 3, 4], dtype=jnp.int32))
+
     return {
         "attention_causal": attention_causal,
         "attention_padding_mask": attention_padding_mask,
@@ -435,6 +514,15 @@ def _programs() -> dict[str, Callable[[], Program]]:
         "conv_transposed_1d": conv_transposed_1d,
         "switch_in_scan": switch_in_scan,
         "fori_dynamic_update": fori_dynamic_update,
+        "vmapped_dynamic_slice": vmapped_dynamic_slice,
+        "search_unique_nonzero": search_unique_nonzero,
+        "matrix_structure": matrix_structure,
+        "signal_convolutions": signal_convolutions,
+        "int4_and_precision": int4_and_precision,
+        "scan_unrolled_checkpointed": scan_unrolled_checkpointed,
+        "lax_map_batched": lax_map_batched,
+        "approx_top_k": approx_top_k,
+        "ragged_dot_groups": ragged_dot_groups,
     }
 
 
