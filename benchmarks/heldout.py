@@ -620,8 +620,16 @@ def _spmd_programs() -> dict[str, Callable[[], Program]]:
     }
 
 
-PREOPT = ("attention_causal", "gru_scan", "scatter_updates", "pooling_mix_grad")
-"""Programs also written as JAX lowers them, before XLA's passes."""
+PREOPT = (
+    "attention_causal",
+    "gru_scan",
+    "scatter_updates",
+    "pooling_mix_grad",
+    "collectives_mix",
+    "ring_matmul",
+)
+"""Programs also written as JAX lowers them, before XLA's passes (a
+`shard_map` is then Shardy's ``xla.sdy.*`` custom-calls around a call)."""
 
 
 def generate(directory: Path) -> None:
@@ -640,7 +648,7 @@ def generate(directory: Path) -> None:
             (directory / f"{prefix}{name}.hlo").write_text(lowered.compile().as_text())
             if name in PREOPT:
                 text = lowered.compiler_ir("hlo").as_hlo_text()
-                (directory / f"preopt_{name}.hlo").write_text(text)
+                (directory / f"preopt_{prefix}{name}.hlo").write_text(text)
 
 
 # -- the table (runs under the project's environment) ------------------------------
