@@ -483,6 +483,54 @@ def _programs() -> dict[str, Callable[[], Program]]:
 
         return f, (ones(10, 4), ones(3, 4, 5), jnp.array([3, 3, 4], dtype=jnp.int32))
 
+    def transformer_adam_step() -> Program:
+        """Four pre-norm decoder layers (GELU MLP, causal attention), a
+        cross-entropy loss and an Adam update of every parameter: the large
+        module of the set (thousands of instructions)."""
+        layers, width, heads, vocab = 4, 32, 4, 50
+
+        def layer_norm(x: Any, g: Any) -> Any:
+            mean = x.mean(-1, keepdims=True)
+            return g * (x - mean) * lax.rsqrt(((x - mean) ** 2).mean(-1, keepdims=True) + 1e-6)
+
+        def loss(params: Any, tokens: Any) -> Any:
+            x = params["embed"][tokens]
+            t = tokens.shape[1]
+            for layer in params["layers"]:
+                h = layer_norm(x, layer["g1"])
+                q, k, v = jnp.split(h @ layer["qkv"], 3, axis=-1)
+                split = lambda a: a.reshape(a.shape[0], t, heads, width // heads)  # noqa: E731
+                s = jnp.einsum("bqhd,bkhd->bhqk", split(q), split(k))
+                s = jnp.where(jnp.tril(jnp.ones((t, t), dtype=bool)), s, -1e9)
+                a = jnp.einsum("bhqk,bkhd->bqhd", jax.nn.softmax(s, -1), split(v))
+                x = x + a.reshape(x.shape) @ layer["out"]
+                x = x + jax.nn.gelu(layer_norm(x, layer["g2"]) @ layer["up"]) @ layer["down"]
+            logits = layer_norm(x, params["final"]) @ params["embed"].T
+            target = jax.nn.one_hot(jnp.roll(tokens, -1, axis=1), vocab)
+            return -jnp.mean(jnp.sum(jax.nn.log_softmax(logits) * target, -1))
+
+        def step(params: Any, m: Any, v: Any, tokens: Any) -> Any:
+            grads = jax.grad(loss)(params, tokens)
+            m = jax.tree.map(lambda a, g: 0.9 * a + 0.1 * g, m, grads)
+            v = jax.tree.map(lambda a, g: 0.999 * a + 0.001 * g * g, v, grads)
+            params = jax.tree.map(lambda p, a, b: p - 1e-3 * a / (jnp.sqrt(b) + 1e-8), params, m, v)
+            return params, m, v
+
+        layer = {
+            "g1": ones(width),
+            "g2": ones(width),
+            "qkv": ones(width, 3 * width),
+            "out": ones(width, width),
+            "up": ones(width, 4 * width),
+            "down": ones(4 * width, width),
+        }
+        params = {
+            "embed": ones(vocab, width),
+            "final": ones(width),
+            "layers": [dict(layer) for _ in range(layers)],
+        }
+        return step, (params, params, params, ramp(2, 8, modulo=vocab))
+
     return {
         "attention_causal": attention_causal,
         "attention_padding_mask": attention_padding_mask,
@@ -523,6 +571,7 @@ def _programs() -> dict[str, Callable[[], Program]]:
         "lax_map_batched": lax_map_batched,
         "approx_top_k": approx_top_k,
         "ragged_dot_groups": ragged_dot_groups,
+        "transformer_adam_step": transformer_adam_step,
     }
 
 
