@@ -145,8 +145,9 @@ def _count_piece(piece: Piece) -> Count:
 # 10 million operations.  So the size is checked first — the points of the
 # box of what is counted (the image's results, or the domain's dims and
 # range variables) times the divisions — a deterministic limit above every
-# count of the bundled examples (a 3-conv/3-pool chain's reads: 1.3·10^6
-# points × 10 divisions, 2.6 s) and below that case (10^10 × 20).
+# count isl makes on the bundled examples (a 3-conv/3-pool chain's reads,
+# 1.3·10^6 points × 10 divisions and 2.6 s in isl, are now counted by cases)
+# and below that case (10^10 × 20).
 SCAN_LIMIT = 10**10
 
 
