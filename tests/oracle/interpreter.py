@@ -805,6 +805,7 @@ _SEMANTICS: dict[str, Semantics] = {
     # gives a token; recv-done gives (the buffer received, token).
     "send": _passed_through(lambda path: path[1:] if path[0] == 0 else None),
     "send-done": _passed_through(lambda path: None),
+    "outfeed": _passed_through(lambda path: None),
     "recv-done": _passed_through(lambda path: path if path[0] == 0 else None),
     "fft": _fft,
     "topk": _topk,
