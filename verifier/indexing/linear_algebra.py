@@ -1,5 +1,6 @@
 """``triangular-solve``: which elements of the triangular matrix and of the
-right-hand side each element of the solution depends on.
+right-hand side each element of the solution depends on; and why
+``cholesky`` has no maps.
 
 ``x = triangular-solve(a, b)`` solves ``op(a) x = b`` (``left_side=true``)
 or ``x op(a) = b``, with ``op(a)`` = a, its transpose or its adjoint
@@ -19,6 +20,12 @@ transposed.
 lower=true, unit_diagonal=false, transpose_a=NO_TRANSPOSE``: b ``(d0,
 d1)[s0] -> (s0, d1)`` with ``d0 - s0 in [0, 3]``; a ``(d0, d1)[s0, s1] ->
 (s0, s1)`` with ``s0 - s1 in [0, 3]`` and ``d0 - s0 in [0, 3]``.
+
+``cholesky(a), lower=true`` returns l in a's lower triangle, which reads
+a's lower triangle; the values in the other triangle are, in XLA's words,
+"implementation-defined and may be anything" (LAPACK's potrf leaves a's
+values there).  So what an element of that triangle reads is unknown, and
+the op is UNDEFINED with that reason rather than a map that guesses.
 """
 
 from __future__ import annotations
@@ -160,3 +167,11 @@ def _input_to_output(ctx: OpContext, operand: int) -> tuple[Indexing, ...]:
 
 
 register("triangular-solve")(OpRule(_output_to_input, _input_to_output))
+
+
+_CHOLESKY = Undefined(
+    "cholesky: the values in the triangle of the output it does not compute are "
+    "implementation-defined, so what they read is unknown"
+)
+
+register("cholesky")(OpRule(lambda ctx, output: (_CHOLESKY,), lambda ctx, operand: (_CHOLESKY,)))
