@@ -268,3 +268,23 @@ def _all_to_all_i2o(ctx: OpContext, operand: int) -> tuple[Indexing, ...]:
 
 
 register("all-to-all")(OpRule(_all_to_all_o2i, _all_to_all_i2o))
+
+
+# ---------------------------------------------------------------- ragged-all-to-all
+
+_RAGGED = Undefined(
+    "ragged-all-to-all: which rows land in the output, and where, are the runtime "
+    "offsets and sizes of every replica of the group"
+)
+
+
+def _ragged_o2i(ctx: OpContext, output: int) -> tuple[Indexing, ...]:
+    """``ragged-all-to-all(input, output, input_offsets, send_sizes,
+    output_offsets, recv_sizes)``: a row of the result is a row another
+    replica sent, or the output operand's own row where nothing landed."""
+    return (_RAGGED,) * len(ctx.operands)
+
+
+register("ragged-all-to-all")(
+    OpRule(_ragged_o2i, lambda ctx, operand: (_RAGGED,) * len(ctx.output_shapes))
+)
