@@ -1,7 +1,7 @@
 """A held-out corpus of real XLA dumps, and what `verifier` does on it.
 
 The committed dumps (`examples/real/`, `examples/corpus/`) are the programs
-the project was tuned on.  This script compiles 35 programs (39 modules)
+the project was tuned on.  This script compiles 45 programs (51 modules)
 that are in neither — whole training steps and compositions of the op families rather
 than one op each — and writes their HLO *outside* the repository, standing in
 for the held-out set the issue's owner measures on:
