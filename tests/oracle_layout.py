@@ -39,6 +39,7 @@ from verifier.hlo import Shape
 _TYPE_BITS = {"pred": 1, "s1": 1, "s2": 2, "u2": 2, "s4": 4, "u4": 4, "s8": 8, "u8": 8}
 _TYPE_BITS |= {"f8e5m2": 8, "bf16": 16, "f16": 16, "s16": 16, "f32": 32, "s32": 32, "u32": 32}
 _TYPE_BITS |= {"f64": 64, "s64": 64, "f6e2m3fn": 6}
+_TYPE_BITS |= {"u16": 16, "u64": 64, "f8e4m3fn": 8, "c64": 64, "c128": 128}
 
 Index = tuple[int, ...]
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from tests.oracle.compound import inverse_relation, relation
 from verifier.expr.indexing_map import IndexingMap, Undefined
-from verifier.hlo import parse_module
+from verifier.hlo import Computation, Instruction, parse_module
 from verifier.indexing.analysis import input_to_output, output_to_input
 
 Pair = tuple[tuple[int, ...], tuple[int, ...]]
@@ -31,7 +31,12 @@ def _assert_in_bounds(m: IndexingMap, dims: tuple[int, ...], where: str) -> None
 def check(text: str) -> list[str]:
     """Check the ENTRY root of `text`; return the reasons of UNDEFINED i2o results."""
     module = parse_module(text)
-    computation, instruction = module.entry, module.entry.root
+    return check_instruction(module.entry, module.entry.root, text)
+
+
+def check_instruction(computation: Computation, instruction: Instruction, text: str) -> list[str]:
+    """Check `instruction` (`text` quoted on failure); return the reasons of
+    UNDEFINED i2o results."""
     operands = computation.operand_instructions(instruction)
     shape = instruction.shape
     outputs = shape.tuple_shapes if shape.tuple_shapes is not None else (shape,)

@@ -213,6 +213,7 @@ def collective(draw: st.DrawFn) -> str:
                 "all-reduce-start",
                 "collective-permute",
                 "collective-permute-start",
+                "collective-broadcast",
                 "all-gather",
                 "all-gather-start",
                 "reduce-scatter",
@@ -233,6 +234,8 @@ def collective(draw: st.DrawFn) -> str:
         attributes = "source_target_pairs={{0,1},{1,0}}"
         if opcode == "collective-permute-start":
             result = f"({_shape(operand)}, {_shape(out)}, u32[], u32[])"
+    elif opcode == "collective-broadcast":
+        attributes += ", channel_id=1"
     elif opcode in ("all-gather", "all-gather-start"):
         out[axis] *= groups
         attributes += f", dimensions={{{axis}}}"

@@ -364,6 +364,21 @@ def dot(draw: st.DrawFn) -> str:
 
 
 @st.composite
+def triangular_solve(draw: st.DrawFn) -> str:
+    """Every side, triangle, diagonal and transpose, over 0 to 1 batch dims."""
+    batch = draw(st.lists(st.integers(1, 2), max_size=1))
+    size, other = draw(st.integers(1, 4)), draw(st.integers(1, 3))
+    left = draw(st.booleans())
+    b = [*batch, size, other] if left else [*batch, other, size]
+    flags = [("left_side", left), ("lower", draw(st.booleans()))]
+    flags.append(("unit_diagonal", draw(st.booleans())))
+    attributes = ", ".join(f"{name}={str(value).lower()}" for name, value in flags)
+    transpose = draw(st.sampled_from(["NO_TRANSPOSE", "TRANSPOSE", "ADJOINT"]))
+    root = f"r = {shape('f32', b)} triangular-solve(p0, p1), {attributes}, transpose_a={transpose}"
+    return module([*parameters([shape("f32", [*batch, size, size]), shape("f32", b)]), root])
+
+
+@st.composite
 def scaled_dot(draw: st.DrawFn) -> str:
     """A dot whose operands are scaled by blocks: each scale dim divides its operand dim."""
     lhs, rhs, out, numbers = draw(_dot_configuration())
@@ -822,6 +837,7 @@ STRATEGIES: dict[str, st.SearchStrategy[str]] = {
     "reduce": reduce(),
     "reduce-window": reduce_window(),
     "dot": dot(),
+    "triangular-solve": triangular_solve(),
     "scaled-dot": scaled_dot(),
     "scan": scan(),
     "ragged-dot": ragged_dot(),

@@ -64,6 +64,22 @@ def test_both_directions_relate_exactly_the_overlapping_bits(pair: tuple[str, st
     assert pairs(operand, output, simplified=False) == bitcast_reads(operand, output), pair
 
 
+@pytest.mark.parametrize(
+    "pair",
+    [
+        ("c64[8,12]{1,0}", "c64[12,8]{0,1}"),  # what XLA writes for an FFT's transpose
+        ("c128[3,4]{1,0}", "c128[12]{0}"),
+        ("u16[2,6]{1,0}", "u16[12]{0}"),
+        ("u64[5]{0}", "u64[5,1]{0,1}"),
+        ("f8e4m3fn[4,4]{0,1}", "f8e4m3fn[4,4]{1,0}"),
+    ],
+)
+def test_element_types_of_real_dumps(pair: tuple[str, str]) -> None:
+    operand, output = (parse_shape(text) for text in pair)
+    assert pairs(output, operand, simplified=True) == bitcast_reads(output, operand), pair
+    assert pairs(operand, output, simplified=True) == bitcast_reads(operand, output), pair
+
+
 @settings(max_examples=40, deadline=None)
 @given(pair=bitcast_pair())
 def test_simplified_maps_relate_the_same_pairs(pair: tuple[str, str]) -> None:

@@ -1,6 +1,7 @@
 """recv: the received buffer is UNDEFINED with its channel named (its elements
-come from another program); its context and token read nothing.  send,
-send-done and recv-done are judged by the oracle (test_rules_vs_oracle)."""
+come from another program); its context and token read nothing; infeed's
+fed arrays likewise (the host feeds them).  send, send-done, recv-done and
+outfeed are judged by the oracle (test_rules_vs_oracle, the golden cases)."""
 
 from __future__ import annotations
 
@@ -31,3 +32,17 @@ def test_received_buffer_is_undefined_naming_the_channel(host: str, sender: str)
     to_data, to_context, to_token = input_to_output(computation, recv, 0)
     assert isinstance(to_data, Undefined) and "channel 7" in to_data.reason
     assert (to_context, to_token) == ((), ())
+
+
+def test_every_fed_array_of_an_infeed_is_undefined_and_its_token_reads_nothing() -> None:
+    module = parse_module(
+        "HloModule m\nENTRY e {\n  t = token[] after-all()\n"
+        "  ROOT i = ((f32[4,2], s32[]), token[]) infeed(t)\n}\n"
+    )
+    computation, infeed = module.entry, module.entry.root
+    for fed in (0, 1):
+        (indexing,) = output_to_input(computation, infeed, fed)
+        assert isinstance(indexing, Undefined) and "host" in indexing.reason
+    assert output_to_input(computation, infeed, 2) == ((),)
+    first, second, token = input_to_output(computation, infeed, 0)
+    assert isinstance(first, Undefined) and isinstance(second, Undefined) and token == ()

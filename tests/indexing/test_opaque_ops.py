@@ -8,6 +8,7 @@ import pytest
 
 from tests.oracle import UnsupportedByOracle, reads
 from verifier.expr.indexing_map import Undefined
+from verifier.expr.parser import parse_map
 from verifier.hlo import parse_module
 from verifier.indexing.analysis import input_to_output, output_to_input
 
@@ -38,3 +39,36 @@ def test_opaque_op_is_undefined(opcode: str) -> None:
     for operand in range(len(root.operands)):
         i2o = input_to_output(computation, root, operand)
         assert all(isinstance(indexing, Undefined) for indexing in i2o)
+
+
+@pytest.mark.parametrize(
+    ("target", "operand", "result"),
+    [
+        # What shard_map lowers to before partitioning (Shardy), from a JAX dump.
+        ("xla.sdy.LocalToGlobalShape", "f32[4,4]", "f32[8,16]"),
+        ("xla.sdy.GlobalToLocalShape", "f32[8,16]", "f32[4,4]"),
+        ("SPMDShardToFullShape", "f32[4,4]", "f32[8,16]"),
+        # An annotation written with another shape is not one that returns its operand.
+        ("xla.sdy.Sharding", "f32[4,4]", "f32[16]"),
+        ("Sharding", "f32[4,4]", "f32[4,2]"),
+    ],
+)
+def test_a_call_that_changes_the_shape_is_undefined(target: str, operand: str, result: str) -> None:
+    module = parse_module(
+        f"HloModule m\nENTRY e {{\n  p0 = {operand} parameter(0)\n"
+        f'  ROOT r = {result} custom-call(p0), custom_call_target="{target}"\n}}\n'
+    )
+    computation, root = module.entry, module.entry.root
+    (o2i,) = output_to_input(computation, root)
+    (i2o,) = input_to_output(computation, root, 0)
+    assert isinstance(o2i, Undefined) and target in o2i.reason
+    assert isinstance(i2o, Undefined)
+
+
+def test_a_sharding_annotation_of_the_same_shape_passes_its_operand_through() -> None:
+    module = parse_module(
+        "HloModule m\nENTRY e {\n  p0 = f32[4,4] parameter(0)\n"
+        '  ROOT r = f32[4,4] custom-call(p0), custom_call_target="xla.sdy.FuncResultSharding"\n}\n'
+    )
+    (o2i,) = output_to_input(module.entry, module.entry.root)
+    assert o2i == (parse_map("(d0, d1) -> (d0, d1), domain: d0 in [0, 3], d1 in [0, 3]"),)

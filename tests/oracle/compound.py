@@ -340,6 +340,7 @@ _SEMANTICS: dict[str, Semantics] = {
     "all-gather-start": _all_gather_start,
     "collective-permute-start": _collective_permute_start,
     "collective-permute": _same_element,
+    "collective-broadcast": _same_element,
     "all-gather": _all_gather,
     "reduce-scatter": _reduce_scatter,
     "all-to-all": _all_to_all,

@@ -30,6 +30,7 @@ only loops and the parsed instruction's attributes.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 from collections.abc import Callable, Iterator, Sequence
@@ -326,6 +327,43 @@ def _reduce_window(ctx: _Context, output: int, index: Index) -> set[Element]:
         for j in range(count):
             result.add((j, operand_index))
     return result
+
+
+def _triangular_solve(ctx: _Context, output: int, index: Index) -> set[Element]:
+    # Substitution, written from the equations: t = op(a) keeps the triangle
+    # `lower` names (transposed with transpose_a); with left_side, row i of
+    # op(a) x = b reads t[i, q] for each q != i where t[i, q] is in the
+    # triangle, and x's row q (same column); the diagonal t[i, i] unless
+    # unit_diagonal; b[i, j].  x op(a) = b: column c reads t[q, c] and x's
+    # column q.  The reads of one element are closed over the x it reads.
+    attributes = ctx.instruction.attributes
+    transposed = attributes.word("transpose_a") in ("TRANSPOSE", "ADJOINT")
+    lower, left = attributes.boolean("lower") is True, attributes.boolean("left_side") is True
+    unit = attributes.boolean("unit_diagonal") is True
+    size = ctx.operand_dims(0)[-1]
+    batch = index[:-2]
+
+    def a_at(p: int, q: int) -> Index:
+        return (*batch, q, p) if transposed else (*batch, p, q)
+
+    def in_triangle(p: int, q: int) -> bool:
+        row, column = (q, p) if transposed else (p, q)  # a's own indices
+        return column <= row if lower else column >= row
+
+    @functools.cache
+    def reads(x: Index) -> frozenset[Element]:
+        found: set[Element] = {(1, x)}
+        solved = x[-2] if left else x[-1]
+        for q in range(size):
+            entry = (solved, q) if left else (q, solved)
+            if not in_triangle(*entry) or (q == solved and unit):
+                continue
+            found.add((0, a_at(*entry)))
+            if q != solved:
+                found |= reads((*batch, q, x[-1]) if left else (*batch, x[-2], q))
+        return frozenset(found)
+
+    return set(reads(index))
 
 
 def _dot(ctx: _Context, output: int, index: Index) -> set[Element]:
@@ -805,6 +843,8 @@ _SEMANTICS: dict[str, Semantics] = {
     # gives a token; recv-done gives (the buffer received, token).
     "send": _passed_through(lambda path: path[1:] if path[0] == 0 else None),
     "send-done": _passed_through(lambda path: None),
+    "outfeed": _passed_through(lambda path: None),
+    "triangular-solve": _triangular_solve,
     "recv-done": _passed_through(lambda path: path if path[0] == 0 else None),
     "fft": _fft,
     "topk": _topk,

@@ -820,8 +820,11 @@ _BOOLEANS = (
     "is_reverse",
     "is_associative",
     "is_host_transfer",
+    "left_side",
+    "lower",
+    "unit_diagonal",
 )
-_WORDS = ("kind", "distribution", "fft_type")
+_WORDS = ("kind", "distribution", "fft_type", "transpose_a")
 COMPUTATION_ATTRIBUTES = (
     "to_apply",
     "calls",

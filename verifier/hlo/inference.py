@@ -297,6 +297,16 @@ def _each_operand(request: _Request) -> Shape:
     return _several([_array(s.element_type, s.dimensions) for s in request.operands])
 
 
+def _collective_permute(request: _Request) -> Shape:
+    """The in-place form (``collective-permute(in, out, in_starts, out_starts),
+    slice_sizes=...``) writes into `in`'s shape; otherwise one result per
+    operand, as XLA's combiner writes several permutes as one:
+    ``(f32[4], s32[2]) collective-permute(f32[4] a, s32[2] b)``."""
+    if "slice_sizes" in request.attributes:
+        return _same_as_operand(0)(request)
+    return _each_operand(request)
+
+
 def _sort(request: _Request) -> Shape:
     """One result per operand, every operand of the keys' dimensions, sorted
     along one dimension of them: ``sort(f32[6] p), dimensions={1}`` is not
@@ -756,7 +766,8 @@ INFERENCE: dict[str, Callable[[_Request], Shape]] = {
     "sort": _sort,
     "all-reduce": _each_operand,
     "opt-barrier": _whole_operand,
-    "collective-permute": _same_as_operand(0),
+    "collective-permute": _collective_permute,
+    "collective-broadcast": _each_operand,
     "reverse": _same_as_operand(0),
     "dynamic-update-slice": _dynamic_update_slice,
     "concatenate": _concatenate,

@@ -1,4 +1,5 @@
-"""Point-to-point channels: ``send``, ``recv`` and their ``-done`` halves.
+"""Point-to-point channels: ``send``, ``recv`` and their ``-done`` halves,
+and the host's ``infeed`` / ``outfeed``.
 
 What a ``recv`` returns was sent by another program (another device, or the
 host) over its channel: which element it is depends on that program, so the
@@ -12,7 +13,11 @@ static plumbing, leaf by leaf:
 - ``r = (f32[4], u32[], token[]) recv(token[] t), channel_id=2``: ``{0}`` is
   UNDEFINED (received over channel 2); the context and token read nothing;
 - ``d = (f32[4], token[]) recv-done(r), channel_id=2``: ``{0}`` is ``{0}`` of
-  the recv (``(d0) -> (d0)``); the token reads nothing.
+  the recv (``(d0) -> (d0)``); the token reads nothing;
+- ``i = ((f32[2,2], s32[]), token[]) infeed(token[] t)``: every leaf of
+  ``{0}`` is UNDEFINED (the host feeds it); the token reads nothing;
+- ``outfeed(f32[2,2] x, token[] t)`` returns a token: it reads nothing (the
+  host reads x).
 """
 
 from __future__ import annotations
@@ -61,3 +66,22 @@ def _recv_i2o(ctx: OpContext, operand: int) -> tuple[Indexing, ...]:
 
 
 register("recv")(OpRule(_recv_o2i, _recv_i2o, whole_tuples=True))
+
+
+def _fed(ctx: OpContext) -> Undefined:
+    return Undefined("infeed: its elements are fed by the host at run time")
+
+
+def _infeed_o2i(ctx: OpContext, output: int) -> tuple[Indexing, ...]:
+    """The fed leaves (under ``{0}``) are unknown; the token reads nothing."""
+    index, _ = ctx.shape.leaves[output]
+    found: Indexing = _fed(ctx) if index[0] == 0 else ()
+    return (found,) * len(ctx.operand_leaves)
+
+
+def _infeed_i2o(ctx: OpContext, operand: int) -> tuple[Indexing, ...]:
+    return tuple(_fed(ctx) if index[0] == 0 else () for index, _ in ctx.shape.leaves)
+
+
+register("infeed")(OpRule(_infeed_o2i, _infeed_i2o, whole_tuples=True))
+register("outfeed")(forwarding_rule(_nothing))

@@ -18,12 +18,17 @@ from verifier.hlo import ReplicaGroups
 from verifier.indexing.registry import Indexing, OpContext, OpRule, register
 from verifier.indexing.shapes import dims_box
 
-# ---------------------------------------------------------------- all-reduce, collective-permute
+# ------------------------------------- all-reduce, collective-permute, collective-broadcast
 
 
 def _per_operand_identity_o2i(ctx: OpContext, output: int) -> tuple[Indexing, ...]:
     """Output ``k`` reads operand ``k`` at the same index (on every replica of
-    the group for all-reduce, on the source replica for collective-permute)."""
+    the group for all-reduce, on the source replica for collective-permute,
+    on the group's first replica for collective-broadcast).
+
+    ``cb = f32[8,4] collective-broadcast(f32[8,4] p), replica_groups={{0,1}}``:
+    ``(d0, d1) -> (d0, d1)``, d0 ∈ [0, 7], d1 ∈ [0, 3].
+    """
     if len(ctx.operands) != len(ctx.output_shapes):
         return _mismatched(ctx, len(ctx.operands))
     identity = IndexingMap.identity(ctx.output_shapes[output].dimensions)
@@ -45,7 +50,7 @@ def _mismatched(ctx: OpContext, count: int) -> tuple[Indexing, ...]:
     return (Undefined(reason),) * count
 
 
-register("all-reduce", "all-reduce-start", "collective-permute")(
+register("all-reduce", "all-reduce-start", "collective-permute", "collective-broadcast")(
     OpRule(_per_operand_identity_o2i, _per_operand_identity_i2o)
 )
 
@@ -263,3 +268,23 @@ def _all_to_all_i2o(ctx: OpContext, operand: int) -> tuple[Indexing, ...]:
 
 
 register("all-to-all")(OpRule(_all_to_all_o2i, _all_to_all_i2o))
+
+
+# ---------------------------------------------------------------- ragged-all-to-all
+
+_RAGGED = Undefined(
+    "ragged-all-to-all: which rows land in the output, and where, are the runtime "
+    "offsets and sizes of every replica of the group"
+)
+
+
+def _ragged_o2i(ctx: OpContext, output: int) -> tuple[Indexing, ...]:
+    """``ragged-all-to-all(input, output, input_offsets, send_sizes,
+    output_offsets, recv_sizes)``: a row of the result is a row another
+    replica sent, or the output operand's own row where nothing landed."""
+    return (_RAGGED,) * len(ctx.operands)
+
+
+register("ragged-all-to-all")(
+    OpRule(_ragged_o2i, lambda ctx, operand: (_RAGGED,) * len(ctx.output_shapes))
+)

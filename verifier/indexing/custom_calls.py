@@ -12,9 +12,13 @@ stays UNDEFINED, with the target named.
 - cuBLAS gemms and cuDNN convolutions, whose attributes carry the
   relation: see `library_calls`.
 
-``SPMDFullToShardShape`` / ``SPMDShardToFullShape`` change the shape: which
-shard a partition holds depends on its partition id and the sharding, so
-they stay UNDEFINED with that reason.
+``SPMDFullToShardShape`` / ``SPMDShardToFullShape`` and their Shardy forms
+``xla.sdy.GlobalToLocalShape`` / ``xla.sdy.LocalToGlobalShape`` (what
+`shard_map` lowers to before partitioning: ``f32[8,16] custom-call(f32[4,4]
+p), custom_call_target="xla.sdy.LocalToGlobalShape"``) change the shape:
+which shard a partition holds depends on its partition id and the sharding,
+so they stay UNDEFINED with that reason.  So does any other annotation
+target written with a result shape that is not its operand's.
 """
 
 from __future__ import annotations
@@ -28,7 +32,14 @@ from verifier.indexing.registry import Indexing, OpContext, OpRule, register
 ANNOTATIONS = frozenset({"Sharding", "MoveToHost", "MoveToDevice"})
 """Targets (besides ``xla.sdy.*``) that return their operand unchanged."""
 
-_SHARD_SHAPES = frozenset({"SPMDFullToShardShape", "SPMDShardToFullShape"})
+_SHARD_SHAPES = frozenset(
+    {
+        "SPMDFullToShardShape",
+        "SPMDShardToFullShape",
+        "xla.sdy.GlobalToLocalShape",
+        "xla.sdy.LocalToGlobalShape",
+    }
+)
 
 
 def _target(ctx: OpContext) -> str:
@@ -36,8 +47,16 @@ def _target(ctx: OpContext) -> str:
 
 
 def _is_annotation(ctx: OpContext) -> bool:
+    """The call returns its one operand unchanged: a target of `ANNOTATIONS`
+    or Shardy's, other than `_SHARD_SHAPES`, with the operand's shape."""
     target = _target(ctx)
-    return (target in ANNOTATIONS or target.startswith("xla.sdy.")) and len(ctx.operands) == 1
+    return (
+        (target in ANNOTATIONS or target.startswith("xla.sdy."))
+        and target not in _SHARD_SHAPES
+        and len(ctx.operands) == 1
+        and [leaf.dimensions for _, leaf in ctx.shape.leaves]
+        == [leaf.shape.dimensions for leaf in ctx.operand_leaves]
+    )
 
 
 def _unchanged(ctx: OpContext, index: ShapeIndex) -> tuple[int, ShapeIndex]:
