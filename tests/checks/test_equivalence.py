@@ -306,8 +306,8 @@ def test_the_python_witness_relates_exactly_the_brute_force_relation(m):
 def test_a_relation_difference_is_computed_once_within_the_budget():
     # Two reshapes of one flattened index that disagree: isl subtracted both
     # ways to decide `is_equal`, then again for the witnesses, and spent
-    # more than 50,000 operations ("unknown"); one subtraction per side is
-    # within them.  Brute force judges the verdict and the witness.
+    # more than 50,000 operations ("unknown"); one subtraction per side
+    # needs about 45,000.  Brute force judges the verdict and the witness.
     a = parse_map(
         "(d0, d1)[s0, s1, s2] -> ((d0 * 4608 + s0 * 384 + s1 * 48 + s2 * 8 + d1) floordiv 32, "
         "(d0 * 4608 + s0 * 384 + s1 * 48 + s2 * 8 + d1) mod 32), domain: d0 in [0, 1], "
