@@ -202,7 +202,7 @@ def test_an_exhausted_budget_is_unknown():
     a, b = parse_map(GOLDEN[1][0]), parse_map(GOLDEN[1][1])
     result = check_equivalence(a, b, budget=Budget(isl_operations=1, z3_rlimit=1))
     assert result.verdict is Verdict.UNKNOWN
-    assert result.to_json() == {"verdict": "unknown"}
+    assert result.to_json() == {"verdict": "unknown", "reason": "isl: operation budget exhausted"}
     assert "isl: operation budget exhausted" in result.notes
 
 
