@@ -5,7 +5,9 @@ deep nesting), and of ``verifier check`` and ``verifier utilization`` on
 100- and 400-op reshape/transpose chains (``tests/chains.py``), on tuples of
 300 and 1,000 leaves and loops carrying 100 and 300 arrays
 (``tests/wide.py``: a training step's ROOT and its optimizer loop), and on
-the 3-conv/3-pool fusion, children included, with the answer; a case past
+the 3-conv/3-pool fusion of ``examples/benchmarks/`` and its variants
+(``tests/convnets.py``: strides, padding, dilation, pools, NCHW, an
+ImageNet-sized input), children included, with the answer; a case past
 the timeout is a hang.  SPEC §8: every question answers (exactly or ``unknown``) in
 seconds.
 
@@ -28,6 +30,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parents[1]))
 from tests.chains import chain_module
+from tests.convnets import CONVNETS, convnet_module
 from tests.pathological import cases
 from tests.wide import wide_loop_module, wide_tuple_module
 
@@ -111,6 +114,10 @@ def main() -> None:
         modules.append(
             ("3-conv/3-pool fusion", ROOT / "examples/benchmarks/convnet_3conv_3pool.hlo")
         )
+        for net in CONVNETS:
+            path = Path(directory) / f"convnet_{net.name}.hlo"
+            path.write_text(convnet_module(net))
+            modules.append((f"3-conv/3-pool fusion, {net.name}", path))
         for name, path in modules:
             for question, argv, answer in (
                 ("check", ["check", str(path), "--no-cache"], _check_totals),

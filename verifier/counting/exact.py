@@ -29,10 +29,10 @@ from dataclasses import dataclass
 from typing import Literal
 
 from verifier.bridges import isl
+from verifier.counting.cases import Piece, bound_of_linear, count_by_cases, split_domain
 from verifier.errors import SolverError, UnsupportedError
 from verifier.expr import (
     CeilDiv,
-    Const,
     Expr,
     FloorDiv,
     IndexingMap,
@@ -41,18 +41,14 @@ from verifier.expr import (
     Progression,
     StridedBox,
     Var,
-    VarKind,
-    const,
     count_union,
     interval_of,
     linear_terms,
-    substitute,
     subterms,
-    var,
-    variables_of,
 )
 
-Method = Literal["closed form", "isl"]
+Method = Literal["closed form", "cases", "isl"]
+_METHODS: tuple[Method, ...] = ("closed form", "cases", "isl")  # the weakest first
 
 # Most strided boxes one map's image is split into (a result whose values
 # have gaps is a union of progressions, one per value of a small variable).
@@ -101,111 +97,38 @@ def count_domain(indexing_map: IndexingMap) -> Count:
     variables) for which some runtime value is feasible: how many reads one
     use of the map performs.
 
-    The domain is the product of independent pieces — variables that no
-    constraint links are counted apart, and a variable with one value is
-    that value — so isl only ever sees the coupled parts, which keeps the
-    reads of a long convolution chain countable in a fraction of a second
-    (isl's count scans, and an unconstrained variable multiplies its work).
-    ``(d0, d1)[s0, s1] -> (), domain: d0 in [0, 9], d1 in [0, 99], s0 in
-    [0, 0], s1 in [0, 3], (d0 + s0) mod 4 + s1 in [0, 3]`` is 100 (``d1``,
-    alone) times the 27 points of ``(d0)[s1]`` with ``d0 mod 4 + s1 in [0,
-    3]``:
+    The domain is the product of independent pieces (`cases.split_domain`:
+    variables that no constraint links are counted apart, and a variable
+    with one value is that value), each coupled piece counted by cases on
+    one variable's values (`cases.count_by_cases`), and by isl only past
+    that enumeration's limit.  ``(d0, d1)[s0, s1] -> (), domain: d0 in [0,
+    9], d1 in [0, 99], s0 in [0, 0], s1 in [0, 3], (d0 + s0) mod 4 + s1 in
+    [0, 3]`` is 100 (``d1``, alone) times the 27 points of ``(d0)[s1]``
+    with ``d0 mod 4 + s1 in [0, 3]``:
 
     >>> from verifier.expr import parse_map
     >>> count_domain(parse_map("(d0, d1)[s0, s1] -> (), domain: d0 in [0, 9], "
     ...     "d1 in [0, 99], s0 in [0, 0], s1 in [0, 3], (d0 + s0) mod 4 + s1 in [0, 3]"))
-    Count(value=2700, method='isl')
+    Count(value=2700, method='cases')
 
     Raises `SolverError` when isl runs out of its budget.
     """
-    pieces = _independent_pieces(indexing_map)
-    if pieces is None:
-        return Count(0, "closed form")
-    value, method = 1, "closed form"
-    for piece, factor in pieces:
-        counted = _count_piece(piece) if piece is not None else Count(factor, "closed form")
+    domain = split_domain(indexing_map)
+    value, method = domain.factor, "closed form"
+    for piece in domain.pieces:
+        if not value:
+            break
+        counted = _count_piece(piece)
         value *= counted.value
-        method = "isl" if counted.method == "isl" else method
-    return Count(value, "isl" if method == "isl" else "closed form")
+        method = max(method, counted.method, key=_METHODS.index)
+    return Count(value, method)  # type: ignore[arg-type]
 
 
-_Piece = tuple[IndexingMap | None, int]
-"""A coupled piece of a domain to count, or (None, the number of values)
-of a variable no constraint mentions."""
-
-
-def _independent_pieces(indexing_map: IndexingMap) -> list[_Piece] | None:
-    """The domain of `indexing_map` as a product of pieces (None when it is
-    empty for certain): one-value variables replaced by their value, each
-    free variable alone, and the constraints' variables grouped into
-    connected components, each a map of its own."""
-    bounds = {v: indexing_map.bounds(v) for v in indexing_map.all_variables}
-    if any(interval.is_empty for interval in bounds.values()):
-        return None
-    fixed = {v: const(b.lower) for v, b in bounds.items() if b.lower == b.upper}
-    constraints: list[tuple[Expr, Interval, frozenset[Var]]] = []
-    for expr, interval in indexing_map.constraints:
-        reduced = substitute(expr, lambda v: fixed.get(v, v))
-        used = variables_of(reduced)
-        if not used:
-            assert isinstance(reduced, Const)
-            if reduced.value not in interval:
-                return None
-            continue
-        constraints.append((reduced, interval, used))
-    component = {v: v for v in bounds if v not in fixed}
-
-    def root(v: Var) -> Var:
-        while component[v] != v:
-            component[v] = component[component[v]]
-            v = component[v]
-        return v
-
-    for _, _, used in constraints:
-        first, *rest = used
-        for other in rest:
-            component[root(other)] = root(first)
-    groups: dict[Var, list[Var]] = {}
-    for v in component:
-        groups.setdefault(root(v), []).append(v)
-    pieces: list[_Piece] = []
-    for members in groups.values():
-        own = [(e, i) for e, i, used in constraints if used <= set(members)]
-        if not own:
-            (alone,) = members
-            pieces.append((None, 1 if alone.kind is VarKind.RT else bounds[alone].size))
-        else:
-            pieces.append((_submap(members, own, bounds), 1))
-    return pieces
-
-
-def _submap(
-    members: Sequence[Var],
-    constraints: Sequence[tuple[Expr, Interval]],
-    bounds: dict[Var, Interval],
-) -> IndexingMap:
-    """A map with no results over `members` (renumbered per kind, in
-    order) and `constraints`."""
-    by_kind: dict[VarKind, list[Var]] = {kind: [] for kind in VarKind}
-    for v in members:
-        by_kind[v.kind].append(v)
-    renamed = {v: var(kind, k) for kind, vs in by_kind.items() for k, v in enumerate(vs)}
-    return IndexingMap.create(
-        [bounds[v] for v in by_kind[VarKind.DIM]],
-        [],
-        range_vars=[bounds[v] for v in by_kind[VarKind.RANGE]],
-        rt_vars=[bounds[v] for v in by_kind[VarKind.RT]],
-        constraints=[(substitute(e, renamed.__getitem__), i) for e, i in constraints],
-    )
-
-
-def _count_piece(indexing_map: IndexingMap) -> Count:
-    folded = _fold_bounds(indexing_map)
-    if folded is not None and not folded.coupled:
-        if folded.empty:
-            return Count(0, "closed form")
-        counted = (v for v in folded.bounds if v.kind is not VarKind.RT)
-        return Count(math.prod(folded.bounds[v].size for v in counted), "closed form")
+def _count_piece(piece: Piece) -> Count:
+    by_cases = count_by_cases(piece)
+    if by_cases is not None:
+        return Count(by_cases, "cases")
+    indexing_map = piece.as_map()
     scanned = (*indexing_map.dims, *indexing_map.range_vars)
     _check_scan_size(indexing_map, math.prod(v.bounds.size for v in scanned))
     value = isl.count_domain(indexing_map)
@@ -222,8 +145,9 @@ def _count_piece(indexing_map: IndexingMap) -> Count:
 # 10 million operations.  So the size is checked first — the points of the
 # box of what is counted (the image's results, or the domain's dims and
 # range variables) times the divisions — a deterministic limit above every
-# count of the bundled examples (a 3-conv/3-pool chain's reads: 1.3·10^6
-# points × 10 divisions, 2.6 s) and below that case (10^10 × 20).
+# count isl makes on the bundled examples (a 3-conv/3-pool chain's reads,
+# 1.3·10^6 points × 10 divisions and 2.6 s in isl, are now counted by cases)
+# and below that case (10^10 × 20).
 SCAN_LIMIT = 10**10
 
 
@@ -277,10 +201,7 @@ def _fold_bounds(indexing_map: IndexingMap) -> _Folded | None:
             coupled.append((coefficients, constant, interval))
             continue
         ((variable, a),) = coefficients.items()
-        lower, upper = interval.lower - constant, interval.upper - constant
-        if a < 0:
-            lower, upper, a = -upper, -lower, -a
-        bounds[variable] = bounds[variable].intersect(Interval(-(-lower // a), upper // a))
+        bounds[variable] = bounds[variable].intersect(bound_of_linear(a, constant, interval))
     return _Folded(bounds, tuple(coupled), infeasible)
 
 
