@@ -64,13 +64,39 @@ def _many_mods(count: int, *, swapped: bool) -> str:
     return f"(d0, d1) -> ({result}, d1), domain: d0 in [0, 99999], d1 in [0, 99999], {constraints}"
 
 
+def _wide_values(*, reflected: bool) -> str:
+    """A fuzzed 4-symbol map (benchmarks/fuzz_questions.py) whose values
+    reach 30 bits (``s3 * 1024``): floordiv chains and ``mod 20000`` of
+    sums, constrained; with `reflected` the symbol s2 is replaced by
+    ``19999 - s2`` — the same relation.  isl spends its whole budget on it
+    (``unknown``): 2.1 CPU-seconds on 50,000 operations, 0.8 s on 40,000.
+    Shrinking it (`scale`) keeps the cost, so only the slow tier has it."""
+    s2 = "(19999 - s2)" if reflected else "s2"
+    return (
+        f"(d0)[s0, s1, s2, s3] -> ((((s1 + s0 * 3 + s3 * 137 + {s2} * 2) floordiv 1024) "
+        f"floordiv 7) floordiv 7 + d0 * 16 + {s2} + s3 * 1024 + 5), domain: d0 in [0, 0], "
+        "s0 in [0, 0], s1 in [0, 99999], s2 in [0, 19999], s3 in [0, 1000000], "
+        "((s0 * 16 + s1 + d0 * 20000 + s3 + 9) floordiv 4) in [240160, 240261], "
+        f"((s0 * 8 + d0 * 20000 + {s2} + s3) mod 20000) in [6582, 11582]"
+    )
+
+
 def cases(scale: int = 1) -> list[Case]:
     """The pathological cases; `scale` 1 is full size (seconds each at
     most), larger values shrink them (the fast tier uses 4)."""
     symbols_small, symbols_large = max(4, 12 // scale), max(5, 30 // scale)
     modulus = 20000 // scale**4 if scale > 1 else 20000
     depth, mods = max(6, 60 // scale), max(4, 20 // scale)
+    wide = [
+        Case(
+            "values of 30 bits, 4 symbols, one reflected, equal",
+            _wide_values(reflected=False),
+            _wide_values(reflected=True),
+            "equal",
+        )
+    ]
     return [
+        *(wide if scale == 1 else []),
         Case(
             f"{symbols_small}-symbol pair, different",
             _symbols(symbols_small),

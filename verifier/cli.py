@@ -213,29 +213,25 @@ def _simplify_answer(text: str, args: argparse.Namespace) -> dict[str, Any]:
     return answer
 
 
-# Worst first: the verdict of two proofs is the worse of the two.
-_VERDICT_ORDER = ("different", "unknown", "vacuous", "equal")
-
-
 def _simplify_proof(text: str, result: SimplificationResult, budget: Budget) -> dict[str, Any]:
-    """The verdict from the map as read (isl, with the second witness `budget`
-    asks for) and from the text as typed (z3 on the parse tree), the worse of
-    the two; and what construction folded while reading."""
+    """The verdict from the text as typed: typed = read (z3 on the parse
+    tree), read = simplified (isl, with the second witness `budget` asks
+    for); and what construction folded while reading."""
     from verifier.checks.proven_simplification import prove_from_typed, prove_simplification
     from verifier.expr import parse_typed_map
 
-    verdict = prove_simplification(result.input, result, budget).verdict.value
-    answer: dict[str, Any] = {}
     typed = parse_typed_map(text, "MAP")
-    if typed is not None:
-        proof = prove_from_typed(typed, result)
-        verdict = min(verdict, proof.verdict.value, key=_VERDICT_ORDER.index)
-        answer["construction"] = [
+    if typed is None:  # nothing to read it from: the map as read
+        return {"verdict": prove_simplification(result.input, result, budget).verdict.value}
+    proof = prove_from_typed(typed, result, budget)
+    answer: dict[str, Any] = {
+        "construction": [
             {"typed": folding.typed, "read_as": folding.read_as} for folding in proof.foldings
         ]
-        if proof.witness:
-            answer["typed_counterexample"] = dict(proof.witness)
-    answer["verdict"] = verdict
+    }
+    if proof.witness:
+        answer["typed_counterexample"] = dict(proof.witness)
+    answer["verdict"] = proof.verdict.value
     return answer
 
 

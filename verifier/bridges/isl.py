@@ -606,19 +606,9 @@ def compare_relations(
             full_b = _relation_with_witnesses(b, graphs[1])
             relation_a = full_a.project_out(_OUT, a.num_results, _num_symbols(a))
             relation_b = full_b.project_out(_OUT, b.num_results, _num_symbols(b))
-            if _same_arity(a, b) and relation_a.is_equal(relation_b):
+            side, difference = _one_sided_difference(a, b, relation_a, relation_b)
+            if difference is None:
                 return IslComparison(differs=False, vacuous=relation_a.is_empty())
-            empty_a, empty_b = relation_a.is_empty(), relation_b.is_empty()
-            if empty_a and empty_b:
-                return IslComparison(differs=False, vacuous=True)
-            if empty_a or empty_b:
-                side: Literal["a", "b"] = "b" if empty_a else "a"
-                difference = relation_b if empty_a else relation_a
-            else:
-                _require_same_arity(a, b)
-                side, difference = "a", relation_a.subtract(relation_b)
-                if difference.is_empty():
-                    side, difference = "b", relation_b.subtract(relation_a)
             shown, full = (a, full_a) if side == "a" else (b, full_b)
             witnesses = full.intersect(difference.add_dims(_OUT, _num_symbols(shown)))
             names = (
@@ -637,6 +627,32 @@ def compare_relations(
             )
     except BudgetExhausted:
         return IslComparison(differs=None)
+
+
+def _one_sided_difference(
+    a: IndexingMap, b: IndexingMap, relation_a: Any, relation_b: Any
+) -> tuple[Literal["a", "b"], Any | None]:
+    """The pairs one relation has and the other has not — ``a``'s first —
+    or ``None`` when the relations are equal.
+
+    The differences are the ∀∃ questions (each side's symbols are
+    existential), the costly part of a comparison: each is computed once
+    and kept as the witnesses' set, not decided by ``is_equal`` (which
+    subtracts both ways) and then subtracted again.  Relations of
+    different arities are equal only when both are empty.
+    """
+    if not _same_arity(a, b):
+        empty_a, empty_b = relation_a.is_empty(), relation_b.is_empty()
+        if empty_a and empty_b:
+            return "a", None
+        if not (empty_a or empty_b):
+            _require_same_arity(a, b)
+        return ("b", relation_b) if empty_a else ("a", relation_a)
+    only_in_a = relation_a.subtract(relation_b)
+    if not only_in_a.is_empty():
+        return "a", only_in_a
+    only_in_b = relation_b.subtract(relation_a)
+    return "b", None if only_in_b.is_empty() else only_in_b
 
 
 def compare_pointwise(

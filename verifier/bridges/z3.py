@@ -261,11 +261,9 @@ def compare_pointwise(a: IndexingMap, b: IndexingMap, *, rlimit: int = Z3_RLIMIT
     return _solve(mismatch, rlimit, [(v.name, term) for v, term in variables.items()])
 
 
-def compare_typed(
-    typed: TypedMap, b: IndexingMap, *, rlimit: int = Z3_RLIMIT
-) -> tuple[Z3Answer, bool | None]:
+def compare_typed(typed: TypedMap, b: IndexingMap, *, rlimit: int = Z3_RLIMIT) -> Z3Answer:
     """`compare_pointwise` of the map's text as typed against `b` (same
-    variables), and whether the typed domain is empty (None: can't tell).
+    variables).
 
     ``(d0) -> ((d0 + 3) * 2 - d0 * 2)`` typed against ``(d0) -> (6)``: equal,
     proved on the product and difference as written, not on the ``6``
@@ -277,9 +275,7 @@ def compare_typed(
         z3.And(za.domain, zb.domain, z3.Not(_equal_results(za.results, zb.results))),
     )
     variables = {**zb.variables, **za.variables}
-    answer = _solve(mismatch, rlimit, [(v.name, term) for v, term in variables.items()])
-    nonempty = _solve(za.domain, rlimit, []).differs
-    return answer, None if nonempty is None else not nonempty
+    return _solve(mismatch, rlimit, [(v.name, term) for v, term in variables.items()])
 
 
 def _prefixed(indexing_map: IndexingMap, prefix: str) -> dict[Var, str]:

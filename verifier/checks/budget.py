@@ -22,7 +22,7 @@ loading islpy or z3.
 >>> Budget().cross_check
 <CrossCheck.REFUTATIONS: 'refutations'>
 >>> Budget(isl_operations=1).isl_operations, EQUIV_BUDGET.isl_operations
-(1, 50000)
+(1, 40000)
 """
 
 from __future__ import annotations
@@ -61,11 +61,13 @@ class Budget:
     cross_check: CrossCheck = DEFAULT_CROSS_CHECK
 
 
-EQUIV_BUDGET = Budget(isl_operations=50_000)
+EQUIV_BUDGET = Budget(isl_operations=40_000)
 """What `verifier equiv` (and `check_equivalence` by default) spends on one
-pair.  isl's cost per operation grows with the size of its numbers, so the
-gate's 100,000 operations let one 4-symbol ``mod 20000`` pair run 3.6
-CPU-seconds before answering ``unknown``; 50,000 bound it to about 1 s
-(SPEC §8: no pair over 2 s) and decide 2,999 of the 3,000 XLA-style pairs of
-``benchmarks/equivalence.py`` (the last one is ``unknown``; it needs between
-50,000 and 100,000)."""
+pair.  isl's cost per operation grows with the size of its numbers, and
+within one question as they grow: the gate's 100,000 operations let one
+4-symbol ``mod 20000`` pair run 3.6 CPU-seconds before answering
+``unknown``, and fuzzed 4-symbol maps whose values reach 30-35 bits
+(``benchmarks/fuzz_questions.py``) spend 1.5-2.2 s on 50,000 operations but
+at most 0.9 s on 40,000 (SPEC §8: no pair over 2 s).  40,000 decide 2,999
+of the 3,000 XLA-style pairs of ``benchmarks/equivalence.py``; the last one
+(``unknown``) needs about 45,000, spent cheaply on small numbers."""

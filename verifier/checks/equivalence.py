@@ -139,10 +139,14 @@ class EquivalenceResult:
     notes: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, object]:
-        """``{"verdict": "different", "counterexample": {...}}`` (DESIGN.md's shape)."""
+        """``{"verdict": "different", "counterexample": {...}}`` (DESIGN.md's
+        shape); an ``unknown`` says why: ``{"verdict": "unknown", "reason":
+        "isl: operation budget exhausted"}``."""
         shape: dict[str, object] = {"verdict": self.verdict.value}
         if self.counterexample is not None:
             shape["counterexample"] = self.counterexample.to_json()
+        if self.verdict is Verdict.UNKNOWN:
+            shape["reason"] = "; ".join(self.notes)
         return shape
 
 

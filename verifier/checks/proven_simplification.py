@@ -18,7 +18,11 @@ from dataclasses import dataclass
 
 from verifier.bridges import z3 as z3_bridge
 from verifier.checks.budget import Budget
-from verifier.checks.equivalence import EquivalenceResult, check_equivalence
+from verifier.checks.equivalence import (
+    EquivalenceResult,
+    PointwiseCounterexample,
+    check_equivalence,
+)
 from verifier.checks.result import DEFAULT_BUDGET
 from verifier.checks.verdict import Verdict
 from verifier.expr import IndexingMap, TypedMap, canonical, print_syntax
@@ -89,13 +93,21 @@ class TypedProof:
     witness: tuple[tuple[str, int], ...] = ()
 
 
-def prove_from_typed(typed: TypedMap, result: SimplificationResult) -> TypedProof:
+def prove_from_typed(
+    typed: TypedMap, result: SimplificationResult, budget: Budget = DEFAULT_BUDGET
+) -> TypedProof:
     """The verdict on ``result.map`` equal, point by point, to `typed` — the
-    text `result.input` was read from.
+    text `result.input` was read from — in two links: typed = read (z3, from
+    the typed tree: what construction folded while reading), then read =
+    simplified (`prove_simplification`: isl, with the second witness
+    `budget` asks for).
 
-    When the simplification changed symbols the two are compared through
-    the map as read: typed = read pointwise (z3, from the typed tree), read =
-    simplified as relations (`prove_simplification`).
+    The first link differs from a syntactic identity only where
+    construction folded something, which z3 settles in milliseconds; the
+    second is isl's (a decision procedure).  z3 deciding typed = simplified
+    in one question spent seconds on floordiv chains that isl proves in
+    milliseconds (``benchmarks/fuzz_questions.py``).  A witness is a point
+    of the typed text's variables.
 
     >>> from verifier.expr import parse_map, parse_typed_map
     >>> from verifier.simplify import simplify
@@ -106,16 +118,16 @@ def prove_from_typed(typed: TypedMap, result: SimplificationResult) -> TypedProo
     ('equal', [('(d0 + 3) * 2 - d0 * 2', '6')])
     """
     foldings = _foldings(typed)
-    target = result.input if result.changes_variables else result.map
-    answer, empty = z3_bridge.compare_typed(typed, target)
+    answer = z3_bridge.compare_typed(typed, result.input)
     if answer.differs is None:
         return TypedProof(Verdict.UNKNOWN, foldings)
     if answer.differs:
         return TypedProof(Verdict.DIFFERENT, foldings, answer.witness)
-    verdict = Verdict.VACUOUS if empty else Verdict.EQUAL if empty is False else Verdict.UNKNOWN
-    if result.changes_variables and verdict is Verdict.EQUAL:
-        verdict = prove_simplification(result.input, result).verdict
-    return TypedProof(verdict, foldings)
+    proven = prove_simplification(result.input, result, budget)
+    witness = proven.equivalence.counterexample
+    if isinstance(witness, PointwiseCounterexample):
+        return TypedProof(proven.verdict, foldings, witness.point)
+    return TypedProof(proven.verdict, foldings)
 
 
 def _foldings(typed: TypedMap) -> tuple[Folding, ...]:
