@@ -816,7 +816,7 @@ def _domain_point(indexing_map: IndexingMap, *, descending: bool) -> dict[Var, i
             fixed[variable] = Interval.point(value)
             if _may_hold(on_variable[k], bounds) and search(k + 1):
                 return True
-        del fixed[variable]
+        fixed.pop(variable, None)
         return False
 
     if not search(0):
