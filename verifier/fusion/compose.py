@@ -765,7 +765,7 @@ def _same_maps(
 _Pair = tuple[tuple[int, ...], tuple[int, ...]]
 """A pair (dims point, results) of a map's relation."""
 
-_SAMPLE_NODES = 256
+_SAMPLE_NODES = 64
 """The most partial assignments one search for a sample pair visits."""
 
 
