@@ -32,7 +32,7 @@ from __future__ import annotations
 import contextlib
 import functools
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import islpy as isl
@@ -65,9 +65,29 @@ _IN = isl.dim_type.in_
 _OUT = isl.dim_type.out
 _DIV = isl.dim_type.div
 
-# One context per process: creating one per question would dominate the cost
-# of small questions, and isl objects from different contexts cannot meet.
-_CONTEXT = isl.Context()
+
+@dataclass
+class _Question:
+    """The isl context of the question being asked, and the spaces its
+    translations share: a set space with its local space and zero function
+    per tuple of names (combining affine functions over one local space is
+    cheaper), and a map space per (names, number of results).
+
+    Each question (`operation_budget`) gets a new one, and nothing isl makes
+    outlives its question.  isl keeps state in a context and on the objects
+    it is handed, so with one context per process a question's operation
+    count — and, near its budget, its verdict — depended on the questions
+    asked before it: a reverse-cumsum fusion's inverse check was proved or
+    `unknown` by the order in which the checks ran, and ``check --jobs N``
+    could have differed from one job.  A context costs half a microsecond.
+    """
+
+    context: Any = field(default_factory=isl.Context)
+    set_spaces: dict[tuple[str, ...], _SetSpace] = field(default_factory=dict)
+    map_spaces: dict[tuple[tuple[str, ...], int], Any] = field(default_factory=dict)
+
+
+_question = _Question()
 
 
 class BudgetExhausted(Exception):
@@ -84,8 +104,10 @@ def operation_budget(max_operations: int) -> Iterator[None]:
     implicit conversions — as a `TypeError`; a probe that needs a pivot
     tells that case from a real type error.
     """
-    _CONTEXT.set_max_operations(max_operations)
-    _CONTEXT.reset_operations()
+    global _question
+    _question = _Question()
+    context = _question.context
+    context.set_max_operations(max_operations)
     try:
         yield
     except isl.Error as error:
@@ -97,8 +119,7 @@ def operation_budget(max_operations: int) -> Iterator[None]:
             raise BudgetExhausted from error
         raise
     finally:
-        _CONTEXT.set_max_operations(0)
-        _CONTEXT.reset_operations()
+        context.set_max_operations(0)
 
 
 def _quota_reached() -> bool:
@@ -114,8 +135,8 @@ def isl_val(value: int) -> Any:
     """`value` as an `isl.Val` (any size)."""
     # isl.Val's int constructor takes a C long; larger Python ints go as text.
     if -(1 << 62) <= value < (1 << 62):
-        return isl.Val(value, _CONTEXT)
-    return isl.Val(str(value), _CONTEXT)
+        return isl.Val(value, _question.context)
+    return isl.Val(str(value), _question.context)
 
 
 def _int(value: Any) -> int:
@@ -127,7 +148,7 @@ def _int(value: Any) -> int:
 @dataclass(frozen=True)
 class _SetSpace:
     """A set space with named dimensions, with the local space and the zero
-    function every converter starts from (cached per tuple of names)."""
+    function every converter of one question starts from."""
 
     names: tuple[str, ...]
     space: Any
@@ -135,19 +156,26 @@ class _SetSpace:
     zero: Any
 
 
-@functools.lru_cache(maxsize=256)
 def set_space(names: tuple[str, ...]) -> _SetSpace:
-    """A set space over `names`, with its local space and zero function."""
-    space = isl.Space.create_from_names(_CONTEXT, set=list(names))
-    local_space = isl.LocalSpace.from_space(space)
-    return _SetSpace(names, space, local_space, isl.Aff.zero_on_domain(local_space))
+    """A set space over `names`, with its local space and zero function
+    (made once per question)."""
+    found = _question.set_spaces.get(names)
+    if found is None:
+        space = isl.Space.create_from_names(_question.context, set=list(names))
+        local_space = isl.LocalSpace.from_space(space)
+        found = _question.set_spaces[names] = _SetSpace(
+            names, space, local_space, isl.Aff.zero_on_domain(local_space)
+        )
+    return found
 
 
-@functools.lru_cache(maxsize=256)
 def _map_space(names: tuple[str, ...], num_results: int) -> Any:
-    return isl.Space.map_from_domain_and_range(
-        set_space(names).space, isl.Space.set_alloc(_CONTEXT, 0, num_results)
-    )
+    found = _question.map_spaces.get((names, num_results))
+    if found is None:
+        found = _question.map_spaces[names, num_results] = isl.Space.map_from_domain_and_range(
+            set_space(names).space, isl.Space.set_alloc(_question.context, 0, num_results)
+        )
+    return found
 
 
 def _as_piecewise(function: Any) -> Any:
@@ -295,7 +323,7 @@ def _graph(indexing_map: IndexingMap, converter: IslExprConverter, domain: Any) 
             function = function.set_at(position, result)
         graph = isl.Map.from_multi_aff(function)
     else:
-        pieces = isl.PwAffList.alloc(_CONTEXT, len(results))
+        pieces = isl.PwAffList.alloc(_question.context, len(results))
         for result in results:
             pieces = pieces.add(_as_piecewise(result))
         graph = isl.Map.from_multi_pw_aff(isl.MultiPwAff.from_pw_aff_list(map_space, pieces))
@@ -361,8 +389,7 @@ class _PairTranslation:
     @functools.cached_property
     def _where_results_differ(self) -> Any:
         """The points of both domains where some result of `a` is not `b`'s."""
-        domain = _as_set(self.domains[0])
-        where = domain.subtract(domain)  # empty
+        where = isl.Set.empty(_as_set(self.domains[0]).get_space())
         for i in range(self.maps[0].num_results):
             where = where.union(self._where_result_differs(i))
         if self.domains[0] is not self.domains[1]:
@@ -402,8 +429,8 @@ class _PairTranslation:
         if differs is None:
             converter, domain = self.converters[0], _as_set(self.domains[0])
             result_a, result_b = (m.results[position] for m in self.maps)
-            if result_a == result_b:
-                differs = domain.subtract(domain)
+            if result_a == result_b:  # nowhere: no set difference asked of isl
+                differs = isl.Set.empty(domain.get_space())
             else:
                 value_a, value_b = converter.convert(result_a), converter.convert(result_b)
                 if isinstance(value_a, isl.Aff) and isinstance(value_b, isl.Aff):
@@ -742,9 +769,10 @@ def minimal_point(
     width: int = points.dim(_DIM)
     sample = points.sample_point()
     coordinates = [_int(sample.get_coordinate_val(_DIM, i)) for i in range(width)]
-    question_budget = _CONTEXT.get_max_operations()
-    _CONTEXT.set_max_operations(ISL_MINIMISE_OPERATIONS)
-    _CONTEXT.reset_operations()
+    context = _question.context
+    question_budget = context.get_max_operations()
+    context.set_max_operations(ISL_MINIMISE_OPERATIONS)
+    context.reset_operations()
     try:
         coordinates = _lexmin_of_sizes(points, width, primary, secondary, nonnegative)
     except isl.Error as error:
@@ -754,8 +782,8 @@ def minimal_point(
         if not _quota_reached():
             raise
     finally:
-        _CONTEXT.set_max_operations(question_budget)
-        _CONTEXT.reset_operations()
+        context.set_max_operations(question_budget)
+        context.reset_operations()
     return coordinates
 
 
@@ -962,7 +990,7 @@ def count_image(
     """
     try:
         with operation_budget(max_operations):
-            space = isl.Space.set_alloc(_CONTEXT, 0, len(dimensions))
+            space = isl.Space.set_alloc(_question.context, 0, len(dimensions))
             image = isl.Set.empty(space)
             for indexing_map in maps:
                 if indexing_map.num_results != len(dimensions):

@@ -1,0 +1,37 @@
+"""A solver question's answer does not depend on the questions asked before
+it in the process: each runs in an isl context of its own.
+
+The inverse check of a reverse cumsum's fused scan needs close to the
+gate's isl budget; with one context per process it was proved, or ran out
+of operations (`unknown`), by which questions had run before it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from verifier.analysis import ModuleMaps
+from verifier.bridges import isl, isl_sets
+from verifier.hlo import parse_module_file
+
+_MODULE = Path(__file__).parents[2] / "examples" / "real_ops" / "cumsum_reverse_scan.hlo"
+
+
+def test_a_question_answers_the_same_after_other_questions() -> None:
+    module = parse_module_file(_MODULE)
+    maps = ModuleMaps(module)
+    root = module.entry.root
+    (o2i,) = maps.output_to_input(module.entry, root, 0)
+    (i2o,) = maps.input_to_output(module.entry, root, 0)
+    assert isinstance(o2i.maps, tuple) and isinstance(i2o.maps, tuple)
+    first, second = [c.map for c in o2i.maps], [c.map for c in i2o.maps]
+
+    def inverse() -> bool | None:
+        comparison = isl_sets.compare_unions(first, second, num_in=2, num_out=2, invert_second=True)
+        return comparison.differs
+
+    answers = [inverse()]
+    for indexing_map in second:  # other questions, on the same maps
+        isl.is_empty(indexing_map)
+    answers.append(inverse())
+    answers.append(inverse())
+    assert answers == [False, False, False]
