@@ -92,7 +92,7 @@ class ModuleMaps:
                 module,
                 transform=_simplified,
                 same=_equal_relations,
-                relation_keys=True,
+                prefilter=True,
                 signatures=signatures,
             ),
             False: Composer(module, transform=_raw, same=_identical, signatures=signatures),

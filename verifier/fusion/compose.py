@@ -187,8 +187,10 @@ class Composer:
     `transform` is applied to every map it returns, each op's own and each
     composed one (the simplifier);
     `same` decides that two maps are equal as relations (e.g. isl equality)
-    when they are not already identical; with `relation_keys`, maps whose
-    `relation_key`s are identical are merged without asking it.
+    when they are not already identical.  With `prefilter` (worth it when
+    `same` is a costly decision), maps whose `relation_key`s are identical
+    are merged and maps told apart by sample pairs kept apart without
+    asking `same`.
 
     With `signatures`, maps are also memoised on structure: an op's own
     maps on its instruction signature, a computation's composed maps on its
@@ -202,7 +204,7 @@ class Composer:
     module: Module
     transform: MapTransform = lambda m: m.remove_unused_symbols()
     same: MapEquality = lambda a, b: False
-    relation_keys: bool = False
+    prefilter: bool = False
     signatures: Signatures | None = None
     # Users-first order per computation name, computed once (a fusion is
     # composed once per parameter and per output).
@@ -296,16 +298,23 @@ class Composer:
     def _same(self, a: IndexingMap, b: IndexingMap) -> bool:
         found = self._sames.get((a, b))
         if found is None:
-            found = self._sames[a, b] = (
-                self.relation_keys and self._relation_key(a) == self._relation_key(b)
-            ) or (not self._told_apart(a, b) and self.same(a, b))
+            if not self.prefilter:
+                found = self.same(a, b)
+            else:
+                found = self._relation_key(a) == self._relation_key(b) or (
+                    not self._told_apart(a, b) and self.same(a, b)
+                )
+            self._sames[a, b] = found
         return found
 
     def _told_apart(self, a: IndexingMap, b: IndexingMap) -> bool:
         """Whether a sample pair of one map's relation is shown outside the
         other's (`_excludes`): then they are different relations, without
         asking `same` (most maps a loop adds to a union are new ones, and
-        each is compared with every map already there)."""
+        each is compared with every map already there).  (Asked of the
+        maps' `relation_key`s instead, whose bounds interval arithmetic sees
+        better, it left 3,308 of fori_dynamic_update's unequal pairs to
+        `same` instead of 1,962: their samples lie elsewhere.)"""
         if (a.num_dims, a.num_results) != (b.num_dims, b.num_results):
             return False  # `same` answers different spaces itself
         return any(self._excludes(b, pair) for pair in self._sample_pairs(a)) or any(
