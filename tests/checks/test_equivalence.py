@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 
 from tests.strategies import indexing_maps, map_pairs
+from verifier.bridges import isl_text
 from verifier.checks import (
     BatchFailure,
     Budget,
@@ -61,18 +62,36 @@ def test_spec_simplifier_cases_are_equal(before, after, pointwise):
         budget=Budget(cross_check=CrossCheck.ALL),
     )
     assert confirmed.verdict is Verdict.EQUAL
-    assert confirmed.notes in (("enumeration: agrees (equal)",), ("z3: agrees (equal)",))
+    assert confirmed.notes in (
+        ("enumeration: agrees (equal)",),
+        ("z3: agrees (equal)",),
+        ("isl (text): agrees (equal)",),
+    )
 
 
-def test_an_equal_verdict_on_large_domains_is_confirmed_by_z3_or_noted_unknown():
+def test_an_equal_verdict_on_large_domains_is_confirmed_by_another_encoding_or_noted_unknown(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # As relations (∀∃): isl reading the maps as text; pointwise: z3.
     a = parse_map("(d0)[s0] -> (d0 * 1000 + s0), domain: d0 in [0, 999], s0 in [0, 999]")
     b = parse_map("(d0)[s0] -> (d0 * 1000 + 999 - s0), domain: d0 in [0, 999], s0 in [0, 999]")
     everything = Budget(cross_check=CrossCheck.ALL)
-    assert check_equivalence(a, b, budget=everything).notes == ("z3: agrees (equal)",)
+    assert check_equivalence(a, b, budget=everything).notes == ("isl (text): agrees (equal)",)
+    c = parse_map(
+        "(d0, d1) -> ((d0 * 1000 + d1) floordiv 1000), domain: d0 in [0, 999], d1 in [0, 999]"
+    )
+    d = parse_map("(d0, d1) -> (d0), domain: d0 in [0, 999], d1 in [0, 999]")
+    assert check_equivalence(c, d, pointwise=True, budget=everything).notes == (
+        "z3: agrees (equal)",
+    )
     starved = Budget(z3_rlimit=1, cross_check=CrossCheck.ALL)
-    result = check_equivalence(a, b, budget=starved)
+    result = check_equivalence(c, d, pointwise=True, budget=starved)
     assert result.verdict is Verdict.EQUAL  # the witness's unknown is a note, not a verdict
     assert result.notes[0].startswith("z3: unknown")
+    monkeypatch.setattr(isl_text, "relations_equal", lambda *_, **__: None)
+    result = check_equivalence(a, b, budget=everything)
+    assert result.verdict is Verdict.EQUAL
+    assert result.notes == ("isl (text): unknown (operation budget exhausted)",)
 
 
 def test_a_relation_refutation_beyond_enumeration_is_confirmed_by_z3_unless_none():

@@ -122,6 +122,11 @@ def operation_budget(max_operations: int) -> Iterator[None]:
         context.set_max_operations(0)
 
 
+def question_context() -> Any:
+    """The isl context of the question being asked (`operation_budget`)."""
+    return _question.context
+
+
 def _quota_reached() -> bool:
     """Whether the operation budget of the current question is used up."""
     try:

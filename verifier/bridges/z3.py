@@ -21,7 +21,6 @@ the answer `None` ("can't tell"), never a wall-clock timeout.
 from __future__ import annotations
 
 import functools
-import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -43,12 +42,6 @@ from verifier.expr import (
     Var,
     constant_value,
 )
-
-# A universally quantified symbol box up to this many points is expanded
-# into a conjunction (quantifier-free, which z3 decides reliably); larger
-# boxes stay quantified and may come back unknown.
-_EXPANSION_LIMIT = 256
-
 
 # z3 terms are immutable: one per constant value and per variable name
 # serves every formula (building them is most of a question's cost).
@@ -276,49 +269,6 @@ def compare_typed(typed: TypedMap, b: IndexingMap, *, rlimit: int = Z3_RLIMIT) -
     )
     variables = {**zb.variables, **za.variables}
     return _solve(mismatch, rlimit, [(v.name, term) for v, term in variables.items()])
-
-
-def _prefixed(indexing_map: IndexingMap, prefix: str) -> dict[Var, str]:
-    """Dims keep their names (shared between the maps); symbols are the map's own."""
-    return {
-        v: v.name if i < indexing_map.num_dims else f"{prefix}.{v.name}"
-        for i, v in enumerate(indexing_map.all_variables)
-    }
-
-
-def _relates(target: Z3Map, indexing_map: IndexingMap, results: Sequence[Any]) -> Any:
-    """``exists symbols: domain and results == target results`` as a formula
-    whose free variables are the dims and `results`' variables."""
-    body = z3.And(target.domain, _equal_results(target.results, results))
-    symbols = [target.variables[v] for v in indexing_map.symbols]
-    if not symbols:
-        return body
-    box = 1
-    for v in indexing_map.symbols:
-        box *= indexing_map.bounds(v).size
-    if box > _EXPANSION_LIMIT:
-        return z3.Exists(symbols, body)
-    ranges = [range(b.lower, b.upper + 1) for b in map(indexing_map.bounds, indexing_map.symbols)]
-    return z3.Or(
-        [
-            z3.substitute(body, *[(s, _int_val(x)) for s, x in zip(symbols, point, strict=True)])
-            for point in itertools.product(*ranges)
-        ]
-    )
-
-
-def compare_relations(a: IndexingMap, b: IndexingMap, *, rlimit: int = Z3_RLIMIT) -> Z3Answer:
-    """Is some pair ``(d, e)`` related by one map and not by the other
-    (symbols existential on each side)?  The witness names the dims.
-
-    ``(d0)[s0] -> (d0 + s0)`` and ``(d0)[s0] -> (d0 + 1 - s0)`` on
-    ``d0 in [0, 3], s0 in [0, 1]``: no (the same pairs, different witnesses).
-    """
-    za, zb = to_z3(a, names=_prefixed(a, "a")), to_z3(b, names=_prefixed(b, "b"))
-    only_in_a = z3.And(za.domain, z3.Not(_relates(zb, b, za.results)))
-    only_in_b = z3.And(zb.domain, z3.Not(_relates(za, a, zb.results)))
-    dims = [(f"d{i}", _int_const(f"d{i}")) for i in range(max(a.num_dims, b.num_dims))]
-    return _solve(z3.Or(only_in_a, only_in_b), rlimit, dims)
 
 
 def relates(
