@@ -54,7 +54,7 @@ from functools import cached_property
 from operator import attrgetter
 
 from verifier.expr import (
-    Constraint,
+    Expr,
     IndexingMap,
     Interval,
     Ranges,
@@ -868,10 +868,8 @@ def _domain_point(indexing_map: IndexingMap, descending: tuple[bool, ...]) -> di
     before it (`_may_hold`); `None` after `_SAMPLE_NODES` values tried
     without a point."""
     variables = indexing_map.all_variables
-    on_variable = [
-        [(e, allowed) for e, allowed in indexing_map.constraints if v in variables_of(e)]
-        for v in variables
-    ]
+    tests = [(e, allowed, _linear_form(e)) for e, allowed in indexing_map.constraints]
+    on_variable = [[test for test in tests if v in variables_of(test[0])] for v in variables]
     fixed: dict[Var, Interval] = {}
     nodes = 0
 
@@ -901,11 +899,43 @@ def _domain_point(indexing_map: IndexingMap, descending: tuple[bool, ...]) -> di
     return point if indexing_map.contains(point) else None
 
 
-def _may_hold(constraints: list[Constraint], bounds: Callable[[Var], Interval]) -> bool:
-    """Whether each of `constraints` may hold with its variables in
-    `bounds` (false only when interval arithmetic shows one cannot)."""
-    ranges = Ranges(bounds, {})
-    return not any(ranges.interval(e).intersect(allowed).is_empty for e, allowed in constraints)
+_LinearForm = tuple[tuple[tuple[Var, int], ...], int]
+"""``((variable, coefficient), …), constant``: a sum of scaled variables."""
+
+_Test = tuple[Expr, Interval, _LinearForm | None]
+"""A constraint ``expr in allowed``, with `expr`'s linear form when it has one."""
+
+
+def _linear_form(expr: Expr) -> _LinearForm | None:
+    """`expr` as a sum of scaled variables and a constant, or `None` when a
+    term is not a variable (a division, a modulus, a min or max)."""
+    terms, constant = linear_terms(expr)
+    if not all(isinstance(base, Var) for base in terms):
+        return None
+    return tuple((base, k) for base, k in terms.items() if isinstance(base, Var)), constant
+
+
+def _may_hold(tests: list[_Test], bounds: Callable[[Var], Interval]) -> bool:
+    """Whether each of the constraints `tests` may hold with its variables
+    in `bounds` (false only when interval arithmetic shows one cannot): a
+    linear one summed directly, the others through `Ranges`."""
+    ranges: Ranges | None = None
+    for expr, allowed, linear in tests:
+        if linear is None:
+            ranges = ranges or Ranges(bounds, {})
+            interval = ranges.interval(expr)
+        else:
+            terms, lower = linear
+            upper = lower
+            for variable, coefficient in terms:
+                bound = bounds(variable)
+                low, high = coefficient * bound.lower, coefficient * bound.upper
+                lower += min(low, high)
+                upper += max(low, high)
+            interval = Interval(lower, upper)
+        if interval.intersect(allowed).is_empty:
+            return False
+    return True
 
 
 def _excludes(indexing_map: IndexingMap, pair: _Pair) -> bool:
