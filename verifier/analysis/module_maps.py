@@ -89,7 +89,11 @@ class ModuleMaps:
         self.signatures = signatures = Signatures(module) if by_structure else None
         self._composers = {
             True: Composer(
-                module, transform=_simplified, same=_equal_relations, signatures=signatures
+                module,
+                transform=_simplified,
+                same=_equal_relations,
+                prefilter=True,
+                signatures=signatures,
             ),
             False: Composer(module, transform=_raw, same=_identical, signatures=signatures),
         }

@@ -1,0 +1,188 @@
+"""Merging a union's maps: the composer tells maps apart by sample pairs
+before asking its `same`, so a map it keeps apart must be a different
+relation, and one it merges the same relation.  Judged by brute force
+(`IndexingMap.relation`), with a `same` that is brute force too."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.strategies import indexing_maps, map_pairs
+from verifier.analysis.module_maps import ModuleMaps
+from verifier.bridges.isl import relations_equal
+from verifier.expr import IndexingMap, Undefined, dim, parse_map, range_var, rt_var
+from verifier.fusion.compose import Composer, relation_key
+from verifier.hlo import parse_module
+from verifier.indexing.control_flow import LOOP_MAP_LIMIT
+from verifier.simplify import simplify_relation
+
+_MODULE = parse_module(
+    """HloModule m
+
+ENTRY e {
+  ROOT p = f32[4] parameter(0)
+}
+"""
+)
+
+
+def _brute_force_same(a: IndexingMap, b: IndexingMap) -> bool:
+    return a.relation() == b.relation()
+
+
+@settings(max_examples=150, deadline=None)
+@given(map_pairs())
+def test_merges_exactly_the_equal_relations(pair: tuple[IndexingMap, IndexingMap]) -> None:
+    a, b = pair
+    composer = Composer(_MODULE, same=_brute_force_same, prefilter=True)
+    assert composer._same(a, b) == (a.relation() == b.relation())
+
+
+def test_sample_pairs_tell_apart_without_asking() -> None:
+    """Two maps of a dynamic-update-slice loop's union (fori_dynamic_update):
+    both identities, on the elements below and above a runtime offset.  The
+    lowest point of the first, d0 = 0, is not in the second."""
+    below = parse_map(
+        "(d0, d1){rt0, rt1} -> (d0, d1), domain: d0 in [0, 6], d1 in [0, 6], "
+        "rt0 in [0, 6], rt1 in [0, 6], d0 - rt0 in [-6, -1], d0 - rt1 in [-6, -1]"
+    )
+    above = parse_map(
+        "(d0, d1){rt0, rt1} -> (d0, d1), domain: d0 in [0, 6], d1 in [0, 6], "
+        "rt0 in [0, 6], rt1 in [0, 6], d0 - rt0 in [1, 6], d0 - rt1 in [-6, -1]"
+    )
+    asked: list[tuple[IndexingMap, IndexingMap]] = []
+
+    def same(a: IndexingMap, b: IndexingMap) -> bool:
+        asked.append((a, b))
+        return _brute_force_same(a, b)
+
+    composer = Composer(_MODULE, same=same, prefilter=True)
+    assert not composer._same(below, above)
+    assert asked == []
+    assert below.relation() != above.relation()
+    assert composer._same(below, below) and asked == []  # identical keys
+
+
+@st.composite
+def _lone_symbol_maps(draw: st.DrawFn) -> IndexingMap:
+    """``(d0, d1)[s0]{rt0, rt1} -> (d0 + s0)`` with each symbol in one
+    constraint ``d0 + b * d1 + c * symbol + k in [lo, hi]`` (c = ±1 mostly,
+    so `relation_key` eliminates it, and the constraint often cuts)."""
+    box = st.tuples(st.integers(0, 2), st.integers(1, 4)).map(lambda t: (t[0], t[0] + t[1]))
+    constraints = []
+    for symbol in (rt_var(0), rt_var(1), range_var(0)):
+        expr = dim(0) + dim(1) * draw(st.integers(-1, 1)) + draw(st.integers(-2, 2))
+        expr = expr + symbol * draw(st.sampled_from([1, -1, 1, -1, 2]))
+        lower = draw(st.integers(-4, 4))
+        constraints.append((expr, (lower, lower + draw(st.integers(0, 3)))))
+    return IndexingMap.create(
+        [draw(box), draw(box)],
+        [dim(0) + range_var(0)],
+        range_vars=[draw(box)],
+        rt_vars=[draw(box), draw(box)],
+        constraints=constraints,
+    )
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.one_of(indexing_maps(max_range_vars=2, max_rt_vars=2), _lone_symbol_maps()))
+def test_relation_key_is_the_same_relation(indexing_map: IndexingMap) -> None:
+    assert relation_key(indexing_map).relation() == indexing_map.relation()
+
+
+def test_maps_with_equal_keys_merge_without_asking() -> None:
+    """From a dynamic-update-slice loop: rows below one runtime offset and
+    above another, in two orders — both the rows 1 to 3."""
+    a = parse_map(
+        "(d0, d1){rt0, rt1} -> (d0, d1), domain: d0 in [0, 4], d1 in [0, 2], "
+        "rt0 in [0, 4], rt1 in [0, 4], d0 - rt0 in [1, 4], d0 - rt1 in [-4, -1]"
+    )
+    b = parse_map(
+        "(d0, d1){rt0, rt1} -> (d0, d1), domain: d0 in [0, 4], d1 in [0, 2], "
+        "rt0 in [0, 4], rt1 in [0, 4], d0 - rt0 in [-4, -1], d0 - rt1 in [1, 4]"
+    )
+    expected = parse_map("(d0, d1) -> (d0, d1), domain: d0 in [1, 3], d1 in [0, 2]")
+    assert relation_key(a) == relation_key(b) == expected
+    assert a.relation() == b.relation()
+
+    def never(a: IndexingMap, b: IndexingMap) -> bool:
+        raise AssertionError("asked")
+
+    assert Composer(_MODULE, same=never, prefilter=True)._same(a, b)
+    assert not Composer(_MODULE, same=lambda a, b: False)._same(a, b)
+
+
+def _row_update_loop(trips: int) -> str:
+    """A fori loop that adds a row and a column of `x` into row ``i``: each
+    iteration splits what survives it at a runtime offset, so the unions
+    double until equal maps merge (a union passes `LOOP_MAP_LIMIT` at 6
+    trips)."""
+    state = "(s32[], f32[6,6])"
+    return f"""HloModule rows
+
+body {{
+  state = {state} parameter(0)
+  i = s32[] get-tuple-element(state), index=0
+  x = f32[6,6] get-tuple-element(state), index=1
+  zero = s32[] constant(0)
+  one = s32[] constant(1)
+  row = f32[1,6] dynamic-slice(x, i, zero), dynamic_slice_sizes={{1,6}}
+  column = f32[6,1] dynamic-slice(x, zero, i), dynamic_slice_sizes={{6,1}}
+  across = f32[1,6] bitcast(column)
+  sum = f32[1,6] add(row, across)
+  next_x = f32[6,6] dynamic-update-slice(x, sum, i, zero)
+  next_i = s32[] add(i, one)
+  ROOT next = {state} tuple(next_i, next_x)
+}}
+
+condition {{
+  state = {state} parameter(0)
+  i = s32[] get-tuple-element(state), index=0
+  bound = s32[] constant({trips})
+  ROOT less = pred[] compare(i, bound), direction=LT
+}}
+
+ENTRY main {{
+  start = s32[] constant(0)
+  p = f32[6,6] parameter(0)
+  init = {state} tuple(start, p)
+  ROOT loop = {state} while(init), condition=condition, body=body
+}}
+"""
+
+
+def _equal_relations(a: IndexingMap, b: IndexingMap) -> bool:
+    return relations_equal(a, b) is True
+
+
+@pytest.mark.slow
+def test_prefilter_keeps_a_loops_unions() -> None:
+    """The unions of a loop whose maps split at runtime offsets are the same
+    maps with the same multiplicities whether the prefilter (relation keys,
+    sample pairs) or isl alone decides each merge."""
+    module = parse_module(_row_update_loop(4))
+    loop = module.entry.root
+    found = [
+        Composer(module, transform=simplify_relation, same=_equal_relations, prefilter=prefilter)
+        .output_to_input(module.entry, loop, 1)[1]
+        .maps
+        for prefilter in (True, False)
+    ]
+    assert isinstance(found[0], tuple) and len(found[0]) > 8
+    assert found[0] == found[1]
+
+
+@pytest.mark.slow
+def test_a_union_past_the_map_bound_is_unknown_naming_the_bound() -> None:
+    """At 6 trips a union passes `LOOP_MAP_LIMIT`: the loop is unknown and
+    the reason names that bound (the union stops taking maps at the bound
+    plus one: what it would hold past that is never read)."""
+    module = parse_module(_row_update_loop(6))
+    loop = module.entry.root
+    composed = ModuleMaps(module).output_to_input(module.entry, loop, 1)
+    for leaf in composed:
+        assert isinstance(leaf.maps, Undefined)
+        assert "composing its body 6 times gives a union of more than " in leaf.maps.reason
+        assert f"{LOOP_MAP_LIMIT} maps between two state arrays" in leaf.maps.reason
