@@ -572,9 +572,9 @@ def _gate_report(run: GateRun, report_format: str) -> Iterable[str]:
     if report_format == "text":
         return (gate_text(run),)
     if report_format == "json":
-        from verifier.report.gate_json import gate_json
+        from verifier.report.gate_json import gate_report
 
-        return report_chunks(gate_json(run))
+        return gate_report(run)
     if report_format == "junit":
         from verifier.report.junit import junit_xml
 

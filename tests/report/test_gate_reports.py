@@ -12,12 +12,16 @@ import jsonschema
 import pytest
 from junitparser import Error, Failure, JUnitXml, Skipped
 
+from verifier.checks.cache import MemoryCache
 from verifier.checks.verdict import Outcome
 from verifier.errors import SourceSpan
 from verifier.gate.finding import Finding
 from verifier.gate.run import GateRun, InputError
-from verifier.report.gate_json import gate_json
+from verifier.gate.suite import run_checks
+from verifier.hlo import parse_module_file
+from verifier.report.gate_json import gate_json, gate_report
 from verifier.report.gate_text import PLACES_PER_REASON, gate_text
+from verifier.report.json_text import report_json
 from verifier.report.junit import junit_xml
 from verifier.report.sarif import FINGERPRINT, fingerprint, sarif_log
 
@@ -273,3 +277,14 @@ def test_two_files_of_one_module_name_do_not_collide() -> None:
     assert [s.name for s in suites] == ["dumps/foo.hlo", "dumps/foo.opt.hlo"]
     classnames = [case.classname for suite in suites for case in suite]
     assert classnames == ["dumps/foo.hlo:jit_f.main.dot", "dumps/foo.opt.hlo:jit_f.main.dot"]
+
+
+def test_the_report_of_real_findings_is_their_canonical_json() -> None:
+    # Every finding of a real dump (witnesses, locations, every check):
+    # each finding's line is json.dumps of its object, and the report
+    # written from the lines is the one the objects give.
+    module = parse_module_file(Path(__file__).parents[2] / "examples/real/cnn_step.hlo")
+    run = GateRun(("cnn_step.hlo",), tuple(run_checks(module, MemoryCache())))
+    for finding in run.findings:
+        assert finding.json_line() == json.dumps(finding.to_json())
+    assert "".join(gate_report(run)) == report_json(gate_json(run))

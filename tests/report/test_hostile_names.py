@@ -21,7 +21,7 @@ from verifier.cli import EXIT_BAD_INPUT, main
 from verifier.errors import SourceSpan
 from verifier.gate.finding import Finding
 from verifier.gate.run import GateRun, InputError
-from verifier.report.gate_json import gate_json
+from verifier.report.gate_json import gate_json, gate_report
 from verifier.report.gate_text import gate_text
 from verifier.report.json_text import report_json
 from verifier.report.junit import junit_xml
@@ -100,6 +100,16 @@ def test_json_and_text_are_strict_utf8(name: str) -> None:
     strict_utf8(json.dumps(report, ensure_ascii=False))  # the strings, as a reader decodes them
     assert report["findings"][0]["location"]["line"] == 3
     strict_utf8(gate_text(hostile_run(name)))
+
+
+@pytest.mark.parametrize("name", HOSTILE)
+def test_the_report_written_from_finding_lines_is_the_canonical_json(name: str) -> None:
+    # The CLI writes each finding's json_line; escaped, it must be the text
+    # the canonical object gives.
+    run = hostile_run(name)
+    assert "".join(gate_report(run)) == report_json(gate_json(run))
+    for finding in run.findings:
+        assert finding.json_line() == json.dumps(finding.to_json())
 
 
 def test_undecodable_bytes_are_shown_as_escapes() -> None:

@@ -16,7 +16,7 @@ The shape (README, "JSON shapes")::
                    "witness": {"d0": 0, "d1": 255},
                    "location": {"file": "a.hlo", "line": 12, "column": 3}}]}
 
-Written by `verifier.report.json_text.report_json`, names and messages are
+Written by `gate_report` (`verifier.report.json_text`'s layout), names and messages are
 `printable`: any file name or instruction name gives a document every JSON
 reader accepts (no lone surrogates).  It holds
 nothing that changes between two runs over the same files (no
@@ -34,10 +34,12 @@ times, no cache statistics), so reports can be compared with ``diff``.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
 from typing import Any
 
 from verifier.checks.verdict import Outcome
 from verifier.gate.run import OUTCOMES, GateRun, tool_version
+from verifier.report.json_text import JsonLine, report_chunks
 
 
 def _counts_json(counts: Counter[Outcome]) -> dict[str, int]:
@@ -47,6 +49,16 @@ def _counts_json(counts: Counter[Outcome]) -> dict[str, int]:
 def gate_json(run: GateRun) -> dict[str, Any]:
     """The canonical JSON object of `run`, names and messages as they are
     (`report_json` writes them `printable`)."""
+    return _document(run, [finding.to_json() for finding in run.findings])
+
+
+def gate_report(run: GateRun) -> Iterator[str]:
+    """The text of `gate_json(run)` as a report file holds it
+    (`report_chunks`), each finding written by its `json_line`."""
+    return report_chunks(_document(run, [JsonLine(f.json_line()) for f in run.findings]))
+
+
+def _document(run: GateRun, findings: list[Any]) -> dict[str, Any]:
     return {
         "tool": "verifier",
         "version": tool_version(),
@@ -59,5 +71,5 @@ def gate_json(run: GateRun) -> dict[str, Any]:
             "by_check": {check: _counts_json(c) for check, c in run.counts().items()},
         },
         "errors": [error.to_json() for error in run.errors],
-        "findings": [finding.to_json() for finding in run.findings],
+        "findings": findings,
     }
