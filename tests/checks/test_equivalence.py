@@ -343,3 +343,17 @@ def test_a_relation_difference_is_computed_once_within_the_budget():
     assert isinstance(witness, RelationCounterexample)
     shown, other = (a, b) if witness.only_in == "a" else (b, a)
     assert (witness.dims, witness.result) in shown.relation() - other.relation()
+
+
+def test_a_map_against_itself_is_equal_or_vacuous_by_its_domain_alone() -> None:
+    # Two texts that read as one map: only the domain's emptiness is asked.
+    box = parse_map("(d0)[s0] -> (d0 floordiv 4 + s0), domain: d0 in [0, 9], s0 in [0, 2]")
+    cut = parse_map("(d0) -> (d0), domain: d0 in [0, 9], d0 mod 4 in [1, 1]")
+    empty = parse_map("(d0) -> (d0), domain: d0 in [0, 9], d0 mod 4 in [5, 6]")
+    for m in (box, cut):
+        for pointwise in (False, True):
+            assert check_equivalence(m, m, pointwise=pointwise).verdict is Verdict.EQUAL
+    assert check_equivalence(empty, empty).verdict is Verdict.VACUOUS
+    starved = Budget(isl_operations=1)
+    assert check_equivalence(cut, cut, budget=starved).verdict is Verdict.UNKNOWN
+    assert check_equivalence(box, box, budget=starved).verdict is Verdict.EQUAL  # a box has points
