@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -36,20 +35,11 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 import verifier
+from benchmarks.cpu import children_cpu, own_cpu
 from tests.corpus.dask_cluster import dask_cluster
 from verifier.corpus.tables import MODULES_FILE, OPERANDS_FILE, TIMING_COLUMNS
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def _children_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
-
-
-def _own_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
 
 
 def _timed(action: Callable[[], object], cpu: Callable[[], float]) -> tuple[float, float]:
@@ -116,17 +106,17 @@ def main() -> None:
     print(f"corpus: {len(files)} modules under {corpus}; {args.jobs} jobs")
 
     local, cluster = work / "local", work / "cluster"
-    run = _timed(lambda: _corpus(str(corpus), "--output", str(local), *jobs), _children_cpu)
+    run = _timed(lambda: _corpus(str(corpus), "--output", str(local), *jobs), children_cpu)
     first = _tables(local)
     resumed = _timed(
-        lambda: _corpus(str(corpus), "--output", str(local), "--resume", *jobs), _children_cpu
+        lambda: _corpus(str(corpus), "--output", str(local), "--resume", *jobs), children_cpu
     )
     with dask_cluster(workers=args.jobs, threads=1) as address:
         on_cluster = _timed(
             lambda: _corpus(str(corpus), "--output", str(cluster), "--scheduler", address),
-            _children_cpu,
+            children_cpu,
         )
-    loop = _timed(lambda: _api_loop(files), _own_cpu)
+    loop = _timed(lambda: _api_loop(files), own_cpu)
 
     def line(name: str, timing: tuple[float, float]) -> str:
         return f"  {name:<34} {timing[0]:8.1f} s wall {timing[1]:8.1f} s CPU"

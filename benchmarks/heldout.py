@@ -703,20 +703,6 @@ def generate(directory: Path) -> None:
 # -- the table (runs under the project's environment) ------------------------------
 
 
-def _children_cpu() -> float:
-    import resource
-
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
-
-
-def _own_cpu() -> float:
-    import resource
-
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
-
-
 _BYTECODE = Path("/tmp/heldout-bytecode")
 
 
@@ -727,9 +713,11 @@ def _run(*arguments: str) -> tuple[int, float, str]:
     every run would compile ~100 modules, 0.25 CPU-s)."""
     import subprocess
 
+    from benchmarks.cpu import children_cpu
+
     environment = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     environment["PYTHONPYCACHEPREFIX"] = str(_BYTECODE)
-    before = _children_cpu()
+    before = children_cpu()
     done = subprocess.run(
         [sys.executable, "-m", "verifier", *arguments],
         capture_output=True,
@@ -738,7 +726,7 @@ def _run(*arguments: str) -> tuple[int, float, str]:
         timeout=600,
         env=environment,
     )
-    return done.returncode, _children_cpu() - before, done.stdout + done.stderr
+    return done.returncode, children_cpu() - before, done.stdout + done.stderr
 
 
 def _startup_cpu() -> float:
@@ -758,6 +746,7 @@ def table(directory: Path) -> None:
     import json
     from collections import Counter
 
+    from benchmarks.cpu import own_cpu
     from verifier.hlo import parse_module_file
 
     startup = _startup_cpu()
@@ -769,9 +758,9 @@ def table(directory: Path) -> None:
     total_check = total_parse = 0.0
     unsupported: Counter[str] = Counter()
     for path in sorted(directory.glob("*.hlo")):
-        before = _own_cpu()
+        before = own_cpu()
         module = parse_module_file(path)
-        parse = _own_cpu() - before
+        parse = own_cpu() - before
         instructions = sum(len(c.instructions) for c in module.computations)
         code, check, output = _run(
             "check", "--jobs", "1", "--no-cache", "--format", "json", str(path)
