@@ -19,12 +19,14 @@ and o0 = floor(d0 / 2) + s0 }``.
 Spaces are aligned by variable *name*: two maps with the same variables get
 the same space, so their graphs compare directly.
 
-Budget: every question runs under ``isl_ctx_set_max_operations``; running out
-is the three-valued answer `None`, never an exception or a hang.
+Budget: every question runs under ``isl_ctx_set_max_operations``, in an isl
+context of its own (`operation_budget`); running out is the three-valued
+answer `None`, never an exception or a hang.
 
-The building blocks (`operation_budget`, `graph_of`, `domain_set`,
-`minimal_point`, `set_space`, `isl_val`, `variable_names`) are public within
-the bridges: `isl_sets` asks its set questions with them.
+The building blocks (`operation_budget`, `question_context`, `graph_of`,
+`domain_set`, `minimal_point`, `set_space`, `isl_val`, `variable_names`) are
+public within the bridges: `isl_sets` and `isl_text` ask their questions
+with them.
 """
 
 from __future__ import annotations
@@ -74,8 +76,8 @@ class _Question:
     cheaper), and a map space per (names, number of results).
 
     Each question (`operation_budget`) gets a new one, and nothing isl makes
-    outlives its question.  isl keeps state in a context and on the objects
-    it is handed, so with one context per process a question's operation
+    outlives its question.  isl keeps state in its context from one
+    question to the next, so with one context per process a question's operation
     count — and, near its budget, its verdict — depended on the questions
     asked before it: a reverse-cumsum fusion's inverse check was proved or
     `unknown` by the order in which the checks ran, and ``check --jobs N``

@@ -33,7 +33,7 @@ from verifier.bridges.isl import (
     isl_val,
     minimal_point,
     operation_budget,
-    set_space,
+    question_context,
     to_isl_map,
     variable_names,
 )
@@ -101,7 +101,7 @@ def escape(
 
 
 def _union(maps: Sequence[IndexingMap], num_in: int, num_out: int) -> Any:
-    space = isl.Space.alloc(set_space(()).space.get_ctx(), 0, num_in, num_out)
+    space = isl.Space.alloc(question_context(), 0, num_in, num_out)
     relation = isl.Map.empty(space)
     for indexing_map in maps:
         relation = relation.union(to_isl_map(indexing_map))
@@ -213,7 +213,7 @@ def partition_defect(
                 )
     try:
         with operation_budget(max_operations):
-            space = isl.Space.set_alloc(set_space(()).space.get_ctx(), 0, rank + count)
+            space = isl.Space.set_alloc(question_context(), 0, rank + count)
             whole = _set_box(space, 0, [Interval(0, n - 1) for n in box] + list(parameters))
             images = []
             for group in groups:
