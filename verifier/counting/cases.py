@@ -16,8 +16,9 @@ once (a memo).
 
 ``(s1 floordiv 8) mod 4`` takes each of its 4 values for 16 of the 64
 values of ``s1``; with that value ``c`` fixed, ``c + s0 in [1, 4]`` leaves
-2, 3, 3 and 2 values of ``s0``: 16 * (2 + 3 + 3 + 2) = 160 points, in 64
-cases of which 4 are counted and 60 remembered:
+2, 3, 3 and 2 values of ``s0``: 16 * (2 + 3 + 3 + 2) = 160 points.  ``s1``
+occurs only divided by 8, so its cases are its 8 blocks of 8 values, each
+weighing 8:
 
 >>> from verifier.expr import parse_map
 >>> domain = split_domain(parse_map("()[s0, s1] -> (), domain: s0 in [0, 2], "
