@@ -797,6 +797,8 @@ def relation_key(indexing_map: IndexingMap) -> IndexingMap:
     ``(d0){rt0} -> (d0), domain: d0 in [0, 4], rt0 in [0, 4], d0 - rt0 in
     [1, 4]`` has the key ``(d0) -> (d0), domain: d0 in [1, 4]``.
     """
+    if indexing_map.is_known_empty:
+        return indexing_map  # an empty constraint's projection would not be empty
     in_results = frozenset().union(*map(variables_of, indexing_map.results))
     uses: dict[Var, list[int]] = {}
     for position, (expr, _) in enumerate(indexing_map.constraints):
@@ -809,6 +811,8 @@ def relation_key(indexing_map: IndexingMap) -> IndexingMap:
             continue
         position = uses[symbol][0]
         expr, allowed = constraints[position]
+        if allowed.is_empty:
+            continue
         terms, constant = linear_terms(expr)
         coefficient = terms.pop(symbol, 0)
         if coefficient not in (1, -1) or not terms or any(symbol in variables_of(t) for t in terms):
