@@ -114,14 +114,15 @@ def count_domain(indexing_map: IndexingMap) -> Count:
     Raises `SolverError` when isl runs out of its budget.
     """
     domain = split_domain(indexing_map)
-    value, method = domain.factor, "closed form"
+    value = domain.factor
+    method: Method = "closed form"
     for piece in domain.pieces:
         if not value:
             break
         counted = _count_piece(piece)
         value *= counted.value
         method = max(method, counted.method, key=_METHODS.index)
-    return Count(value, method)  # type: ignore[arg-type]
+    return Count(value, method)
 
 
 def _count_piece(piece: Piece) -> Count:
