@@ -194,7 +194,9 @@ def _one_map(indexing_map: IndexingMap, budget: Budget) -> isl_bridge.IslCompari
     a twelfth of the XLA-style pairs of ``benchmarks/equivalence.py``): the
     same pairs and values wherever it is defined, so only whether it is
     defined anywhere is asked of isl, not a comparison of its graphs."""
-    if indexing_map.constraints or indexing_map.is_known_empty:
+    if indexing_map.is_known_empty:
+        empty: bool | None = True
+    elif indexing_map.constraints:
         empty = isl_bridge.is_empty(indexing_map, max_operations=budget.isl_operations)
     else:
         empty = False  # a box not known empty has points
