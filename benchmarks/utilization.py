@@ -108,10 +108,14 @@ def main() -> None:
     start = time.perf_counter()
     isl_value = isl_count_image(maps, dims)
     isl_s = time.perf_counter() - start
-    assert isl_value == value
+    # isl scans the rows; at 10^12 elements its 10 million operations run
+    # out, which is `unknown`, never a different count.
+    assert isl_value in (value, None), (isl_value, value)
+    isl_answer = "unknown (budget spent)" if isl_value is None else "the same count"
     print(
         f"\n{n * 2 * n:,} elements: ours {ours_s * 1e3:.3f} ms (target ≤ 50 ms), "
-        f"isl count_val {isl_s * 1e3:.0f} ms ({isl_s / ours_s:,.0f}× ours); count {value:,}"
+        f"isl count_val {isl_s * 1e3:.0f} ms ({isl_s / ours_s:,.0f}× ours, {isl_answer}); "
+        f"count {value:,}"
     )
 
 
