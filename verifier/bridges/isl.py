@@ -358,7 +358,7 @@ class _PairTranslation:
         domain_a = domain_set(a, converter_a)
         same_domain = self.comparable and _domain_key(a) == _domain_key(b)
         self.domains = domain_a, domain_a if same_domain else domain_set(b, converter_b)
-        self._differences: dict[int, Any] = {}
+        self._differences: dict[int, tuple[Any, ...]] = {}
 
     @functools.cached_property
     def graphs(self) -> tuple[Any, Any]:
@@ -376,7 +376,9 @@ class _PairTranslation:
         if domain is not other_domain and not _as_set(domain).is_equal(_as_set(other_domain)):
             return False
         return all(
-            self._where_result_differs(i).is_empty() for i in range(self.maps[0].num_results)
+            piece.is_empty()
+            for i in range(self.maps[0].num_results)
+            for piece in self._where_result_differs(i)
         )
 
     def only_in(self, side: int) -> Any:
@@ -398,7 +400,8 @@ class _PairTranslation:
         """The points of both domains where some result of `a` is not `b`'s."""
         where = isl.Set.empty(_as_set(self.domains[0]).get_space())
         for i in range(self.maps[0].num_results):
-            where = where.union(self._where_result_differs(i))
+            for piece in self._where_result_differs(i):
+                where = where.union(_as_set(piece))
         if self.domains[0] is not self.domains[1]:
             where = where.intersect(_as_set(self.domains[1]))
         return where
@@ -431,25 +434,37 @@ class _PairTranslation:
             for result in self.maps[side].results
         ]
 
-    def _where_result_differs(self, position: int) -> Any:
+    def _where_result_differs(self, position: int) -> tuple[Any, ...]:
+        """The points of the domain of `a` where result `position` of `a` is
+        not `b`'s, in pieces: none when the results are one expression;
+        ``a_i < b_i`` and ``a_i > b_i`` as two basic sets when both results
+        are affine and the domain a basic set (intersecting basic sets skips
+        the comparison of the operands for equality that isl makes before
+        intersecting sets: a third of the cost); else one set."""
         differs = self._differences.get(position)
         if differs is None:
-            converter, domain = self.converters[0], _as_set(self.domains[0])
+            converter, domain = self.converters[0], self.domains[0]
             result_a, result_b = (m.results[position] for m in self.maps)
             if result_a == result_b:  # nowhere: no set difference asked of isl
-                differs = isl.Set.empty(domain.get_space())
+                differs = ()
             else:
                 value_a, value_b = converter.convert(result_a), converter.convert(result_b)
                 if isinstance(value_a, isl.Aff) and isinstance(value_b, isl.Aff):
-                    differs = value_a.ne_set(value_b).intersect(domain)
+                    if isinstance(domain, isl.BasicSet):
+                        differs = (
+                            domain.intersect(value_a.lt_basic_set(value_b)),
+                            domain.intersect(value_a.gt_basic_set(value_b)),
+                        )
+                    else:
+                        differs = (value_a.ne_set(value_b).intersect(domain),)
                 else:
                     # Pieces (of min/max) restricted to the domain first:
                     # compared on the whole space, nested ones multiply.
                     piecewise_a, piecewise_b = (
-                        _as_piecewise(value).intersect_domain(domain)
+                        _as_piecewise(value).intersect_domain(_as_set(domain))
                         for value in (value_a, value_b)
                     )
-                    differs = piecewise_a.ne_set(piecewise_b)
+                    differs = (piecewise_a.ne_set(piecewise_b),)
             self._differences[position] = differs
         return differs
 
