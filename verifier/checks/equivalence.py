@@ -68,10 +68,10 @@ from verifier.expr import (
     Expr,
     IndexingMap,
     Interval,
+    MapReader,
     Undefined,
     Var,
     VarKind,
-    parse_map,
     point_predicate,
     var,
     variables_of,
@@ -454,8 +454,9 @@ class BatchFailure:
 MapInput: TypeAlias = IndexingMap | str
 
 # A batch often repeats a map (the same map against several candidates, a
-# pair sharing one side with the next): each worker parses a text once.
-_parse_once = functools.lru_cache(maxsize=1 << 12)(parse_map)
+# pair sharing one side with the next): each worker parses a text once,
+# and reads an expression that other maps share once (`MapReader`).
+_parse_once = functools.lru_cache(maxsize=1 << 12)(MapReader().read)
 
 
 def _check_pair(

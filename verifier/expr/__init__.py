@@ -54,6 +54,7 @@ from verifier.expr.nodes import (
     var,
 )
 from verifier.expr.parser import (
+    MapReader,
     parse_map,
     parse_typed_map,
 )
@@ -94,6 +95,7 @@ __all__ = [
     "FloorDiv",
     "IndexingMap",
     "Interval",
+    "MapReader",
     "Max",
     "Min",
     "Mod",
