@@ -249,6 +249,24 @@ def _verdict_of(result):
     return result.verdict.value
 
 
+def test_a_repeated_pair_gets_the_answer_of_its_semantics_and_budget():
+    # One process answers a pair once per semantics and budget: the same
+    # texts are equal as relations, different pointwise, unknown on a
+    # budget too small.
+    pair = (
+        "(d0)[s0] -> (d0 + s0), domain: d0 in [0, 3], s0 in [0, 1]",
+        "(d0)[s0] -> (d0 + 1 - s0), domain: d0 in [0, 3], s0 in [0, 1]",
+    )
+    tiny = Budget(isl_operations=1)
+    for _ in range(2):
+        relations = check_equivalence_batch([pair, pair])
+        assert [r.verdict for r in relations] == [Verdict.EQUAL] * 2
+        pointwise = check_equivalence_batch([pair], pointwise=True)
+        assert [r.verdict for r in pointwise] == [Verdict.DIFFERENT]
+        unknown = check_equivalence_batch([pair], budget=tiny)
+        assert [r.verdict for r in unknown] == [Verdict.UNKNOWN]
+
+
 @pytest.mark.parametrize(("count", "workers"), [(64, 2), (3000, 2), (1001, 3), (9, 4)])
 def test_guided_chunks_cut_the_batch_into_shrinking_consecutive_chunks(count, workers):
     chunks = equivalence._guided_chunks(count, workers)
