@@ -259,12 +259,10 @@ def test_a_repeated_pair_gets_the_answer_of_its_semantics_and_budget():
     )
     tiny = Budget(isl_operations=1)
     for _ in range(2):
-        relations = check_equivalence_batch([pair, pair])
-        assert [r.verdict for r in relations] == [Verdict.EQUAL] * 2
-        pointwise = check_equivalence_batch([pair], pointwise=True)
-        assert [r.verdict for r in pointwise] == [Verdict.DIFFERENT]
-        unknown = check_equivalence_batch([pair], budget=tiny)
-        assert [r.verdict for r in unknown] == [Verdict.UNKNOWN]
+        assert check_equivalence_batch([pair, pair], render=_verdict_of) == ["equal"] * 2
+        pointwise = check_equivalence_batch([pair], pointwise=True, render=_verdict_of)
+        assert pointwise == ["different"]
+        assert check_equivalence_batch([pair], budget=tiny, render=_verdict_of) == ["unknown"]
 
 
 @pytest.mark.parametrize(("count", "workers"), [(64, 2), (3000, 2), (1001, 3), (9, 4)])
