@@ -73,6 +73,14 @@ def test_what_was_read_is_reused_only_where_it_reads_the_same(texts: list[str]) 
         ("(d0) -> (d0 + ), domain: d0 in [0, 3]", "(d0) -> (d0 + 1), domain: d0 in [0, 3]"),
         ("(d0) -> ((d0 + 1), domain: d0 in [0, 3]", "(d0) -> ((d0 + 1)), domain: d0 in [0, 3]"),
         ("(d0) -> (d0 * d0), domain: d0 in [0, 3]", "(d0) -> (d0 * 3), domain: d0 in [0, 3]"),
+        (
+            "(d0, d0) -> (d0), domain: d0 in [0, 3]",
+            "(d0, d1) -> (d0), domain: d0 in [0, 3], d1 in [0, 3]",
+        ),
+        (
+            "(d0)[s0 -> (d0), domain: d0 in [0, 3]",
+            "(d0)[s0] -> (d0), domain: d0 in [0, 3], s0 in [0, 3]",
+        ),
         # an expression followed by a token that cannot continue it nor end it
         ("(d0) -> (d0 d0), domain: d0 in [0, 3]", "(d0) -> (d0), domain: d0 in [0, 3]"),
         (

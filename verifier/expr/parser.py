@@ -33,7 +33,7 @@ import itertools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Generic, Protocol, TypeVar
+from typing import Generic, Protocol, TypeAlias, TypeVar
 
 from verifier.errors import (
     NotQuasiAffineError,
@@ -200,7 +200,7 @@ class _Parser(Generic[T]):
         text: str,
         filename: str,
         builder: _Builder[T],
-        memo: _ItemMemo[T] | None = None,
+        memo: _Memo[T] | None = None,
     ) -> None:
         self.text = text
         self.filename = filename
@@ -451,17 +451,7 @@ class _Parser(Generic[T]):
         if self.accept("KNOWN"):
             self.expect("EMPTY")
             return None
-        self.expect("(")
-        dims = self.identifiers(")")
-        self.declare(dims, dim)
-        range_names: list[int] = []
-        rt_names: list[int] = []
-        if self.accept("["):
-            range_names = self.identifiers("]")
-            self.declare(range_names, range_var)
-        if self.accept("{"):
-            rt_names = self.identifiers("}")
-            self.declare(rt_names, rt_var)
+        dims, range_names, rt_names = self.header()
         self.expect("->")
         self.expect("(")
         if self.memo is not None:
@@ -496,6 +486,41 @@ class _Parser(Generic[T]):
         return _MapParts(
             variables(dims), variables(range_names), variables(rt_names), results, constraints
         )
+
+    def header(self) -> _Header:
+        """The positions of the names of the dims, range and runtime
+        variables, up to ``->``, declared in `names`; a header the `memo`
+        has read is not read again (a header is a map's first tokens, so
+        the same tokens are at the same positions)."""
+        if self.memo is None:
+            return self.declarations()
+        tokens = self.tokens
+        end = tokens.index("->") if "->" in tokens else 0
+        key = tuple(tokens[:end])
+        found = self.memo.headers.get(key)
+        if found is not None:
+            names, positions = found
+            self.names = dict(names)
+            self.position = end
+            return positions
+        positions = self.declarations()
+        if self.position == end:
+            self.memo.headers[key] = (dict(self.names), positions)
+        return positions
+
+    def declarations(self) -> _Header:
+        self.expect("(")
+        dims = self.identifiers(")")
+        self.declare(dims, dim)
+        range_names: list[int] = []
+        rt_names: list[int] = []
+        if self.accept("["):
+            range_names = self.identifiers("]")
+            self.declare(range_names, range_var)
+        if self.accept("{"):
+            rt_names = self.identifiers("}")
+            self.declare(rt_names, rt_var)
+        return dims, range_names, rt_names
 
     def declare(self, positions: list[int], make: Callable[[int], Var]) -> None:
         for index, position in enumerate(positions):
@@ -537,23 +562,30 @@ class _Parser(Generic[T]):
             raise self.error("'true' or 'false'")
 
 
-class _ItemMemo(Generic[T]):
-    """The expressions read from the results and constraints of maps, by
-    header (the declared names with their variables) and tokens; at most
-    `capacity` of them, forgotten all at once beyond."""
+_Header: TypeAlias = tuple[list[int], list[int], list[int]]
+
+
+class _Memo(Generic[T]):
+    """What maps read as: their headers (the names declared, by tokens), and
+    the expressions of their results and constraints, by header (the names
+    with their variables) and tokens; at most `capacity` expressions,
+    forgotten all at once beyond."""
 
     def __init__(self, capacity: int) -> None:
         self.capacity = capacity
-        self.headers: dict[tuple[tuple[str, Var], ...], dict[tuple[str, ...], T]] = {}
+        self.headers: dict[tuple[str, ...], tuple[dict[str, Var], _Header]] = {}
+        self.items: dict[tuple[tuple[str, Var], ...], dict[tuple[str, ...], T]] = {}
 
     def items_under(self, header: tuple[tuple[str, Var], ...]) -> dict[tuple[str, ...], T]:
-        if sum(map(len, self.headers.values())) >= self.capacity:
+        if sum(map(len, self.items.values())) >= self.capacity:
+            self.items.clear()
             self.headers.clear()
-        return self.headers.setdefault(header, {})
+        return self.items.setdefault(header, {})
 
 
 class MapReader:
-    """Reads many maps, each distinct result and constraint once per header.
+    """Reads many maps, each distinct header once, and each distinct result
+    and constraint once per header.
 
     The maps of a batch repeat expressions: a map and its simplified form
     share constraints and results, and a family of maps shares them across
@@ -571,7 +603,7 @@ class MapReader:
     """
 
     def __init__(self, capacity: int = 1 << 16) -> None:
-        self._memo: _ItemMemo[Expr] = _ItemMemo(capacity)
+        self._memo: _Memo[Expr] = _Memo(capacity)
 
     def read(self, text: str, filename: str = "<map>") -> IndexingMap:
         """The map `text` reads as: `parse_map`, with what was read before."""
@@ -589,7 +621,7 @@ def parse_map_or_undefined(text: str, filename: str = "<map>") -> IndexingMap | 
 
 
 def _map_or_undefined(
-    text: str, filename: str, memo: _ItemMemo[Expr] | None
+    text: str, filename: str, memo: _Memo[Expr] | None
 ) -> IndexingMap | Undefined:
     parser = _Parser(text, filename, _CanonicalBuilder(), memo)
     parts = parser.map_parts()
@@ -616,7 +648,7 @@ def parse_map(text: str, filename: str = "<map>") -> IndexingMap:
     return _map(text, filename, None)
 
 
-def _map(text: str, filename: str, memo: _ItemMemo[Expr] | None) -> IndexingMap:
+def _map(text: str, filename: str, memo: _Memo[Expr] | None) -> IndexingMap:
     parsed = _map_or_undefined(text, filename, memo)
     if isinstance(parsed, Undefined):
         raise ParseError("expected an indexing map, found UNDEFINED", span_at(text, 0, filename))
