@@ -5,6 +5,7 @@ from unittest import mock
 
 import pytest
 from hypothesis import given
+from hypothesis import strategies as st
 
 from tests.strategies import indexing_maps, map_pairs
 from verifier.bridges import isl as isl_bridge
@@ -182,3 +183,42 @@ def test_graphs_with_the_same_results_differ_by_their_domains():
     b = parse_map("(d0) -> (d0 mod 4), domain: d0 in [0, 9], d0 mod 3 in [0, 1], d0 in [0, 8]")
     assert isl_bridge.compare_pointwise(a, b).witness == (("d0", 9),)
     assert isl_bridge.compare_pointwise(a, a).differs is False
+
+
+def _shifted(m: IndexingMap, shifts: list[int]) -> IndexingMap:
+    """`m` with each constraint ``e in [l, u]`` written ``e + k in [l + k, u + k]``."""
+    constraints = [
+        (expr + k, Interval(interval.lower + k, interval.upper + k))
+        for (expr, interval), k in zip(m.constraints, shifts, strict=False)
+    ]
+    return IndexingMap.create(
+        m.dims, m.results, range_vars=m.range_vars, rt_vars=m.rt_vars, constraints=constraints
+    )
+
+
+def _domain(m: IndexingMap) -> set[tuple[int, ...]]:
+    return {tuple(p.values()) for p in m.domain_points()}
+
+
+@given(indexing_maps(max_constraints=3), st.lists(st.integers(-3, 3), min_size=3, max_size=3))
+def test_constraints_shifted_by_a_constant_are_one_domain(m, shifts):
+    shifted = _shifted(m, shifts)
+    assert isl_bridge._same_domain(m, shifted)
+    assert _domain(m) == _domain(shifted)
+
+
+@given(map_pairs())
+def test_domains_that_look_the_same_are_the_same(pair):
+    a, b = pair
+    if isl_bridge._same_domain(a, b):
+        assert _domain(a) == _domain(b)
+
+
+def test_a_constraint_shifted_without_its_interval_is_another_domain():
+    a = parse_map("(d0, d1) -> (d0), domain: d0 in [0, 9], d1 in [0, 9], d0 + d1 - 1 in [0, 4]")
+    b = parse_map("(d0, d1) -> (d0), domain: d0 in [0, 9], d1 in [0, 9], d0 + d1 in [0, 4]")
+    c = parse_map("(d0, d1) -> (d0), domain: d0 in [0, 9], d1 in [0, 9], d0 + d1 in [1, 5]")
+    assert not isl_bridge._same_domain(a, b)
+    assert isl_bridge._same_domain(a, c)
+    assert isl_bridge.compare_pointwise(a, b).differs
+    assert isl_bridge.compare_pointwise(a, c).differs is False

@@ -42,6 +42,7 @@ import islpy as isl
 from verifier.bridges.limits import ISL_COUNT_OPERATIONS, ISL_MINIMISE_OPERATIONS, ISL_OPERATIONS
 from verifier.errors import InvalidMapError, SolverError, UnsupportedError
 from verifier.expr import (
+    Add,
     Const,
     Expr,
     ExprTranslator,
@@ -356,7 +357,7 @@ class _PairTranslation:
         converter_b = converter_a if self.comparable else IslExprConverter(variable_names(b))
         self.converters = converter_a, converter_b
         domain_a = domain_set(a, converter_a)
-        same_domain = self.comparable and _domain_key(a) == _domain_key(b)
+        same_domain = self.comparable and _same_domain(a, b)
         self.domains = domain_a, domain_a if same_domain else domain_set(b, converter_b)
         self._differences: dict[int, tuple[Any, ...]] = {}
 
@@ -481,13 +482,30 @@ def _as_set(domain: Any) -> Any:
     return domain if isinstance(domain, isl.Set) else isl.Set.from_basic_set(domain)
 
 
-def _domain_key(indexing_map: IndexingMap) -> tuple[object, ...]:
-    return (
-        indexing_map.dims,
-        indexing_map.range_vars,
-        indexing_map.rt_vars,
-        indexing_map.constraints,
-    )
+def _same_domain(a: IndexingMap, b: IndexingMap) -> bool:
+    """Whether the domains are one set by the look of them: the same
+    variables with the same bounds, and the same constraints up to their
+    constant terms — ``d0 * 2 + s0 - 1 in [0, 55]`` is ``d0 * 2 + s0 in
+    [1, 56]`` (a map and its simplified form: the simplifier moves constants
+    into the interval; a third of the domains of the XLA-style pairs that
+    are equal but written differently)."""
+    if (a.dims, a.range_vars, a.rt_vars) != (b.dims, b.range_vars, b.rt_vars):
+        return False
+    return a.constraints == b.constraints or {
+        _without_constant(expr, interval) for expr, interval in a.constraints
+    } == {_without_constant(expr, interval) for expr, interval in b.constraints}
+
+
+def _without_constant(expr: Expr, interval: Interval) -> tuple[Expr, Interval]:
+    """``e + c in [l, u]`` as ``e in [l - c, u - c]``: the same points."""
+    base: Expr
+    if isinstance(expr, Const):
+        base, shift = const(0), expr.value
+    elif isinstance(expr, Add) and isinstance(constant := expr.operands[-1], Const):
+        base, shift = add(*expr.operands[:-1]), constant.value
+    else:
+        return expr, interval
+    return base, Interval(interval.lower - shift, interval.upper - shift)
 
 
 def _num_symbols(indexing_map: IndexingMap) -> int:
