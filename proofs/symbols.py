@@ -1,5 +1,6 @@
 """Lemmas of the map rules (`verifier.simplify.rules.symbols`): `mod`
-constraints merged and turned into bounds, symbols rescaled or removed."""
+constraints merged and turned into bounds, symbols rescaled, projected out
+or removed."""
 
 from __future__ import annotations
 
@@ -76,6 +77,25 @@ def _rescale(enc: Encoding) -> Goal:
     )
 
 
+def _project(enc: Encoding) -> Goal:
+    # ⇒ for every s; ⇐ with a witness: the s nearest a that brings c * s + r
+    # into [lo, hi] (c = 1: lo - r when above a; c = -1: r - hi when above a).
+    s, r, a, b, lo, hi, c = enc.ints("s r a b lo hi c")
+
+    def meets(x: z3.ArithRef) -> z3.BoolRef:
+        return z3.And(between(a, x, b), between(lo, c * x + r, hi))
+
+    top = z3.If(c * a > c * b, c * a, c * b)
+    bottom = z3.If(c * a < c * b, c * a, c * b)
+    projected = between(lo - top, r, hi - bottom)
+    witness = z3.If(c == 1, z3.If(lo - r > a, lo - r, a), z3.If(r - hi > a, r - hi, a))
+    return Goal.of(
+        [a <= b, lo <= hi, z3.Or(c == 1, c == -1)],
+        z3.And(z3.Implies(meets(s), projected), z3.Implies(projected, meets(witness))),
+        [s, r, a, b, lo, hi, c],
+    )
+
+
 def _unused(enc: Encoding) -> Goal:
     (x,) = enc.ints("x")
     y = z3.Int("y", ctx=enc.context)
@@ -108,6 +128,12 @@ LEMMAS: tuple[Lemma, ...] = (
         "0 <= r < c ∧ lo, hi on the lattice ⇒ t ↦ c * t + r is a bijection from"
         " [(lo - r) floordiv c, (hi - r) floordiv c] onto {s in [lo, hi] : s mod c = r}",
         _rescale,
+    ),
+    Lemma(
+        "project_lone_symbol",
+        "a <= b ∧ lo <= hi ∧ c ∈ {1, -1} ⇒ ((∃s. a <= s <= b ∧ lo <= c * s + r <= hi)"
+        " ⇔ lo - max(c * a, c * b) <= r <= hi - min(c * a, c * b))",
+        _project,
     ),
     Lemma("remove_unused_symbols", "(∃y. Q(y)) ⇒ ((∃y. P(x) ∧ Q(y)) ⇔ P(x))", _unused),
 )

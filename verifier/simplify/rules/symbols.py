@@ -1,10 +1,10 @@
-"""Map rules: `mod` constraints merged and turned into bounds, symbols removed
-or rescaled, empty domains recognised.
+"""Map rules: `mod` constraints merged and turned into bounds, symbols removed,
+projected out or rescaled, empty domains recognised.
 
 Each rewrites the whole map into one with the same relation.  The first
-three also keep every variable's meaning (pointwise equal); `rescale_symbol`
-and `remove_unused_symbols` change symbols, so the driver runs them only on
-request.
+three also keep every variable's meaning (pointwise equal); `rescale_symbol`,
+`project_lone_symbol` and `remove_unused_symbols` change symbols, so the
+driver runs them only on request.
 """
 
 from __future__ import annotations
@@ -23,10 +23,13 @@ from verifier.expr import (
     Variable,
     VarKind,
     const,
+    from_linear_terms,
+    linear_terms,
     mod,
     range_var,
     rt_var,
     substitute,
+    variables_of,
 )
 from verifier.simplify.rules.base import MapRule, SymbolSubstitution
 from verifier.simplify.size import map_size
@@ -189,6 +192,63 @@ def _rescaled(lattice: _Lattice) -> IndexingMap:
     )
 
 
+# ---------------------------------------------------------------- lone symbols
+
+
+@dataclass(frozen=True)
+class _LoneSymbol:
+    """A symbol ``s`` in no result and in one constraint only, ``c * s + r
+    in [lo, hi]`` with ``c`` = ±1 and ``r`` a non-constant expression
+    without ``s`` (`rest`)."""
+
+    indexing_map: IndexingMap
+    symbol: Var
+    constraint: tuple[Expr, Interval]
+    coefficient: int
+    rest: Expr
+
+    @property
+    def projected(self) -> Interval:
+        """The values of `rest` for which some ``s`` in its bounds ``[a, b]``
+        meets the constraint: ``[lo - max(c * a, c * b), hi - min(c * a, c * b)]``
+        (with ``c`` = ±1, ``c * s`` takes every integer between its ends)."""
+        bounds, allowed = self.indexing_map.bounds(self.symbol), self.constraint[1]
+        ends = (self.coefficient * bounds.lower, self.coefficient * bounds.upper)
+        return Interval(allowed.lower - max(ends), allowed.upper - min(ends))
+
+
+def _match_lone_symbol(indexing_map: IndexingMap) -> _LoneSymbol | None:
+    in_results: set[Var] = set()
+    for result in indexing_map.results:
+        in_results |= variables_of(result)
+    readers: dict[Var, list[tuple[Expr, Interval]]] = {}
+    for constraint in indexing_map.constraints:
+        for v in variables_of(constraint[0]):
+            readers.setdefault(v, []).append(constraint)
+    for symbol in indexing_map.symbols:
+        constraints = readers.get(symbol, [])
+        if symbol in in_results or len(constraints) != 1:
+            continue
+        (constraint,) = constraints
+        if indexing_map.bounds(symbol).is_empty or constraint[1].is_empty:
+            continue
+        terms, constant = linear_terms(constraint[0])
+        coefficient = terms.pop(symbol, 0)
+        if coefficient not in (1, -1) or any(symbol in variables_of(t) for t in terms):
+            continue
+        rest = from_linear_terms(terms, constant)
+        if variables_of(rest):
+            return _LoneSymbol(indexing_map, symbol, constraint, coefficient, rest)
+    return None
+
+
+def _projected(lone: _LoneSymbol) -> IndexingMap:
+    """The map with the lone symbol's constraint on `rest` alone; the symbol
+    is then unconstrained (`remove_unused_symbols` drops it)."""
+    constraints = [c for c in lone.indexing_map.constraints if c is not lone.constraint]
+    return lone.indexing_map.replaced(constraints=[*constraints, (lone.rest, lone.projected)])
+
+
 def _renumbering(indexing_map: IndexingMap) -> SymbolSubstitution:
     """Each removable symbol to None, each later kept one to its new name."""
     removed = indexing_map.removable_symbols()
@@ -260,6 +320,21 @@ RULES: tuple[MapRule[Any], ...] = (
         substitution=lambda lattice: {
             lattice.variable: lattice.variable * lattice.modulus + lattice.residue
         },
+    ),
+    MapRule(
+        name="project_lone_symbol",
+        family=FAMILY,
+        description="a symbol in no result and in one constraint c * s + r in [lo, hi],"
+        " c = ±1, is projected out of it (r keeps the values some s in [a, b] reaches):"
+        " (d0){rt0} -> (d0), d0 in [0, 49], rt0 in [0, 49], d0 - rt0 in [-49, -1]"
+        " -> (d0) -> (d0), d0 in [0, 48]",
+        lemma="a <= b ∧ lo <= hi ∧ c ∈ {1, -1} ⇒ ((∃s. a <= s <= b ∧ lo <= c * s + r <= hi)"
+        " ⇔ lo - max(c * a, c * b) <= r <= hi - min(c * a, c * b))",
+        matches=_match_lone_symbol,
+        side_condition=lambda lone, ranges: True,
+        rewrite=lambda lone, ranges: _projected(lone),
+        symbol_rewrite="remove_unused",
+        substitution=lambda lone: {lone.symbol: None},
     ),
     MapRule(
         name="remove_unused_symbols",
