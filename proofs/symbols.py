@@ -56,6 +56,24 @@ def _tighten(enc: Encoding) -> Goal:
     )
 
 
+def _enumerate_bounds(enc: Encoding) -> Goal:
+    # C is any condition on x alone (the constraints on one variable); the
+    # rule tried every value of [lo, hi] and found C false outside [a, b],
+    # or everywhere (then the map is empty).
+    x, v, lo, hi, a, b = enc.ints("x v lo hi a b")
+    holds = z3.Function("C", z3.IntSort(ctx=enc.context), z3.BoolSort(ctx=enc.context))
+    outside = z3.Or(z3.And(lo <= v, v < a), z3.And(b < v, v <= hi))
+    nowhere = z3.ForAll([v], z3.Implies(between(lo, v, hi), z3.Not(holds(v))))
+    return Goal.of(
+        [z3.ForAll([v], z3.Implies(outside, z3.Not(holds(v)))), lo <= a, b <= hi],
+        z3.And(
+            z3.And(between(lo, x, hi), holds(x)) == z3.And(between(a, x, b), holds(x)),
+            z3.Implies(nowhere, z3.Not(z3.And(between(lo, x, hi), holds(x)))),
+        ),
+        [x, lo, hi, a, b],
+    )
+
+
 def _rescale(enc: Encoding) -> Goal:
     # Bounds already on the lattice (the tightening rule runs first).  Then
     # s = c * t + r maps [(lo - r) floordiv c, (hi - r) floordiv c] onto the
@@ -122,6 +140,13 @@ LEMMAS: tuple[Lemma, ...] = (
         "0 <= r < c ⇒ (x mod c = r ∧ lo <= x <= hi ⇔ x mod c = r ∧"
         " lo + (r - lo) mod c <= x <= hi - (hi - r) mod c)",
         _tighten,
+    ),
+    Lemma(
+        "constraint_enumerate_bounds",
+        "(∀v. (lo <= v < a ∨ b < v <= hi) ⇒ ¬C(v)) ∧ lo <= a ∧ b <= hi ⇒"
+        " (lo <= x <= hi ∧ C(x) ⇔ a <= x <= b ∧ C(x)); (∀v. lo <= v <= hi ⇒ ¬C(v))"
+        " ⇒ ¬(lo <= x <= hi ∧ C(x))",
+        _enumerate_bounds,
     ),
     Lemma(
         "rescale_symbol",

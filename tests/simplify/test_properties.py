@@ -156,3 +156,29 @@ def test_projecting_a_lone_symbol_keeps_the_relation(m: IndexingMap) -> None:
     """Brute force judges `project_lone_symbol`, which fires on most of them."""
     result = simplify(m, rescale_symbols=True, remove_unused_symbols=True)
     assert result.map.relation() == m.relation() or (result.map.is_known_empty and not m.relation())
+
+
+@st.composite
+def _one_variable_constraints(draw: st.DrawFn) -> IndexingMap:
+    """``(d0, d1) -> (d0 + d1)`` with d1 over a few values constrained alone
+    by nested divisions and moduli (a reverse scan's pieces), often met by
+    fewer values than its bounds, or by none."""
+    low = draw(st.integers(-6, 20))
+    terms = ["d1", "-d1", "d1 - 1", "(d1 floordiv 2)", "-(d1 floordiv 2)", "(d1 + 3) floordiv 4"]
+    constraints = []
+    for _ in range(draw(st.integers(1, 3))):
+        term = draw(st.sampled_from(terms))
+        term = draw(st.sampled_from([f"({term}) mod 2", f"(({term}) floordiv 2) mod 3"]))
+        residue = draw(st.integers(0, 2))
+        constraints.append(f"{term} in [{residue}, {residue + draw(st.integers(0, 1))}]")
+    return parse_map(
+        f"(d0, d1) -> (d0 + d1), domain: d0 in [0, 3], d1 in [{low}, {low + draw(st.integers(0, 9))}], "
+        + ", ".join(constraints)
+    )
+
+
+@_SETTINGS
+@given(_one_variable_constraints())
+def test_enumerated_bounds_keep_every_point(m: IndexingMap) -> None:
+    """Brute force judges `constraint_enumerate_bounds` pointwise."""
+    _assert_pointwise_equal(m)

@@ -146,6 +146,11 @@ EXAMPLES: dict[str, tuple[str, str]] = {
         f"(d0)[s0] -> (d0 + s0), {D} d0 in [0, 5], s0 in [1, 9], s0 mod 4 in [1, 1]",
         f"(d0)[s0] -> (s0 * 4 + d0 + 1), {D} d0 in [0, 5], s0 in [0, 2]",
     ),
+    "constraint_enumerate_bounds": (
+        f"(d0, d1) -> (d0, 0), {D} d0 in [0, 7], d1 in [29, 31],"
+        " (-((d1 - 1) floordiv 2)) mod 2 in [1, 1], d1 mod 2 in [1, 1]",
+        f"(d0, d1) -> (d0, 0), {D} d0 in [0, 7], d1 in [31, 31]",
+    ),
     "project_lone_symbol": (
         f"(d0){{rt0}} -> (d0), {D} d0 in [0, 49], rt0 in [0, 49], d0 - rt0 in [-49, -1]",
         f"(d0) -> (d0), {D} d0 in [0, 48]",

@@ -26,6 +26,7 @@ from verifier.expr import (
     from_linear_terms,
     linear_terms,
     mod,
+    point_predicate,
     range_var,
     rt_var,
     substitute,
@@ -156,6 +157,47 @@ def _match_unaligned(indexing_map: IndexingMap) -> _Lattice | None:
 
 def _with_bounds(indexing_map: IndexingMap, variable: Var, bounds: Interval) -> IndexingMap:
     return indexing_map.replaced(constraints=[*indexing_map.constraints, (variable, bounds)])
+
+
+# The widest interval whose values `_match_enumerable` tries one by one.
+_ENUMERATED_VALUES = 64
+
+
+@dataclass(frozen=True)
+class _Feasible:
+    """A variable's values that meet every constraint on it alone (none:
+    `values` empty), when that is fewer than its bounds."""
+
+    indexing_map: IndexingMap
+    variable: Var
+    values: tuple[int, ...]
+
+
+def _match_enumerable(indexing_map: IndexingMap) -> _Feasible | None:
+    """A variable of at most `_ENUMERATED_VALUES` values constrained alone
+    by an expression that is not itself (``(-(d1 floordiv 2)) mod 2 in [1,
+    1]``), whose bounds are wider than the values meeting those constraints."""
+    alone: dict[Var, list[tuple[Expr, Interval]]] = {}
+    for expr, allowed in indexing_map.constraints:
+        (variable, *others) = variables_of(expr) or (None,)
+        if variable is not None and not others and expr is not variable:
+            alone.setdefault(variable, []).append((expr, allowed))
+    for variable, constraints in alone.items():
+        bounds = indexing_map.bounds(variable)
+        holds = point_predicate([variable], constraints)
+        if bounds.size > _ENUMERATED_VALUES or holds is None:
+            continue
+        values = tuple(value for value in range(bounds.lower, bounds.upper + 1) if holds(value))
+        if not values or Interval(values[0], values[-1]) != bounds:
+            return _Feasible(indexing_map, variable, values)
+    return None
+
+
+def _within_feasible(feasible: _Feasible) -> IndexingMap:
+    if not feasible.values:
+        return known_empty_like(feasible.indexing_map)
+    hull = Interval(feasible.values[0], feasible.values[-1])
+    return _with_bounds(feasible.indexing_map, feasible.variable, hull)
 
 
 def _match_rescalable(indexing_map: IndexingMap) -> _Lattice | None:
@@ -302,6 +344,20 @@ RULES: tuple[MapRule[Any], ...] = (
         rewrite=lambda lattice, ranges: _with_bounds(
             lattice.indexing_map, lattice.variable, lattice.aligned
         ),
+    ),
+    MapRule(
+        name="constraint_enumerate_bounds",
+        family=FAMILY,
+        description="a variable of at most 64 values constrained alone gets the bounds of the"
+        " values that meet those constraints (KNOWN EMPTY when none does):"
+        " d1 in [29, 31], d1 mod 2 in [1, 1], (-((d1 - 1) floordiv 2)) mod 2 in [1, 1]"
+        " -> d1 in [31, 31]",
+        lemma="(∀v. (lo <= v < a ∨ b < v <= hi) ⇒ ¬C(v)) ∧ lo <= a ∧ b <= hi ⇒"
+        " (lo <= x <= hi ∧ C(x) ⇔ a <= x <= b ∧ C(x)); (∀v. lo <= v <= hi ⇒ ¬C(v))"
+        " ⇒ ¬(lo <= x <= hi ∧ C(x))",
+        matches=_match_enumerable,
+        side_condition=lambda feasible, ranges: True,
+        rewrite=lambda feasible, ranges: _within_feasible(feasible),
     ),
     MapRule(
         name="rescale_symbol",
