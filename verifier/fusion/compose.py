@@ -405,9 +405,10 @@ class Composer:
         trips = loop_trip_count(self.module, computation, loop)
         unrolled = trips if isinstance(trips, Undefined) else self._unrolled(loop, trips, direction)
         if isinstance(unrolled, Undefined):
-            unrolled = tuple(
-                tuple(ComposedIndexing(unrolled) for _ in range(leaves)) for _ in range(leaves)
-            )
+            # One value for every pair of leaves (a loop carrying 300 arrays
+            # has 90,000 pairs).
+            undefined = ComposedIndexing(unrolled)
+            unrolled = tuple(tuple(undefined for _ in range(leaves)) for _ in range(leaves))
         self._loops[key] = unrolled
         return unrolled
 
