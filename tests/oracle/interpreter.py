@@ -657,6 +657,8 @@ def _gather(ctx: _Context, output: int, index: Index) -> set[Element]:
             start_ranges.append(range(operand_dims[k] - slice_sizes[k] + 1))
         else:
             start_ranges.append(range(1))
+    if 0 in slice_sizes:  # every slice is empty (a collapsed dim of size 0)
+        return result
     for starts in itertools.product(*start_ranges):
         result.add((0, tuple(s + o for s, o in zip(starts, offset, strict=True))))
     return result
