@@ -39,13 +39,14 @@ from pathlib import Path
 from tests import oracle
 from tests.fuzz.variants import REAL_SOURCES, Variant, variant
 from tests.oracle import compound
+from tests.oracle.computations import ComputationOracle
 from tests.oracle_layout import bitcast_verdict
 from verifier.analysis import ModuleMaps
 from verifier.api import Analysis, loads
 from verifier.checks.verdict import Outcome
 from verifier.errors import VerifierError
 from verifier.expr import IndexingMap, Undefined
-from verifier.hlo import Computation, Instruction
+from verifier.hlo import Instruction, Module
 
 Index = tuple[int, ...]
 Pair = tuple[Index, Index]
@@ -109,10 +110,24 @@ def _describe(got: Relation, want: Relation) -> str:
     return f"only in the maps: {some(got - want)}; only in the oracle: {some(want - got)}"
 
 
-def oracle_relations(computation: Computation, instruction: Instruction) -> list[list[Relation]]:
-    """Per output, per operand: the oracle's output→input relation."""
+def oracle_relations(module: Module, instruction: Instruction) -> list[list[Relation]]:
+    """Per output, per operand: the oracle's output→input relation of an
+    instruction of the entry (a fusion's through its fused computation)."""
+    computation = module.entry
     outputs = len(instruction.shape.leaves)
     operands = len(instruction.operands)
+    if instruction.opcode == "fusion":
+        reads = ComputationOracle(module)
+        found = []
+        for output in range(outputs):
+            pairs: list[set[Pair]] = [set() for _ in range(operands)]
+            for index, elements in reads.instruction_reads(
+                computation, instruction, output
+            ).items():
+                for operand, element in elements:
+                    pairs[operand].add((index, element))
+            found.append([frozenset(p) for p in pairs])
+        return found
     if instruction.opcode in compound.SUPPORTED_OPCODES:
         return [
             [compound.relation(computation, instruction, o, k) for k in range(operands)]
@@ -264,7 +279,7 @@ def judge(v: Variant) -> Judgement:
         analysis = loads(v.text, f"variant-{v.number}.hlo")
         root = analysis.module.entry.root
         try:
-            want = oracle_relations(analysis.module.entry, root)
+            want = oracle_relations(analysis.module, root)
         except oracle.UnsupportedByOracle:
             judgement.status = "oracle unsupported"
             return judgement

@@ -23,6 +23,7 @@ HloModule v3
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 import random
@@ -73,7 +74,7 @@ def _layout(rng: random.Random, rank: int, *, tiles: bool = False) -> str:
     order = list(range(rank))
     rng.shuffle(order)
     tile = ""
-    if tiles and rng.random() < 0.5:
+    if rng.random() < (0.5 if tiles else 0.1):  # tiles change no semantics but a bitcast's
         tile_rank = rng.randint(1, min(rank, 2))
         tile = ":T(" + ",".join(str(rng.choice((1, 2, 3, 4))) for _ in range(tile_rank)) + ")"
     return "{" + ",".join(map(str, order)) + tile + "}"
@@ -108,11 +109,16 @@ def _parameters(rng: random.Random, shapes: Sequence[tuple[str, Sequence[int]]])
     ]
 
 
+_INDEX_TYPES = ("s32", "s32", "s64", "u32", "s8", "u8")
+
+
 def _offset(rng: random.Random, name: str, number: int, size: int) -> tuple[str, bool]:
-    """A scalar s32 offset: a constant (sometimes out of range) or a parameter."""
+    """A scalar integer offset: a constant (sometimes out of range) or a parameter."""
+    element = rng.choice(_INDEX_TYPES)
     if rng.random() < 0.5:
-        return f"{name} = s32[] constant({rng.randint(-2, size + 2)})", False
-    return f"{name} = s32[] parameter({number})", True
+        value = rng.randint(0 if element.startswith("u") else -2, size + 2)
+        return f"{name} = {element}[] constant({value})", False
+    return f"{name} = {element}[] parameter({number})", True
 
 
 # ------------------------------------------------------------------ families
@@ -229,7 +235,9 @@ def _concatenate(rng: random.Random, number: int) -> Variant:
 
 
 def _pad(rng: random.Random, number: int) -> Variant:
-    dims = _dims(rng, rng.randint(0, 3), 60)
+    # Rank 1 up: a rank-0 pad prints as `padding=` with nothing after it,
+    # which XLA's parser cannot read back.
+    dims = _dims(rng, rng.randint(1, 3), 60)
     configs, out = [], []
     for n in dims:
         interior = rng.choice((0, 0, 1, 2))
@@ -272,6 +280,7 @@ class _Window:
     high: int
     base: int
     dilation: int
+    reversal: bool = False
 
     def positions(self, n: int) -> int:
         """Output positions over an input of `n` (XLA's window shape formula)."""
@@ -294,11 +303,13 @@ def _window_text(windows: Sequence[_Window]) -> str:
     def joined(values: Sequence[int]) -> str:
         return "x".join(map(str, values))
 
+    reversal = [int(w.reversal) for w in windows]
     return (
         f"size={joined([w.size for w in windows])} stride={joined([w.stride for w in windows])} "
         f"pad={'x'.join(f'{w.low}_{w.high}' for w in windows)} "
         f"lhs_dilate={joined([w.base for w in windows])} "
         f"rhs_dilate={joined([w.dilation for w in windows])}"
+        + (f" rhs_reversal={joined(reversal)}" if any(reversal) else "")
     )
 
 
@@ -365,6 +376,7 @@ def _convolution(rng: random.Random, number: int) -> Variant:
     out_features = feature_groups * batch_groups * rng.choice((1, 2))
     inputs = _dims(rng, spatial, 16)
     windows = [_window(rng, n) for n in inputs]
+    windows = [dataclasses.replace(w, reversal=rng.random() < 0.3) for w in windows]
     kernel = [w.size for w in windows]
     outputs = [w.positions(n) for w, n in zip(windows, inputs, strict=True)]
     lhs_labels = _labels(rng, "bf", spatial)
@@ -468,7 +480,7 @@ def _gather(rng: random.Random, number: int) -> Variant:
             f"p1 = {_shape('s32', indices)} iota(), iota_dimension={rng.randrange(len(indices))}"
         )
     else:
-        indices_line = f"p1 = {_shape('s32', indices, rng)} parameter(1)"
+        indices_line = f"p1 = {_shape(rng.choice(_INDEX_TYPES), indices, rng)} parameter(1)"
     lines = [f"p0 = {_shape('f32', operand, rng)} parameter(0)", indices_line]
     lines.append(
         f"r = {_shape('f32', out, rng)} gather(p0, p1), offset_dims={_ints(offset_dims)}, "
@@ -496,7 +508,7 @@ def _scatter(rng: random.Random, number: int) -> Variant:
     if math.prod(updates) * math.prod(operand) > 400:
         return _scatter(rng, number)
     lines = _parameters(rng, [("f32", operand)])
-    lines.append(f"p1 = {_shape('s32', indices, rng)} parameter(1)")
+    lines.append(f"p1 = {_shape(rng.choice(_INDEX_TYPES), indices, rng)} parameter(1)")
     lines.append(f"p2 = {_shape('f32', updates, rng)} parameter(2)")
     lines.append(
         f"r = {_shape('f32', operand, rng)} scatter(p0, p1, p2), "
@@ -643,6 +655,8 @@ def _real(path: Path, module: Module) -> list[RealInstruction]:
                 continue
             opening += len(instruction.opcode) + 1
             tail = line[_closing(line, opening) + 1 :]
+            if tail.count("{") != tail.count("}"):  # continues on the next lines
+                continue
             tail = re.sub(r"(to_apply|scatter)=%?[\w.\-]+", r"\1=red", tail)
             tail = re.sub(r"select=%?[\w.\-]+", "select=sel", tail)
             renamed = ", ".join(f"q{k}" for k in range(len(operands)))
@@ -709,6 +723,80 @@ def relaid_out(real: RealInstruction, rng: random.Random, number: int) -> Varian
     return Variant(number, real.opcode, _module(number, lines, real.computations), real.origin)
 
 
+# ------------------------------------------------------------------ fused chains
+
+
+def _consumer(rng: random.Random, dims: Sequence[int]) -> tuple[str, list[int]]:
+    """A data-movement op reading ``r`` of `dims`: its text and its dims."""
+    rank = len(dims)
+    choice = rng.choice(("transpose", "reverse", "slice", "reshape", "broadcast", "pad"))
+    if choice == "transpose" and rank:
+        permutation = list(range(rank))
+        rng.shuffle(permutation)
+        out = [dims[k] for k in permutation]
+        return f"transpose(r), dimensions={_ints(permutation)}", out
+    if choice == "reverse" and rank:
+        chosen = sorted(rng.sample(range(rank), rng.randint(1, rank)))
+        return f"reverse(r), dimensions={_ints(chosen)}", list(dims)
+    if choice == "slice" and rank:
+        configs, out = [], []
+        for n in dims:
+            start = rng.randint(0, n)
+            limit = rng.randint(start, n)
+            stride = rng.choice((1, 2, 3))
+            configs.append(f"[{start}:{limit}:{stride}]")
+            out.append(-(-(limit - start) // stride))
+        return f"slice(r), slice={{{', '.join(configs)}}}", out
+    if choice == "pad" and rank:
+        k = rng.randrange(rank)
+        low, high, interior = rng.randint(-1, 2), rng.randint(0, 2), rng.choice((0, 1))
+        core = dims[k] + max(dims[k] - 1, 0) * interior
+        low = max(low, -core)
+        config = ["0_0"] * rank
+        config[k] = f"{low}_{high}_{interior}"
+        out = list(dims)
+        out[k] = core + low + high
+        return f"pad(r, z), padding={'x'.join(config)}", out
+    if choice == "broadcast" and math.prod(dims) * 3 <= _LIMIT:
+        position = rng.randint(0, rank)
+        out = [*dims[:position], 3, *dims[position:]]
+        kept = [k for k in range(rank + 1) if k != position]
+        return f"broadcast(r), dimensions={_ints(kept)}", out
+    out = _factorisation(rng, math.prod(dims))
+    return "reshape(r)", out
+
+
+def _fused(rng: random.Random, number: int) -> Variant:
+    """A generated op followed by a data-movement op, both in a loop fusion
+    whose maps are composed through the fused computation."""
+    family = rng.choice(_FUSIBLE)
+    inner = family(random.Random(rng.getrandbits(32)), number)
+    lines = inner.text[inner.text.index("ENTRY e {") :].splitlines()[1:-1]
+    root = lines[-1].strip().removeprefix("ROOT ")
+    shape = root.split(" = ", 1)[1].split(" ", 1)[0]
+    if not shape.startswith("f32[") or root.split(" ", 3)[2].startswith("iota"):
+        return _fused(rng, number)
+    dims = [int(n) for n in shape[4 : shape.index("]")].split(",") if n]
+    consumer, out = _consumer(rng, dims)
+    parameters = [line.strip() for line in lines if " parameter(" in line]
+    body = [line.strip() for line in lines[:-1] if " parameter(" not in line]
+    fused = "\n".join(
+        f"  {line}"
+        for line in [
+            *parameters,
+            *body,
+            root,
+            "z = f32[] constant(0)",
+            f"ROOT c = {_shape('f32', out, rng)} {consumer}",
+        ]
+    )
+    computations = inner.text[inner.text.index("\n\n") : inner.text.index("ENTRY e {")]
+    computations += f"fused {{\n{fused}\n}}\n"
+    operands = ", ".join(p.split(" = ", 1)[0] for p in parameters)
+    entry = [*parameters, f"f = {_shape('f32', out)} fusion({operands}), kind=kLoop, calls=fused"]
+    return Variant(number, f"fusion({inner.opcode})", _module(number, entry, computations))
+
+
 FAMILIES: tuple[Callable[[random.Random, int], Variant], ...] = (
     _elementwise,
     _broadcast,
@@ -732,13 +820,24 @@ FAMILIES: tuple[Callable[[random.Random, int], Variant], ...] = (
 )
 
 
+# The families whose op the per-instruction oracle reads inside a fusion.
+_FUSIBLE = tuple(
+    f for f in FAMILIES if f not in (_convolution, _scatter, _sort, _select_and_scatter, _iota)
+)
+# Every variant number in turn: a generated family, a fused chain, a real
+# instruction re-laid out.
+TURNS = len(FAMILIES) + 2
+FUSED, REAL = len(FAMILIES), len(FAMILIES) + 1
+
+
 def variant(number: int, sources: tuple[Path, ...] = REAL_SOURCES) -> Variant:
     """Variant `number` (a pure function of it and of the modules under
-    `sources`): one of the generated families in turn, every
-    ``len(FAMILIES) + 1``-th a real instruction re-laid out."""
+    `sources`): the family of turn ``number % TURNS``."""
     rng = random.Random(number)
-    turn = number % (len(FAMILIES) + 1)
+    turn = number % TURNS
     if turn < len(FAMILIES):
         return FAMILIES[turn](rng, number)
+    if turn == FUSED:
+        return _fused(rng, number)
     reals = real_instructions(sources)
     return relaid_out(reals[rng.randrange(len(reals))], rng, number)
