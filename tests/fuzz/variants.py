@@ -206,14 +206,38 @@ def _factorisation(rng: random.Random, total: int) -> list[int]:
     return dims
 
 
+# Slot bits in memory: a type's width rounded up to whole bytes; "s4p" is
+# an s4 array packed two to a byte (``E(4)``).
+_SLOT_BITS = {"f64": 64, "f32": 32, "bf16": 16, "s8": 8, "pred": 8, "s4": 8, "s4p": 4}
+
+
+def _slotted(rng: random.Random, element: str, dims: Sequence[int]) -> str:
+    """A laid-out shape of `element` (``s4p``: packed s4)."""
+    if element != "s4p":
+        return _shape(element, dims, rng, tiles=True)
+    shape = _shape("s4", dims, rng, tiles=True)
+    if shape.endswith("}"):
+        return shape[:-1] + ("E(4)}" if ":" in shape else ":E(4)}")
+    return shape + "{" + ",".join(map(str, reversed(range(len(dims))))) + ":E(4)}"
+
+
 def _reshape(rng: random.Random, number: int) -> Variant:
     total = rng.choice((0, 1, 6, 12, 24, 30, 36, 60, 64, 105))
-    source, target = _factorisation(rng, total), _factorisation(rng, total)
-    opcode = rng.choice(("reshape", "bitcast"))
-    tiles = opcode == "bitcast"
-    lines = [f"p0 = {_shape('f32', source, rng, tiles=tiles)} parameter(0)"]
-    lines.append(f"r = {_shape('f32', target, rng, tiles=tiles)} {opcode}(p0)")
-    return Variant(number, opcode, _module(number, lines))
+    if rng.random() < 0.5:
+        source, target = _factorisation(rng, total), _factorisation(rng, total)
+        lines = [f"p0 = {_shape('f32', source, rng)} parameter(0)"]
+        lines.append(f"r = {_shape('f32', target, rng)} reshape(p0)")
+        return Variant(number, "reshape", _module(number, lines))
+    # A bitcast: the same bits (before tiling), perhaps of another element type.
+    first, second = rng.choice(list(_SLOT_BITS)), rng.choice(list(_SLOT_BITS))
+    bits = total * _SLOT_BITS[first]
+    if bits % _SLOT_BITS[second] or bits // _SLOT_BITS[second] > _LIMIT:
+        second = first
+    source = _factorisation(rng, total)
+    target = _factorisation(rng, bits // _SLOT_BITS[second])
+    lines = [f"p0 = {_slotted(rng, first, source)} parameter(0)"]
+    lines.append(f"r = {_slotted(rng, second, target)} bitcast(p0)")
+    return Variant(number, "bitcast", _module(number, lines))
 
 
 def _concatenate(rng: random.Random, number: int) -> Variant:
@@ -726,18 +750,18 @@ def relaid_out(real: RealInstruction, rng: random.Random, number: int) -> Varian
 # ------------------------------------------------------------------ fused chains
 
 
-def _consumer(rng: random.Random, dims: Sequence[int]) -> tuple[str, list[int]]:
-    """A data-movement op reading ``r`` of `dims`: its text and its dims."""
+def _consumer(rng: random.Random, dims: Sequence[int], r: str) -> tuple[str, list[int]]:
+    """A data-movement op reading `r` of `dims`: its text and its dims."""
     rank = len(dims)
     choice = rng.choice(("transpose", "reverse", "slice", "reshape", "broadcast", "pad"))
     if choice == "transpose" and rank:
         permutation = list(range(rank))
         rng.shuffle(permutation)
         out = [dims[k] for k in permutation]
-        return f"transpose(r), dimensions={_ints(permutation)}", out
+        return f"transpose({r}), dimensions={_ints(permutation)}", out
     if choice == "reverse" and rank:
         chosen = sorted(rng.sample(range(rank), rng.randint(1, rank)))
-        return f"reverse(r), dimensions={_ints(chosen)}", list(dims)
+        return f"reverse({r}), dimensions={_ints(chosen)}", list(dims)
     if choice == "slice" and rank:
         configs, out = [], []
         for n in dims:
@@ -746,7 +770,7 @@ def _consumer(rng: random.Random, dims: Sequence[int]) -> tuple[str, list[int]]:
             stride = rng.choice((1, 2, 3))
             configs.append(f"[{start}:{limit}:{stride}]")
             out.append(-(-(limit - start) // stride))
-        return f"slice(r), slice={{{', '.join(configs)}}}", out
+        return f"slice({r}), slice={{{', '.join(configs)}}}", out
     if choice == "pad" and rank:
         k = rng.randrange(rank)
         low, high, interior = rng.randint(-1, 2), rng.randint(0, 2), rng.choice((0, 1))
@@ -756,19 +780,31 @@ def _consumer(rng: random.Random, dims: Sequence[int]) -> tuple[str, list[int]]:
         config[k] = f"{low}_{high}_{interior}"
         out = list(dims)
         out[k] = core + low + high
-        return f"pad(r, z), padding={'x'.join(config)}", out
+        return f"pad({r}, z), padding={'x'.join(config)}", out
     if choice == "broadcast" and math.prod(dims) * 3 <= _LIMIT:
         position = rng.randint(0, rank)
         out = [*dims[:position], 3, *dims[position:]]
         kept = [k for k in range(rank + 1) if k != position]
-        return f"broadcast(r), dimensions={_ints(kept)}", out
+        return f"broadcast({r}), dimensions={_ints(kept)}", out
     out = _factorisation(rng, math.prod(dims))
-    return "reshape(r)", out
+    return f"reshape({r})", out
+
+
+def _composite(rng: random.Random, number: int) -> Variant:
+    """A copy of an array of composite sizes (the reshapes of a chain after
+    it split and merge them: floordiv and mod for the simplifier)."""
+    for _ in range(50):
+        dims = [rng.choice((2, 3, 4, 5, 6, 8, 9, 12)) for _ in range(rng.randint(1, 4))]
+        if math.prod(dims) <= _LIMIT // 2:
+            break
+    lines = _parameters(rng, [("f32", dims)])
+    lines.append(f"r = {_shape('f32', dims, rng)} copy(p0)")
+    return Variant(number, "copy", _module(number, lines))
 
 
 def _fused(rng: random.Random, number: int) -> Variant:
-    """A generated op followed by a data-movement op, both in a loop fusion
-    whose maps are composed through the fused computation."""
+    """A generated op followed by a chain of data-movement ops, all in a
+    loop fusion whose maps are composed through the fused computation."""
     family = rng.choice(_FUSIBLE)
     inner = family(random.Random(rng.getrandbits(32)), number)
     lines = inner.text[inner.text.index("ENTRY e {") :].splitlines()[1:-1]
@@ -777,19 +813,21 @@ def _fused(rng: random.Random, number: int) -> Variant:
     if not shape.startswith("f32[") or root.split(" ", 3)[2].startswith("iota"):
         return _fused(rng, number)
     dims = [int(n) for n in shape[4 : shape.index("]")].split(",") if n]
-    consumer, out = _consumer(rng, dims)
     parameters = [line.strip() for line in lines if " parameter(" in line]
     body = [line.strip() for line in lines[:-1] if " parameter(" not in line]
-    fused = "\n".join(
-        f"  {line}"
-        for line in [
-            *parameters,
-            *body,
-            root,
-            "z = f32[] constant(0)",
-            f"ROOT c = {_shape('f32', out, rng)} {consumer}",
-        ]
-    )
+    chain, source = [root, "z = f32[] constant(0)"], "r"
+    for k in range(rng.randint(1, 3)):
+        consumer, dims = _consumer(rng, dims, source)
+        chain.append(f"c{k} = {_shape('f32', dims, rng)} {consumer}")
+        source = f"c{k}"
+    if rng.random() < 0.3:  # two paths to every element: a union of reads
+        chain.append(
+            f"m = {_shape('f32', dims)} reverse({source}), dimensions={_ints(range(len(dims)))}"
+        )
+        chain.append(f"t = {_shape('f32', dims, rng)} maximum({source}, m)")
+    out = dims
+    chain[-1] = "ROOT " + chain[-1]
+    fused = "\n".join(f"  {line}" for line in [*parameters, *body, *chain])
     computations = inner.text[inner.text.index("\n\n") : inner.text.index("ENTRY e {")]
     computations += f"fused {{\n{fused}\n}}\n"
     operands = ", ".join(p.split(" = ", 1)[0] for p in parameters)
@@ -821,8 +859,9 @@ FAMILIES: tuple[Callable[[random.Random, int], Variant], ...] = (
 
 
 # The families whose op the per-instruction oracle reads inside a fusion.
-_FUSIBLE = tuple(
-    f for f in FAMILIES if f not in (_convolution, _scatter, _sort, _select_and_scatter, _iota)
+_FUSIBLE = (
+    *(f for f in FAMILIES if f not in (_convolution, _scatter, _sort, _select_and_scatter, _iota)),
+    *[_composite] * 4,
 )
 # Every variant number in turn: a generated family, a fused chain, a real
 # instruction re-laid out.
