@@ -59,13 +59,16 @@ class Mismatch:
 
     number: int
     opcode: str
-    kind: str  # "o2i", "i2o", "o2i raw", "proved <check>", "refuted <check>", "crash", "rejected"
+    # "o2i", "i2o", "o2i raw", "to-parameters", "proved <check>", "refuted <check>",
+    # "crash", "rejected"
+    kind: str
     detail: str
 
     @property
     def critical(self) -> bool:
         """A wrong map or a wrong ``proved``: what must never ship."""
-        return self.kind in ("o2i", "i2o", "o2i raw") or self.kind.startswith("proved")
+        wrong_map = self.kind in ("o2i", "i2o", "o2i raw", "to-parameters")
+        return wrong_map or self.kind.startswith("proved")
 
 
 @dataclass
@@ -190,6 +193,33 @@ def _compare_maps(
             judgement.add("i2o", f"{where}: {_describe(got, expected)}")
 
 
+def _compare_to_parameters(judgement: Judgement, analysis: Analysis) -> None:
+    """``maps --to-parameters``: the entry's maps to its parameters against
+    the computation oracle (when it reads every op of the entry)."""
+    module = analysis.module
+    reads = ComputationOracle(module)
+    for output in range(len(module.entry.root.shape.leaves)):
+        try:
+            oracle_reads = reads.computation_reads(module.entry, output)
+        except oracle.UnsupportedByOracle:
+            return
+        want: dict[int, set[Pair]] = {}
+        for index, elements in oracle_reads.items():
+            for parameter, element in elements:
+                want.setdefault(parameter, set()).add((index, element))
+        for row in analysis.to_parameters():
+            if row.output != output:
+                continue
+            where = f"to-parameters output {output} parameter {row.operand}"
+            if isinstance(row.maps, Undefined):
+                judgement.add("to-parameters", f"{where}: UNDEFINED")
+                continue
+            got, expected = _union(row.maps), frozenset(want.get(row.operand, ()))
+            judgement.compared += 1
+            if got != expected:
+                judgement.add("to-parameters", f"{where}: {_describe(got, expected)}")
+
+
 def _raw_maps(analysis: Analysis, instruction: Instruction) -> list[list[Relation | None]]:
     maps = ModuleMaps(analysis.module)
     entry = analysis.module.entry
@@ -285,6 +315,7 @@ def judge(v: Variant) -> Judgement:
             return judgement
         maps = _public_maps(analysis, root.name)
         _compare_maps(judgement, maps, want, _raw_maps(analysis, root))
+        _compare_to_parameters(judgement, analysis)
         _judge_verdicts(judgement, analysis, _truths(analysis, root, maps, want))
     except VerifierError as error:
         judgement.status = "rejected"
