@@ -343,11 +343,14 @@ def _reduce_window(rng: random.Random, number: int) -> Variant:
     out = [w.positions(n) for w, n in zip(windows, dims, strict=True)]
     if math.prod(out) * math.prod(w.size for w in windows) > 2000:
         return _reduce_window(rng, number)
+    window = f"window={{{_window_text(windows)}}}"
+    if rng.random() < 0.3:  # variadic: two inputs, two inits, a tuple of results
+        lines = _parameters(rng, [("f32", dims), ("f32", dims), ("f32", []), ("f32", [])])
+        shape = f"({_shape('f32', out, rng)}, {_shape('f32', out, rng)})"
+        lines.append(f"r = {shape} reduce-window(p0, p1, p2, p3), {window}, to_apply=add2")
+        return Variant(number, "reduce-window", _module(number, lines, _ADD2))
     lines = _parameters(rng, [("f32", dims), ("f32", [])])
-    lines.append(
-        f"r = {_shape('f32', out, rng)} reduce-window(p0, p1), "
-        f"window={{{_window_text(windows)}}}, to_apply=add"
-    )
+    lines.append(f"r = {_shape('f32', out, rng)} reduce-window(p0, p1), {window}, to_apply=add")
     return Variant(number, "reduce-window", _module(number, lines, _ADD))
 
 
@@ -868,14 +871,50 @@ TURNS = len(FAMILIES) + 2
 FUSED, REAL = len(FAMILIES), len(FAMILIES) + 1
 
 
+# Attributes that change no semantics, as XLA and JAX write them, by opcode
+# ("" for any): the parser must read past each.
+_DECORATIONS = {
+    "": (
+        'metadata={op_name="jit(f)/jit(main)/x" source_file="/a/b.py" source_line=12}',
+        "sharding={replicated}",
+        'frontend_attributes={_xla_stream_annotation="1"}',
+        'backend_config={"flag":true,"n":[1,2]}',
+    ),
+    "gather": ("indices_are_sorted=true",),
+    "scatter": ("indices_are_sorted=true", "unique_indices=true"),
+    "dot": ("operand_precision={highest,default}", "algorithm=dot_f32_f32_f32"),
+    "convolution": ("operand_precision={default,highest}",),
+    "sort": ("is_stable=true",),
+}
+_NAME = re.compile(r"(?<![\w.%])(p\d+|q\d+|i\d+|r|c\d+|z|m|t|f)(?![\w.(])")
+
+
+def _decorated(rng: random.Random, v: Variant) -> Variant:
+    """`v` with benign attributes on its root and, sometimes, ``%`` before
+    every instruction name."""
+    lines = v.text.splitlines()
+    root = next(k for k in reversed(range(len(lines))) if lines[k].lstrip().startswith("ROOT "))
+    choices = (*_DECORATIONS[""], *_DECORATIONS.get(v.opcode, ()))
+    for attribute in rng.sample(choices, rng.randint(0, 2)):
+        if f" {attribute.split('=')[0]}=" not in lines[root]:  # XLA rejects a repeated one
+            lines[root] += f", {attribute}"
+    text = "\n".join(lines) + "\n"
+    if rng.random() < 0.3:
+        body = text.index("{\n")  # names inside computations only
+        text = text[:body] + _NAME.sub(r"%\1", text[body:])
+    return dataclasses.replace(v, text=text)
+
+
 def variant(number: int, sources: tuple[Path, ...] = REAL_SOURCES) -> Variant:
     """Variant `number` (a pure function of it and of the modules under
-    `sources`): the family of turn ``number % TURNS``."""
+    `sources`): the family of turn ``number % TURNS``, decorated."""
     rng = random.Random(number)
     turn = number % TURNS
     if turn < len(FAMILIES):
-        return FAMILIES[turn](rng, number)
-    if turn == FUSED:
-        return _fused(rng, number)
-    reals = real_instructions(sources)
-    return relaid_out(reals[rng.randrange(len(reals))], rng, number)
+        chosen = FAMILIES[turn](rng, number)
+    elif turn == FUSED:
+        chosen = _fused(rng, number)
+    else:
+        reals = real_instructions(sources)
+        chosen = relaid_out(reals[rng.randrange(len(reals))], rng, number)
+    return _decorated(rng, chosen)
