@@ -886,7 +886,7 @@ _DECORATIONS = {
     "convolution": ("operand_precision={default,highest}",),
     "sort": ("is_stable=true",),
 }
-_NAME = re.compile(r"(?<![\w.%])(p\d+|q\d+|i\d+|r|c\d+|z|m|t|f)(?![\w.(])")
+_NAME = re.compile(r"(?<![\w.%])(p\d+|q\d+|i\d+|r|c\d+|z|m|t|f)(?![\w.(\[])")  # not c64[
 
 
 def _decorated(rng: random.Random, v: Variant) -> Variant:
