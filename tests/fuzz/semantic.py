@@ -4,7 +4,8 @@ through the verifier's public path, judged by the reference interpreters.
 For variant ``n`` (a pure function of ``n``):
 
 1. **maps** — `verifier.api` ``maps`` of the ENTRY root, both directions,
-   and `ModuleMaps`' raw maps (which partition proves on): the union of
+   ``maps --to-parameters``, and `ModuleMaps`' raw maps (which partition
+   proves on) and reads maps (which utilization counts): the union of
    each output→input relation equals the oracle's (`tests.oracle`,
    `tests.oracle.compound`), each input→output union its inverse (an
    input→output that says ``UNDEFINED`` is explicit, counted, not wrong);
@@ -59,7 +60,7 @@ class Mismatch:
 
     number: int
     opcode: str
-    # "o2i", "i2o", "o2i raw", "to-parameters", "proved <check>", "refuted <check>",
+    # "o2i", "i2o", "o2i raw", "o2i reads", "to-parameters", "proved <check>", "refuted <check>",
     # "crash", "rejected"
     kind: str
     detail: str
@@ -67,7 +68,7 @@ class Mismatch:
     @property
     def critical(self) -> bool:
         """A wrong map or a wrong ``proved``: what must never ship."""
-        wrong_map = self.kind in ("o2i", "i2o", "o2i raw", "to-parameters")
+        wrong_map = self.kind in ("o2i", "i2o", "o2i raw", "o2i reads", "to-parameters")
         return wrong_map or self.kind.startswith("proved")
 
 
@@ -169,7 +170,10 @@ def _public_maps(analysis: Analysis, root: str) -> _Maps:
 
 
 def _compare_maps(
-    judgement: Judgement, maps: _Maps, want: list[list[Relation]], raw: list[list[Relation | None]]
+    judgement: Judgement,
+    maps: _Maps,
+    want: list[list[Relation]],
+    other: dict[str, list[list[Relation | None]]],
 ) -> None:
     for (output, operand), got in sorted(maps.o2i.items()):
         where = f"output {output} operand {operand}"
@@ -179,9 +183,10 @@ def _compare_maps(
         judgement.compared += 1
         if got != want[output][operand]:
             judgement.add("o2i", f"{where}: {_describe(got, want[output][operand])}")
-        raw_got = raw[output][operand]
-        if raw_got is not None and raw_got != want[output][operand]:
-            judgement.add("o2i raw", f"{where}: {_describe(raw_got, want[output][operand])}")
+        for kind, relations in other.items():
+            also = relations[output][operand]
+            if also is not None and also != want[output][operand]:
+                judgement.add(kind, f"{where}: {_describe(also, want[output][operand])}")
     for (output, operand), got in sorted(maps.i2o.items()):
         if got is None:
             judgement.undefined += 1
@@ -220,18 +225,27 @@ def _compare_to_parameters(judgement: Judgement, analysis: Analysis) -> None:
                 judgement.add("to-parameters", f"{where}: {_describe(got, expected)}")
 
 
-def _raw_maps(analysis: Analysis, instruction: Instruction) -> list[list[Relation | None]]:
+def _other_maps(
+    analysis: Analysis, instruction: Instruction
+) -> dict[str, list[list[Relation | None]]]:
+    """`ModuleMaps`' other output→input maps, per output and operand: the
+    rules' own (``o2i raw``, which partition proves on) and the pointwise
+    simplified ones that count reads (``o2i reads``, for utilization)."""
     maps = ModuleMaps(analysis.module)
     entry = analysis.module.entry
-    found: list[list[Relation | None]] = []
+    found: dict[str, list[list[Relation | None]]] = {"o2i raw": [], "o2i reads": []}
     for output in range(len(instruction.shape.leaves)):
-        row: list[Relation | None] = []
-        for composed in maps.output_to_input(entry, instruction, output, simplified=False):
-            if isinstance(composed.maps, Undefined):
-                row.append(None)
-            else:
-                row.append(_union(counted.map for counted in composed.maps))
-        found.append(row)
+        raw = maps.output_to_input(entry, instruction, output, simplified=False)
+        reads = maps.reads(entry, instruction, output)
+        for kind, composed_maps in (("o2i raw", raw), ("o2i reads", reads)):
+            found[kind].append(
+                [
+                    None
+                    if isinstance(composed.maps, Undefined)
+                    else _union(counted.map for counted in composed.maps)
+                    for composed in composed_maps
+                ]
+            )
     return found
 
 
@@ -314,7 +328,7 @@ def judge(v: Variant) -> Judgement:
             judgement.status = "oracle unsupported"
             return judgement
         maps = _public_maps(analysis, root.name)
-        _compare_maps(judgement, maps, want, _raw_maps(analysis, root))
+        _compare_maps(judgement, maps, want, _other_maps(analysis, root))
         _compare_to_parameters(judgement, analysis)
         _judge_verdicts(judgement, analysis, _truths(analysis, root, maps, want))
     except VerifierError as error:
