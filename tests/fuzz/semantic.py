@@ -24,12 +24,14 @@ accepts: counted and listed (``rejected``), like a traceback (``crash``).
     python -m tests.fuzz.semantic --variants 5000        # counts, every mismatch
     python -m tests.fuzz.semantic --replay 1234          # one variant, its HLO
     python -m tests.fuzz.semantic --variants 2000 --heldout /tmp/h13l_heldout
+    python -m tests.fuzz.semantic --fusions examples     # every small real fusion
 """
 
 from __future__ import annotations
 
 import argparse
 import itertools
+import math
 import time
 import traceback
 from collections import Counter
@@ -47,7 +49,8 @@ from verifier.api import Analysis, loads
 from verifier.checks.verdict import Outcome
 from verifier.errors import VerifierError
 from verifier.expr import IndexingMap, Undefined
-from verifier.hlo import Instruction, Module
+from verifier.fusion.compose import CountedMap
+from verifier.hlo import Computation, Instruction, Module, parse_module_file
 
 Index = tuple[int, ...]
 Pair = tuple[Index, Index]
@@ -121,17 +124,7 @@ def oracle_relations(module: Module, instruction: Instruction) -> list[list[Rela
     outputs = len(instruction.shape.leaves)
     operands = len(instruction.operands)
     if instruction.opcode == "fusion":
-        reads = ComputationOracle(module)
-        found = []
-        for output in range(outputs):
-            pairs: list[set[Pair]] = [set() for _ in range(operands)]
-            for index, elements in reads.instruction_reads(
-                computation, instruction, output
-            ).items():
-                for operand, element in elements:
-                    pairs[operand].add((index, element))
-            found.append([frozenset(p) for p in pairs])
-        return found
+        return _fusion_relations(ComputationOracle(module), computation, instruction)
     if instruction.opcode in compound.SUPPORTED_OPCODES:
         return [
             [compound.relation(computation, instruction, o, k) for k in range(operands)]
@@ -341,6 +334,73 @@ def judge(v: Variant) -> Judgement:
     return judgement
 
 
+# ------------------------------------------------------------------ real fusions
+
+# A fusion is judged when its operands and outputs hold at most this many
+# elements and no instruction of its computation more than `_INSIDE`.
+_FUSION_ELEMENTS, _INSIDE = 600, 2000
+
+
+def _elements(instruction: Instruction) -> int:
+    return sum(math.prod(leaf.dimensions) for _, leaf in instruction.shape.leaves)
+
+
+def judge_fusions(path: Path) -> Iterator[Judgement]:
+    """Every small fusion of the module in `path`, unchanged: its
+    `ModuleMaps` (composed, simplified) in both directions against the
+    computation oracle."""
+    module = parse_module_file(path)
+    maps, reads = ModuleMaps(module), ComputationOracle(module)
+    for computation in module.computations:
+        for fusion in computation.instructions:
+            if fusion.opcode != "fusion":
+                continue
+            operands = computation.operand_instructions(fusion)
+            called = module.computation(fusion.called_computations[0])
+            size = _elements(fusion) + sum(_elements(o) for o in operands)
+            inside = max(_elements(i) for i in called.instructions)
+            tuples = any(o.shape.tuple_shapes is not None for o in operands)
+            if size > _FUSION_ELEMENTS or inside > _INSIDE or tuples:
+                continue
+            where = f"{path.name}: {computation.name}/{fusion.name}"
+            judgement = Judgement(Variant(-1, "fusion", where, where))
+            try:
+                want = _fusion_relations(reads, computation, fusion)
+                found = _Maps()
+                for output in range(len(fusion.shape.leaves)):
+                    o2i = maps.output_to_input(computation, fusion, output)
+                    for operand, composed in enumerate(o2i):
+                        found.o2i[output, operand] = _counted_union(composed.maps)
+                for operand in range(len(operands)):
+                    i2o = maps.input_to_output(computation, fusion, operand)
+                    for output, composed in enumerate(i2o):
+                        found.i2o[output, operand] = _counted_union(composed.maps)
+                _compare_maps(judgement, found, want, {})
+            except oracle.UnsupportedByOracle:
+                judgement.status = "oracle unsupported"
+            yield judgement
+
+
+def _counted_union(maps: tuple[CountedMap, ...] | Undefined) -> Relation | None:
+    if isinstance(maps, Undefined):
+        return None
+    return _union(counted.map for counted in maps)
+
+
+def _fusion_relations(
+    reads: ComputationOracle, computation: Computation, fusion: Instruction
+) -> list[list[Relation]]:
+    """Per output, per operand: what the fusion reads, walking its computation."""
+    found = []
+    for output in range(len(fusion.shape.leaves)):
+        pairs: list[set[Pair]] = [set() for _ in fusion.operands]
+        for index, elements in reads.instruction_reads(computation, fusion, output).items():
+            for operand, element in elements:
+                pairs[operand].add((index, element))
+        found.append([frozenset(p) for p in pairs])
+    return found
+
+
 # ------------------------------------------------------------------ the campaign
 
 
@@ -398,10 +458,20 @@ def main() -> None:
         "--heldout", type=Path, action="append", default=[],
         help="also re-lay out the instructions of the modules in this directory",
     )  # fmt: skip
+    parser.add_argument(
+        "--fusions", type=Path, metavar="DIR",
+        help="judge every small fusion of the modules under DIR, unchanged, instead",
+    )  # fmt: skip
     args = parser.parse_args()
     sources = (*REAL_SOURCES, *args.heldout)
     start = time.process_time()
-    if args.replay is not None:
+    if args.fusions is not None:
+        tally = Tally()
+        for path in sorted(args.fusions.rglob("*.hlo")):
+            if "checks" not in path.parts:
+                for judgement in judge_fusions(path):
+                    tally.add(judgement)
+    elif args.replay is not None:
         v = variant(args.replay, sources)
         print(f"variant {v.number} ({v.opcode}, {v.origin}):\n{v.text}")
         tally = run([args.replay], sources)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.fuzz.semantic import Tally, judge, run
+from tests.fuzz.semantic import Tally, judge, judge_fusions, run
 from tests.fuzz.variants import REAL, REAL_SOURCES, TURNS, Variant
 
 
@@ -27,6 +27,17 @@ def test_every_family_agrees_with_the_oracle() -> None:
 @pytest.mark.slow
 def test_campaign() -> None:
     _assert_clean(run(range(10_000, 12_000)))
+
+
+@pytest.mark.slow
+def test_every_small_real_fusion_agrees_with_the_oracle() -> None:
+    tally = Tally()
+    for path in sorted(REAL_SOURCES[0].rglob("*.hlo")):
+        if "checks" not in path.parts:
+            for judgement in judge_fusions(path):
+                tally.add(judgement)
+    _assert_clean(tally)
+    assert tally.compared > 1000
 
 
 @pytest.mark.slow
