@@ -315,10 +315,10 @@ class _Window:
 
 
 def _window(rng: random.Random, n: int, *, dilations: bool = True) -> _Window:
-    size = rng.choice((1, 1, 2, 3))
-    stride = rng.choice((1, 1, 2, 3))
-    low, high = rng.choice((0, 0, 1, 2, -1)), rng.choice((0, 0, 1, 2, -1))
-    base = rng.choice((1, 1, 2)) if dilations else 1
+    size = rng.choice((1, 1, 2, 3, 4))
+    stride = rng.choice((1, 1, 2, 3, 5))
+    low, high = rng.choice((0, 0, 1, 2, 4, -1, -2)), rng.choice((0, 0, 1, 2, 4, -1, -2))
+    base = rng.choice((1, 1, 2, 3)) if dilations else 1
     dilation = rng.choice((1, 1, 2, 3)) if dilations else 1
     return _Window(size, stride, low, high, base, dilation)
 
