@@ -1,5 +1,6 @@
 """Lemmas of the map rules (`verifier.simplify.rules.symbols`): `mod`
-constraints merged and turned into bounds, symbols rescaled or removed."""
+constraints merged and turned into bounds, symbols rescaled, projected out
+or removed."""
 
 from __future__ import annotations
 
@@ -55,6 +56,24 @@ def _tighten(enc: Encoding) -> Goal:
     )
 
 
+def _enumerate_bounds(enc: Encoding) -> Goal:
+    # C is any condition on x alone (the constraints on one variable); the
+    # rule tried every value of [lo, hi] and found C false outside [a, b],
+    # or everywhere (then the map is empty).
+    x, v, lo, hi, a, b = enc.ints("x v lo hi a b")
+    holds = z3.Function("C", z3.IntSort(ctx=enc.context), z3.BoolSort(ctx=enc.context))
+    outside = z3.Or(z3.And(lo <= v, v < a), z3.And(b < v, v <= hi))
+    nowhere = z3.ForAll([v], z3.Implies(between(lo, v, hi), z3.Not(holds(v))))
+    return Goal.of(
+        [z3.ForAll([v], z3.Implies(outside, z3.Not(holds(v)))), lo <= a, b <= hi],
+        z3.And(
+            z3.And(between(lo, x, hi), holds(x)) == z3.And(between(a, x, b), holds(x)),
+            z3.Implies(nowhere, z3.Not(z3.And(between(lo, x, hi), holds(x)))),
+        ),
+        [x, lo, hi, a, b],
+    )
+
+
 def _rescale(enc: Encoding) -> Goal:
     # Bounds already on the lattice (the tightening rule runs first).  Then
     # s = c * t + r maps [(lo - r) floordiv c, (hi - r) floordiv c] onto the
@@ -73,6 +92,25 @@ def _rescale(enc: Encoding) -> Goal:
         [c > 0, between(0, r, c - 1), enc.mod(lo, c) == r, enc.mod(hi, c) == r],
         z3.And(into, back),
         [s, t, c, r, lo, hi],
+    )
+
+
+def _project(enc: Encoding) -> Goal:
+    # ⇒ for every s; ⇐ with a witness: the s nearest a that brings c * s + r
+    # into [lo, hi] (c = 1: lo - r when above a; c = -1: r - hi when above a).
+    s, r, a, b, lo, hi, c = enc.ints("s r a b lo hi c")
+
+    def meets(x: z3.ArithRef) -> z3.BoolRef:
+        return z3.And(between(a, x, b), between(lo, c * x + r, hi))
+
+    top = z3.If(c * a > c * b, c * a, c * b)
+    bottom = z3.If(c * a < c * b, c * a, c * b)
+    projected = between(lo - top, r, hi - bottom)
+    witness = z3.If(c == 1, z3.If(lo - r > a, lo - r, a), z3.If(r - hi > a, r - hi, a))
+    return Goal.of(
+        [a <= b, lo <= hi, z3.Or(c == 1, c == -1)],
+        z3.And(z3.Implies(meets(s), projected), z3.Implies(projected, meets(witness))),
+        [s, r, a, b, lo, hi, c],
     )
 
 
@@ -104,10 +142,23 @@ LEMMAS: tuple[Lemma, ...] = (
         _tighten,
     ),
     Lemma(
+        "constraint_enumerate_bounds",
+        "(∀v. (lo <= v < a ∨ b < v <= hi) ⇒ ¬C(v)) ∧ lo <= a ∧ b <= hi ⇒"
+        " (lo <= x <= hi ∧ C(x) ⇔ a <= x <= b ∧ C(x)); (∀v. lo <= v <= hi ⇒ ¬C(v))"
+        " ⇒ ¬(lo <= x <= hi ∧ C(x))",
+        _enumerate_bounds,
+    ),
+    Lemma(
         "rescale_symbol",
         "0 <= r < c ∧ lo, hi on the lattice ⇒ t ↦ c * t + r is a bijection from"
         " [(lo - r) floordiv c, (hi - r) floordiv c] onto {s in [lo, hi] : s mod c = r}",
         _rescale,
+    ),
+    Lemma(
+        "project_lone_symbol",
+        "a <= b ∧ lo <= hi ∧ c ∈ {1, -1} ⇒ ((∃s. a <= s <= b ∧ lo <= c * s + r <= hi)"
+        " ⇔ lo - max(c * a, c * b) <= r <= hi - min(c * a, c * b))",
+        _project,
     ),
     Lemma("remove_unused_symbols", "(∃y. Q(y)) ⇒ ((∃y. P(x) ∧ Q(y)) ⇔ P(x))", _unused),
 )

@@ -1,6 +1,6 @@
 """Regenerate the real XLA dumps of ops with a static element relation that
 are not array arithmetic: fft, top_k, scan (a while loop), cond, random
-bits, barriers.
+bits, barriers; and two loops that add a runtime offset per iteration.
 
 Each program is compiled by XLA for the CPU; both the optimized module
 (`<name>.hlo`, as `examples/real/`) and the module before optimization
@@ -96,6 +96,34 @@ def barrier() -> tuple[Callable[..., Any], tuple[Any, ...]]:
     return f, (jnp.ones((4, 8)), jnp.ones((8, 4)))
 
 
+def fori_dynamic_window() -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    """A fori_loop of 60 trips moving a window of rows by dynamic_slice and
+    dynamic_update_slice: each iteration's offsets are runtime values."""
+
+    def f(x: Any) -> Any:
+        def body(i: Any, acc: Any) -> Any:
+            window = lax.dynamic_slice(x, (i, 0), (4, 8))
+            return lax.dynamic_update_slice(acc, window * 2, (i * 2 % 28, 0))
+
+        return lax.fori_loop(0, 60, body, jnp.zeros((32, 8)))
+
+    return f, (jnp.ones((64, 8)),)
+
+
+def while_carry_roll() -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    """A while_loop of 50 trips over a 3-array carry: a counter, an array
+    written at the counter, and an array rolled each iteration."""
+
+    def f(x: Any, y: Any) -> Any:
+        def body(carry: Any) -> Any:
+            i, a, b = carry
+            return i + 1, a.at[i].set(b[i % 3].sum()), jnp.roll(b, 1, axis=0)
+
+        return lax.while_loop(lambda carry: carry[0] < 50, body, (0, x, y))
+
+    return f, (jnp.ones(50), jnp.ones((3, 4)))
+
+
 PROGRAMS: dict[str, Callable[[], tuple[Callable[..., Any], tuple[Any, ...]]]] = {
     "fft": fft,
     "top_k": top_k,
@@ -104,6 +132,8 @@ PROGRAMS: dict[str, Callable[[], tuple[Callable[..., Any], tuple[Any, ...]]]] = 
     "batch_norm": batch_norm,
     "random_bits": random_bits,
     "barrier": barrier,
+    "fori_dynamic_window": fori_dynamic_window,
+    "while_carry_roll": while_carry_roll,
 }
 
 

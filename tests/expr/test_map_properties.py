@@ -4,11 +4,11 @@ inverses, known-empty is sound, `compose` is relation composition,
 
 import itertools
 
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from tests.strategies import indexing_maps
-from verifier.expr.evaluate import point_predicate, variables_of
+from verifier.expr.evaluate import evaluate, point_predicate, variables_of
 from verifier.expr.indexing_map import compose
 from verifier.expr.interval import Interval
 from verifier.expr.nodes import Expr, dim
@@ -101,3 +101,43 @@ def test_the_variables_of_a_deep_expression_are_found_without_recursion():
     for k in range(3000):
         expr = (expr + k) % 1000003 if k % 2 else (expr * 3) // 2
     assert variables_of(expr) == {dim(0)}
+
+
+@st.composite
+def _symbol_constraints(draw: st.DrawFn) -> str:
+    """A map ``(d0)[s…] -> (d0)`` whose symbols occur only in constraints
+    among themselves: sums of two scaled symbols, some under a mod or a
+    floordiv, in drawn intervals (often unsatisfiable together)."""
+    count = draw(st.integers(1, 4))
+    symbols = [f"s{k}" for k in range(count)]
+    bounds = [draw(st.tuples(st.integers(-3, 2), st.integers(0, 4))) for _ in symbols]
+    constraints = []
+    for _ in range(draw(st.integers(1, 4))):
+        a, b = draw(st.sampled_from(symbols)), draw(st.sampled_from(symbols))
+        term = f"{draw(st.integers(-3, 3))} * {a} + {draw(st.integers(-3, 3))} * {b}"
+        term = draw(st.sampled_from([term, f"({term}) mod 3", f"({term}) floordiv 2"]))
+        low = draw(st.integers(-6, 6))
+        constraints.append(f"{term} in [{low}, {low + draw(st.integers(0, 3))}]")
+    ranges = [
+        f"{s} in [{lo}, {lo + width}]" for s, (lo, width) in zip(symbols, bounds, strict=True)
+    ]
+    return f"(d0)[{', '.join(symbols)}] -> (d0), domain: d0 in [0, 1], " + ", ".join(
+        ranges + constraints
+    )
+
+
+@given(_symbol_constraints())
+def test_symbols_only_in_their_own_constraints_are_removable_when_these_hold_somewhere(text):
+    """Removing such symbols keeps the relation only when some point of their
+    box meets their constraints: brute force over the box judges the search."""
+    m = parse_map(text)
+    assume(all(variables_of(e) for e, _ in m.constraints))  # not ``0 * s0 in [1, 1]``
+    box = [range(m.bounds(s).lower, m.bounds(s).upper + 1) for s in m.symbols]
+    holds = any(
+        all(
+            evaluate(e, dict(zip(m.symbols, point, strict=True))) in allowed
+            for e, allowed in m.constraints
+        )
+        for point in itertools.product(*box)
+    )
+    assert m.removable_symbols() == (frozenset(m.symbols) if holds else frozenset())

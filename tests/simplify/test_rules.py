@@ -146,6 +146,15 @@ EXAMPLES: dict[str, tuple[str, str]] = {
         f"(d0)[s0] -> (d0 + s0), {D} d0 in [0, 5], s0 in [1, 9], s0 mod 4 in [1, 1]",
         f"(d0)[s0] -> (s0 * 4 + d0 + 1), {D} d0 in [0, 5], s0 in [0, 2]",
     ),
+    "constraint_enumerate_bounds": (
+        f"(d0, d1) -> (d0, 0), {D} d0 in [0, 7], d1 in [29, 31],"
+        " (-((d1 - 1) floordiv 2)) mod 2 in [1, 1], d1 mod 2 in [1, 1]",
+        f"(d0, d1) -> (d0, 0), {D} d0 in [0, 7], d1 in [31, 31]",
+    ),
+    "project_lone_symbol": (
+        f"(d0){{rt0}} -> (d0), {D} d0 in [0, 49], rt0 in [0, 49], d0 - rt0 in [-49, -1]",
+        f"(d0) -> (d0), {D} d0 in [0, 48]",
+    ),
     "remove_unused_symbols": (
         f"(d0)[s0, s1] -> (d0 + s1), {D} d0 in [0, 3], s0 in [0, 3], s1 in [0, 3]",
         f"(d0)[s0] -> (d0 + s0), {D} d0 in [0, 3], s0 in [0, 3]",
@@ -164,7 +173,7 @@ def test_rule_fires_on_its_example(name: str) -> None:
     assert result.map.relation() == original.relation()
 
 
-@pytest.mark.parametrize("name", ["rescale_symbol", "remove_unused_symbols"])
+@pytest.mark.parametrize("name", ["rescale_symbol", "project_lone_symbol", "remove_unused_symbols"])
 def test_symbol_changing_rules_only_run_when_asked(name: str) -> None:
     original = parse_map(EXAMPLES[name][0])
     assert name not in simplify(original).rules_applied

@@ -289,7 +289,10 @@ def operand_counts(
 ) -> tuple[int | Unknown, Answer, Answer]:
     """``(may read, per execution, reads)`` of an operand of `shape` read
     through `maps` (simplified and merged: the relation) and `raw_maps` (as
-    composed, simplified pointwise, every range variable kept: the reads)."""
+    composed, simplified pointwise, every variable kept: the reads, and the
+    runtime variables per execution fixes, which the relation may project
+    out: ``d0 - rt0 in [1, 4]`` reads the rows below a runtime offset, the
+    relation any row but the first)."""
     if isinstance(shape, Unknown):
         return shape, shape, shape
     dimensions = shape.dimensions
@@ -297,8 +300,8 @@ def operand_counts(
     # isl's budget leave the distinct elements read known.
     may_read = _or_unknown(lambda: count_image([c.map for c in maps], dimensions).value)
     per_execution: Answer = may_read
-    if any(c.map.rt_vars for c in maps):
-        per_execution = _or_unknown(lambda: _per_execution(maps, dimensions))
+    if any(c.map.rt_vars for c in raw_maps):
+        per_execution = _or_unknown(lambda: _per_execution(raw_maps, dimensions))
     return may_read, per_execution, _or_unknown(lambda: _reads(raw_maps))
 
 

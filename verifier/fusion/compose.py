@@ -61,7 +61,6 @@ from verifier.expr import (
     Undefined,
     Var,
     compose,
-    from_linear_terms,
     linear_terms,
     range_var,
     variables_of,
@@ -188,9 +187,8 @@ class Composer:
     composed one (the simplifier);
     `same` decides that two maps are equal as relations (e.g. isl equality)
     when they are not already identical.  With `prefilter` (worth it when
-    `same` is a costly decision), maps whose `relation_key`s are identical
-    are merged and maps told apart by sample pairs kept apart without
-    asking `same`.
+    `same` is a costly decision), maps told apart by sample pairs are kept
+    apart without asking `same`.
 
     With `signatures`, maps are also memoised on structure: an op's own
     maps on its instruction signature, a computation's composed maps on its
@@ -233,8 +231,6 @@ class Composer:
     # Sample pairs of each map's relation (`_sample_pairs`), found once: a
     # map is compared with every other map of its union.
     _samples: dict[IndexingMap, tuple[_Pair, ...]] = field(default_factory=dict, compare=False)
-    # `relation_key` per map, computed once.
-    _keys: dict[IndexingMap, IndexingMap] = field(default_factory=dict, compare=False)
     # `_excludes` per (map, sample pair), decided once: the sample pairs of
     # a loop's maps repeat (the held-out fori_dynamic_update: 64,504 questions, 9,022 distinct).
     _exclusions: dict[tuple[IndexingMap, _Pair], bool] = field(default_factory=dict, compare=False)
@@ -301,9 +297,7 @@ class Composer:
             if not self.prefilter:
                 found = self.same(a, b)
             else:
-                found = self._relation_key(a) == self._relation_key(b) or (
-                    not self._told_apart(a, b) and self.same(a, b)
-                )
+                found = not self._told_apart(a, b) and self.same(a, b)
             self._sames[a, b] = found
         return found
 
@@ -311,10 +305,7 @@ class Composer:
         """Whether a sample pair of one map's relation is shown outside the
         other's (`_excludes`): then they are different relations, without
         asking `same` (most maps a loop adds to a union are new ones, and
-        each is compared with every map already there).  (Asked of the
-        maps' `relation_key`s instead, whose bounds interval arithmetic sees
-        better, it left 3,308 of fori_dynamic_update's unequal pairs to
-        `same` instead of 1,962: their samples lie elsewhere.)"""
+        each is compared with every map already there)."""
         if (a.num_dims, a.num_results) != (b.num_dims, b.num_results):
             return False  # `same` answers different spaces itself
         return any(self._excludes(b, pair) for pair in self._sample_pairs(a)) or any(
@@ -325,12 +316,6 @@ class Composer:
         found = self._exclusions.get((indexing_map, pair))
         if found is None:
             found = self._exclusions[indexing_map, pair] = _excludes(indexing_map, pair)
-        return found
-
-    def _relation_key(self, indexing_map: IndexingMap) -> IndexingMap:
-        found = self._keys.get(indexing_map)
-        if found is None:
-            found = self._keys[indexing_map] = relation_key(indexing_map)
         return found
 
     def _sample_pairs(self, indexing_map: IndexingMap) -> tuple[_Pair, ...]:
@@ -420,9 +405,10 @@ class Composer:
         trips = loop_trip_count(self.module, computation, loop)
         unrolled = trips if isinstance(trips, Undefined) else self._unrolled(loop, trips, direction)
         if isinstance(unrolled, Undefined):
-            unrolled = tuple(
-                tuple(ComposedIndexing(unrolled) for _ in range(leaves)) for _ in range(leaves)
-            )
+            # One value for every pair of leaves (a loop carrying 300 arrays
+            # has 90,000 pairs).
+            undefined = ComposedIndexing(unrolled)
+            unrolled = tuple(tuple(undefined for _ in range(leaves)) for _ in range(leaves))
         self._loops[key] = unrolled
         return unrolled
 
@@ -783,50 +769,6 @@ def _same_maps(
 ) -> bool:
     """Whether two loop states hold the same maps (their steps aside)."""
     return [[c.maps for c in row] for row in a] == [[c.maps for c in row] for row in b]
-
-
-def relation_key(indexing_map: IndexingMap) -> IndexingMap:
-    """`indexing_map` with its lone symbols eliminated: a symbol that no
-    result uses and exactly one constraint uses, linearly with coefficient
-    ±1, is projected out exactly (``e + s in [a, b]`` for some ``s in [lo,
-    hi]`` iff ``e in [a - hi, b - lo]``; ``e - s in [a, b]`` iff ``e in [a +
-    lo, b + hi]``).  The same relation, so maps with identical keys are
-    equal relations: a loop's unions hold many maps that differ only in
-    which runtime offsets their elements lie below or above.
-
-    ``(d0){rt0} -> (d0), domain: d0 in [0, 4], rt0 in [0, 4], d0 - rt0 in
-    [1, 4]`` has the key ``(d0) -> (d0), domain: d0 in [1, 4]``.
-    """
-    if indexing_map.is_known_empty:
-        return indexing_map  # an empty constraint's projection would not be empty
-    in_results = frozenset().union(*map(variables_of, indexing_map.results))
-    uses: dict[Var, list[int]] = {}
-    for position, (expr, _) in enumerate(indexing_map.constraints):
-        for variable in variables_of(expr):
-            uses.setdefault(variable, []).append(position)
-    constraints = list(indexing_map.constraints)
-    for symbol in indexing_map.symbols:
-        bounds = indexing_map.bounds(symbol)
-        if symbol in in_results or len(uses.get(symbol, ())) != 1 or bounds.is_empty:
-            continue
-        position = uses[symbol][0]
-        expr, allowed = constraints[position]
-        if allowed.is_empty:
-            continue
-        terms, constant = linear_terms(expr)
-        coefficient = terms.pop(symbol, 0)
-        if coefficient not in (1, -1) or not terms or any(symbol in variables_of(t) for t in terms):
-            continue
-        rest = from_linear_terms(terms, constant)
-        constraints[position] = (
-            rest,
-            Interval(allowed.lower - bounds.upper, allowed.upper - bounds.lower)
-            if coefficient == 1
-            else Interval(allowed.lower + bounds.lower, allowed.upper + bounds.upper),
-        )
-    if constraints == list(indexing_map.constraints):
-        return indexing_map
-    return indexing_map.replaced(constraints=constraints).remove_unused_symbols()
 
 
 _Pair = tuple[tuple[int, ...], tuple[int, ...]]

@@ -1,10 +1,10 @@
-"""Map rules: `mod` constraints merged and turned into bounds, symbols removed
-or rescaled, empty domains recognised.
+"""Map rules: `mod` constraints merged and turned into bounds, symbols removed,
+projected out or rescaled, empty domains recognised.
 
 Each rewrites the whole map into one with the same relation.  The first
-three also keep every variable's meaning (pointwise equal); `rescale_symbol`
-and `remove_unused_symbols` change symbols, so the driver runs them only on
-request.
+three also keep every variable's meaning (pointwise equal); `rescale_symbol`,
+`project_lone_symbol` and `remove_unused_symbols` change symbols, so the
+driver runs them only on request.
 """
 
 from __future__ import annotations
@@ -23,10 +23,14 @@ from verifier.expr import (
     Variable,
     VarKind,
     const,
+    from_linear_terms,
+    linear_terms,
     mod,
+    point_predicate,
     range_var,
     rt_var,
     substitute,
+    variables_of,
 )
 from verifier.simplify.rules.base import MapRule, SymbolSubstitution
 from verifier.simplify.size import map_size
@@ -155,6 +159,47 @@ def _with_bounds(indexing_map: IndexingMap, variable: Var, bounds: Interval) -> 
     return indexing_map.replaced(constraints=[*indexing_map.constraints, (variable, bounds)])
 
 
+# The widest interval whose values `_match_enumerable` tries one by one.
+_ENUMERATED_VALUES = 64
+
+
+@dataclass(frozen=True)
+class _Feasible:
+    """A variable's values that meet every constraint on it alone (none:
+    `values` empty), when that is fewer than its bounds."""
+
+    indexing_map: IndexingMap
+    variable: Var
+    values: tuple[int, ...]
+
+
+def _match_enumerable(indexing_map: IndexingMap) -> _Feasible | None:
+    """A variable of at most `_ENUMERATED_VALUES` values constrained alone
+    by an expression that is not itself (``(-(d1 floordiv 2)) mod 2 in [1,
+    1]``), whose bounds are wider than the values meeting those constraints."""
+    alone: dict[Var, list[tuple[Expr, Interval]]] = {}
+    for expr, allowed in indexing_map.constraints:
+        (variable, *others) = variables_of(expr) or (None,)
+        if variable is not None and not others and expr is not variable:
+            alone.setdefault(variable, []).append((expr, allowed))
+    for variable, constraints in alone.items():
+        bounds = indexing_map.bounds(variable)
+        holds = point_predicate([variable], constraints)
+        if bounds.size > _ENUMERATED_VALUES or holds is None:
+            continue
+        values = tuple(value for value in range(bounds.lower, bounds.upper + 1) if holds(value))
+        if not values or Interval(values[0], values[-1]) != bounds:
+            return _Feasible(indexing_map, variable, values)
+    return None
+
+
+def _within_feasible(feasible: _Feasible) -> IndexingMap:
+    if not feasible.values:
+        return known_empty_like(feasible.indexing_map)
+    hull = Interval(feasible.values[0], feasible.values[-1])
+    return _with_bounds(feasible.indexing_map, feasible.variable, hull)
+
+
 def _match_rescalable(indexing_map: IndexingMap) -> _Lattice | None:
     for lattice in _lattices(indexing_map):
         if lattice.variable.kind is VarKind.RANGE and lattice.aligned == indexing_map.bounds(
@@ -187,6 +232,63 @@ def _rescaled(lattice: _Lattice) -> IndexingMap:
             if e is not mod(s, c)
         ],
     )
+
+
+# ---------------------------------------------------------------- lone symbols
+
+
+@dataclass(frozen=True)
+class _LoneSymbol:
+    """A symbol ``s`` in no result and in one constraint only, ``c * s + r
+    in [lo, hi]`` with ``c`` = ±1 and ``r`` a non-constant expression
+    without ``s`` (`rest`)."""
+
+    indexing_map: IndexingMap
+    symbol: Var
+    constraint: tuple[Expr, Interval]
+    coefficient: int
+    rest: Expr
+
+    @property
+    def projected(self) -> Interval:
+        """The values of `rest` for which some ``s`` in its bounds ``[a, b]``
+        meets the constraint: ``[lo - max(c * a, c * b), hi - min(c * a, c * b)]``
+        (with ``c`` = ±1, ``c * s`` takes every integer between its ends)."""
+        bounds, allowed = self.indexing_map.bounds(self.symbol), self.constraint[1]
+        ends = (self.coefficient * bounds.lower, self.coefficient * bounds.upper)
+        return Interval(allowed.lower - max(ends), allowed.upper - min(ends))
+
+
+def _match_lone_symbol(indexing_map: IndexingMap) -> _LoneSymbol | None:
+    in_results: set[Var] = set()
+    for result in indexing_map.results:
+        in_results |= variables_of(result)
+    readers: dict[Var, list[tuple[Expr, Interval]]] = {}
+    for constraint in indexing_map.constraints:
+        for v in variables_of(constraint[0]):
+            readers.setdefault(v, []).append(constraint)
+    for symbol in indexing_map.symbols:
+        constraints = readers.get(symbol, [])
+        if symbol in in_results or len(constraints) != 1:
+            continue
+        (constraint,) = constraints
+        if indexing_map.bounds(symbol).is_empty or constraint[1].is_empty:
+            continue
+        terms, constant = linear_terms(constraint[0])
+        coefficient = terms.pop(symbol, 0)
+        if coefficient not in (1, -1) or any(symbol in variables_of(t) for t in terms):
+            continue
+        rest = from_linear_terms(terms, constant)
+        if variables_of(rest):
+            return _LoneSymbol(indexing_map, symbol, constraint, coefficient, rest)
+    return None
+
+
+def _projected(lone: _LoneSymbol) -> IndexingMap:
+    """The map with the lone symbol's constraint on `rest` alone; the symbol
+    is then unconstrained (`remove_unused_symbols` drops it)."""
+    constraints = [c for c in lone.indexing_map.constraints if c is not lone.constraint]
+    return lone.indexing_map.replaced(constraints=[*constraints, (lone.rest, lone.projected)])
 
 
 def _renumbering(indexing_map: IndexingMap) -> SymbolSubstitution:
@@ -244,6 +346,20 @@ RULES: tuple[MapRule[Any], ...] = (
         ),
     ),
     MapRule(
+        name="constraint_enumerate_bounds",
+        family=FAMILY,
+        description="a variable of at most 64 values constrained alone gets the bounds of the"
+        " values that meet those constraints (KNOWN EMPTY when none does):"
+        " d1 in [29, 31], d1 mod 2 in [1, 1], (-((d1 - 1) floordiv 2)) mod 2 in [1, 1]"
+        " -> d1 in [31, 31]",
+        lemma="(∀v. (lo <= v < a ∨ b < v <= hi) ⇒ ¬C(v)) ∧ lo <= a ∧ b <= hi ⇒"
+        " (lo <= x <= hi ∧ C(x) ⇔ a <= x <= b ∧ C(x)); (∀v. lo <= v <= hi ⇒ ¬C(v))"
+        " ⇒ ¬(lo <= x <= hi ∧ C(x))",
+        matches=_match_enumerable,
+        side_condition=lambda feasible, ranges: True,
+        rewrite=lambda feasible, ranges: _within_feasible(feasible),
+    ),
+    MapRule(
         name="rescale_symbol",
         family=FAMILY,
         description="a range variable pinned to a lattice by s mod c in [r, r] is replaced"
@@ -260,6 +376,21 @@ RULES: tuple[MapRule[Any], ...] = (
         substitution=lambda lattice: {
             lattice.variable: lattice.variable * lattice.modulus + lattice.residue
         },
+    ),
+    MapRule(
+        name="project_lone_symbol",
+        family=FAMILY,
+        description="a symbol in no result and in one constraint c * s + r in [lo, hi],"
+        " c = ±1, is projected out of it (r keeps the values some s in [a, b] reaches):"
+        " (d0){rt0} -> (d0), d0 in [0, 49], rt0 in [0, 49], d0 - rt0 in [-49, -1]"
+        " -> (d0) -> (d0), d0 in [0, 48]",
+        lemma="a <= b ∧ lo <= hi ∧ c ∈ {1, -1} ⇒ ((∃s. a <= s <= b ∧ lo <= c * s + r <= hi)"
+        " ⇔ lo - max(c * a, c * b) <= r <= hi - min(c * a, c * b))",
+        matches=_match_lone_symbol,
+        side_condition=lambda lone, ranges: True,
+        rewrite=lambda lone, ranges: _projected(lone),
+        symbol_rewrite="remove_unused",
+        substitution=lambda lone: {lone.symbol: None},
     ),
     MapRule(
         name="remove_unused_symbols",

@@ -1,0 +1,40 @@
+"""Loops whose iterations each add a runtime offset end in seconds, not
+minutes: real JAX dumps (`examples/real_ops/generate.py`) checked by the
+command line under a time guard.
+
+A ``fori_loop`` moving a window by dynamic slices and a ``while_loop`` writing
+an array at its counter give every iteration's maps one more runtime
+variable, in one constraint only (``d0 - rt7 in [1, 49]``: the rows past
+that iteration's offset).  Kept, the maps grew by a variable per iteration
+and each iteration cost more than the last: both ran past 40 CPU-s (at
+b46ca45).  Projected out (`project_lone_symbol`), the maps stop growing."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+_REAL_OPS = Path(__file__).parents[2] / "examples" / "real_ops"
+# Each is checked in under a CPU-second on the 2-core CI machine.
+_HANG_SECONDS = 60
+
+
+@pytest.mark.parametrize("name", ["fori_dynamic_window.hlo", "while_carry_roll.hlo"])
+def test_a_loop_adding_a_runtime_offset_per_iteration_is_checked_in_time(name: str) -> None:
+    command = ["check", "--jobs", "1", "--no-cache", "--format", "json", str(_REAL_OPS / name)]
+    completed = subprocess.run(
+        [sys.executable, "-m", "verifier", *command],
+        capture_output=True,
+        text=True,
+        timeout=_HANG_SECONDS,
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stderr
+    outcomes = Counter(f["outcome"] for f in json.loads(completed.stdout)["findings"])
+    assert outcomes["proved"] > 300
+    assert outcomes["refuted"] == outcomes["unknown"] == 0
