@@ -41,6 +41,15 @@ def test_bitcasts_that_keep_every_bit_are_proved(operand: str, output: str) -> N
     assert check(parse_shape(operand), parse_shape(output)) is Outcome.PROVED
 
 
+@pytest.mark.parametrize(
+    ("operand", "output"), [("f32[0]{0}", "f32[1,0]"), ("f32[2,0]{0,1}", "f32[0,5,1]{1,2,0}")]
+)
+def test_a_bitcast_of_empty_arrays_is_vacuous(operand: str, output: str) -> None:
+    # Splitting an offset by the row-major strides of an empty buffer divided
+    # by zero (tests/fuzz/semantic.py, variant 585).
+    assert check(parse_shape(operand), parse_shape(output)) is Outcome.VACUOUS
+
+
 def test_an_element_past_a_nested_tilings_buffer_is_the_witness() -> None:
     operand, output = parse_shape("f32[3]{0:T(2)(4)}"), parse_shape("f32[4]{0}")
     result = check_bitcast(operand, output, Undefined("x"), MemoryCache())

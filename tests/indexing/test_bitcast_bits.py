@@ -15,6 +15,8 @@ from verifier.hlo.shape import Shape, parse_shape
 from verifier.indexing.bitcast import bitcast_map
 from verifier.simplify import simplify
 
+from .compound_checks import check
+
 
 def pairs(source: Shape, target: Shape, *, simplified: bool) -> set[tuple[object, object]]:
     indexing = bitcast_map(source, target)
@@ -85,3 +87,21 @@ def test_element_types_of_real_dumps(pair: tuple[str, str]) -> None:
 def test_simplified_maps_relate_the_same_pairs(pair: tuple[str, str]) -> None:
     operand, output = (parse_shape(text) for text in pair)
     assert pairs(output, operand, simplified=True) == bitcast_reads(output, operand), pair
+
+
+@pytest.mark.parametrize(
+    ("operand", "output"),
+    [
+        ("f64[]", "pred[8]"),
+        ("s8[1,4,3]{1,2,0:T(4)}", "pred[2,1,2,3,1]{1,4,0,2,3:T(1,1)}"),
+        ("s4[16]{0:E(4)}", "s8[8]{0}"),
+        ("f32[2,3]{0,1}", "bf16[12]"),
+    ],
+)
+def test_a_bitcast_that_changes_the_element_type_has_maps(operand: str, output: str) -> None:
+    # The rule's maps were behind a guard that left every bitcast between
+    # element widths UNDEFINED (tests/fuzz/semantic.py: variants 26, 404).
+    check(
+        f"HloModule m\nENTRY e {{\n  p0 = {operand} parameter(0)\n"
+        f"  ROOT r = {output} bitcast(p0)\n}}\n"
+    )

@@ -31,6 +31,25 @@ PASSING = {
             "start_index_map={0}, index_vector_dim=0, slice_sizes={1}",
         ]
     ),
+    # XLA collapses a slice dim of bound 1 or 0; with 0 every slice is
+    # empty.  The rule read rt0 in [0, 4] of f32[4], out of bounds, and so
+    # did the oracle (tests/fuzz/semantic.py, variants 174 and 614).
+    "gather collapsing a slice dim of size 0": module(
+        [
+            "p0 = f32[4] parameter(0)",
+            "p1 = s32[] parameter(1)",
+            "r = f32[] gather(p0, p1), offset_dims={}, collapsed_slice_dims={0}, "
+            "start_index_map={0}, index_vector_dim=0, slice_sizes={0}",
+        ]
+    ),
+    "gather collapsing a slice dim of size 0 beside an offset dim": module(
+        [
+            "p0 = f32[2,7] parameter(0)",
+            "p1 = s32[] parameter(1)",
+            "r = f32[2]{0} gather(p0, p1), offset_dims={0}, collapsed_slice_dims={0}, "
+            "start_index_map={0}, index_vector_dim=0, slice_sizes={0,2}",
+        ]
+    ),
     "gather with iota indices that need clamping": module(
         [
             "p0 = f32[1,2] parameter(0)",

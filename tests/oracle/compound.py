@@ -318,9 +318,10 @@ def _bit_ranges(shape: Shape) -> dict[Index, range]:
     return element_bits(shape)
 
 
-def _bitcast(
+def bitcast(
     instruction: Instruction, operands: list[Instruction], output: int, index: Index
 ) -> set[Element]:
+    """The operand elements whose bits overlap output element `index`'s."""
     bits = _bit_ranges(instruction.shape)[index]
     return {
         (0, element)
@@ -344,7 +345,7 @@ _SEMANTICS: dict[str, Semantics] = {
     "all-gather": _all_gather,
     "reduce-scatter": _reduce_scatter,
     "all-to-all": _all_to_all,
-    "bitcast": _bitcast,
+    "bitcast": bitcast,
 }
 # custom-call: only cuDNN's convolution targets; the interpreter judges
 # custom-calls and hands those to `cudnn_convolution`.

@@ -36,7 +36,7 @@ import json
 from collections.abc import Callable, Iterator, Sequence
 from typing import TypeAlias
 
-from tests.oracle.compound import cudnn_convolution
+from tests.oracle.compound import bitcast, cudnn_convolution
 from verifier.hlo import BackendConfig, Computation, DotDimensionNumbers, Instruction, Shape
 
 Index: TypeAlias = tuple[int, ...]
@@ -226,24 +226,10 @@ def _reshape(ctx: _Context, output: int, index: Index) -> set[Element]:
     return {(0, _delinear(linear, ctx.operand_dims(0)))}
 
 
-def _physical_offset(shape: Shape, index: Index) -> int:
-    layout = shape.layout_or_default
-    if layout.tiles:
-        raise UnsupportedByOracle("tiled layouts")
-    major_to_minor = list(reversed(layout.minor_to_major))
-    return _linear(
-        tuple(index[k] for k in major_to_minor), [shape.dimensions[k] for k in major_to_minor]
-    )
-
-
 def _bitcast(ctx: _Context, output: int, index: Index) -> set[Element]:
-    # Same bytes: the operand element at the same physical offset.
-    source = ctx.operands[0].shape
-    offset = _physical_offset(ctx.instruction.shape, index)
-    for operand_index in indices(source.dimensions):
-        if _physical_offset(source, operand_index) == offset:
-            return {(0, operand_index)}
-    raise UnsupportedByOracle("bitcast between shapes of different sizes")
+    # Same bytes: the operand elements whose bits overlap the output
+    # element's (tiles, packing and element widths included).
+    return bitcast(ctx.instruction, list(ctx.operands), output, index)
 
 
 def _bitcast_convert(ctx: _Context, output: int, index: Index) -> set[Element]:
@@ -657,6 +643,8 @@ def _gather(ctx: _Context, output: int, index: Index) -> set[Element]:
             start_ranges.append(range(operand_dims[k] - slice_sizes[k] + 1))
         else:
             start_ranges.append(range(1))
+    if 0 in slice_sizes:  # every slice is empty (a collapsed dim of size 0)
+        return result
     for starts in itertools.product(*start_ranges):
         result.add((0, tuple(s + o for s, o in zip(starts, offset, strict=True))))
     return result

@@ -800,20 +800,23 @@ def _same_size(written: Shape, request: _Request) -> None:
 
 
 def _same_bytes(written: Shape, request: _Request) -> None:
-    """A bitcast keeps the number of bytes (elements times element width);
-    with tiles or other layout fields the physical size differs from the
-    logical one, and the bitcast check compares physical sizes instead."""
+    """A bitcast keeps the number of bytes: elements times the bytes of one
+    element in memory, its width rounded up to whole bytes as XLA's
+    ``ShapeUtil::ByteSizeOf`` counts it (``pred[8]`` and ``f64[]`` are both
+    8 bytes; an unpacked ``s4[16]`` is 16).  With tiles, ``E(n)`` or other
+    layout fields the physical size differs from the logical one, and the
+    bitcast check compares physical sizes instead."""
     operand = request.operand(0)
     widths = element_bit_width(operand.element_type), element_bit_width(written.element_type)
     plain = all(s.layout is None or s.layout.is_plain for s in (operand, written))
     if None in widths or written.tuple_shapes is not None or not plain:
         return
     before, after = (
-        shape.num_elements * (width or 0)
+        shape.num_elements * -(-(width or 0) // 8)
         for shape, width in zip((operand, written), widths, strict=True)
     )
     if before != after:
-        raise _Cannot(f"it bitcasts {operand} ({before} bits) to {written} ({after} bits)")
+        raise _Cannot(f"it bitcasts {operand} ({before} bytes) to {written} ({after} bytes)")
 
 
 def _broadcast(written: Shape, request: _Request) -> None:

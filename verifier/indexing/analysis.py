@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from verifier.expr import Undefined
-from verifier.hlo import Computation, Instruction, Shape, element_bit_width
+from verifier.hlo import Computation, Instruction, Shape
 
 # Importing the package (verifier/indexing/__init__.py) registers every rule.
 from verifier.indexing import registry
@@ -41,12 +41,6 @@ def _unsupported_shapes(context: OpContext) -> str | None:
     instruction = context.instruction
     if "sparsity_config" in instruction.attributes:
         return "a sparse convolution (sparsity_config=) reads only the kept elements"
-    if instruction.opcode == "bitcast" and context.operands:
-        widths = {
-            element_bit_width(s.element_type) for s in (context.shape, context.operands[0].shape)
-        }
-        if len(widths) > 1:
-            return "a bitcast that changes the element width maps bytes, not elements"
     first_index = _FIRST_INDEX_OPERAND.get(instruction.opcode)
     if first_index is not None and any(
         operand.shape.rank == 1 for operand in context.operands[first_index:]

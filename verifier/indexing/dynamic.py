@@ -293,7 +293,10 @@ def _gather_o2i(ctx: OpContext, output: int) -> tuple[Indexing, ...]:
         elif j in gather.start_index_map:
             within = within + starts[gather.start_index_map.index(j)]
         results.append(within)
-    operand_map = IndexingMap.create(output_box, results, rt_vars=rt_vars)
+    # A slice size 0 (XLA accepts one on a collapsed dim) makes every slice
+    # empty: no operand element is read.
+    empty = 0 in gather.slice_sizes
+    operand_maps = () if empty else (IndexingMap.create(output_box, results, rt_vars=rt_vars),)
     vector_size = len(gather.start_index_map)
     if gather.index_vector_dim < indices_rank:
         indices_map = IndexingMap.create(
@@ -303,7 +306,7 @@ def _gather_o2i(ctx: OpContext, output: int) -> tuple[Indexing, ...]:
         )
     else:
         indices_map = IndexingMap.create(output_box, batch)
-    return ((operand_map,), (indices_map,))
+    return (operand_maps, (indices_map,))
 
 
 def _gather_i2o(ctx: OpContext, operand: int) -> tuple[Indexing, ...]:

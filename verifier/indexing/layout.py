@@ -128,7 +128,12 @@ def _row_major(indices: list[Expr], sizes: tuple[int, ...]) -> Expr:
 
 
 def _row_major_split(linear: Expr, sizes: tuple[int, ...]) -> list[Expr]:
-    """The coordinates of `linear` (known to be below ``prod(sizes)``) in `sizes`."""
+    """The coordinates of `linear` (known to be below ``prod(sizes)``) in `sizes`.
+
+    An empty buffer (a size 0) has no offset to split: every coordinate is 0
+    on the empty domain."""
+    if 0 in sizes:
+        return [const(0)] * len(sizes)
     coordinates: list[Expr] = []
     for position, size in enumerate(sizes):
         stride = prod(sizes[position + 1 :])
