@@ -1,7 +1,7 @@
 """A held-out corpus of real XLA dumps, and what `verifier` does on it.
 
 The committed dumps (`examples/real/`, `examples/corpus/`) are the programs
-the project was tuned on.  This script compiles 45 programs (51 modules)
+the project was tuned on.  This script compiles 48 programs (54 modules)
 that are in neither — whole training steps and compositions of the op families rather
 than one op each — and writes their HLO *outside* the repository, standing in
 for the held-out set the issue's owner measures on:
@@ -531,8 +531,70 @@ def _programs() -> dict[str, Callable[[], Program]]:
         }
         return step, (params, params, params, ramp(2, 8, modulo=vocab))
 
+    def scan_over_layers() -> Program:
+        """A training step of four transformer layers stacked and run by
+        `lax.scan` (as Flax's `nn.scan` and MaxText write models): the
+        backward scan reads each layer's slice of the stacked parameters at
+        the counter and writes its gradient there."""
+
+        def layer(x: Any, p: Any) -> tuple[Any, None]:
+            q, k, v = jnp.split(x @ p["qkv"], 3, axis=-1)
+            b, t, d = q.shape
+            q, k, v = (a.reshape(b, t, 4, d // 4) for a in (q, k, v))
+            scores = jnp.einsum("bqhd,bkhd->bhqk", q, k) - 1e9 * (1 - jnp.tril(jnp.ones((t, t))))
+            out = jnp.einsum("bhqk,bkhd->bqhd", jax.nn.softmax(scores, -1), v)
+            y = x + out.reshape(b, t, d) @ p["o"]
+            return y + jax.nn.gelu(y @ p["up"]) @ p["down"], None
+
+        def step(params: Any, x: Any) -> Any:
+            def loss(params: Any) -> Any:
+                return jnp.mean(lax.scan(jax.checkpoint(layer), x, params)[0] ** 2)
+
+            value, grads = jax.value_and_grad(loss)(params)
+            return value, jax.tree.map(lambda p, g: p - 0.01 * g, params, grads)
+
+        params = {
+            "qkv": ones(4, 32, 96),
+            "o": ones(4, 32, 32),
+            "up": ones(4, 32, 64),
+            "down": ones(4, 64, 32),
+        }
+        return step, (params, ones(2, 16, 32))
+
+    def nested_fori_update() -> Program:
+        """Nested `fori_loop`s writing one element at both counters."""
+
+        def f(x: Any) -> Any:
+            def outer(i: Any, a: Any) -> Any:
+                def inner(j: Any, b: Any) -> Any:
+                    return lax.dynamic_update_slice(b, jnp.ones((1, 1)) * (i + j), (i, j))
+
+                return lax.fori_loop(0, 12, inner, a)
+
+            return lax.fori_loop(0, 12, outer, x)
+
+        return f, (ones(12, 12),)
+
+    def kv_cache_scan() -> Program:
+        """Autoregressive attention over a `lax.scan`, each step writing its
+        key and value into caches at the step's row."""
+
+        def f(q: Any, k: Any, v: Any) -> Any:
+            def step(cache: Any, t: Any) -> Any:
+                keys = lax.dynamic_update_slice(cache[0], k[t][None], (t, 0))
+                values = lax.dynamic_update_slice(cache[1], v[t][None], (t, 0))
+                scores = (keys @ q[t]) * (jnp.arange(16) <= t)
+                return (keys, values), jax.nn.softmax(scores) @ values
+
+            return lax.scan(step, (jnp.zeros((16, 8)), jnp.zeros((16, 8))), jnp.arange(16))
+
+        return f, (ones(16, 8), ones(16, 8), ones(16, 8))
+
     return {
         "attention_causal": attention_causal,
+        "scan_over_layers": scan_over_layers,
+        "nested_fori_update": nested_fori_update,
+        "kv_cache_scan": kv_cache_scan,
         "attention_padding_mask": attention_padding_mask,
         "gru_scan": gru_scan,
         "lstm_scan_grad": lstm_scan_grad,
