@@ -1,6 +1,6 @@
 """Regenerate the real XLA dumps of ops with a static element relation that
 are not array arithmetic: fft, top_k, scan (a while loop), cond, random
-bits, barriers; and two loops that add a runtime offset per iteration.
+bits, barriers; and three loops that add a runtime offset per iteration.
 
 Each program is compiled by XLA for the CPU; both the optimized module
 (`<name>.hlo`, as `examples/real/`) and the module before optimization
@@ -124,6 +124,22 @@ def while_carry_roll() -> tuple[Callable[..., Any], tuple[Any, ...]]:
     return f, (jnp.ones(50), jnp.ones((3, 4)))
 
 
+def kv_cache_scan() -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    """Autoregressive attention over a 16-step lax.scan, each step writing
+    its key and value into caches at the step's row."""
+
+    def f(q: Any, k: Any, v: Any) -> Any:
+        def step(cache: Any, t: Any) -> Any:
+            keys = lax.dynamic_update_slice(cache[0], k[t][None], (t, 0))
+            values = lax.dynamic_update_slice(cache[1], v[t][None], (t, 0))
+            scores = (keys @ q[t]) * (jnp.arange(16) <= t)
+            return (keys, values), jax.nn.softmax(scores) @ values
+
+        return lax.scan(step, (jnp.zeros((16, 8)), jnp.zeros((16, 8))), jnp.arange(16))
+
+    return f, (jnp.ones((16, 8)), jnp.ones((16, 8)), jnp.ones((16, 8)))
+
+
 PROGRAMS: dict[str, Callable[[], tuple[Callable[..., Any], tuple[Any, ...]]]] = {
     "fft": fft,
     "top_k": top_k,
@@ -134,6 +150,7 @@ PROGRAMS: dict[str, Callable[[], tuple[Callable[..., Any], tuple[Any, ...]]]] = 
     "barrier": barrier,
     "fori_dynamic_window": fori_dynamic_window,
     "while_carry_roll": while_carry_roll,
+    "kv_cache_scan": kv_cache_scan,
 }
 
 

@@ -2,11 +2,12 @@
 minutes: real JAX dumps (`examples/real_ops/generate.py`) checked by the
 command line under a time guard.
 
-A ``fori_loop`` moving a window by dynamic slices and a ``while_loop`` writing
-an array at its counter give every iteration's maps one more runtime
-variable, in one constraint only (``d0 - rt7 in [1, 49]``: the rows past
-that iteration's offset).  Kept, the maps grew by a variable per iteration
-and each iteration cost more than the last: both ran past 40 CPU-s (at
+A ``fori_loop`` moving a window by dynamic slices, a ``while_loop`` writing
+an array at its counter and a ``scan`` writing a KV cache at its step give
+every iteration's maps one more runtime variable, in one constraint only
+(``d0 - rt7 in [1, 49]``: the rows past that iteration's offset).  Kept,
+the maps grew by a variable per iteration and each iteration cost more than
+the last: the first two ran past 40 CPU-s and the third took 37 (at
 b46ca45).  Projected out (`project_lone_symbol`), the maps stop growing."""
 
 from __future__ import annotations
@@ -24,7 +25,9 @@ _REAL_OPS = Path(__file__).parents[2] / "examples" / "real_ops"
 _HANG_SECONDS = 60
 
 
-@pytest.mark.parametrize("name", ["fori_dynamic_window.hlo", "while_carry_roll.hlo"])
+@pytest.mark.parametrize(
+    "name", ["fori_dynamic_window.hlo", "while_carry_roll.hlo", "kv_cache_scan.hlo"]
+)
 def test_a_loop_adding_a_runtime_offset_per_iteration_is_checked_in_time(name: str) -> None:
     command = ["check", "--jobs", "1", "--no-cache", "--format", "json", str(_REAL_OPS / name)]
     completed = subprocess.run(
