@@ -184,8 +184,10 @@ def _match_enumerable(indexing_map: IndexingMap) -> _Feasible | None:
             alone.setdefault(variable, []).append((expr, allowed))
     for variable, constraints in alone.items():
         bounds = indexing_map.bounds(variable)
+        if bounds.size > _ENUMERATED_VALUES:
+            continue
         holds = point_predicate([variable], constraints)
-        if bounds.size > _ENUMERATED_VALUES or holds is None:
+        if holds is None:  # too deep for Python to compile
             continue
         values = tuple(value for value in range(bounds.lower, bounds.upper + 1) if holds(value))
         if not values or Interval(values[0], values[-1]) != bounds:
