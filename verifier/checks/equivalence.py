@@ -84,7 +84,8 @@ from verifier.expr import (
 # 6 ms.  On the 3,000 pairs of benchmarks/equivalence.py the 88 refutations
 # whose box exceeds 2,048 points take 0.56 ms each on average (4.6 ms at
 # most) enumerated in groups, and no worker imports z3.  Then the variable
-# boxes of both maps that brute force compares for `all`.
+# boxes of both maps that brute force compares for `all`, and decides when
+# isl ran out of operations (min and max nest into many pieces).
 _RELATES_ENUMERATION_LIMIT = 1 << 15
 _ENUMERATION_LIMIT = 1 << 12
 # Up to this many points the evaluator beats compiling (15 µs a point
@@ -175,18 +176,73 @@ def check_equivalence(
     else:
         compare_isl = isl_bridge.compare_pointwise if pointwise else isl_bridge.compare_relations
         decided = compare_isl(a, b, max_operations=budget.isl_operations)
+    decider: tuple[str, ...] = ()
     if decided.differs is None:
-        return EquivalenceResult(Verdict.UNKNOWN, notes=("isl: operation budget exhausted",))
+        if a.domain_size_bound() + b.domain_size_bound() > _ENUMERATION_LIMIT:
+            return EquivalenceResult(Verdict.UNKNOWN, notes=("isl: operation budget exhausted",))
+        decided = _decided_by_enumeration(a, b, pointwise)
+        decider = ("enumeration: decided (isl: operation budget exhausted)",)
     if not decided.differs:
         verdict = Verdict.VACUOUS if decided.vacuous else Verdict.EQUAL
-        if budget.cross_check is not CrossCheck.ALL:
-            return EquivalenceResult(verdict, notes=("isl alone",))
+        if decider or budget.cross_check is not CrossCheck.ALL:
+            return EquivalenceResult(verdict, notes=decider or ("isl alone",))
         return EquivalenceResult(verdict, notes=(_confirm_equal(a, b, pointwise, budget),))
     if pointwise:
         counterexample: Counterexample = _pointwise_counterexample(a, b, decided)
-        return EquivalenceResult(Verdict.DIFFERENT, counterexample, ("python: re-evaluated",))
+        return EquivalenceResult(
+            Verdict.DIFFERENT, counterexample, (*decider, "python: re-evaluated")
+        )
     relation, note = _relation_counterexample(a, b, decided, budget)
-    return EquivalenceResult(Verdict.DIFFERENT, relation, (note,))
+    return EquivalenceResult(Verdict.DIFFERENT, relation, (*decider, note))
+
+
+def _decided_by_enumeration(
+    a: IndexingMap, b: IndexingMap, pointwise: bool
+) -> isl_bridge.IslComparison:
+    """isl's answer found by enumerating both maps' boxes (together at most
+    `_ENUMERATION_LIMIT` points), with the witness isl would give: the
+    smallest in ``Σ|d_i|``, then ``Σ|symbol|``, then lexicographic order.
+
+    ``(d0) -> (d0), d0 in [0, 0]`` and the same over ``d0 in [0, 1]``
+    differ at ``d0 = 1`` (only in the second, pointwise or as relations)."""
+    if pointwise:
+        points = _points(a), _points(b)
+        differing = [
+            p for p in points[0].keys() | points[1].keys() if points[0].get(p) != points[1].get(p)
+        ]
+        if not differing:
+            return isl_bridge.IslComparison(differs=False, vacuous=not points[0])
+        split = a.num_dims
+        best = min(differing, key=lambda p: (_size(p[:split]), _size(p[split:]), p))
+        names = [v.name for v in a.all_variables]
+        return isl_bridge.IslComparison(differs=True, witness=tuple(zip(names, best, strict=True)))
+    relations = a.relation(), b.relation()
+    if relations[0] == relations[1]:
+        return isl_bridge.IslComparison(differs=False, vacuous=not relations[0])
+    found: list[tuple[tuple[Any, ...], Literal["a", "b"], tuple[tuple[str, int], ...]]] = []
+    sides: tuple[tuple[Literal["a", "b"], IndexingMap, frozenset[Any]], ...] = (
+        ("a", a, relations[1]),
+        ("b", b, relations[0]),
+    )
+    for only_in, shown, other in sides:
+        for point in shown.domain_points():
+            dims = tuple(point[var(VarKind.DIM, i)] for i in range(shown.num_dims))
+            result = shown.evaluate(point)
+            if (dims, result) in other:
+                continue
+            symbols = tuple(point[v] for v in shown.symbols)
+            witness = (
+                *((f"d{i}", x) for i, x in enumerate(dims)),
+                *((v.name, point[v]) for v in shown.symbols),
+                *((f"r{i}", x) for i, x in enumerate(result)),
+            )
+            found.append(((_size(dims), _size(symbols), dims, symbols), only_in, witness))
+    _, only_in, witness = min(found, key=lambda candidate: candidate[0])
+    return isl_bridge.IslComparison(differs=True, only_in=only_in, witness=witness)
+
+
+def _size(values: Sequence[int]) -> int:
+    return sum(abs(x) for x in values)
 
 
 def _one_map(indexing_map: IndexingMap, budget: Budget) -> isl_bridge.IslComparison:
