@@ -115,4 +115,4 @@ def test_a_loop_whose_unsimplified_unions_outgrow_the_limit_is_proved_step_by_st
     findings = [f for f in run_checks(module, MemoryCache()) if f.instruction == "w"]
     assert all(f.outcome is Outcome.PROVED for f in findings), findings
     steps = [f.message for f in findings if f.check == "simplification"]
-    assert "every simplification step keeps its relation (54 steps)" in steps
+    assert any(m.startswith("every simplification step keeps its relation (") for m in steps)
