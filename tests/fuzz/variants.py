@@ -112,13 +112,20 @@ def _parameters(rng: random.Random, shapes: Sequence[tuple[str, Sequence[int]]])
 _INDEX_TYPES = ("s32", "s32", "s64", "u32", "s8", "u8")
 
 
-def _offset(rng: random.Random, name: str, number: int, size: int) -> tuple[str, bool]:
-    """A scalar integer offset: a constant (sometimes out of range) or a parameter."""
-    element = rng.choice(_INDEX_TYPES)
-    if rng.random() < 0.5:
-        value = rng.randint(0 if element.startswith("u") else -2, size + 2)
-        return f"{name} = {element}[] constant({value})", False
-    return f"{name} = {element}[] parameter({number})", True
+def _offsets(rng: random.Random, dims: Sequence[int], number: int) -> tuple[list[str], str]:
+    """A scalar integer offset ``i<k>`` per dim, each a constant (sometimes
+    out of range) or a parameter (numbered from `number`): their lines, and
+    the operand list ``i0, i1, …``."""
+    lines = []
+    for k, size in enumerate(dims):
+        element = rng.choice(_INDEX_TYPES)
+        if rng.random() < 0.5:
+            value = rng.randint(0 if element.startswith("u") else -2, size + 2)
+            lines.append(f"i{k} = {element}[] constant({value})")
+        else:
+            lines.append(f"i{k} = {element}[] parameter({number})")
+            number += 1
+    return lines, ", ".join(f"i{k}" for k in range(len(dims)))
 
 
 # ------------------------------------------------------------------ families
@@ -433,12 +440,8 @@ def _dynamic_slice(rng: random.Random, number: int) -> Variant:
     dims = _dims(rng, rng.randint(1, 3), 60)
     sizes = [rng.randint(0, n) for n in dims]
     lines = [f"p0 = {_shape('f32', dims, rng)} parameter(0)"]
-    parameters = 1
-    for k, n in enumerate(dims):
-        line, is_parameter = _offset(rng, f"i{k}", parameters, n)
-        lines.append(line)
-        parameters += is_parameter
-    offsets = ", ".join(f"i{k}" for k in range(len(dims)))
+    offset_lines, offsets = _offsets(rng, dims, 1)
+    lines += offset_lines
     lines.append(
         f"r = {_shape('f32', sizes, rng)} dynamic-slice(p0, {offsets}), "
         f"dynamic_slice_sizes={_ints(sizes)}"
@@ -453,12 +456,8 @@ def _dynamic_update_slice(rng: random.Random, number: int) -> Variant:
         f"p0 = {_shape('f32', dims, rng)} parameter(0)",
         f"p1 = {_shape('f32', update, rng)} parameter(1)",
     ]
-    parameters = 2
-    for k, n in enumerate(dims):
-        line, is_parameter = _offset(rng, f"i{k}", parameters, n)
-        lines.append(line)
-        parameters += is_parameter
-    offsets = ", ".join(f"i{k}" for k in range(len(dims)))
+    offset_lines, offsets = _offsets(rng, dims, 2)
+    lines += offset_lines
     lines.append(f"r = {_shape('f32', dims, rng)} dynamic-update-slice(p0, p1, {offsets})")
     return Variant(number, "dynamic-update-slice", _module(number, lines))
 
