@@ -196,6 +196,9 @@ def check_equivalence(
     return EquivalenceResult(Verdict.DIFFERENT, relation, (*decider, note))
 
 
+_Witness: TypeAlias = tuple[tuple[str, int], ...]
+
+
 def _decided_by_enumeration(
     a: IndexingMap, b: IndexingMap, pointwise: bool
 ) -> isl_bridge.IslComparison:
@@ -216,29 +219,43 @@ def _decided_by_enumeration(
         best = min(differing, key=lambda p: (_size(p[:split]), _size(p[split:]), p))
         names = [v.name for v in a.all_variables]
         return isl_bridge.IslComparison(differs=True, witness=tuple(zip(names, best, strict=True)))
-    relations = a.relation(), b.relation()
-    if relations[0] == relations[1]:
-        return isl_bridge.IslComparison(differs=False, vacuous=not relations[0])
-    found: list[tuple[tuple[Any, ...], Literal["a", "b"], tuple[tuple[str, int], ...]]] = []
-    sides: tuple[tuple[Literal["a", "b"], IndexingMap, frozenset[Any]], ...] = (
-        ("a", a, relations[1]),
-        ("b", b, relations[0]),
+    # Per map, each pair (dims, result) it relates and its smallest witness.
+    related = [_smallest_witnesses(a), _smallest_witnesses(b)]
+    if related[0].keys() == related[1].keys():
+        return isl_bridge.IslComparison(differs=False, vacuous=not related[0])
+    sides: tuple[Literal["a", "b"], ...] = ("a", "b")
+    # The smallest key; on a tie, a's (the first) pair.
+    (_, witness), only_in = min(
+        (
+            (found, only_in)
+            for only_in, mine, other in zip(sides, related, related[::-1], strict=True)
+            for pair, found in mine.items()
+            if pair not in other
+        ),
+        key=lambda candidate: candidate[0][0],
     )
-    for only_in, shown, other in sides:
-        for point in shown.domain_points():
-            dims = tuple(point[var(VarKind.DIM, i)] for i in range(shown.num_dims))
-            result = shown.evaluate(point)
-            if (dims, result) in other:
-                continue
-            symbols = tuple(point[v] for v in shown.symbols)
+    return isl_bridge.IslComparison(differs=True, only_in=only_in, witness=witness)
+
+
+def _smallest_witnesses(
+    indexing_map: IndexingMap,
+) -> dict[tuple[tuple[int, ...], tuple[int, ...]], tuple[tuple[Any, ...], _Witness]]:
+    """Each pair ``(dims, result)`` of the map's relation, with the order key
+    and the witness (``d…``, its symbols, ``r…``) of its smallest point."""
+    found: dict[tuple[tuple[int, ...], tuple[int, ...]], tuple[tuple[Any, ...], _Witness]] = {}
+    for point in indexing_map.domain_points():
+        dims = tuple(point[var(VarKind.DIM, i)] for i in range(indexing_map.num_dims))
+        symbols = tuple(point[v] for v in indexing_map.symbols)
+        result = indexing_map.evaluate(point)
+        key = (_size(dims), _size(symbols), dims, symbols)
+        if (dims, result) not in found or key < found[dims, result][0]:
             witness = (
                 *((f"d{i}", x) for i, x in enumerate(dims)),
-                *((v.name, point[v]) for v in shown.symbols),
+                *((v.name, point[v]) for v in indexing_map.symbols),
                 *((f"r{i}", x) for i, x in enumerate(result)),
             )
-            found.append(((_size(dims), _size(symbols), dims, symbols), only_in, witness))
-    _, only_in, witness = min(found, key=lambda candidate: candidate[0])
-    return isl_bridge.IslComparison(differs=True, only_in=only_in, witness=witness)
+            found[dims, result] = (key, witness)
+    return found
 
 
 def _size(values: Sequence[int]) -> int:
