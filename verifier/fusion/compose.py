@@ -65,7 +65,7 @@ from verifier.expr import (
     range_var,
     variables_of,
 )
-from verifier.fusion.graph import users_first_order
+from verifier.fusion.graph import Dataflow, dataflow
 from verifier.hlo import Computation, Instruction, Module, Shape, ShapeIndex
 from verifier.indexing import analysis
 from verifier.indexing.control_flow import (
@@ -204,9 +204,9 @@ class Composer:
     same: MapEquality = lambda a, b: False
     prefilter: bool = False
     signatures: Signatures | None = None
-    # Users-first order per computation name, computed once (a fusion is
+    # The dataflow of each computation, by name, computed once (a fusion is
     # composed once per parameter and per output).
-    _orders: dict[str, list[Instruction]] = field(default_factory=dict, compare=False)
+    _dataflows: dict[str, Dataflow] = field(default_factory=dict, compare=False)
     # Composed maps per (computation name, output or parameter), computed
     # once: a fused computation called from many places, or reached by many
     # map sets of its caller, is composed once.
@@ -324,12 +324,11 @@ class Composer:
             found = self._samples[indexing_map] = _sample_pairs(indexing_map)
         return found
 
-    def _users_first(self, computation: Computation) -> list[Instruction]:
-        order = self._orders.get(computation.name)
-        if order is None:
-            order = users_first_order(computation)
-            self._orders[computation.name] = order
-        return order
+    def _dataflow(self, computation: Computation) -> Dataflow:
+        found = self._dataflows.get(computation.name)
+        if found is None:
+            found = self._dataflows[computation.name] = dataflow(computation)
+        return found
 
     def output_to_input(
         self, computation: Computation, instruction: Instruction, output: int = 0
@@ -559,7 +558,7 @@ class Composer:
         sets: dict[_Value, _MapSet] = {
             (root.name, output): _MapSet([CountedMap(IndexingMap.identity(shape.dimensions))])
         }
-        for instruction in self._users_first(computation):
+        for instruction in self._dataflow(computation).upstream(root.name):
             if instruction.opcode == "parameter":
                 continue
             for output_index in range(analysis.output_count(instruction)):
@@ -669,9 +668,9 @@ class Composer:
                 start.leaf: _MapSet([CountedMap(IndexingMap.identity(start.shape.dimensions))])
             }
         }
-        for instruction in reversed(self._users_first(computation)):
-            # One that reads none of the values holding maps is passed by
-            # (most of a computation is not downstream of one parameter).
+        for instruction in self._dataflow(computation).downstream(start.name):
+            # One whose operands hold no maps (they stopped on the way: a
+            # value not read) is passed by.
             if instruction.opcode != "parameter" and any(
                 name in sets for name in instruction.operands
             ):

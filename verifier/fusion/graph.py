@@ -13,6 +13,8 @@ instruction module, so the gate, which needs only the order, never pays it.
 from __future__ import annotations
 
 import heapq
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from verifier.hlo import Computation, Instruction
@@ -90,3 +92,71 @@ def users_first_order(computation: Computation) -> list[Instruction]:
         raise ValueError(f"computation '{computation.name}' has a cycle of operands")
     order.reverse()
     return order
+
+
+@dataclass(frozen=True)
+class Dataflow:
+    """A computation's instructions users first (`users_first_order`) and,
+    by position in that order, the positions of each one's operands and
+    users: composing from one parameter, or to one output, walks only the
+    instructions downstream or upstream of it, not the whole computation
+    once per parameter (an optimizer's fusion of 280 parameter updates in
+    900 instructions would cost their product).
+
+    >>> from verifier.hlo import parse_module
+    >>> flow = dataflow(parse_module('''
+    ... HloModule m
+    ... ENTRY e {
+    ...   p = f32[2] parameter(0)
+    ...   q = f32[2] parameter(1)
+    ...   a = f32[2] abs(p)
+    ...   n = f32[2] negate(q)
+    ...   ROOT t = (f32[2], f32[2]) tuple(a, n)
+    ... }''').entry)
+    >>> [i.name for i in flow.downstream("q")], [i.name for i in flow.upstream("a")]
+    (['q', 'n', 't'], ['a', 'p'])
+    """
+
+    order: tuple[Instruction, ...]
+    position: Mapping[str, int]
+    operands: tuple[tuple[int, ...], ...]
+    users: tuple[tuple[int, ...], ...]
+
+    def upstream(self, name: str) -> Iterator[Instruction]:
+        """`name` and every instruction whose value it reads, directly or
+        not, users first (in the order of `order`)."""
+        return self._walk(self.position[name], self.operands, 1)
+
+    def downstream(self, name: str) -> Iterator[Instruction]:
+        """`name` and every instruction that reads its value, directly or
+        not, producers first (in the reverse order of `order`)."""
+        return self._walk(self.position[name], self.users, -1)
+
+    def _walk(
+        self, start: int, edges: tuple[tuple[int, ...], ...], sign: int
+    ) -> Iterator[Instruction]:
+        # Every edge goes one way along `order` (`sign`): popping the
+        # nearest position first yields an instruction after all of its
+        # predecessors in the walk.
+        pending, seen = [sign * start], {start}
+        while pending:
+            k = sign * heapq.heappop(pending)
+            yield self.order[k]
+            for following in edges[k]:
+                if following not in seen:
+                    seen.add(following)
+                    heapq.heappush(pending, sign * following)
+
+
+def dataflow(computation: Computation) -> Dataflow:
+    """The `Dataflow` of `computation`."""
+    order = tuple(users_first_order(computation))
+    position = {instruction.name: k for k, instruction in enumerate(order)}
+    operands = tuple(
+        tuple(position[operand] for operand in instruction.operands) for instruction in order
+    )
+    users: list[list[int]] = [[] for _ in order]
+    for k, reads in enumerate(operands):
+        for operand in reads:
+            users[operand].append(k)
+    return Dataflow(order, position, operands, tuple(tuple(u) for u in users))
