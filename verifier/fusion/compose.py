@@ -69,6 +69,7 @@ from verifier.fusion.graph import Dataflow, dataflow
 from verifier.hlo import Computation, Instruction, Module, Shape, ShapeIndex
 from verifier.indexing import analysis
 from verifier.indexing.control_flow import (
+    LOOP_DISTINCT_MAP_LIMIT,
     LOOP_MAP_LIMIT,
     LOOP_WORK_LIMIT,
     loop_body,
@@ -415,8 +416,9 @@ class Composer:
         self, loop: Instruction, trips: int, direction: str
     ) -> tuple[tuple[ComposedIndexing, ...], ...] | Undefined:
         """`loop`'s body composed `trips` times (see `_loop`), or UNDEFINED
-        when a union grows past `LOOP_MAP_LIMIT` maps or the iterations
-        together past `LOOP_WORK_LIMIT`."""
+        when a union grows past `LOOP_MAP_LIMIT` maps, or the iterations
+        together past `LOOP_DISTINCT_MAP_LIMIT` distinct maps or
+        `LOOP_WORK_LIMIT` maps."""
         body = loop_body(self.module, loop)
         dimensions = [leaf.shape.dimensions for leaf in parameter_leaves(body)]
         leaves = len(dimensions)
@@ -435,7 +437,11 @@ class Composer:
             )
             for k in range(leaves)
         )
+        # The maps the iterations have composed (each one merged into its
+        # union, a remembered answer when it was made before), and every
+        # distinct map among them (each simplified and compared anew).
         composed = 0
+        made: set[IndexingMap] = set()
         read_by_step = [_read_entries(row) for row in step]
         for _ in range(trips):
             following = self._iteration(read_by_step, state)
@@ -444,10 +450,13 @@ class Composer:
                 state = following
                 break
             state = following
-            sizes = [len(c.maps) for row in state for c in row if isinstance(c.maps, tuple)]
-            composed += sum(sizes)
-            if max(sizes, default=0) > LOOP_MAP_LIMIT:
+            defined = [c.maps for row in state for c in row if isinstance(c.maps, tuple)]
+            composed += sum(len(maps) for maps in defined)
+            made.update(counted.map for maps in defined for counted in maps)
+            if max(map(len, defined), default=0) > LOOP_MAP_LIMIT:
                 too_many = f"a union of more than {LOOP_MAP_LIMIT} maps between two state arrays"
+            elif len(made) > LOOP_DISTINCT_MAP_LIMIT:
+                too_many = f"more than {LOOP_DISTINCT_MAP_LIMIT} distinct maps over its iterations"
             elif composed > LOOP_WORK_LIMIT:
                 too_many = f"more than {LOOP_WORK_LIMIT} maps over its iterations"
             else:
