@@ -222,9 +222,9 @@ class Composer:
     _own_maps: dict[tuple[str, str, str, int], tuple[ComposedIndexing, ...]] = field(
         default_factory=dict, compare=False
     )
-    # `transform` applied once per distinct map (modules repeat the same
-    # maps across outputs, fusions and layers).
-    _transformed: dict[IndexingMap, IndexingMap] = field(default_factory=dict, compare=False)
+    # `transform` applied once per distinct map, as a step (modules repeat
+    # the same maps across outputs, fusions and layers).
+    _steps: dict[IndexingMap, Step] = field(default_factory=dict, compare=False)
     # `same` asked once per ordered pair: a loop's iterations, unrolled,
     # merge the same maps into the same unions (random bits: 2,412
     # questions, 130 distinct).
@@ -285,12 +285,6 @@ class Composer:
         if leaves is None:
             leaves = self._leaves[key] = instruction_operand_leaves(computation, instruction)
         return leaves
-
-    def _transform(self, indexing_map: IndexingMap) -> IndexingMap:
-        result = self._transformed.get(indexing_map)
-        if result is None:
-            result = self._transformed[indexing_map] = self.transform(indexing_map)
-        return result
 
     def _same(self, a: IndexingMap, b: IndexingMap) -> bool:
         found = self._sames.get((a, b))
@@ -540,7 +534,10 @@ class Composer:
         )
 
     def _step(self, indexing_map: IndexingMap) -> Step:
-        return Step(indexing_map, self._transform(indexing_map))
+        step = self._steps.get(indexing_map)
+        if step is None:
+            step = self._steps[indexing_map] = Step(indexing_map, self.transform(indexing_map))
+        return step
 
     def computation_output_to_input(
         self, computation: Computation, output: int = 0
