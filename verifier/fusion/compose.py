@@ -48,7 +48,7 @@ one composition::
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 from operator import attrgetter
@@ -215,6 +215,12 @@ class Composer:
         default_factory=dict, compare=False
     )
     _inputs: dict[tuple[str, int], tuple[ComposedIndexing, ...]] = field(
+        default_factory=dict, compare=False
+    )
+    # What the rest of a computation makes of the maps one value holds,
+    # per (computation, value, those maps), when no other value holding
+    # maps is still to be read (`_compose_to_outputs`).
+    _remainders: dict[tuple[str, str, Hashable], tuple[ComposedIndexing, ...]] = field(
         default_factory=dict, compare=False
     )
     # An op's own maps per (computation, instruction, direction, output or
@@ -666,7 +672,18 @@ class Composer:
     def _compose_to_outputs(
         self, computation: Computation, parameter: int
     ) -> tuple[ComposedIndexing, ...]:
+        """Walk the instructions downstream of the parameter, producers
+        first, extending the maps that reach each one to its outputs.
+
+        Where the last value still to be read that holds maps is the one
+        just made, the rest of the walk depends on that value and its maps
+        alone: it is taken from an earlier walk that got there with the
+        same maps (`_remainders`).  A chain that every parameter of a
+        layer-by-layer fusion joins in turn (XLA's recomputation through
+        every layer: 286 parameters, 937 instructions) is walked once, not
+        once per parameter."""
         root = computation.root
+        flow = self._dataflow(computation)
         start = self._parameter_leaves(computation)[parameter]
         # Per instruction, the maps reaching each of its output leaves.
         sets: dict[str, dict[int, _MapSet]] = {
@@ -674,17 +691,44 @@ class Composer:
                 start.leaf: _MapSet([CountedMap(IndexingMap.identity(start.shape.dimensions))])
             }
         }
-        for instruction in self._dataflow(computation).downstream(start.name):
+        # Per value holding maps, how many of its users are still to be
+        # walked (the root: always one, its maps are the answer).
+        unread = {start.name: flow.user_count(start.name)}
+        passed: list[tuple[str, str, Hashable]] = []
+        for instruction in flow.downstream(start.name):
             # One whose operands hold no maps (they stopped on the way: a
             # value not read) is passed by.
-            if instruction.opcode != "parameter" and any(
+            if instruction.opcode == "parameter" or not any(
                 name in sets for name in instruction.operands
             ):
-                self._propagate_forward(computation, instruction, sets)
+                continue
+            self._propagate_forward(computation, instruction, sets)
+            for name in dict.fromkeys(instruction.operands):
+                if name in unread and name != root.name:
+                    unread[name] -= 1
+                    if not unread[name]:
+                        del unread[name]
+            name = instruction.name
+            if name in sets and (name == root.name or flow.user_count(name)):
+                unread[name] = flow.user_count(name) or 1
+                if len(unread) == 1 and name != root.name:
+                    key = (computation.name, name, _frozen(sets[name]))
+                    found = self._remainders.get(key)
+                    if found is not None:
+                        return self._remember(passed, found)
+                    passed.append(key)
         reaching = sets.get(root.name, {})
-        return tuple(
-            _composed(reaching.get(output)) for output in range(analysis.output_count(root))
+        return self._remember(
+            passed,
+            tuple(_composed(reaching.get(output)) for output in range(analysis.output_count(root))),
         )
+
+    def _remember(
+        self, passed: list[tuple[str, str, Hashable]], found: tuple[ComposedIndexing, ...]
+    ) -> tuple[ComposedIndexing, ...]:
+        for key in passed:
+            self._remainders[key] = found
+        return found
 
     def _propagate_forward(
         self,
@@ -749,6 +793,15 @@ class Composer:
                     continue
                 multiplicity = first.multiplicity * second.multiplicity
                 destination.add(CountedMap(composed, multiplicity), self._same)
+
+
+def _frozen(leaves: dict[int, _MapSet]) -> Hashable:
+    """A value's maps per output leaf, as a key: everything of them the
+    rest of a walk reads."""
+    return tuple(
+        (leaf, tuple(found.maps), found.undefined, tuple(found.steps))
+        for leaf, found in sorted(leaves.items())
+    )
 
 
 def _composed(found: _MapSet | None) -> ComposedIndexing:
