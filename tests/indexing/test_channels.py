@@ -46,3 +46,14 @@ def test_every_fed_array_of_an_infeed_is_undefined_and_its_token_reads_nothing()
     assert output_to_input(computation, infeed, 2) == ((),)
     first, second, token = input_to_output(computation, infeed, 0)
     assert isinstance(first, Undefined) and isinstance(second, Undefined) and token == ()
+
+
+def test_an_after_all_joins_tokens_and_reads_nothing() -> None:
+    module = parse_module(
+        "HloModule m\nENTRY e {\n  t = token[] after-all()\n"
+        "  ROOT j = token[] after-all(t, t)\n}\n"
+    )
+    computation, join = module.entry, module.entry.root
+    assert output_to_input(computation, join, 0) == ((), ())
+    assert input_to_output(computation, join, 0) == ((),)
+    assert input_to_output(computation, join, 1) == ((),)

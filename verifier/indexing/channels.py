@@ -17,7 +17,9 @@ static plumbing, leaf by leaf:
 - ``i = ((f32[2,2], s32[]), token[]) infeed(token[] t)``: every leaf of
   ``{0}`` is UNDEFINED (the host feeds it); the token reads nothing;
 - ``outfeed(f32[2,2] x, token[] t)`` returns a token: it reads nothing (the
-  host reads x).
+  host reads x);
+- ``after-all(token[] a, token[] b)`` joins the tokens that order these
+  ops into one: a token holds no element, it reads nothing.
 """
 
 from __future__ import annotations
@@ -84,4 +86,4 @@ def _infeed_i2o(ctx: OpContext, operand: int) -> tuple[Indexing, ...]:
 
 
 register("infeed")(OpRule(_infeed_o2i, _infeed_i2o, whole_tuples=True))
-register("outfeed")(forwarding_rule(_nothing))
+register("outfeed", "after-all")(forwarding_rule(_nothing))
