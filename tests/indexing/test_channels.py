@@ -50,8 +50,7 @@ def test_every_fed_array_of_an_infeed_is_undefined_and_its_token_reads_nothing()
 
 def test_an_after_all_joins_tokens_and_reads_nothing() -> None:
     module = parse_module(
-        "HloModule m\nENTRY e {\n  t = token[] after-all()\n"
-        "  ROOT j = token[] after-all(t, t)\n}\n"
+        "HloModule m\nENTRY e {\n  t = token[] after-all()\n  ROOT j = token[] after-all(t, t)\n}\n"
     )
     computation, join = module.entry, module.entry.root
     assert output_to_input(computation, join, 0) == ((), ())

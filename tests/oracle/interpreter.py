@@ -832,6 +832,7 @@ _SEMANTICS: dict[str, Semantics] = {
     "send": _passed_through(lambda path: path[1:] if path[0] == 0 else None),
     "send-done": _passed_through(lambda path: None),
     "outfeed": _passed_through(lambda path: None),
+    "after-all": _passed_through(lambda path: None),  # a token: no element
     "triangular-solve": _triangular_solve,
     "recv-done": _passed_through(lambda path: path if path[0] == 0 else None),
     "fft": _fft,
