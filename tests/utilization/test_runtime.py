@@ -12,6 +12,8 @@ from verifier.analysis import ModuleMaps
 from verifier.counting.utilization import RUNTIME_DEPENDENT, Span, Unknown, instruction_utilization
 from verifier.hlo import parse_module
 
+from .judge import judge
+
 
 def _gather(table: int, width: int, rows: int, slice_rows: int, slice_width: int) -> str:
     return (
@@ -62,3 +64,47 @@ def test_overlapping_windows_depend_on_the_values() -> None:
     assert row.per_execution == Unknown(RUNTIME_DEPENDENT)
     assert row.may_read == 10
     assert row.reads == 3 * 2 * 2
+
+
+def _slices_of_one_array(offsets: tuple[int, ...] | None) -> str:
+    """A multi-output fusion of four 3x3 dynamic slices of one 5x5 array at
+    the offsets ``(a, b)``, ``(b, c)``, ``(c, a)`` and ``(a, a)``, beside a
+    static slice: each read at two of the three offsets.  With `offsets`
+    None they are runtime operands of the fusion; else constants inside it."""
+    runtime = "".join(f"  {n} = s32[] parameter({k + 1})\n" for k, n in enumerate("abc"))
+    if offsets is None:
+        inside, outside, operands = runtime, runtime, "p, a, b, c"
+    else:
+        values = zip("abc", offsets, strict=True)
+        inside, outside, operands = (
+            "".join(f"  {n} = s32[] constant({v})\n" for n, v in values),
+            "",
+            "p",
+        )
+    shapes = "(f32[3,3], f32[3,3], f32[3,3], f32[3,3], f32[1,5])"
+    slices = "".join(
+        f"  s{k} = f32[3,3] dynamic-slice(p, {i}, {j}), dynamic_slice_sizes={{3,3}}\n"
+        for k, (i, j) in enumerate([("a", "b"), ("b", "c"), ("c", "a"), ("a", "a")])
+    )
+    return (
+        f"HloModule m\nfused {{\n  p = f32[5,5] parameter(0)\n{inside}{slices}"
+        f"  s4 = f32[1,5] slice(p), slice={{[4:5], [0:5]}}\n"
+        f"  ROOT t = {shapes} tuple(s0, s1, s2, s3, s4)\n}}\n"
+        f"ENTRY e {{\n  p = f32[5,5] parameter(0)\n{outside}"
+        f"  ROOT f = {shapes} fusion({operands}), kind=kLoop, calls=fused\n}}\n"
+    )
+
+
+def test_slices_sharing_offsets_span_every_joint_assignment() -> None:
+    # Each map is fixed once per value of its own offsets and shared by the
+    # joint assignments that agree on them: the span is still the one over
+    # every joint assignment, as the interpreters count it.
+    module = parse_module(_slices_of_one_array(None))
+    row = instruction_utilization(ModuleMaps(module), module.entry, module.entry.root).operands[0]
+    counts = []
+    for offsets in itertools.product(range(3), repeat=3):
+        fixed = parse_module(_slices_of_one_array(offsets))
+        counts.append(judge(fixed, fixed.entry.root).distinct[0])
+    assert row.per_execution == Span(min(counts), max(counts))
+    assert row.may_read == 25
+    assert row.reads == 4 * 9 + 5

@@ -321,10 +321,21 @@ def _total_reads(maps: Sequence[CountedMap]) -> int:
 def _reads(maps: Sequence[CountedMap]) -> Answer:
     """Σ multiplicity * |domain| per execution: the same for every runtime
     value when no constraint mentions one (the domain over dims and range
-    variables does not move)."""
+    variables does not move).  Otherwise each map's domain is counted once
+    per assignment of its own runtime values (`_over_assignments` hands the
+    same fixed map to every joint assignment that agrees on them), and the
+    joint assignments only add those counts up."""
     if not any(_rt_in_constraints(c.map) for c in maps):
         return _total_reads(maps)
-    return _over_assignments(maps, _total_reads)
+    sizes: dict[IndexingMap, int] = {}
+
+    def size(indexing_map: IndexingMap) -> int:
+        found = sizes.get(indexing_map)
+        if found is None:
+            found = sizes[indexing_map] = count_domain(indexing_map).value
+        return found
+
+    return _over_assignments(maps, lambda fixed: sum(c.multiplicity * size(c.map) for c in fixed))
 
 
 def _per_execution(maps: Sequence[CountedMap], dimensions: Sequence[int]) -> Answer:
@@ -365,26 +376,47 @@ def _over_assignments(
     """`measure` of the maps for every joint assignment of their runtime
     variables, each one scalar per execution (the same source element is the
     same value in every map): one number, or the span, when there are at
-    most `ASSIGNMENT_LIMIT` assignments."""
+    most `ASSIGNMENT_LIMIT` assignments.
+
+    A map is fixed once per assignment of its *own* runtime values, and
+    that one fixed map is handed to every joint assignment agreeing on them:
+    the union of a scan's maps over all of its outputs reads several
+    counters, each map only one or two of them (a held-out training step
+    with a 2-unrolled scan: 729 joint assignments of 141 maps, 1,225
+    fixed maps instead of 102,789)."""
     keys: list[_ScalarKey] = []
+    own_keys: list[tuple[int, ...]] = []
     for c in maps:
+        own: list[int] = []
         for variable in c.map.rt_vars:
             key = _scalar_source(variable)
             if key is None:
                 return Unknown(RUNTIME_DEPENDENT)
             if key not in keys:
                 keys.append(key)
+            own.append(keys.index(key))
+        own_keys.append(tuple(own))
     if len({key[:2] for key in keys}) != len(keys):
         # One source element clamped into different ranges: the variables are
         # related in a way the maps do not state.
         return Unknown(RUNTIME_DEPENDENT)
     if math.prod(key[3] - key[2] + 1 for key in keys) > ASSIGNMENT_LIMIT:
         return Unknown(RUNTIME_DEPENDENT)
-    values = [
-        measure([_fix(c, dict(zip(keys, assignment, strict=True))) for c in maps])
-        for assignment in itertools.product(*(range(key[2], key[3] + 1) for key in keys))
-    ]
-    return _span(values)
+    fixed: dict[tuple[int, tuple[int, ...]], CountedMap] = {}
+
+    def fix(position: int, assignment: tuple[int, ...]) -> CountedMap:
+        values = tuple(assignment[k] for k in own_keys[position])
+        found = fixed.get((position, values))
+        if found is None:
+            found = fixed[position, values] = _fix(maps[position], values)
+        return found
+
+    return _span(
+        [
+            measure([fix(position, assignment) for position in range(len(maps))])
+            for assignment in itertools.product(*(range(key[2], key[3] + 1) for key in keys))
+        ]
+    )
 
 
 def _span(values: Sequence[int]) -> int | Span:
@@ -392,15 +424,10 @@ def _span(values: Sequence[int]) -> int | Span:
     return low if low == high else Span(low, high)
 
 
-def _fix(counted: CountedMap, values: dict[_ScalarKey, int]) -> CountedMap:
-    """The map with each runtime variable replaced by its value."""
-    indexing_map = counted.map
-    table: dict[Var, Expr] = {}
-    for index, variable in enumerate(indexing_map.rt_vars):
-        key = _scalar_source(variable)
-        assert key is not None
-        table[rt_var(index)] = const(values[key])
-    return CountedMap(_substituted(indexing_map, table), counted.multiplicity)
+def _fix(counted: CountedMap, values: Sequence[int]) -> CountedMap:
+    """The map with its runtime variable number ``i`` replaced by ``values[i]``."""
+    table: dict[Var, Expr] = {rt_var(index): const(value) for index, value in enumerate(values)}
+    return CountedMap(_substituted(counted.map, table), counted.multiplicity)
 
 
 def _substituted(indexing_map: IndexingMap, table: dict[Var, Expr]) -> IndexingMap:
