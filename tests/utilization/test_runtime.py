@@ -9,7 +9,13 @@ import itertools
 import pytest
 
 from verifier.analysis import ModuleMaps
-from verifier.counting.utilization import RUNTIME_DEPENDENT, Span, Unknown, instruction_utilization
+from verifier.counting.utilization import (
+    PER_ITERATION,
+    RUNTIME_DEPENDENT,
+    Span,
+    Unknown,
+    instruction_utilization,
+)
 from verifier.hlo import parse_module
 
 from .judge import judge
@@ -108,3 +114,53 @@ def test_slices_sharing_offsets_span_every_joint_assignment() -> None:
     assert row.per_execution == Span(min(counts), max(counts))
     assert row.may_read == 25
     assert row.reads == 4 * 9 + 5
+
+
+_LOOP_OF_WRITES = """
+HloModule m
+body {
+  s = (s32[], f32[10], s32[3]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  acc = f32[10] get-tuple-element(s), index=1
+  idx = s32[3] get-tuple-element(s), index=2
+  slot = s32[1] dynamic-slice(idx, i), dynamic_slice_sizes={1}
+  at = s32[] reshape(slot)
+  zero = f32[] constant(0)
+  zeros = f32[2] broadcast(zero), dimensions={}
+  next = f32[10] dynamic-update-slice(acc, zeros, at)
+  one = s32[] constant(1)
+  i1 = s32[] add(i, one)
+  ROOT t = (s32[], f32[10], s32[3]) tuple(i1, next, idx)
+}
+cond {
+  s = (s32[], f32[10], s32[3]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(3)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+ENTRY e {
+  zero = s32[] constant(0)
+  acc = f32[10] parameter(0)
+  idx = s32[3] parameter(1)
+  init = (s32[], f32[10], s32[3]) tuple(zero, acc, idx)
+  ROOT w = (s32[], f32[10], s32[3]) while(init), condition=cond, body=body
+}
+"""
+
+
+def test_a_loop_writing_at_an_offset_per_iteration_is_not_one_offset() -> None:
+    # Three iterations write 2 elements each at idx[i] (clamped to [0, 8]):
+    # the elements of `acc` that reach the output are those no iteration
+    # overwrote, between 10 - 6 and 10 - 2 by plain loops over the offsets.
+    # Every iteration's variable has the same source (`at`), so fixing one
+    # value for it (every write at one offset) gave 8 as if it were exact.
+    survivors = [
+        10 - len({o + k for o in offsets for k in range(2)})
+        for offsets in itertools.product(range(9), repeat=3)
+    ]
+    assert (min(survivors), max(survivors)) == (4, 8)
+    module = parse_module(_LOOP_OF_WRITES)
+    row = instruction_utilization(ModuleMaps(module), module.entry, module.entry.root).operands[0]
+    assert row.per_execution == Unknown(PER_ITERATION)
+    assert row.reads == Unknown(PER_ITERATION)
+    assert row.may_read == 1 + 10 + 3

@@ -70,6 +70,7 @@ from verifier.indexing.analysis import output_count
 from verifier.indexing.leaves import instruction_operand_leaves
 
 RUNTIME_DEPENDENT = "depends on runtime values"
+PER_ITERATION = "depends on runtime values a loop reads once per iteration"
 
 PLUMBING = frozenset({"tuple", "get-tuple-element"})
 
@@ -180,6 +181,7 @@ def instruction_utilization(
                 [composed[leaf.number] for composed in per_output],
                 [composed[leaf.number] for composed in raw_per_output],
                 leaf.shape,
+                maps.module.looped_instructions,
             )
             for leaf in leaves
             if leaf.operand == number
@@ -245,14 +247,17 @@ def _union(indexings: Iterable[ComposedIndexing]) -> tuple[list[CountedMap], Und
 
 
 def _leaf_counts(
-    per_output: Sequence[ComposedIndexing], raw_per_output: Sequence[ComposedIndexing], shape: Shape
+    per_output: Sequence[ComposedIndexing],
+    raw_per_output: Sequence[ComposedIndexing],
+    shape: Shape,
+    looped: frozenset[str],
 ) -> tuple[Answer, Answer, Answer]:
     """``(may read, per execution, reads)`` of one array of an operand."""
     maps, undefined = _union(per_output)
     raw_maps, _ = _union(raw_per_output)
     if undefined is not None:
         return _unknown_indexing(undefined)
-    return operand_counts(maps, raw_maps, shape)
+    return operand_counts(maps, raw_maps, shape, looped)
 
 
 def _sum_of(answers: Iterable[Answer]) -> Answer:
@@ -285,24 +290,48 @@ def _unknown_indexing(undefined: Undefined) -> tuple[Unknown, Unknown, Unknown]:
 
 
 def operand_counts(
-    maps: Sequence[CountedMap], raw_maps: Sequence[CountedMap], shape: Shape | Unknown
+    maps: Sequence[CountedMap],
+    raw_maps: Sequence[CountedMap],
+    shape: Shape | Unknown,
+    looped: frozenset[str],
 ) -> tuple[int | Unknown, Answer, Answer]:
     """``(may read, per execution, reads)`` of an operand of `shape` read
     through `maps` (simplified and merged: the relation) and `raw_maps` (as
     composed, simplified pointwise, every variable kept: the reads, and the
     runtime variables per execution fixes, which the relation may project
     out: ``d0 - rt0 in [1, 4]`` reads the rows below a runtime offset, the
-    relation any row but the first)."""
+    relation any row but the first).
+
+    A runtime variable produced by one of the `looped` instructions
+    (`Module.looped_instructions`) has a value per iteration: the maps
+    composed through a loop carry one such variable per iteration, all
+    with the same source, so fixing "the" value of that source would write
+    every iteration at one offset.  Per execution, and reads when their
+    domain moves with the values, are then `PER_ITERATION`."""
     if isinstance(shape, Unknown):
         return shape, shape, shape
     dimensions = shape.dimensions
     # Each answer stands alone: reads counted over a domain too large for
     # isl's budget leave the distinct elements read known.
     may_read = _or_unknown(lambda: count_image([c.map for c in maps], dimensions).value)
+    per_iteration = any(
+        v.source is not None and v.source.instruction in looped
+        for c in raw_maps
+        for v in c.map.rt_vars
+    )
     per_execution: Answer = may_read
-    if any(c.map.rt_vars for c in raw_maps):
+    if per_iteration:
+        per_execution = Unknown(PER_ITERATION)
+    elif any(c.map.rt_vars for c in raw_maps):
         per_execution = _or_unknown(lambda: _per_execution(raw_maps, dimensions))
-    return may_read, per_execution, _or_unknown(lambda: _reads(raw_maps))
+    reads: Answer
+    if not any(_rt_in_constraints(c.map) for c in raw_maps):
+        reads = _or_unknown(lambda: _total_reads(raw_maps))
+    elif per_iteration:
+        reads = Unknown(PER_ITERATION)
+    else:
+        reads = _or_unknown(lambda: _reads(raw_maps))
+    return may_read, per_execution, reads
 
 
 def _or_unknown(count: Callable[[], _Counted]) -> _Counted | Unknown:
@@ -319,14 +348,13 @@ def _total_reads(maps: Sequence[CountedMap]) -> int:
 
 
 def _reads(maps: Sequence[CountedMap]) -> Answer:
-    """Σ multiplicity * |domain| per execution: the same for every runtime
-    value when no constraint mentions one (the domain over dims and range
-    variables does not move).  Otherwise each map's domain is counted once
-    per assignment of its own runtime values (`_over_assignments` hands the
-    same fixed map to every joint assignment that agrees on them), and the
-    joint assignments only add those counts up."""
-    if not any(_rt_in_constraints(c.map) for c in maps):
-        return _total_reads(maps)
+    """Σ multiplicity * |domain| per execution when a constraint mentions a
+    runtime variable (the domain over dims and range variables moves with
+    the values; when none does, `_total_reads` is the one answer): each
+    map's domain is counted once per assignment of its own runtime values
+    (`_over_assignments` hands the same fixed map to every joint assignment
+    that agrees on them), and the joint assignments only add those counts
+    up."""
     sizes: dict[IndexingMap, int] = {}
 
     def size(indexing_map: IndexingMap) -> int:

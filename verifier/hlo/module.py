@@ -18,6 +18,7 @@ computation that holds the instruction:
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -267,3 +268,51 @@ class Module:
     def instruction_count(self) -> int:
         """Instructions across all computations."""
         return sum(len(c.instructions) for c in self.computations)
+
+    @functools.cached_property
+    def looped_instructions(self) -> frozenset[str]:
+        """Names of the instructions a ``while`` loop runs once per iteration:
+        those of its body and condition and of every computation they call,
+        transitively.  Such an instruction has a value per iteration, not
+        one per run of the module.
+
+        >>> from verifier.hlo.parser import parse_module
+        >>> m = parse_module('''
+        ... HloModule m
+        ... inc {
+        ...   s = s32[] parameter(0)
+        ...   one = s32[] constant(1)
+        ...   ROOT next = s32[] add(s, one)
+        ... }
+        ... small {
+        ...   s = s32[] parameter(0)
+        ...   ten = s32[] constant(10)
+        ...   ROOT lt = pred[] compare(s, ten), direction=LT
+        ... }
+        ... ENTRY e {
+        ...   zero = s32[] constant(0)
+        ...   ROOT w = s32[] while(zero), condition=small, body=inc
+        ... }''')
+        >>> sorted(m.looped_instructions)
+        ['lt', 'next', 'one', 's', 'ten']
+        """
+        pending = [
+            name
+            for computation in self.computations
+            for instruction in computation.instructions
+            if instruction.opcode == "while"
+            for name in instruction.called_computations
+        ]
+        looped: set[str] = set()
+        while pending:
+            name = pending.pop()
+            if name in looped or not self.has_computation(name):
+                continue
+            looped.add(name)
+            for instruction in self.computation(name).instructions:
+                pending += instruction.called_computations
+        return frozenset(
+            instruction.name
+            for name in looped
+            for instruction in self.computation(name).instructions
+        )
