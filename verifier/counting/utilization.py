@@ -252,11 +252,18 @@ def _leaf_counts(
     shape: Shape,
     looped: frozenset[str],
 ) -> tuple[Answer, Answer, Answer]:
-    """``(may read, per execution, reads)`` of one array of an operand."""
+    """``(may read, per execution, reads)`` of one array of an operand.
+
+    The reads maps keep every variable of every use path, so a loop's
+    unions of them can pass its limit where the simplified maps do not:
+    then the distinct elements are known and the other two are not."""
     maps, undefined = _union(per_output)
-    raw_maps, _ = _union(raw_per_output)
     if undefined is not None:
         return _unknown_indexing(undefined)
+    raw_maps, raw_undefined = _union(raw_per_output)
+    if raw_undefined is not None:
+        _, per_execution, reads = _unknown_indexing(raw_undefined)
+        return _distinct(maps, shape.dimensions), per_execution, reads
     return operand_counts(maps, raw_maps, shape, looped)
 
 
@@ -313,7 +320,7 @@ def operand_counts(
     dimensions = shape.dimensions
     # Each answer stands alone: reads counted over a domain too large for
     # isl's budget leave the distinct elements read known.
-    may_read = _or_unknown(lambda: count_image([c.map for c in maps], dimensions).value)
+    may_read = _distinct(maps, dimensions)
     per_iteration = any(
         v.source is not None and v.source.instruction in looped
         for c in raw_maps
@@ -332,6 +339,12 @@ def operand_counts(
     else:
         reads = _or_unknown(lambda: _reads(raw_maps))
     return may_read, per_execution, reads
+
+
+def _distinct(maps: Sequence[CountedMap], dimensions: Sequence[int]) -> int | Unknown:
+    """May read: the elements of the union of the maps' images."""
+    count: int | Unknown = _or_unknown(lambda: count_image([c.map for c in maps], dimensions).value)
+    return count
 
 
 def _or_unknown(count: Callable[[], _Counted]) -> _Counted | Unknown:
