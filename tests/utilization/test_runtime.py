@@ -10,7 +10,7 @@ import pytest
 
 from verifier.analysis import ModuleMaps
 from verifier.counting.utilization import (
-    PER_ITERATION,
+    REPEATED,
     RUNTIME_DEPENDENT,
     Span,
     Unknown,
@@ -161,6 +161,42 @@ def test_a_loop_writing_at_an_offset_per_iteration_is_not_one_offset() -> None:
     assert (min(survivors), max(survivors)) == (4, 8)
     module = parse_module(_LOOP_OF_WRITES)
     row = instruction_utilization(ModuleMaps(module), module.entry, module.entry.root).operands[0]
-    assert row.per_execution == Unknown(PER_ITERATION)
-    assert row.reads == Unknown(PER_ITERATION)
+    assert row.per_execution == Unknown(REPEATED)
+    assert row.reads == Unknown(REPEATED)
     assert row.may_read == 1 + 10 + 3
+
+
+_TWO_CALLS = """
+HloModule m
+g {
+  p = f32[10] parameter(0)
+  off = s32[] parameter(1)
+  ROOT ds = f32[2] dynamic-slice(p, off), dynamic_slice_sizes={2}
+}
+outer {
+  x = f32[10] parameter(0)
+  a = s32[] parameter(1)
+  b = s32[] parameter(2)
+  first = f32[2] call(x, a), to_apply=g
+  second = f32[2] call(x, b), to_apply=g
+  ROOT both = f32[4] concatenate(first, second), dimensions={0}
+}
+ENTRY e {
+  x = f32[10] parameter(0)
+  a = s32[] parameter(1)
+  b = s32[] parameter(2)
+  ROOT c = f32[4] call(x, a, b), to_apply=outer
+}
+"""
+
+
+def test_two_calls_of_one_computation_are_two_offsets() -> None:
+    # `g` runs twice, at `a` and at `b`: both maps' variables have the
+    # source `off`, so one value for it read one window of 2 elements, as
+    # if exact; by plain loops over the clamped offsets it is 2 to 4.
+    distinct = [len({o + k for o in (a, b) for k in range(2)}) for a in range(9) for b in range(9)]
+    assert (min(distinct), max(distinct)) == (2, 4)
+    module = parse_module(_TWO_CALLS)
+    row = instruction_utilization(ModuleMaps(module), module.entry, module.entry.root).operands[0]
+    assert row.per_execution == Unknown(REPEATED)
+    assert row.may_read == 10

@@ -70,7 +70,7 @@ from verifier.indexing.analysis import output_count
 from verifier.indexing.leaves import instruction_operand_leaves
 
 RUNTIME_DEPENDENT = "depends on runtime values"
-PER_ITERATION = "depends on runtime values a loop reads once per iteration"
+REPEATED = "depends on runtime values produced more than once per execution"
 
 PLUMBING = frozenset({"tuple", "get-tuple-element"})
 
@@ -173,6 +173,7 @@ def instruction_utilization(
     raw_per_output = [maps.reads(computation, instruction, k) for k in outputs]
     heuristic = operand_utilizations(maps.module, computation, instruction)
     leaves = instruction_operand_leaves(computation, instruction)
+    repeated = maps.module.repeated_instructions(instruction)
     rows = []
     for number, operand in enumerate(computation.operand_instructions(instruction)):
         # A tuple-shaped operand is counted array by array (leaf by leaf).
@@ -181,7 +182,7 @@ def instruction_utilization(
                 [composed[leaf.number] for composed in per_output],
                 [composed[leaf.number] for composed in raw_per_output],
                 leaf.shape,
-                maps.module.looped_instructions,
+                repeated,
             )
             for leaf in leaves
             if leaf.operand == number
@@ -250,7 +251,7 @@ def _leaf_counts(
     per_output: Sequence[ComposedIndexing],
     raw_per_output: Sequence[ComposedIndexing],
     shape: Shape,
-    looped: frozenset[str],
+    repeated: frozenset[str],
 ) -> tuple[Answer, Answer, Answer]:
     """``(may read, per execution, reads)`` of one array of an operand.
 
@@ -264,7 +265,7 @@ def _leaf_counts(
     if raw_undefined is not None:
         _, per_execution, reads = _unknown_indexing(raw_undefined)
         return _distinct(maps, shape.dimensions), per_execution, reads
-    return operand_counts(maps, raw_maps, shape, looped)
+    return operand_counts(maps, raw_maps, shape, repeated)
 
 
 def _sum_of(answers: Iterable[Answer]) -> Answer:
@@ -300,7 +301,7 @@ def operand_counts(
     maps: Sequence[CountedMap],
     raw_maps: Sequence[CountedMap],
     shape: Shape | Unknown,
-    looped: frozenset[str],
+    repeated: frozenset[str],
 ) -> tuple[int | Unknown, Answer, Answer]:
     """``(may read, per execution, reads)`` of an operand of `shape` read
     through `maps` (simplified and merged: the relation) and `raw_maps` (as
@@ -309,33 +310,35 @@ def operand_counts(
     out: ``d0 - rt0 in [1, 4]`` reads the rows below a runtime offset, the
     relation any row but the first).
 
-    A runtime variable produced by one of the `looped` instructions
-    (`Module.looped_instructions`) has a value per iteration: the maps
-    composed through a loop carry one such variable per iteration, all
-    with the same source, so fixing "the" value of that source would write
-    every iteration at one offset.  Per execution, and reads when their
-    domain moves with the values, are then `PER_ITERATION`."""
+    A runtime variable produced by one of the `repeated` instructions
+    (`Module.repeated_instructions` of the instruction counted) has a value
+    per run of it: the maps
+    composed through a loop carry one such variable per iteration, those
+    composed through two calls of one computation one per call, all with
+    the same source, so fixing "the" value of that source would put every
+    iteration's (call's) window at one offset.  Per execution, and reads
+    when their domain moves with the values, are then `REPEATED`."""
     if isinstance(shape, Unknown):
         return shape, shape, shape
     dimensions = shape.dimensions
     # Each answer stands alone: reads counted over a domain too large for
     # isl's budget leave the distinct elements read known.
     may_read = _distinct(maps, dimensions)
-    per_iteration = any(
-        v.source is not None and v.source.instruction in looped
+    repeated_values = any(
+        v.source is not None and v.source.instruction in repeated
         for c in raw_maps
         for v in c.map.rt_vars
     )
     per_execution: Answer = may_read
-    if per_iteration:
-        per_execution = Unknown(PER_ITERATION)
+    if repeated_values:
+        per_execution = Unknown(REPEATED)
     elif any(c.map.rt_vars for c in raw_maps):
         per_execution = _or_unknown(lambda: _per_execution(raw_maps, dimensions))
     reads: Answer
     if not any(_rt_in_constraints(c.map) for c in raw_maps):
         reads = _or_unknown(lambda: _total_reads(raw_maps))
-    elif per_iteration:
-        reads = Unknown(PER_ITERATION)
+    elif repeated_values:
+        reads = Unknown(REPEATED)
     else:
         reads = _or_unknown(lambda: _reads(raw_maps))
     return may_read, per_execution, reads

@@ -18,7 +18,6 @@ computation that holds the instruction:
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -269,12 +268,14 @@ class Module:
         """Instructions across all computations."""
         return sum(len(c.instructions) for c in self.computations)
 
-    @functools.cached_property
-    def looped_instructions(self) -> frozenset[str]:
-        """Names of the instructions a ``while`` loop runs once per iteration:
-        those of its body and condition and of every computation they call,
-        transitively.  Such an instruction has a value per iteration, not
-        one per run of the module.
+    def repeated_instructions(self, caller: Instruction) -> frozenset[str]:
+        """Names of the instructions that can run more than once per run of
+        `caller`, so produce more than one value: those of the computations
+        it reaches through a ``while`` loop (body and condition run per
+        iteration), through an op that applies a computation per element
+        (a reduce's, a sort's comparator), or through more than one call
+        site.  A ``call``, ``fusion`` or ``conditional`` runs what it calls
+        once per run of itself.
 
         >>> from verifier.hlo.parser import parse_module
         >>> m = parse_module('''
@@ -289,30 +290,41 @@ class Module:
         ...   ten = s32[] constant(10)
         ...   ROOT lt = pred[] compare(s, ten), direction=LT
         ... }
+        ... g {
+        ...   t = s32[] parameter(0)
+        ...   ROOT n = s32[] negate(t)
+        ... }
+        ... outer {
+        ...   u = s32[] parameter(0)
+        ...   first = s32[] call(u), to_apply=g
+        ...   ROOT second = s32[] call(first), to_apply=g
+        ... }
         ... ENTRY e {
         ...   zero = s32[] constant(0)
-        ...   ROOT w = s32[] while(zero), condition=small, body=inc
+        ...   w = s32[] while(zero), condition=small, body=inc
+        ...   once = s32[] call(w), to_apply=g
+        ...   ROOT twice = s32[] call(once), to_apply=outer
         ... }''')
-        >>> sorted(m.looped_instructions)
-        ['lt', 'next', 'one', 's', 'ten']
+        >>> [sorted(m.repeated_instructions(m.entry.instruction(name))) for name in ("w", "once", "twice")]
+        [['lt', 'next', 'one', 's', 'ten'], [], ['n', 't']]
         """
-        pending = [
-            name
-            for computation in self.computations
-            for instruction in computation.instructions
-            if instruction.opcode == "while"
-            for name in instruction.called_computations
-        ]
-        looped: set[str] = set()
-        while pending:
-            name = pending.pop()
-            if name in looped or not self.has_computation(name):
-                continue
-            looped.add(name)
-            for instruction in self.computation(name).instructions:
-                pending += instruction.called_computations
+        runs: dict[str, int] = {}  # per run of `caller`, counted up to 2
+
+        def add_runs(instruction: Instruction, times: int) -> None:
+            each = times if instruction.opcode in ("call", "fusion", "conditional") else 2
+            for name in instruction.called_computations:
+                if not self.has_computation(name):
+                    continue
+                before = runs.get(name, 0)
+                after = runs[name] = min(2, before + each)
+                if after > before:
+                    for called in self.computation(name).instructions:
+                        add_runs(called, after - before)
+
+        add_runs(caller, 1)
         return frozenset(
             instruction.name
-            for name in looped
+            for name, count in runs.items()
+            if count > 1
             for instruction in self.computation(name).instructions
         )
