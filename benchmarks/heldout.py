@@ -1,7 +1,7 @@
 """A held-out corpus of real XLA dumps, and what `verifier` does on it.
 
 The committed dumps (`examples/real/`, `examples/corpus/`) are the programs
-the project was tuned on.  This script compiles 47 programs (53 modules)
+the project was tuned on.  This script compiles 49 programs (55 modules)
 that are in neither — whole training steps and compositions of the op families rather
 than one op each — and writes their HLO *outside* the repository, standing in
 for the held-out set the issue's owner measures on:
@@ -575,7 +575,50 @@ def _programs() -> dict[str, Callable[[], Program]]:
 
         return f, (ones(12, 12),)
 
+    def unrolled_layers(layers: int) -> Callable[[], Program]:
+        """A training step of `layers` transformer layers unrolled by a
+        Python loop, each with its own parameters: at 2 and 8 layers, how
+        the check's cost grows with the model (XLA fuses a recomputation
+        through every layer into one fusion of a few hundred parameters)."""
+
+        def build() -> Program:
+            def layer(p: Any, x: Any) -> Any:
+                b, t, d = x.shape
+                q, k, v = ((x @ p[w]).reshape(b, t, 4, d // 4) for w in ("q", "k", "v"))
+                scores = jnp.einsum("bthd,bshd->bhts", q, k) / 8.0
+                out = jnp.einsum("bhts,bshd->bthd", jax.nn.softmax(scores, -1), v)
+                z = x + out.reshape(x.shape) + jax.nn.gelu(x @ p["up"]) @ p["down"]
+                mean = z.mean(-1, keepdims=True)
+                return (z - mean) / jnp.sqrt(((z - mean) ** 2).mean(-1, keepdims=True) + 1e-5)
+
+            def step(params: Any, x: Any) -> Any:
+                def loss(params: Any) -> Any:
+                    y = x
+                    for p in params:
+                        y = layer(p, y)
+                    return (y**2).sum()
+
+                grads = jax.grad(loss)(params)
+                return jax.tree.map(lambda p, g: p - 0.1 * g, params, grads)
+
+            shapes = {
+                "q": (64, 64),
+                "k": (64, 64),
+                "v": (64, 64),
+                "up": (64, 256),
+                "down": (256, 64),
+            }
+            params = [
+                {name: ones(*shape) * (n + 1) for name, shape in shapes.items()}
+                for n in range(layers)
+            ]
+            return step, (params, ones(2, 16, 64))
+
+        return build
+
     return {
+        "unrolled_layers_2": unrolled_layers(2),
+        "unrolled_layers_8": unrolled_layers(8),
         "attention_causal": attention_causal,
         "scan_over_layers": scan_over_layers,
         "nested_fori_update": nested_fori_update,

@@ -107,10 +107,12 @@ def main() -> None:
             path = Path(directory) / f"tuple_{width}.hlo"
             path.write_text(wide_tuple_module(width))
             modules.append((f"ROOT tuple of {width} leaves", path))
-        for width in (100, 300):
-            path = Path(directory) / f"loop_{width}.hlo"
-            path.write_text(wide_loop_module(width, trips=4))
-            modules.append((f"loop carrying {width} arrays, 4 trips", path))
+        # 64 trips: the most composed (`UNROLL_LIMIT`), stopped by the bound
+        # on the maps its iterations hold (`LOOP_WORK_LIMIT`).
+        for width, trips in ((100, 4), (300, 4), (300, 64)):
+            path = Path(directory) / f"loop_{width}_{trips}.hlo"
+            path.write_text(wide_loop_module(width, trips=trips))
+            modules.append((f"loop carrying {width} arrays, {trips} trips", path))
         modules.append(
             ("3-conv/3-pool fusion", ROOT / "examples/benchmarks/convnet_3conv_3pool.hlo")
         )

@@ -12,11 +12,12 @@ import pytest
 from tests.oracle import UnsupportedByOracle, arrays
 from tests.oracle.computations import ComputationOracle, trip_counts
 from tests.wide import wide_loop_module
+from verifier.analysis import ModuleMaps
 from verifier.bridges.isl import isl_points, to_isl_map
 from verifier.expr import IndexingMap, Undefined
 from verifier.fusion.compose import Composer
 from verifier.hlo import Module, parse_module, parse_module_file
-from verifier.indexing.control_flow import LOOP_WORK_LIMIT, UNROLL_LIMIT
+from verifier.indexing.control_flow import LOOP_DISTINCT_MAP_LIMIT, LOOP_WORK_LIMIT, UNROLL_LIMIT
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 _SLOW = pytest.mark.slow
@@ -39,9 +40,12 @@ def _pairs(indexing_map: IndexingMap) -> set[Pair]:
     return {(p[:dims], p[dims:]) for p in isl_points(to_isl_map(indexing_map))}
 
 
-def _check_module(module: Module) -> int:
-    """Compare every call, conditional, fusion and while of `module`; how many were."""
-    composer = Composer(module)
+def _check_module(module: Module, *, simplified: bool = False) -> int:
+    """Compare every call, conditional, fusion and while of `module`, its
+    maps composed as they are (`Composer`) or as users get them (`ModuleMaps`:
+    simplified and merged, which keeps a long loop's unions small); how many
+    were."""
+    composer: Composer | ModuleMaps = ModuleMaps(module) if simplified else Composer(module)
     oracle = ComputationOracle(module)
     compared = 0
     for computation in module.computations:
@@ -83,6 +87,17 @@ def _check_module(module: Module) -> int:
 @pytest.mark.parametrize("path", CASES, ids=lambda p: p.stem)
 def test_composed_maps_are_the_oracles_reads(path: Path) -> None:
     _check_module(parse_module_file(path))
+
+
+@pytest.mark.slow
+def test_a_loop_whose_state_cycles_reads_what_the_oracle_reads() -> None:
+    """50 trips of a carry rolled by one row of three (and two arrays
+    written at the counter): its state cycles every third iteration, so it
+    is composed through every trip; the oracle runs them all."""
+    module = parse_module_file(EXAMPLES / "real_ops" / "while_carry_roll.hlo")
+    calls = [i for c in module.computations for i in c.instructions if i.opcode in _OPCODES]
+    assert "while" in {i.opcode for i in calls}
+    assert _check_module(module, simplified=True) == len(calls)
 
 
 def _counted_loop(start: int, bound: int, annotated: str = "") -> str:
@@ -182,9 +197,9 @@ ENTRY e {
 
 # Six state arrays, each the reverse of their sum: every iteration composes
 # 36 maps (one per pair of arrays, none growing), flipping each from the
-# identity to the reverse and back, so the loop never converges.
+# identity to the reverse and back: the state cycles, making no new map
+# after the second iteration, while the use paths grow sixfold.
 _STATES = 6
-_WORK_TRIPS = LOOP_WORK_LIMIT // _STATES**2 + 1
 
 
 def _reversing_loop(trips: int) -> str:
@@ -195,43 +210,39 @@ def _reversing_loop(trips: int) -> str:
     ]
     lines.append(f"  rev = f32[4] reverse(s{_STATES - 1}), dimensions={{0}}")
     lines.append(f"  ROOT r = {state} tuple({', '.join(['rev'] * _STATES)})")
-    params = [f"  x{k} = f32[4] parameter({k})" for k in range(_STATES)]
+    return _loop_module("reversing", state, lines, trips)
+
+
+def _loop_module(name: str, state: str, body: list[str], trips: int) -> str:
+    """A module running `body` (over the state tuple `s` of type `state`)
+    `trips` times, from the entry's parameters."""
+    arrays = state.strip("()").split(", ")
+    params = [f"  x{k} = {shape} parameter({k})" for k, shape in enumerate(arrays)]
     config = '{"known_trip_count":{"n":"' + str(trips) + '"}}'
     return "\n".join(
         [
-            "HloModule reversing",
+            f"HloModule {name}",
             f"cond {{\n  s = {state} parameter(0)\n  ROOT t = pred[] constant(true)\n}}",
             f"body {{\n  s = {state} parameter(0)",
-            *lines,
+            *body,
             "}",
             "ENTRY e {",
             *params,
-            f"  t = {state} tuple({', '.join(f'x{k}' for k in range(_STATES))})",
+            f"  t = {state} tuple({', '.join(f'x{k}' for k in range(len(arrays)))})",
             f"  ROOT w = {state} while(t), condition=cond, body=body, backend_config={config}",
             "}",
         ]
     )
 
 
-def test_a_loop_past_the_work_bound_is_unknown_naming_the_bound() -> None:
-    """No union passes `LOOP_MAP_LIMIT` (each holds one map): the work over
-    the iterations is what stops the composition, and the reason says so."""
-    assert _WORK_TRIPS <= UNROLL_LIMIT  # the trip count bound is not the one passed
-    module = parse_module(_reversing_loop(_WORK_TRIPS))
-    composed = Composer(module).output_to_input(module.entry, module.entry.root, 0)
-    assert len(composed) == _STATES
-    for leaf in composed:
-        assert isinstance(leaf.maps, Undefined)
-        assert f"composing its body {_WORK_TRIPS} times" in leaf.maps.reason
-        assert f"more than {LOOP_WORK_LIMIT} maps over its iterations" in leaf.maps.reason
-
-
 @pytest.mark.slow
-def test_a_loop_just_inside_the_work_bound_is_composed() -> None:
-    """One trip fewer stays inside the bound: every array reads every
-    initial array through the reverse composed that many times (even: the
-    identity, odd: the reverse)."""
-    trips = _WORK_TRIPS - 1
+def test_a_loop_whose_state_cycles_runs_every_trip() -> None:
+    """The reversing loop makes two distinct maps however long it runs: it
+    is composed through all `UNROLL_LIMIT` trips, far past the work bound's
+    count of maps made, and every array reads every initial array through
+    the reverse composed that many times (even: the identity)."""
+    trips = UNROLL_LIMIT
+    assert _STATES**2 * trips > LOOP_DISTINCT_MAP_LIMIT  # counted with repeats, it would stop it
     module = parse_module(_reversing_loop(trips))
     composer = Composer(module)
     read = {(d, d if trips % 2 == 0 else 3 - d) for d in range(4)}
@@ -240,6 +251,72 @@ def test_a_loop_just_inside_the_work_bound_is_composed() -> None:
             assert not isinstance(leaf.maps, Undefined), leaf.maps
             got = {(p[0], e[0]) for c in leaf.maps for p, e in _pairs(c.map)}
             assert got == read
+
+
+# Forty state arrays of 3,000 elements, array j shifted by j + 1 each
+# iteration: after i iterations it reads its initial value at d0 + i(j + 1),
+# a map no earlier iteration made: forty new maps per iteration.
+_SHIFTED = 40
+_SIZE = 3000
+_DISTINCT_TRIPS = LOOP_DISTINCT_MAP_LIMIT // _SHIFTED + 1
+
+
+def _shifting_loop(trips: int) -> str:
+    state = "(" + ", ".join([f"f32[{_SIZE}]"] * _SHIFTED) + ")"
+    lines = ["  zero = f32[] constant(0)"]
+    for j in range(_SHIFTED):
+        kept = _SIZE - j - 1
+        lines += [
+            f"  a{j} = f32[{_SIZE}] get-tuple-element(s), index={j}",
+            f"  k{j} = f32[{kept}] slice(a{j}), slice={{[{j + 1}:{_SIZE}]}}",
+            f"  p{j} = f32[{_SIZE}] pad(k{j}, zero), padding=0_{j + 1}",
+        ]
+    lines.append(f"  ROOT r = {state} tuple({', '.join(f'p{j}' for j in range(_SHIFTED))})")
+    return _loop_module("shifting", state, lines, trips)
+
+
+def test_a_loop_past_the_distinct_map_bound_is_unknown_naming_the_bound() -> None:
+    """No union passes `LOOP_MAP_LIMIT` (each holds one map): the distinct
+    maps the iterations make are what stops the composition, and the
+    reason says so."""
+    assert _DISTINCT_TRIPS <= UNROLL_LIMIT  # the trip count bound is not the one passed
+    assert _SHIFTED * _DISTINCT_TRIPS > LOOP_DISTINCT_MAP_LIMIT >= _SHIFTED * (_DISTINCT_TRIPS - 1)
+    module = parse_module(_shifting_loop(_DISTINCT_TRIPS))
+    composed = Composer(module).output_to_input(module.entry, module.entry.root, 0)
+    assert len(composed) == _SHIFTED
+    for leaf in composed:
+        assert isinstance(leaf.maps, Undefined)
+        assert f"composing its body {_DISTINCT_TRIPS} times" in leaf.maps.reason
+        assert f"more than {LOOP_DISTINCT_MAP_LIMIT} distinct maps over" in leaf.maps.reason
+
+
+@pytest.mark.slow
+def test_a_loop_just_inside_the_distinct_map_bound_is_composed() -> None:
+    """One trip fewer stays inside the bound: array j reads its initial
+    value shifted by the trips times j + 1, each element once."""
+    trips = _DISTINCT_TRIPS - 1
+    module = parse_module(_shifting_loop(trips))
+    composer = Composer(module)
+    for j in range(_SHIFTED):
+        composed = composer.output_to_input(module.entry, module.entry.root, j)
+        shift = trips * (j + 1)
+        for k, leaf in enumerate(composed):
+            assert not isinstance(leaf.maps, Undefined), leaf.maps
+            got = {(p[0], e[0], c.multiplicity) for c in leaf.maps for p, e in _pairs(c.map)}
+            expected = {(d, d + shift, 1) for d in range(_SIZE - shift)} if k == j else set()
+            assert got == expected
+
+
+def test_a_loop_past_the_work_bound_is_unknown_naming_the_bound() -> None:
+    """A loop carrying 100 arrays, array k reading k .. k + i after i
+    iterations through one map (the identity or the reverse): it makes two
+    distinct maps, but its unions hold more maps every iteration, and their
+    total over the iterations is what stops the composition."""
+    module = parse_module(wide_loop_module(width=100, trips=UNROLL_LIMIT))
+    composed = Composer(module).output_to_input(module.entry, module.entry.root, 1)
+    for leaf in composed:
+        assert isinstance(leaf.maps, Undefined)
+        assert f"more than {LOOP_WORK_LIMIT} maps over its iterations" in leaf.maps.reason
 
 
 def test_a_loop_carrying_many_arrays_reads_what_the_oracle_reads() -> None:

@@ -183,3 +183,120 @@ def test_generated_fusions_input_to_output_by_brute_force(seed: int) -> None:
     forward, backward = _composed(module)
     assert forward == joined(module.computation("fused"), 0)
     assert forward == inverse(backward)
+
+
+def _chain_fusion(seed: int) -> str:
+    """A random fusion where parameters join a chain in turn, as XLA fuses a
+    recomputation through every layer: ``v_k = op(v_{k-1}, p_k)``, with
+    reverses, slices-and-pads and ``add(v, v)`` (two use paths) between,
+    some parameters scalars, some joins forked (the chain also goes around
+    them: two values hold a parameter's maps at once)."""
+    rng = random.Random(seed)
+    lines = ["  p0 = f32[2,3] parameter(0)", "  zero = f32[] constant(0)"]
+    chain, params = "p0", 1
+    for step in range(rng.randint(3, 9)):
+        joined_by = rng.choice(["same", "reversed", "scalar", "fork", "none"])
+        if joined_by != "none":
+            shape = "f32[]" if joined_by == "scalar" else "f32[2,3]"
+            lines.append(f"  p{params} = {shape} parameter({params})")
+            term = f"p{params}"
+            if joined_by == "reversed":
+                lines.append(f"  r{step} = f32[2,3] reverse(p{params}), dimensions={{1}}")
+                term = f"r{step}"
+            elif joined_by == "scalar":
+                lines.append(f"  b{step} = f32[2,3] broadcast(p{params}), dimensions={{}}")
+                term = f"b{step}"
+            params += 1
+            lines.append(f"  j{step} = f32[2,3] add({chain}, {term})")
+            if joined_by == "fork":  # the chain also goes around the join
+                lines.append(f"  e{step} = f32[2,3] exponential({chain})")
+                lines.append(f"  k{step} = f32[2,3] add(j{step}, e{step})")
+                chain = f"k{step}"
+            else:
+                chain = f"j{step}"
+        match rng.choice(["exponential", "reverse", "shift", "twice", "none"]):
+            case "exponential":
+                lines.append(f"  u{step} = f32[2,3] exponential({chain})")
+                chain = f"u{step}"
+            case "twice":  # every element along two paths
+                lines.append(f"  u{step} = f32[2,3] add({chain}, {chain})")
+                chain = f"u{step}"
+            case "reverse":
+                lines.append(f"  u{step} = f32[2,3] reverse({chain}), dimensions={{0}}")
+                chain = f"u{step}"
+            case "shift":
+                lines.append(f"  s{step} = f32[2,2] slice({chain}), slice={{[0:2], [1:3]}}")
+                lines.append(f"  u{step} = f32[2,3] pad(s{step}, zero), padding=0_0x0_1")
+                chain = f"u{step}"
+    lines.append(f"  ROOT out = f32[2,3] negate({chain})")
+    operands = [line.split(" = ")[1].split(" ")[0] for line in lines if "parameter(" in line]
+    entry = [f"  x{k} = {shape} parameter({k})" for k, shape in enumerate(operands)]
+    names = ", ".join(f"x{k}" for k in range(len(operands)))
+    return (
+        f"HloModule chain_{seed}\n\nfused {{\n" + "\n".join(lines) + "\n}\n\n"
+        "ENTRY main {\n" + "\n".join(entry) + "\n"
+        f"  ROOT f = f32[2,3] fusion({names}), kind=kLoop, calls=fused\n}}\n"
+    )
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_parameters_joining_a_chain_share_its_walk_and_keep_their_maps(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every parameter's maps, composed by one composer (later parameters
+    take the rest of the chain from earlier ones' walks), are those a
+    composer of their own makes — maps, multiplicities and steps — and the
+    brute-force join; the shared composer walks fewer instructions."""
+    module = parse_module(_chain_fusion(seed))
+    fused = module.computation("fused")
+    walked = 0
+    propagate = Composer._propagate_forward
+
+    def counting(self: Composer, *arguments: object) -> None:
+        nonlocal walked
+        walked += 1
+        propagate(self, *arguments)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Composer, "_propagate_forward", counting)
+    shared = Composer(module)
+    together = [shared.computation_input_to_output(fused, k) for k in range(len(fused.parameters))]
+    walked_together, walked = walked, 0
+    alone = [
+        Composer(module).computation_input_to_output(fused, k) for k in range(len(fused.parameters))
+    ]
+    assert together == alone
+    assert walked_together <= walked
+    for k, (composed,) in enumerate(together):
+        assert not isinstance(composed.maps, Undefined)
+        assert union([c.map for c in composed.maps]) == joined(fused, k)
+
+
+def test_a_chain_that_parameters_join_in_turn_is_walked_once() -> None:
+    """Five parameters added to a chain of negations, one after another:
+    each walk after the first stops where it meets the first one's maps."""
+    lines = ["  p0 = f32[4] parameter(0)", "  v0 = f32[4] negate(p0)"]
+    for k in range(1, 5):
+        lines += [f"  p{k} = f32[4] parameter({k})", f"  a{k} = f32[4] add(v{k - 1}, p{k})"]
+        lines.append(f"  v{k} = f32[4] negate(a{k})")
+    lines[-1] = lines[-1].replace("  v4 =", "  ROOT v4 =")
+    entry = "\n".join(f"  x{k} = f32[4] parameter({k})" for k in range(5))
+    module = parse_module(
+        "HloModule m\nfused {\n" + "\n".join(lines) + "\n}\nENTRY e {\n" + entry + "\n"
+        "  ROOT f = f32[4] fusion(x0, x1, x2, x3, x4), kind=kLoop, calls=fused\n}\n"
+    )
+    fused = module.computation("fused")
+    walked: list[str] = []
+    composer = Composer(module)
+    propagate = composer._propagate_forward
+
+    def counting(computation: Computation, instruction: object, sets: object) -> None:
+        walked.append(instruction.name)  # type: ignore[attr-defined]
+        propagate(computation, instruction, sets)  # type: ignore[arg-type]
+
+    object.__setattr__(composer, "_propagate_forward", counting)
+    for k in range(5):
+        composer.computation_input_to_output(fused, k)
+    # p0 walks the whole chain (9 instructions); p1 joins at a1, where it
+    # holds what p0's walk held there (the identity, counted once): the
+    # rest is p0's.  So for each of the others.
+    assert walked == ["v0", "a1", "v1", "a2", "v2", "a3", "v3", "a4", "v4", "a1", "a2", "a3", "a4"]

@@ -48,7 +48,7 @@ one composition::
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 from operator import attrgetter
@@ -69,6 +69,7 @@ from verifier.fusion.graph import Dataflow, dataflow
 from verifier.hlo import Computation, Instruction, Module, Shape, ShapeIndex
 from verifier.indexing import analysis
 from verifier.indexing.control_flow import (
+    LOOP_DISTINCT_MAP_LIMIT,
     LOOP_MAP_LIMIT,
     LOOP_WORK_LIMIT,
     loop_body,
@@ -216,14 +217,20 @@ class Composer:
     _inputs: dict[tuple[str, int], tuple[ComposedIndexing, ...]] = field(
         default_factory=dict, compare=False
     )
+    # What the rest of a computation makes of the maps one value holds,
+    # per (computation, value, those maps), when no other value holding
+    # maps is still to be read (`_compose_to_outputs`).
+    _remainders: dict[tuple[str, str, Hashable], tuple[ComposedIndexing, ...]] = field(
+        default_factory=dict, compare=False
+    )
     # An op's own maps per (computation, instruction, direction, output or
     # operand), transformed once: every check asks for the same place.
     _own_maps: dict[tuple[str, str, str, int], tuple[ComposedIndexing, ...]] = field(
         default_factory=dict, compare=False
     )
-    # `transform` applied once per distinct map (modules repeat the same
-    # maps across outputs, fusions and layers).
-    _transformed: dict[IndexingMap, IndexingMap] = field(default_factory=dict, compare=False)
+    # `transform` applied once per distinct map, as a step (modules repeat
+    # the same maps across outputs, fusions and layers).
+    _steps: dict[IndexingMap, Step] = field(default_factory=dict, compare=False)
     # `same` asked once per ordered pair: a loop's iterations, unrolled,
     # merge the same maps into the same unions (random bits: 2,412
     # questions, 130 distinct).
@@ -284,12 +291,6 @@ class Composer:
         if leaves is None:
             leaves = self._leaves[key] = instruction_operand_leaves(computation, instruction)
         return leaves
-
-    def _transform(self, indexing_map: IndexingMap) -> IndexingMap:
-        result = self._transformed.get(indexing_map)
-        if result is None:
-            result = self._transformed[indexing_map] = self.transform(indexing_map)
-        return result
 
     def _same(self, a: IndexingMap, b: IndexingMap) -> bool:
         found = self._sames.get((a, b))
@@ -415,8 +416,9 @@ class Composer:
         self, loop: Instruction, trips: int, direction: str
     ) -> tuple[tuple[ComposedIndexing, ...], ...] | Undefined:
         """`loop`'s body composed `trips` times (see `_loop`), or UNDEFINED
-        when a union grows past `LOOP_MAP_LIMIT` maps or the iterations
-        together past `LOOP_WORK_LIMIT`."""
+        when a union grows past `LOOP_MAP_LIMIT` maps, or the iterations
+        together past `LOOP_DISTINCT_MAP_LIMIT` distinct maps or
+        `LOOP_WORK_LIMIT` maps."""
         body = loop_body(self.module, loop)
         dimensions = [leaf.shape.dimensions for leaf in parameter_leaves(body)]
         leaves = len(dimensions)
@@ -435,7 +437,11 @@ class Composer:
             )
             for k in range(leaves)
         )
+        # The maps the iterations have composed (each one merged into its
+        # union, a remembered answer when it was made before), and every
+        # distinct map among them (each simplified and compared anew).
         composed = 0
+        made: set[IndexingMap] = set()
         read_by_step = [_read_entries(row) for row in step]
         for _ in range(trips):
             following = self._iteration(read_by_step, state)
@@ -444,10 +450,13 @@ class Composer:
                 state = following
                 break
             state = following
-            sizes = [len(c.maps) for row in state for c in row if isinstance(c.maps, tuple)]
-            composed += sum(sizes)
-            if max(sizes, default=0) > LOOP_MAP_LIMIT:
+            defined = [c.maps for row in state for c in row if isinstance(c.maps, tuple)]
+            composed += sum(len(maps) for maps in defined)
+            made.update(counted.map for maps in defined for counted in maps)
+            if max(map(len, defined), default=0) > LOOP_MAP_LIMIT:
                 too_many = f"a union of more than {LOOP_MAP_LIMIT} maps between two state arrays"
+            elif len(made) > LOOP_DISTINCT_MAP_LIMIT:
+                too_many = f"more than {LOOP_DISTINCT_MAP_LIMIT} distinct maps over its iterations"
             elif composed > LOOP_WORK_LIMIT:
                 too_many = f"more than {LOOP_WORK_LIMIT} maps over its iterations"
             else:
@@ -531,7 +540,10 @@ class Composer:
         )
 
     def _step(self, indexing_map: IndexingMap) -> Step:
-        return Step(indexing_map, self._transform(indexing_map))
+        step = self._steps.get(indexing_map)
+        if step is None:
+            step = self._steps[indexing_map] = Step(indexing_map, self.transform(indexing_map))
+        return step
 
     def computation_output_to_input(
         self, computation: Computation, output: int = 0
@@ -660,7 +672,18 @@ class Composer:
     def _compose_to_outputs(
         self, computation: Computation, parameter: int
     ) -> tuple[ComposedIndexing, ...]:
+        """Walk the instructions downstream of the parameter, producers
+        first, extending the maps that reach each one to its outputs.
+
+        Where the last value still to be read that holds maps is the one
+        just made, the rest of the walk depends on that value and its maps
+        alone: it is taken from an earlier walk that got there with the
+        same maps (`_remainders`).  A chain that every parameter of a
+        layer-by-layer fusion joins in turn (XLA's recomputation through
+        every layer: 286 parameters, 937 instructions) is walked once, not
+        once per parameter."""
         root = computation.root
+        flow = self._dataflow(computation)
         start = self._parameter_leaves(computation)[parameter]
         # Per instruction, the maps reaching each of its output leaves.
         sets: dict[str, dict[int, _MapSet]] = {
@@ -668,17 +691,44 @@ class Composer:
                 start.leaf: _MapSet([CountedMap(IndexingMap.identity(start.shape.dimensions))])
             }
         }
-        for instruction in self._dataflow(computation).downstream(start.name):
+        # Per value holding maps, how many of its users are still to be
+        # walked (the root: always one, its maps are the answer).
+        unread = {start.name: flow.user_count(start.name)}
+        passed: list[tuple[str, str, Hashable]] = []
+        for instruction in flow.downstream(start.name):
             # One whose operands hold no maps (they stopped on the way: a
             # value not read) is passed by.
-            if instruction.opcode != "parameter" and any(
+            if instruction.opcode == "parameter" or not any(
                 name in sets for name in instruction.operands
             ):
-                self._propagate_forward(computation, instruction, sets)
+                continue
+            self._propagate_forward(computation, instruction, sets)
+            for name in dict.fromkeys(instruction.operands):
+                if name in unread and name != root.name:
+                    unread[name] -= 1
+                    if not unread[name]:
+                        del unread[name]
+            name = instruction.name
+            if name in sets and (name == root.name or flow.user_count(name)):
+                unread[name] = flow.user_count(name) or 1
+                if len(unread) == 1 and name != root.name:
+                    key = (computation.name, name, _frozen(sets[name]))
+                    found = self._remainders.get(key)
+                    if found is not None:
+                        return self._remember(passed, found)
+                    passed.append(key)
         reaching = sets.get(root.name, {})
-        return tuple(
-            _composed(reaching.get(output)) for output in range(analysis.output_count(root))
+        return self._remember(
+            passed,
+            tuple(_composed(reaching.get(output)) for output in range(analysis.output_count(root))),
         )
+
+    def _remember(
+        self, passed: list[tuple[str, str, Hashable]], found: tuple[ComposedIndexing, ...]
+    ) -> tuple[ComposedIndexing, ...]:
+        for key in passed:
+            self._remainders[key] = found
+        return found
 
     def _propagate_forward(
         self,
@@ -743,6 +793,15 @@ class Composer:
                     continue
                 multiplicity = first.multiplicity * second.multiplicity
                 destination.add(CountedMap(composed, multiplicity), self._same)
+
+
+def _frozen(leaves: dict[int, _MapSet]) -> Hashable:
+    """A value's maps per output leaf, as a key: everything of them the
+    rest of a walk reads."""
+    return tuple(
+        (leaf, tuple(found.maps), found.undefined, tuple(found.steps))
+        for leaf, found in sorted(leaves.items())
+    )
 
 
 def _composed(found: _MapSet | None) -> ComposedIndexing:

@@ -97,8 +97,8 @@ def users_first_order(computation: Computation) -> list[Instruction]:
 @dataclass(frozen=True)
 class Dataflow:
     """A computation's instructions users first (`users_first_order`) and,
-    by position in that order, the positions of each one's operands and
-    users: composing from one parameter, or to one output, walks only the
+    by position in that order, the positions of each one's operands and of
+    its users (each user once): composing from one parameter, or to one output, walks only the
     instructions downstream or upstream of it, not the whole computation
     once per parameter (an optimizer's fusion of 280 parameter updates in
     900 instructions would cost their product).
@@ -121,6 +121,10 @@ class Dataflow:
     position: Mapping[str, int]
     operands: tuple[tuple[int, ...], ...]
     users: tuple[tuple[int, ...], ...]
+
+    def user_count(self, name: str) -> int:
+        """How many instructions read `name`'s value."""
+        return len(self.users[self.position[name]])
 
     def upstream(self, name: str) -> Iterator[Instruction]:
         """`name` and every instruction whose value it reads, directly or
@@ -157,6 +161,6 @@ def dataflow(computation: Computation) -> Dataflow:
     )
     users: list[list[int]] = [[] for _ in order]
     for k, reads in enumerate(operands):
-        for operand in reads:
+        for operand in dict.fromkeys(reads):
             users[operand].append(k)
     return Dataflow(order, position, operands, tuple(tuple(u) for u in users))

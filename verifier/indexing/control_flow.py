@@ -38,10 +38,18 @@ LOOP_MAP_LIMIT = 64
 dynamic-update-slice of the state splits what survives it into pieces per
 iteration (2 per sliced dim), so a union can double with every iteration."""
 
-LOOP_WORK_LIMIT = 2048
-"""The most maps a loop's unions may hold over all its iterations together
-(each new map is compared with the union's others): a bound on the time a
-loop with many state arrays takes."""
+LOOP_DISTINCT_MAP_LIMIT = 2048
+"""The most distinct maps a loop's unions may hold over all its iterations
+together: each new one is simplified and compared (isl) with the others of
+its union, milliseconds each."""
+
+LOOP_WORK_LIMIT = 8192
+"""The most maps a loop's unions may hold over all its iterations together,
+counted again in every iteration that holds them: each is composed and
+merged into its union, tens of microseconds when it was made before.  Both
+bounds keep a loop with many state arrays within a second or so, while a
+loop whose state cycles (a roll by one row of three repeats every third
+iteration) or whose maps only gain use paths runs every trip."""
 
 
 def loop_trip_count(module: Module, computation: Computation, loop: Instruction) -> int | Undefined:
