@@ -200,3 +200,19 @@ def test_two_calls_of_one_computation_are_two_offsets() -> None:
     row = instruction_utilization(ModuleMaps(module), module.entry, module.entry.root).operands[0]
     assert row.per_execution == Unknown(REPEATED)
     assert row.may_read == 10
+
+
+@pytest.mark.parametrize(("index_type", "values"), [("u8", range(256)), ("s8", range(-128, 128))])
+def test_a_narrow_offset_type_reaches_only_its_own_values(index_type: str, values: range) -> None:
+    # XLA clamps a start into [0, 1000 - 300]; an 8-bit start never gets
+    # past 255 (127) before clamping, so most of the array is never read.
+    text = (
+        f"HloModule m\nENTRY e {{\n  x = f32[1000] parameter(0)\n"
+        f"  o = {index_type}[] parameter(1)\n"
+        f"  ROOT ds = f32[300] dynamic-slice(x, o), dynamic_slice_sizes={{300}}\n}}\n"
+    )
+    read = {min(max(v, 0), 700) + k for v in values for k in range(300)}
+    module = parse_module(text)
+    row = instruction_utilization(ModuleMaps(module), module.entry, module.entry.root).operands[0]
+    assert row.may_read == len(read)
+    assert row.per_execution == 300
