@@ -1,6 +1,6 @@
 """Regenerate the real XLA dumps of ops with a static element relation that
 are not array arithmetic: fft, top_k, scan (a while loop), cond, random
-bits, barriers; and three loops that add a runtime offset per iteration.
+bits, barriers; and four loops that add a runtime offset per iteration.
 
 Each program is compiled by XLA for the CPU; both the optimized module
 (`<name>.hlo`, as `examples/real/`) and the module before optimization
@@ -140,6 +140,20 @@ def kv_cache_scan() -> tuple[Callable[..., Any], tuple[Any, ...]]:
     return f, (jnp.ones((16, 8)), jnp.ones((16, 8)), jnp.ones((16, 8)))
 
 
+def fori_writes_at_indices() -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    """A fori_loop of 3 trips zeroing 2 elements at idx[i]: each iteration's
+    offset is its own runtime value (utilization per execution depends on
+    all three, not on one)."""
+
+    def f(acc: Any, idx: Any) -> Any:
+        def body(i: Any, a: Any) -> Any:
+            return lax.dynamic_update_slice(a, jnp.zeros(2), (idx[i],))
+
+        return lax.fori_loop(0, 3, body, acc)
+
+    return f, (jnp.ones(10), jnp.zeros(3, jnp.int32))
+
+
 PROGRAMS: dict[str, Callable[[], tuple[Callable[..., Any], tuple[Any, ...]]]] = {
     "fft": fft,
     "top_k": top_k,
@@ -151,6 +165,7 @@ PROGRAMS: dict[str, Callable[[], tuple[Callable[..., Any], tuple[Any, ...]]]] = 
     "fori_dynamic_window": fori_dynamic_window,
     "while_carry_roll": while_carry_roll,
     "kv_cache_scan": kv_cache_scan,
+    "fori_writes_at_indices": fori_writes_at_indices,
 }
 
 

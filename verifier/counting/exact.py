@@ -22,6 +22,7 @@ scans row by row.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Sequence
@@ -267,20 +268,23 @@ def _split(
     return pieces
 
 
-def image_boxes(indexing_map: IndexingMap) -> list[StridedBox] | None:
-    """The image as a union of strided boxes (``[]`` when the domain is
+@functools.lru_cache(maxsize=1 << 12)
+def image_boxes(indexing_map: IndexingMap) -> tuple[StridedBox, ...] | None:
+    """The image as a union of strided boxes (``()`` when the domain is
     empty), or None when it is not of that form (symbols existential).
+    Found once per map: utilization counts the union of a loop's maps once
+    per assignment of their runtime values, each map in many unions.
 
     >>> from verifier.expr import parse_map
     >>> image_boxes(parse_map("(d0)[s0] -> (d0 + s0 - 1), domain: "
     ...                       "d0 in [0, 7], s0 in [0, 2], d0 + s0 in [1, 8]"))
-    [StridedBox(sides=(Progression(first=0, step=1, count=8),))]
+    (StridedBox(sides=(Progression(first=0, step=1, count=8),)),)
     """
     folded = _fold_bounds(indexing_map)
     if folded is None:
         return None
     if folded.empty:
-        return []
+        return ()
     owner: dict[Var, int] = {}
     sums: list[tuple[dict[Var, int], int]] = []
     for position, result in enumerate(indexing_map.results):
@@ -306,5 +310,5 @@ def image_boxes(indexing_map: IndexingMap) -> list[StridedBox] | None:
         sides.append([v.clip(clip.lower, clip.upper) for v in values])
     if math.prod(len(side) for side in sides) > _PIECE_LIMIT:
         return None
-    boxes = [StridedBox(choice) for choice in itertools.product(*sides)]
-    return [box for box in boxes if box.size]
+    boxes = (StridedBox(choice) for choice in itertools.product(*sides))
+    return tuple(box for box in boxes if box.size)

@@ -38,6 +38,7 @@ from verifier.hlo.shape import (
     Tile,
     default_layout,
     element_bit_width,
+    integer_values,
     parse_shape,
 )
 
@@ -74,6 +75,7 @@ __all__ = [
     "default_layout",
     "element_bit_width",
     "hlo_files_under",
+    "integer_values",
     "parse_attribute",
     "parse_module",
     "parse_module_file",

@@ -267,3 +267,64 @@ class Module:
     def instruction_count(self) -> int:
         """Instructions across all computations."""
         return sum(len(c.instructions) for c in self.computations)
+
+    def repeated_instructions(self, caller: Instruction) -> frozenset[str]:
+        """Names of the instructions that can run more than once per run of
+        `caller`, so produce more than one value: those of the computations
+        it reaches through a ``while`` loop (body and condition run per
+        iteration), through an op that applies a computation per element
+        (a reduce's, a sort's comparator), or through more than one call
+        site.  A ``call``, ``fusion`` or ``conditional`` runs what it calls
+        once per run of itself.
+
+        >>> from verifier.hlo.parser import parse_module
+        >>> m = parse_module('''
+        ... HloModule m
+        ... inc {
+        ...   s = s32[] parameter(0)
+        ...   one = s32[] constant(1)
+        ...   ROOT next = s32[] add(s, one)
+        ... }
+        ... small {
+        ...   s = s32[] parameter(0)
+        ...   ten = s32[] constant(10)
+        ...   ROOT lt = pred[] compare(s, ten), direction=LT
+        ... }
+        ... g {
+        ...   t = s32[] parameter(0)
+        ...   ROOT n = s32[] negate(t)
+        ... }
+        ... outer {
+        ...   u = s32[] parameter(0)
+        ...   first = s32[] call(u), to_apply=g
+        ...   ROOT second = s32[] call(first), to_apply=g
+        ... }
+        ... ENTRY e {
+        ...   zero = s32[] constant(0)
+        ...   w = s32[] while(zero), condition=small, body=inc
+        ...   once = s32[] call(w), to_apply=g
+        ...   ROOT twice = s32[] call(once), to_apply=outer
+        ... }''')
+        >>> [sorted(m.repeated_instructions(m.entry.instruction(name))) for name in ("w", "once", "twice")]
+        [['lt', 'next', 'one', 's', 'ten'], [], ['n', 't']]
+        """
+        runs: dict[str, int] = {}  # per run of `caller`, counted up to 2
+
+        def add_runs(instruction: Instruction, times: int) -> None:
+            each = times if instruction.opcode in ("call", "fusion", "conditional") else 2
+            for name in instruction.called_computations:
+                if not self.has_computation(name):
+                    continue
+                before = runs.get(name, 0)
+                after = runs[name] = min(2, before + each)
+                if after > before:
+                    for called in self.computation(name).instructions:
+                        add_runs(called, after - before)
+
+        add_runs(caller, 1)
+        return frozenset(
+            instruction.name
+            for name, count in runs.items()
+            if count > 1
+            for instruction in self.computation(name).instructions
+        )

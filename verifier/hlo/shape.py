@@ -102,6 +102,21 @@ def element_bit_width(element_type: str) -> int | None:
     return _BIT_WIDTHS.get(element_type)
 
 
+def integer_values(element_type: str) -> tuple[int, int] | None:
+    """The least and greatest value of an integer element type; `None` for
+    any other type.
+
+    >>> integer_values("s8"), integer_values("u16"), integer_values("f32")
+    ((-128, 127), (0, 65535), None)
+    """
+    bits = _BIT_WIDTHS.get(element_type)
+    if bits is None or element_type[0] not in "su":
+        return None
+    if element_type[0] == "u":
+        return 0, (1 << bits) - 1
+    return -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+
+
 @dataclass(frozen=True)
 class Tile:
     """One tiling of a layout: `T(8,128)` is `Tile((8, 128))`.

@@ -30,7 +30,7 @@ from verifier.expr import (
     range_var,
     rt_var,
 )
-from verifier.hlo import Instruction
+from verifier.hlo import Instruction, integer_values
 from verifier.indexing.registry import Indexing, OpContext, OpRule, register
 from verifier.indexing.shapes import dims_box, scalar_constant
 
@@ -49,7 +49,8 @@ def _runtime_start(
     feasible: Interval,
     read_at: IndexingMap,
 ) -> _Offset:
-    """The start read from `producer` at `read_at`, clamped into `feasible`.
+    """The start read from `producer` at `read_at`, clamped into `feasible`
+    (and, for a runtime start, into the clamped values of its element type).
 
     A scalar constant folds to its clamped value; an iota folds to the index
     it is read at, clamped (``min(max(index, lo), hi)``) unless every such
@@ -67,6 +68,12 @@ def _runtime_start(
             if feasible.contains_interval(interval_of(index, read_at.bounds)):
                 return _Offset(index, None)
             return _Offset(min_(max_(index, feasible.lower), feasible.upper), None)
+    values = integer_values(producer.shape.element_type)
+    if values is not None:
+        # Clamping is monotone: a narrow index type (u8: 0..255) reaches
+        # only the clamped values of its own least and greatest.
+        low, high = (min(max(v, feasible.lower), feasible.upper) for v in values)
+        feasible = Interval(low, high)
     return _Offset(None, Variable(feasible, RuntimeSource(producer.name, read_at)))
 
 
