@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from tests.strategies import map_pairs
+from tests.strategies import constraint_intervals, indexing_maps, map_pairs
 from verifier.analysis.module_maps import ModuleMaps
 from verifier.bridges.isl import relations_equal
 from verifier.expr import IndexingMap, Undefined, parse_map
-from verifier.fusion.compose import Composer, CountedMap, _MapSet
+from verifier.fusion.compose import Composer, CountedMap, _excludes, _MapSet
 from verifier.hlo import parse_module
 from verifier.indexing.control_flow import LOOP_MAP_LIMIT
 from verifier.simplify import simplify_relation
@@ -61,6 +62,57 @@ def test_sample_pairs_tell_apart_without_asking() -> None:
     assert not composer._same(below, above)
     assert asked == []
     assert below.relation() != above.relation()
+
+
+@settings(max_examples=300, deadline=None)
+@given(indexing_maps(max_rt_vars=2), st.data())
+def test_a_pair_of_the_relation_is_never_shown_outside_it(
+    indexing_map: IndexingMap, data: st.DataObject
+) -> None:
+    """`_excludes` is sound: no pair of a map's relation (brute force) is
+    shown outside it — also with a constraint on a result itself, which the
+    maps of a loop's unions carry (``d0 + rt0 - rt2 in [4, 63]``)."""
+    if indexing_map.results and data.draw(st.booleans()):
+        result = data.draw(st.sampled_from(indexing_map.results))
+        indexing_map = IndexingMap.create(
+            indexing_map.dims,
+            indexing_map.results,
+            range_vars=indexing_map.range_vars,
+            rt_vars=indexing_map.rt_vars,
+            constraints=[*indexing_map.constraints, (result, data.draw(constraint_intervals()))],
+        )
+    for pair in indexing_map.relation():
+        assert not _excludes(indexing_map, pair), pair
+
+
+def test_sample_pairs_tell_apart_boxes_and_constrained_results_without_asking() -> None:
+    """Maps of a loop writing a tile at runtime offsets (the held-out
+    fori_dus_2d): the identity on two boxes, told apart by a corner outside
+    the other's dims' bounds; and a moved tile whose result is constrained
+    to [0, 59] or [4, 63], told apart by a corner's result outside the
+    other's constraint on that same result."""
+    boxes = [
+        parse_map(f"(d0, d1) -> (d0, d1), domain: d0 in [{low}, {high}], d1 in [0, 31]")
+        for low, high in ((0, 59), (4, 63))
+    ]
+    moved = [
+        parse_map(
+            "(d0, d1){rt0, rt1} -> (d0 + rt0 - rt1, d1), domain: d0 in [0, 63], d1 in [0, 3], "
+            f"rt0 in [0, 60], rt1 in [0, 60], d0 - rt1 in [0, 3], d0 + rt0 - rt1 in [{low}, {high}]"
+        )
+        for low, high in ((0, 59), (4, 63))
+    ]
+    asked: list[tuple[IndexingMap, IndexingMap]] = []
+
+    def same(a: IndexingMap, b: IndexingMap) -> bool:
+        asked.append((a, b))
+        return _brute_force_same(a, b)
+
+    composer = Composer(_MODULE, same=same, prefilter=True)
+    for a, b in (boxes, moved):
+        assert not composer._same(a, b)
+        assert a.relation() != b.relation()
+    assert asked == []
 
 
 def test_maps_that_simplify_alike_merge_without_asking() -> None:

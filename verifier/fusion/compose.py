@@ -944,22 +944,31 @@ def _may_hold(tests: list[_Test], bounds: Callable[[Var], Interval]) -> bool:
 
 def _excludes(indexing_map: IndexingMap, pair: _Pair) -> bool:
     """Whether the pair ``(x, y)`` is shown outside `indexing_map`'s relation:
-    with the dims at ``x`` and the symbols anywhere in their bounds,
-    interval arithmetic puts some result away from ``y`` or some constraint
-    out of reach.  (False means only "not shown".)
+    ``x`` lies outside the dims' bounds, or, with the dims at ``x`` and the
+    symbols anywhere in their bounds, interval arithmetic puts some result
+    away from ``y`` or some constraint out of reach.  (False means only
+    "not shown".)
 
-    ``(d0)[s0] -> (d0 + s0)``, ``s0 in [0, 1]`` excludes ``((0,), (2,))``:
-    at d0 = 0 the result lies in [0, 1].
+    ``(d0)[s0] -> (d0 + s0)``, ``d0 in [0, 3], s0 in [0, 1]`` excludes
+    ``((0,), (2,))``: at d0 = 0 the result lies in [0, 1]; and ``((4,),
+    (4,))``: d0 = 4 is outside its bounds.  With the constraint ``d0 + s0
+    in [2, 4]`` it also excludes ``((1,), (1,))``: that result is 1.
     """
     x, y = pair
     variables = indexing_map.all_variables[: indexing_map.num_dims]
+    if any(value not in indexing_map.bounds(v) for v, value in zip(variables, x, strict=True)):
+        return True
     dims = dict(zip(variables, map(Interval.point, x), strict=True))
     ranges = Ranges(lambda v: dims.get(v) or indexing_map.bounds(v), {})
+    # A constraint on a result itself holds at that result's value.
+    values = dict(zip(indexing_map.results, y, strict=True))
     return any(
         value not in ranges.interval(result)
         for result, value in zip(indexing_map.results, y, strict=True)
     ) or any(
-        ranges.interval(expr).intersect(allowed).is_empty
+        (values[expr] not in allowed)
+        if expr in values
+        else ranges.interval(expr).intersect(allowed).is_empty
         for expr, allowed in indexing_map.constraints
     )
 
