@@ -1,6 +1,6 @@
 """Regenerate the real XLA dumps of ops with a static element relation that
 are not array arithmetic: fft, top_k, scan (a while loop), cond, random
-bits, barriers; and four loops that add a runtime offset per iteration.
+bits, barriers; and loops that add a runtime offset per iteration.
 
 Each program is compiled by XLA for the CPU; both the optimized module
 (`<name>.hlo`, as `examples/real/`) and the module before optimization
@@ -154,6 +154,24 @@ def fori_writes_at_indices() -> tuple[Callable[..., Any], tuple[Any, ...]]:
     return f, (jnp.ones(10), jnp.zeros(3, jnp.int32))
 
 
+def fori_tile_updates() -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    """A fori_loop of 17 trips rewriting a 4x2 tile of a 64x32 grid at
+    offsets computed from the counter: what survives each write splits into
+    pieces per iteration, until a union passes its limit (the loop's maps
+    are unknown); the maps of its unions, the identity on boxes and moved
+    tiles, are told apart without isl (held out at first: 6 CPU-s)."""
+
+    def f(grid: Any) -> Any:
+        def body(i: Any, g: Any) -> Any:
+            row, column = (i * 3) % 60, (i * 7) % 30
+            tile = lax.dynamic_slice(g, (row, column), (4, 2)) * 2.0 + i
+            return lax.dynamic_update_slice(g, tile, (row, column))
+
+        return lax.fori_loop(0, 17, body, grid)
+
+    return f, (jnp.ones((64, 32)),)
+
+
 PROGRAMS: dict[str, Callable[[], tuple[Callable[..., Any], tuple[Any, ...]]]] = {
     "fft": fft,
     "top_k": top_k,
@@ -166,6 +184,7 @@ PROGRAMS: dict[str, Callable[[], tuple[Callable[..., Any], tuple[Any, ...]]]] = 
     "while_carry_roll": while_carry_roll,
     "kv_cache_scan": kv_cache_scan,
     "fori_writes_at_indices": fori_writes_at_indices,
+    "fori_tile_updates": fori_tile_updates,
 }
 
 
