@@ -72,7 +72,8 @@ def test_a_pair_of_the_relation_is_never_shown_outside_it(
     """`_excludes` is sound: no pair of a map's relation (brute force) is
     shown outside it — also with a constraint on a result itself, which the
     maps of a loop's unions carry (``d0 + rt0 - rt2 in [4, 63]``)."""
-    if indexing_map.results and data.draw(st.booleans()):
+    constrained: bool = data.draw(st.booleans())
+    if indexing_map.results and constrained:
         result = data.draw(st.sampled_from(indexing_map.results))
         indexing_map = IndexingMap.create(
             indexing_map.dims,
