@@ -223,9 +223,10 @@ class Composer:
     _remainders: dict[tuple[str, str, Hashable], tuple[ComposedIndexing, ...]] = field(
         default_factory=dict, compare=False
     )
-    # An op's own maps per (computation, instruction, direction, output or
-    # operand), transformed once: every check asks for the same place.
-    _own_maps: dict[tuple[str, str, str, int], tuple[ComposedIndexing, ...]] = field(
+    # An op's own maps per (computation, instruction, direction), for each
+    # output or operand leaf, transformed once: every check asks for the
+    # same place.
+    _own_maps: dict[tuple[str, str, str], tuple[tuple[ComposedIndexing, ...], ...]] = field(
         default_factory=dict, compare=False
     )
     # `transform` applied once per distinct map, as a step (modules repeat
@@ -501,26 +502,42 @@ class Composer:
         self, computation: Computation, instruction: Instruction, direction: str, number: int
     ) -> tuple[ComposedIndexing, ...]:
         """An op's own maps in `direction` (``o2i`` from output `number`,
-        ``i2o`` from operand leaf `number`), computed once."""
-        key = (computation.name, instruction.name, direction, number)
+        ``i2o`` from operand leaf `number`), computed once: those of every
+        output (operand leaf) together, the first time one is asked, so that
+        the rule's context is built once per instruction, not once per leaf.
+        (A loop composed from one state array at a time asks each of its
+        body's get-tuple-elements for one leaf of a 300-array state, then
+        each again for the next: 90,000 contexts of 300 leaves each.)"""
+        key = (computation.name, instruction.name, direction)
         found = self._own_maps.get(key)
         if found is None:
-
-            def own() -> tuple[ComposedIndexing, ...]:
-                return self._own(
-                    analysis.output_to_input(computation, instruction, number)
-                    if direction == "o2i"
-                    else analysis.input_to_output(computation, instruction, number)
-                )
-
-            found = self._own_maps[key] = self._by_structure(
-                "own",
-                lambda signatures: signatures.instruction(computation, instruction),
-                direction,
-                number,
-                own,
+            count = (
+                analysis.output_count(instruction)
+                if direction == "o2i"
+                else len(self._operand_leaves(computation, instruction))
             )
-        return found
+            found = self._own_maps[key] = tuple(
+                self._own_structural(computation, instruction, direction, k) for k in range(count)
+            )
+        return found[number]
+
+    def _own_structural(
+        self, computation: Computation, instruction: Instruction, direction: str, number: int
+    ) -> tuple[ComposedIndexing, ...]:
+        def own() -> tuple[ComposedIndexing, ...]:
+            return self._own(
+                analysis.output_to_input(computation, instruction, number)
+                if direction == "o2i"
+                else analysis.input_to_output(computation, instruction, number)
+            )
+
+        return self._by_structure(
+            "own",
+            lambda signatures: signatures.instruction(computation, instruction),
+            direction,
+            number,
+            own,
+        )
 
     def _own(self, indexings: tuple[Indexing, ...]) -> tuple[ComposedIndexing, ...]:
         """An op's own maps, transformed, each read once.  (Each output of
