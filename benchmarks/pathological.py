@@ -1,7 +1,8 @@
 """Pathological questions through the command line: CPU seconds of
 ``verifier equiv`` and ``verifier simplify --prove`` on each case of
 ``tests/pathological.py`` (many symbols, large moduli, many constraints,
-deep nesting), and of ``verifier check`` and ``verifier utilization`` on
+deep nesting), and of ``verifier check``, ``verifier maps`` (the entry
+ROOT's maps, both directions) and ``verifier utilization`` on
 100- and 400-op reshape/transpose chains (``tests/chains.py``), on tuples of
 300 and 1,000 leaves and loops carrying 100 and 300 arrays
 (``tests/wide.py``: a training step's ROOT and its optimizer loop), and on
@@ -55,6 +56,17 @@ def _reads(report: dict[str, Any]) -> str:
     rows = [o for i in report["instructions"] for o in i["operands"]]
     unknown = sum(isinstance(o["reads"], str) for o in rows)
     return f"{len(rows) - unknown} exact, {unknown} unknown reads"
+
+
+def _pairs(report: dict[str, Any]) -> str:
+    rows = [
+        row
+        for instruction in report["instructions"]
+        for direction in ("output_to_input", "input_to_output")
+        for row in instruction[direction]
+    ]
+    unknown = sum(row["maps"] == "UNDEFINED" for row in rows)
+    return f"{len(rows) - unknown} known, {unknown} unknown"
 
 
 def _run(
@@ -123,6 +135,7 @@ def main() -> None:
         for name, path in modules:
             for question, argv, answer in (
                 ("check", ["check", str(path), "--no-cache"], _check_totals),
+                ("maps", ["maps", str(path)], _pairs),
                 ("utilization", ["utilization", str(path)], _reads),
             ):
                 text, seconds = _run(argv, options.timeout, options.checkout, answer)
