@@ -725,9 +725,9 @@ class Composer:
                     unread[name] -= 1
                     if not unread[name]:
                         del unread[name]
-            name = instruction.name
-            if name in sets and (name == root.name or flow.user_count(name)):
-                unread[name] = flow.user_count(name) or 1
+            name, users = instruction.name, flow.user_count(instruction.name)
+            if name in sets and (name == root.name or users):
+                unread[name] = users or 1
                 if len(unread) == 1 and name != root.name:
                     key = (computation.name, name, _frozen(sets[name]))
                     found = self._remainders.get(key)
