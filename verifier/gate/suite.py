@@ -60,19 +60,37 @@ from verifier.indexing.leaves import (
 )
 from verifier.indexing.registry import Indexing
 
+Subject: TypeAlias = tuple[str | int, ...]
+"""Where at an instruction a check applies, as text with the name of
+operand ``k`` at each ``k``: ``("output 0 -> operand 1 (", 1, ")")`` reads
+``output 0 -> operand 1 (p1)`` at ``add(p0, p1)``.  Leaves, not names, so
+that the answers of one instruction hold at another of the same structure,
+whose operands have other names (`_subject`)."""
 
-@dataclass(frozen=True)
-class _WholeOperand:
+
+def _subject(*parts: str | OutputLeaf | OperandLeaf) -> Subject:
+    """The subject of `parts` joined by spaces: ``_subject(output, "->", operand)``."""
+    pieces: list[str | int] = []
+    text = ""
+    for part in parts:
+        text += " " if text or pieces else ""
+        match part:
+            case str():
+                text += part
+            case OutputLeaf():
+                text += part.label
+            case OperandLeaf():
+                pieces += [f"{text}{part.position} (", part.operand]
+                text = ")"
+            case _:
+                assert_never(part)
+    return (*pieces, text)
+
+
+def _whole_operand(number: int) -> Subject:
     """Operand `number` of the instruction as a whole: ``operand 1 (p1)``."""
+    return (f"operand {number} (", number, ")")
 
-    number: int
-
-
-_Part: TypeAlias = str | OutputLeaf | OperandLeaf | _WholeOperand
-Subject: TypeAlias = tuple[_Part, ...]
-"""Where at an instruction a check applies, e.g. ``(output, "->", operand)``
-for ``output 0 -> operand 1 (p1)``: leaves, not their names, so that the
-answers of one instruction hold at another of the same structure."""
 
 Answer: TypeAlias = tuple[str, Subject, CheckResult]
 """One check's answer about one subject of an instruction."""
@@ -102,25 +120,16 @@ class _Place:
             self.maps.module.name,
             self.computation.name,
             self.instruction.name,
-            " ".join(self.label(part) for part in subject),
+            self.text(subject),
             result.message,
             result.witness,
             self.instruction.span,
         )
 
-    def label(self, part: _Part) -> str:
-        """How `part` of a subject reads at this instruction."""
-        match part:
-            case str():
-                return part
-            case OutputLeaf():
-                return self._output_labels[part.number]
-            case OperandLeaf():
-                return self._operand_labels[part.number]
-            case _WholeOperand():
-                return f"operand {part.number} ({self.instruction.operands[part.number]})"
-            case _:
-                assert_never(part)
+    def text(self, subject: Subject) -> str:
+        """How `subject` reads at this instruction."""
+        names = self.instruction.operands
+        return "".join([piece if isinstance(piece, str) else names[piece] for piece in subject])
 
     def output_to_input(
         self, output: int, *, simplified: bool = True
@@ -148,14 +157,6 @@ class _Place:
     def quotes_name(self) -> bool:
         """Whether a map the checks have read so far quotes a name."""
         return quote_names(itertools.chain.from_iterable(self._asked.values()))
-
-    @cached_property
-    def _output_labels(self) -> tuple[str, ...]:
-        return tuple(leaf.label for leaf in self.outputs)
-
-    @cached_property
-    def _operand_labels(self) -> tuple[str, ...]:
-        return tuple(leaf.label for leaf in self.operands)
 
     @cached_property
     def outputs(self) -> tuple[OutputLeaf, ...]:
@@ -399,7 +400,7 @@ tells it apart (an `Undefined` equals no tuple) without a call, for each
 of the million pairs of a tuple of a thousand leaves."""
 
 
-_EVERYWHERE = "every output <-> every operand"
+_EVERYWHERE: Subject = ("every output <-> every operand",)
 
 
 def _all_undefined(indexings: Sequence[Indexing]) -> Undefined | None:
@@ -415,7 +416,7 @@ def _all_undefined(indexings: Sequence[Indexing]) -> Undefined | None:
 def _in_bounds(place: _Place, run: _Run) -> Iterator[Answer]:
     undefined = place.wholly_undefined
     if undefined is not None:
-        yield bounds.CHECK, (_EVERYWHERE,), _in_shape(undefined, (), run)
+        yield bounds.CHECK, _EVERYWHERE, _in_shape(undefined, (), run)
         return
     operands = place.operands
     outputs = place.outputs
@@ -423,12 +424,12 @@ def _in_bounds(place: _Place, run: _Run) -> Iterator[Answer]:
         for operand, composed in zip(operands, place.output_to_input(output.number), strict=True):
             if composed.indexing != _NOT_READ:
                 result = _in_shape(composed.indexing, operand.shape.dimensions, run)
-                yield bounds.CHECK, (output, "->", operand), result
+                yield bounds.CHECK, _subject(output, "->", operand), result
     for operand in operands:
         for output, composed in zip(outputs, place.input_to_output(operand.number), strict=True):
             if composed.indexing != _NOT_READ:
                 result = _in_shape(composed.indexing, output.shape.dimensions, run)
-                yield bounds.CHECK, (operand, "->", output), result
+                yield bounds.CHECK, _subject(operand, "->", output), result
 
 
 def _in_shape(indexing: Indexing, dimensions: tuple[int, ...], run: _Run) -> CheckResult:
@@ -447,7 +448,7 @@ def _partition(place: _Place, run: _Run) -> Iterator[Answer]:
     # The rules' own maps: simplification renumbers runtime variables per
     # map, and the pieces must share them (the same offsets).
     pieces = [
-        (place.label(_WholeOperand(k)), place.input_to_output(k, simplified=False)[0].indexing)
+        (place.text(_whole_operand(k)), place.input_to_output(k, simplified=False)[0].indexing)
         for k in numbers
     ]
     result = partition.check_partition(
@@ -460,7 +461,7 @@ def _partition(place: _Place, run: _Run) -> Iterator[Answer]:
 def _inverse(place: _Place, run: _Run) -> Iterator[Answer]:
     undefined = place.wholly_undefined
     if undefined is not None:
-        yield inverse.CHECK, (_EVERYWHERE,), _inverts(undefined, undefined, 0, 0, run)
+        yield inverse.CHECK, _EVERYWHERE, _inverts(undefined, undefined, 0, 0, run)
         return
     operands = place.operands
     backwards = [place.input_to_output(operand.number) for operand in operands]
@@ -473,7 +474,7 @@ def _inverse(place: _Place, run: _Run) -> Iterator[Answer]:
             result = _inverts(
                 composed.indexing, backward, output.shape.rank, operand.shape.rank, run
             )
-            yield inverse.CHECK, (operand, "<->", output), result
+            yield inverse.CHECK, _subject(operand, "<->", output), result
 
 
 def _inverts(
@@ -500,7 +501,7 @@ def _bitcast(place: _Place, run: _Run) -> Iterator[Answer]:
             operand, instruction.shape, composed.indexing, run.cache, budget=run.budget
         ),
     )
-    yield bitcast.CHECK, (_WholeOperand(0),), result
+    yield bitcast.CHECK, _whole_operand(0), result
 
 
 def _all_maps(place: _Place) -> tuple[IndexingMap, ...]:
@@ -558,7 +559,7 @@ def _simplification(place: _Place, run: _Run) -> Iterator[Answer]:
             result = _simplifies(
                 before.indexing, after.indexing, output.shape.rank, operand.shape.rank, run
             )
-            yield simplification.CHECK, (output, "->", operand), result
+            yield simplification.CHECK, _subject(output, "->", operand), result
 
 
 def _simplifies(
@@ -573,7 +574,7 @@ def _simplifies(
 
 
 def _undefined_simplification(run: _Run, undefined: Undefined) -> Answer:
-    return simplification.CHECK, (_EVERYWHERE,), _simplifies(undefined, undefined, 0, 0, run)
+    return simplification.CHECK, _EVERYWHERE, _simplifies(undefined, undefined, 0, 0, run)
 
 
 def _composition_steps(place: _Place, run: _Run) -> Iterator[Answer]:
@@ -595,7 +596,7 @@ def _composition_steps(place: _Place, run: _Run) -> Iterator[Answer]:
                 result = simplification.check_simplification_steps(
                     composed.steps, run.cache, budget=run.budget
                 )
-            yield simplification.CHECK, (output, "->", operand), result
+            yield simplification.CHECK, _subject(output, "->", operand), result
 
 
 assert tuple(_REGISTRY) == CHECKS, "each check of the catalog has a runner, in its order"

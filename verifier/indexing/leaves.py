@@ -58,9 +58,15 @@ class OperandLeaf:
     @property
     def label(self) -> str:
         """``operand 0 (p0)``; a leaf of a tuple operand, ``operand 0 {1} (t)``."""
+        return f"{self.position} ({self.name})"
+
+    @property
+    def position(self) -> str:
+        """The label without the name, the same at every instruction whose
+        operands have this one's shapes: ``operand 0``, ``operand 0 {1}``."""
         if not self.index:
-            return f"operand {self.operand} ({self.name})"
-        return f"operand {self.operand} {_index_text(self.index)} ({self.name})"
+            return f"operand {self.operand}"
+        return f"operand {self.operand} {_index_text(self.index)}"
 
 
 def output_leaves(shape: Shape) -> tuple[OutputLeaf, ...]:
