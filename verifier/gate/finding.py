@@ -18,9 +18,8 @@ to see the failure (``{"d0": 2, "d1": 3, "offset": 17}``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from json.encoder import encode_basestring_ascii as _quoted
-from typing import Any
+from typing import Any, NamedTuple
 
 from verifier.checks.verdict import Outcome
 from verifier.errors import SourceSpan
@@ -28,9 +27,15 @@ from verifier.errors import SourceSpan
 NO_SOURCE = SourceSpan("<unknown>", 0, 0)
 
 
-@dataclass(frozen=True)
-class Finding:
-    """The answer of one check at one place."""
+class Finding(NamedTuple):
+    """The answer of one check at one place.
+
+    An immutable record like the frozen dataclasses elsewhere, made a named
+    tuple because a run makes one per check and place — 20,000 for a
+    3,800-instruction training step, half a million for a 75,000-instruction
+    one — and a tuple is made in a quarter of a frozen dataclass's time.
+    Two findings are equal when everything but their `span` is (a module
+    that moved keeps its findings); a finding equals no plain tuple."""
 
     check: str
     outcome: Outcome
@@ -40,7 +45,16 @@ class Finding:
     subject: str
     message: str
     witness: tuple[tuple[str, int], ...] = ()
-    span: SourceSpan = field(default=NO_SOURCE, compare=False)
+    span: SourceSpan = NO_SOURCE
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is Finding and self[:-1] == other[:-1]
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    def __hash__(self) -> int:
+        return hash(self[:-1])
 
     @property
     def witness_dict(self) -> dict[str, int]:
