@@ -288,3 +288,14 @@ def test_the_report_of_real_findings_is_their_canonical_json() -> None:
     for finding in run.findings:
         assert finding.json_line() == json.dumps(finding.to_json())
     assert "".join(gate_report(run)) == report_json(gate_json(run))
+
+
+def test_two_findings_are_equal_when_all_but_their_spans_are() -> None:
+    """Equality and hashing leave the span out (a moved module keeps its
+    findings), and a finding equals no plain tuple of the same fields."""
+    here, moved = finding(Outcome.REFUTED, line=5), finding(Outcome.REFUTED, line=9)
+    assert here.span != moved.span
+    assert here == moved and (here != moved) is False and hash(here) == hash(moved)
+    assert len({here, moved}) == 1
+    assert here != finding(Outcome.PROVED) and here != finding(Outcome.REFUTED, message="other")
+    assert here != tuple(here) and tuple(here) != here

@@ -62,14 +62,17 @@ from verifier.indexing.registry import Indexing
 
 Subject: TypeAlias = tuple[str | int, ...]
 """Where at an instruction a check applies, as text with the name of
-operand ``k`` at each ``k``: ``("output 0 -> operand 1 (", 1, ")")`` reads
-``output 0 -> operand 1 (p1)`` at ``add(p0, p1)``.  Leaves, not names, so
-that the answers of one instruction hold at another of the same structure,
-whose operands have other names (`_subject`)."""
+operand ``k`` left out at each ``k``: ``("output 0 -> operand 1 (", 1, ")")``
+reads ``output 0 -> operand 1 (p1)`` at ``add(p0, p1)`` (`_Place.text`).
+Without the names, the answers of one instruction hold, subjects and all,
+at another of the same structure, whose operands have other names."""
 
 
 def _subject(*parts: str | OutputLeaf | OperandLeaf) -> Subject:
-    """The subject of `parts` joined by spaces: ``_subject(output, "->", operand)``."""
+    """The subject of `parts`, joined by spaces: for output 0 and operand
+    leaf 1 of ``add(p0, p1)``, ``_subject(output, "->", operand)`` is
+    ``("output 0 -> operand 1 (", 1, ")")``; at a leaf of a tuple operand,
+    ``("output 0 -> operand 0 {1} (", 0, ")")``."""
     pieces: list[str | int] = []
     text = ""
     for part in parts:
