@@ -28,16 +28,21 @@ recompile every module on every run, 0.3 CPU-s):
   largest one alone (wall seconds: the workers are the forkserver's
   children, whose CPU time `RUSAGE_CHILDREN` of this process does not see).
 
+Each figure is the least of ``--repeat`` runs (default 3): on a shared
+machine, other jobs only ever add time, and the speed of one such machine
+was seen to vary by 1.6× from one run of the same loop to the next.
 ``--checkout DIR`` measures another checkout too (e.g. the previous
-release, unpacked with ``git archive``), in the same run: before/after;
-check/parse divides by this checkout's parse in both.
+release, unpacked with ``git archive``), in the same run, the two taking
+turns run by run: before/after; check/parse divides by this checkout's
+parse in both.
 
-    python benchmarks/check_gate.py [--checkout DIR]
+    python benchmarks/check_gate.py [--checkout DIR] [--repeat N]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import resource
 import subprocess
@@ -92,71 +97,111 @@ def _parse_cpu(path: Path) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--checkout", help="another checkout of verifier, measured the same way")
+    parser.add_argument(
+        "--repeat", type=int, default=3, help="runs of each figure; the least counts (default 3)"
+    )
     options = parser.parse_args()
-    for checkout in (None, options.checkout) if options.checkout else (None,):
-        print(f"\n=== {checkout or 'this checkout'}")
-        _report(checkout)
-
-
-def _report(cwd: str | None) -> None:
-    """Every figure, for the checkout in `cwd` (None: this one); parsing is
-    always this checkout's."""
-    with tempfile.TemporaryDirectory() as bytecode:
-        environment = _environment(bytecode)
-        _verifier(environment, cwd, "check", "--no-cache", str(SMALL))  # compiles the bytecode
-
-        def check(*arguments: str) -> tuple[float, float]:
-            return _verifier(environment, cwd, "check", *arguments)
-
-        print(
-            f"{'module':<32}{'cold CPU-s':>11}{'warm CPU-s':>11}{'target':>8}"
-            f"{'cold/target':>12}{'check/parse':>12}{'render/warm':>12}{'recalled/parse':>15}"
-        )
-        for path, target in MODULES.items():
-            with tempfile.TemporaryDirectory() as cache:
-                json = ("--jobs", "1", "--format", "json", "--cache-dir", cache, str(path))
-                cold, _ = check(*json)
-                warm, _ = check(*json)
-                summary, _ = check("--jobs", "1", "--summary", "--cache-dir", cache, str(path))
-                edited = Path(cache) / path.name
-                edited.write_text(path.read_text() + "\n")
-                recalled, _ = check(*json[:-1], str(edited))
-            parse = _parse_cpu(path)
-            print(
-                f"{path.name:<32}{cold:>11.2f}{warm:>11.2f}{target:>8.1f}{cold / target:>12.2f}"
-                f"{cold / parse:>12.1f}{(warm - summary) / warm:>12.2f}{recalled / parse:>15.1f}"
+    checkouts = [None, options.checkout] if options.checkout else [None]
+    real = sorted(EXAMPLES.joinpath("real").glob("*.hlo"))
+    samples: dict[str | None, list[Figures]] = {checkout: [] for checkout in checkouts}
+    with contextlib.ExitStack() as stack:
+        environments = {}
+        for checkout in checkouts:
+            environments[checkout] = _environment(
+                stack.enter_context(tempfile.TemporaryDirectory())
             )
-        print(
-            f"check/parse target: ≤ {TARGET_CHECK_PER_PARSE:.0f}×; render/warm: < 0.33; "
-            "recalled: every check's answer from the proof cache"
-        )
+            # Compiles the bytecode.
+            _verifier(environments[checkout], checkout, "check", "--no-cache", str(SMALL))
+        # The checkouts take turns, so that a slower spell of the machine
+        # falls on both.
+        for _ in range(options.repeat):
+            for checkout in checkouts:
+                samples[checkout].append(_figures(environments[checkout], checkout, real))
+    # This checkout's parse, whichever checkout's turn it was measured in.
+    parses = _least([sample for runs in samples.values() for sample in runs])
+    for checkout in checkouts:
+        print(f"\n=== {checkout or 'this checkout'}")
+        least = _least(samples[checkout])
+        _report({**least, **{name: parses[name] for name in least if "parse" in name}}, len(real))
 
-        real = sorted(EXAMPLES.joinpath("real").glob("*.hlo"))
-        every, _ = check("--jobs", "1", "--no-cache", *map(str, real))
-        parse = sum(_parse_cpu(path) for path in real)
-        print(
-            f"\n{'every real dump (' + str(len(real)) + ' files)':<32}{'cold CPU-s':>11}"
-            f"{'parse CPU-s':>12}{'check/parse':>12}"
-        )
-        print(
-            f"{'check --jobs 1 --no-cache':<32}{every:>11.2f}{parse:>12.2f}{every / parse:>12.1f}"
-        )
 
-        print(f"\n{'start-up':<32}{'CPU-s':>8}{'target':>8}")
-        version, _ = _verifier(environment, cwd, "--version")
-        small, _ = check("--no-cache", str(SMALL))
-        print(f"{'verifier --version':<32}{version:>8.2f}{TARGET_START_UP:>8.1f}")
-        print(f"{'verifier check ' + SMALL.name:<32}{small:>8.2f}{TARGET_START_UP:>8.1f}")
+Figures = dict[str, float]
 
-        for label, paths in (
-            ("every real dump", [str(p) for p in real]),
-            (LARGEST.name, [str(LARGEST)]),
-        ):
-            print(f"\n{label + ', cold':<32}{'wall s':>8}")
-            walls = {jobs: check("--jobs", str(jobs), "--no-cache", *paths)[1] for jobs in (1, 2)}
-            for jobs, wall in walls.items():
-                print(f"{f'--jobs {jobs}':<32}{wall:>8.2f}")
-            print(f"{'--jobs 1 / --jobs 2':<32}{walls[1] / walls[2]:>8.2f}")
+
+def _least(samples: list[Figures]) -> Figures:
+    """Each figure's least value over the runs: other jobs on the machine,
+    or a slower spell of a shared one, only ever add time."""
+    return {name: min(sample[name] for sample in samples) for name in samples[0]}
+
+
+def _report(least: Figures, real: int) -> None:
+    """The figures of one checkout, against the targets (parsing is always
+    this checkout's)."""
+    print(
+        f"{'module':<32}{'cold CPU-s':>11}{'warm CPU-s':>11}{'target':>8}"
+        f"{'cold/target':>12}{'check/parse':>12}{'render/warm':>12}{'recalled/parse':>15}"
+    )
+    for path, target in MODULES.items():
+        cold, warm, parse = (least[f"{kind} {path.name}"] for kind in ("cold", "warm", "parse"))
+        summary, recalled = (least[f"{kind} {path.name}"] for kind in ("summary", "recalled"))
+        print(
+            f"{path.name:<32}{cold:>11.2f}{warm:>11.2f}{target:>8.1f}{cold / target:>12.2f}"
+            f"{cold / parse:>12.1f}{(warm - summary) / warm:>12.2f}{recalled / parse:>15.1f}"
+        )
+    print(
+        f"check/parse target: ≤ {TARGET_CHECK_PER_PARSE:.0f}×; render/warm: < 0.33; "
+        "recalled: every check's answer from the proof cache"
+    )
+
+    every, parse = least["every real dump"], least["parse every real dump"]
+    print(
+        f"\n{'every real dump (' + str(real) + ' files)':<32}{'cold CPU-s':>11}"
+        f"{'parse CPU-s':>12}{'check/parse':>12}"
+    )
+    print(f"{'check --jobs 1 --no-cache':<32}{every:>11.2f}{parse:>12.2f}{every / parse:>12.1f}")
+
+    print(f"\n{'start-up':<32}{'CPU-s':>8}{'target':>8}")
+    print(f"{'verifier --version':<32}{least['--version']:>8.2f}{TARGET_START_UP:>8.1f}")
+    print(f"{'verifier check ' + SMALL.name:<32}{least['small']:>8.2f}{TARGET_START_UP:>8.1f}")
+
+    for label in ("every real dump", LARGEST.name):
+        print(f"\n{label + ', cold':<32}{'wall s':>8}")
+        walls = {jobs: least[f"--jobs {jobs} {label}"] for jobs in (1, 2)}
+        for jobs, wall in walls.items():
+            print(f"{f'--jobs {jobs}':<32}{wall:>8.2f}")
+        print(f"{'--jobs 1 / --jobs 2':<32}{walls[1] / walls[2]:>8.2f}")
+
+
+def _figures(environment: dict[str, str], cwd: str | None, real: list[Path]) -> Figures:
+    """One run of every figure, by name (CPU seconds; wall seconds for
+    ``--jobs``)."""
+
+    def check(*arguments: str) -> tuple[float, float]:
+        return _verifier(environment, cwd, "check", *arguments)
+
+    figures: Figures = {}
+    for path in MODULES:
+        with tempfile.TemporaryDirectory() as cache:
+            json = ("--jobs", "1", "--format", "json", "--cache-dir", cache, str(path))
+            figures[f"cold {path.name}"], _ = check(*json)
+            figures[f"warm {path.name}"], _ = check(*json)
+            figures[f"summary {path.name}"], _ = check(
+                "--jobs", "1", "--summary", "--cache-dir", cache, str(path)
+            )
+            edited = Path(cache) / path.name
+            edited.write_text(path.read_text() + "\n")
+            figures[f"recalled {path.name}"], _ = check(*json[:-1], str(edited))
+        figures[f"parse {path.name}"] = _parse_cpu(path)
+    figures["every real dump"], _ = check("--jobs", "1", "--no-cache", *map(str, real))
+    figures["parse every real dump"] = sum(_parse_cpu(path) for path in real)
+    figures["--version"], _ = _verifier(environment, cwd, "--version")
+    figures["small"], _ = check("--no-cache", str(SMALL))
+    for label, paths in (("every real dump", real), (LARGEST.name, [LARGEST])):
+        for jobs in (1, 2):
+            _, figures[f"--jobs {jobs} {label}"] = check(
+                "--jobs", str(jobs), "--no-cache", *map(str, paths)
+            )
+    return figures
 
 
 if __name__ == "__main__":
