@@ -32,9 +32,9 @@ Each figure is the least of ``--repeat`` runs (default 3): on a shared
 machine, other jobs only ever add time, and the speed of one such machine
 was seen to vary by 1.6× from one run of the same loop to the next.
 ``--checkout DIR`` measures another checkout too (e.g. the previous
-release, unpacked with ``git archive``), in the same run, the two taking
-turns run by run: before/after; check/parse divides by this checkout's
-parse in both.
+release, unpacked with ``git archive``), in the same run, the two running
+each command back to back, first one then the other: before/after;
+check/parse divides by this checkout's parse in both.
 
     python benchmarks/check_gate.py [--checkout DIR] [--repeat N]
 """
@@ -103,7 +103,7 @@ def main() -> None:
     options = parser.parse_args()
     checkouts = [None, options.checkout] if options.checkout else [None]
     real = sorted(EXAMPLES.joinpath("real").glob("*.hlo"))
-    samples: dict[str | None, list[Figures]] = {checkout: [] for checkout in checkouts}
+    samples: dict[Checkout, list[Figures]] = {checkout: [] for checkout in checkouts}
     with contextlib.ExitStack() as stack:
         environments = {}
         for checkout in checkouts:
@@ -112,18 +112,17 @@ def main() -> None:
             )
             # Compiles the bytecode.
             _verifier(environments[checkout], checkout, "check", "--no-cache", str(SMALL))
-        # The checkouts take turns, so that a slower spell of the machine
-        # falls on both.
-        for _ in range(options.repeat):
-            for checkout in checkouts:
-                samples[checkout].append(_figures(environments[checkout], checkout, real))
-    # This checkout's parse, whichever checkout's turn it was measured in.
-    parses = _least([sample for runs in samples.values() for sample in runs])
+        for run in range(options.repeat):
+            order = checkouts[run % 2 :] + checkouts[: run % 2]
+            for checkout, figures in _figures(environments, order, real).items():
+                samples[checkout].append(figures)
     for checkout in checkouts:
         print(f"\n=== {checkout or 'this checkout'}")
-        least = _least(samples[checkout])
-        _report({**least, **{name: parses[name] for name in least if "parse" in name}}, len(real))
+        _report(_least(samples[checkout]), len(real))
 
+
+Checkout = str | None
+"""A checkout's directory (None: this one)."""
 
 Figures = dict[str, float]
 
@@ -172,35 +171,53 @@ def _report(least: Figures, real: int) -> None:
         print(f"{'--jobs 1 / --jobs 2':<32}{walls[1] / walls[2]:>8.2f}")
 
 
-def _figures(environment: dict[str, str], cwd: str | None, real: list[Path]) -> Figures:
-    """One run of every figure, by name (CPU seconds; wall seconds for
-    ``--jobs``)."""
+def _figures(
+    environments: dict[Checkout, dict[str, str]], order: list[Checkout], real: list[Path]
+) -> dict[Checkout, Figures]:
+    """One run of every figure of each checkout, by name (CPU seconds; wall
+    seconds for ``--jobs``), each command run by the checkouts in `order`
+    one after the other, so that a slower spell of the machine falls on
+    them alike; parsing (always this checkout's) is timed once for all."""
+    figures: dict[Checkout, Figures] = {checkout: {} for checkout in order}
 
-    def check(*arguments: str) -> tuple[float, float]:
-        return _verifier(environment, cwd, "check", *arguments)
+    def each(name: str, *arguments: str, wall: bool = False) -> None:
+        for checkout in order:
+            cpu, seconds = _verifier(environments[checkout], checkout, *arguments)
+            figures[checkout][name] = seconds if wall else cpu
 
-    figures: Figures = {}
+    def parse(name: str, paths: list[Path]) -> None:
+        seconds = sum(_parse_cpu(path) for path in paths)
+        for checkout in order:
+            figures[checkout][name] = seconds
+
     for path in MODULES:
-        with tempfile.TemporaryDirectory() as cache:
-            json = ("--jobs", "1", "--format", "json", "--cache-dir", cache, str(path))
-            figures[f"cold {path.name}"], _ = check(*json)
-            figures[f"warm {path.name}"], _ = check(*json)
-            figures[f"summary {path.name}"], _ = check(
-                "--jobs", "1", "--summary", "--cache-dir", cache, str(path)
-            )
-            edited = Path(cache) / path.name
+        with tempfile.TemporaryDirectory() as caches:
+            # Each checkout its own cache; the `recalled` text keeps the
+            # module's name in a directory of its own.
+            edited = Path(caches) / "edited" / path.name
+            edited.parent.mkdir()
             edited.write_text(path.read_text() + "\n")
-            figures[f"recalled {path.name}"], _ = check(*json[:-1], str(edited))
-        figures[f"parse {path.name}"] = _parse_cpu(path)
-    figures["every real dump"], _ = check("--jobs", "1", "--no-cache", *map(str, real))
-    figures["parse every real dump"] = sum(_parse_cpu(path) for path in real)
-    figures["--version"], _ = _verifier(environment, cwd, "--version")
-    figures["small"], _ = check("--no-cache", str(SMALL))
+            for kind, summary, target in (
+                ("cold", False, path),
+                ("warm", False, path),
+                ("summary", True, path),
+                ("recalled", False, edited),
+            ):
+                for checkout in order:
+                    cache = str(Path(caches) / str(order.index(checkout)))
+                    output = ("--summary",) if summary else ("--format", "json")
+                    arguments = ("check", "--jobs", "1", *output, "--cache-dir", cache, str(target))
+                    cpu, _ = _verifier(environments[checkout], checkout, *arguments)
+                    figures[checkout][f"{kind} {path.name}"] = cpu
+        parse(f"parse {path.name}", [path])
+    each("every real dump", "check", "--jobs", "1", "--no-cache", *map(str, real))
+    parse("parse every real dump", real)
+    each("--version", "--version")
+    each("small", "check", "--no-cache", str(SMALL))
     for label, paths in (("every real dump", real), (LARGEST.name, [LARGEST])):
         for jobs in (1, 2):
-            _, figures[f"--jobs {jobs} {label}"] = check(
-                "--jobs", str(jobs), "--no-cache", *map(str, paths)
-            )
+            arguments = ("check", "--jobs", str(jobs), "--no-cache", *map(str, paths))
+            each(f"--jobs {jobs} {label}", *arguments, wall=True)
     return figures
 
 
