@@ -24,10 +24,12 @@ True
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from verifier.errors import InternalError, ParseError
-from verifier.hlo import Instruction
+
+if TYPE_CHECKING:  # `verifier --version` and a run answered from the cache parse nothing
+    from verifier.hlo import Instruction
 
 InstructionError = ParseError | InternalError
 
