@@ -180,9 +180,12 @@ def _figures(
     them alike; parsing (always this checkout's) is timed once for all."""
     figures: dict[Checkout, Figures] = {checkout: {} for checkout in order}
 
-    def each(name: str, *arguments: str, wall: bool = False) -> None:
-        for checkout in order:
-            cpu, seconds = _verifier(environments[checkout], checkout, *arguments)
+    def each(name: str, *arguments: str, wall: bool = False, caches: Path | None = None) -> None:
+        """Run `arguments` for each checkout in turn; with `caches`, each
+        checkout with its own proof cache under it."""
+        for number, checkout in enumerate(order):
+            own = ("--cache-dir", str(caches / str(number))) if caches else ()
+            cpu, seconds = _verifier(environments[checkout], checkout, *arguments, *own)
             figures[checkout][name] = seconds if wall else cpu
 
     def parse(name: str, paths: list[Path]) -> None:
@@ -191,24 +194,19 @@ def _figures(
             figures[checkout][name] = seconds
 
     for path in MODULES:
-        with tempfile.TemporaryDirectory() as caches:
-            # Each checkout its own cache; the `recalled` text keeps the
-            # module's name in a directory of its own.
-            edited = Path(caches) / "edited" / path.name
+        with tempfile.TemporaryDirectory() as directory:
+            caches = Path(directory)
+            # The same text with a blank line added: its findings are not
+            # remembered, its questions are (`recalled`).
+            edited = caches / "edited" / path.name
             edited.parent.mkdir()
             edited.write_text(path.read_text() + "\n")
-            for kind, summary, target in (
-                ("cold", False, path),
-                ("warm", False, path),
-                ("summary", True, path),
-                ("recalled", False, edited),
-            ):
-                for checkout in order:
-                    cache = str(Path(caches) / str(order.index(checkout)))
-                    output = ("--summary",) if summary else ("--format", "json")
-                    arguments = ("check", "--jobs", "1", *output, "--cache-dir", cache, str(target))
-                    cpu, _ = _verifier(environments[checkout], checkout, *arguments)
-                    figures[checkout][f"{kind} {path.name}"] = cpu
+            json = ("check", "--jobs", "1", "--format", "json")
+            each(f"cold {path.name}", *json, str(path), caches=caches)
+            each(f"warm {path.name}", *json, str(path), caches=caches)
+            summary = ("check", "--jobs", "1", "--summary", str(path))
+            each(f"summary {path.name}", *summary, caches=caches)
+            each(f"recalled {path.name}", *json, str(edited), caches=caches)
         parse(f"parse {path.name}", [path])
     each("every real dump", "check", "--jobs", "1", "--no-cache", *map(str, real))
     parse("parse every real dump", real)
