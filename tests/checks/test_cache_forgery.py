@@ -238,3 +238,17 @@ def test_a_run_under_another_key_answers_again(
     result, warnings = gate(cache, capsys)
     assert result == without_cache
     assert len(warnings) == 1 and "VERIFIER_CACHE_KEY is set but empty" in warnings[0]
+
+
+def test_no_place_for_the_key_file_is_no_cache(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    without_cache: Gate,
+) -> None:
+    (tmp_path / "a file").write_text("")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "a file" / "config"))
+    result, warnings = gate(tmp_path / "cache", capsys)
+    assert result == without_cache
+    assert len(warnings) == 1 and "the key file" in warnings[0] and "not using it" in warnings[0]
+    assert not (tmp_path / "cache").exists()
