@@ -287,7 +287,7 @@ def warnings(err: str) -> list[str]:
 
 
 def edit_every_answer(path: Path) -> None:
-    """Flip every stored outcome to "proved" without fixing the checksums."""
+    """Flip every stored outcome to "proved" without fixing the tags."""
     with sqlite3.connect(path) as raw:
         raw.execute("UPDATE answers SET answer = replace(answer, 'refuted', 'proved')")
 
