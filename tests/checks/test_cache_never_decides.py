@@ -1,7 +1,8 @@
 """The proof cache never decides: unreadable, read-only, locked, corrupt or
 full, it is one warning and the run goes on with what still works — the
 same findings, the same exit code.  And its trust model: private files, no
-symbolic links, checksummed rows, a read-only mode."""
+symbolic links, rows authenticated with a key the file does not hold, a
+read-only mode (forged rows: `test_cache_forgery`)."""
 
 from __future__ import annotations
 
@@ -17,15 +18,26 @@ import pytest
 
 from verifier.cli import EXIT_REFUTED, main
 from verifier.gate import sqlite_cache
+from verifier.gate.cache_key import cache_key
 from verifier.gate.sqlite_cache import FILE_NAME, CacheMode, SqliteCache
 
 V1 = (("verifier", "test"),)
+KEY = b"the test key"
 ROOT = Path(__file__).parents[2]
 # One refuted bitcast and a clean module: a cache that decided could flip either.
 MODULES = [
     ROOT / "examples" / "checks" / "bitcast_tiled.hlo",
     ROOT / "examples" / "real" / "softmax.hlo",
 ]
+
+
+@pytest.fixture(autouse=True)
+def private_config(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each test's own key file (the user's is not touched)."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("config")))
+    monkeypatch.delenv("VERIFIER_CACHE_KEY", raising=False)
 
 
 def filled(path: Path, count: int = 3) -> Path:
@@ -132,8 +144,9 @@ def test_an_unwritable_place_is_read(tmp_path: Path, monkeypatch: pytest.MonkeyP
     def refused(*args: object, **kwargs: object) -> int:
         raise PermissionError(13, "Permission denied", str(path))
 
+    key = cache_key()
     monkeypatch.setattr(os, "open", refused)
-    with SqliteCache(path, versions=V1) as cache:
+    with SqliteCache(path, versions=V1, key=key) as cache:
         assert cache.lookup("k0") == {"outcome": "refuted", "i": 0}
         assert not cache.writable
     assert len(cache.problems) == 1 and "Permission denied" in cache.problems[0]
@@ -148,9 +161,10 @@ def test_an_edited_or_damaged_entry_is_not_trusted(tmp_path: Path) -> None:
         raw.execute("""UPDATE answers SET answer = '{"outcome": "proved", "i": 0}'""")
     with SqliteCache(path, versions=V1) as cache:
         assert [cache.lookup(f"k{i}") for i in range(3)] == [None, None, None]
-        assert cache.problems == []
-    with sqlite3.connect(path) as raw:  # a checksum moved to another question
-        raw.execute("UPDATE answers SET checksum = zeroblob(32)")
+    # One warning for the run, however many rows.
+    assert len(cache.problems) == 1 and "do not authenticate" in cache.problems[0]
+    with sqlite3.connect(path) as raw:  # a tag moved to another question
+        raw.execute("UPDATE answers SET tag = zeroblob(32)")
     with SqliteCache(path, versions=V1) as cache:
         assert cache.lookup("k0") is None
 
@@ -203,16 +217,53 @@ def test_read_mode_without_a_cache_creates_none(tmp_path: Path) -> None:
     assert not (tmp_path / "none").exists() and cache.problems == []
 
 
-def test_a_cache_of_an_older_schema_is_rebuilt(tmp_path: Path) -> None:
-    path = tmp_path / FILE_NAME
+def old_cache(path: Path, row: bytes) -> bytes:
+    """A cache file of schema 2 (an older verifier's) holding one row."""
     with sqlite3.connect(path) as raw:
-        raw.execute("CREATE TABLE answers (question BLOB PRIMARY KEY, versions TEXT, answer TEXT)")
+        raw.execute(
+            "CREATE TABLE answers (question BLOB PRIMARY KEY, versions TEXT NOT NULL,"
+            " answer TEXT NOT NULL, checksum BLOB NOT NULL) WITHOUT ROWID"
+        )
+        raw.execute("INSERT INTO answers VALUES (?, 'v', '{}', x'00')", (row,))
+        raw.execute("PRAGMA user_version = 2")
+    raw.close()
+    return path.read_bytes()
+
+
+def test_a_cache_of_another_schema_is_kept_aside_not_wiped(tmp_path: Path) -> None:
+    path = tmp_path / FILE_NAME
+    before = old_cache(path, b"first")
     with SqliteCache(path, versions=V1, mode=CacheMode.READ) as reader:
         assert reader.lookup("k") is None
-    assert len(reader.problems) == 1 and "schema" in reader.problems[0]
-    filled(path)
+    assert len(reader.problems) == 1 and "schema 2" in reader.problems[0]
+    assert path.read_bytes() == before  # read mode touches nothing
     with SqliteCache(path, versions=V1) as cache:
-        assert cache.lookup("k0") == {"outcome": "refuted", "i": 0} and cache.problems == []
+        cache.store("k0", {"outcome": "refuted"})
+    (problem,) = cache.problems
+    aside = tmp_path / f"{FILE_NAME}.schema-2"
+    assert f"kept as {aside}" in problem
+    assert aside.read_bytes() == before
+    with SqliteCache(path, versions=V1) as cache:
+        assert cache.lookup("k0") == {"outcome": "refuted"} and cache.problems == []
+    # Another old file later: kept beside the first, which stays as it was.
+    path.unlink()
+    second = old_cache(path, b"second")
+    SqliteCache(path, versions=V1).close()
+    assert aside.read_bytes() == before
+    assert (tmp_path / f"{FILE_NAME}.schema-2.1").read_bytes() == second
+
+
+def test_a_sqlite_file_that_is_no_cache_is_kept_aside(tmp_path: Path) -> None:
+    path = tmp_path / FILE_NAME
+    with sqlite3.connect(path) as raw:
+        raw.execute("CREATE TABLE mine (x)")
+    raw.close()
+    before = path.read_bytes()
+    with SqliteCache(path, versions=V1) as cache:
+        cache.store("k", {"outcome": "proved"})
+    assert (tmp_path / f"{FILE_NAME}.schema-0").read_bytes() == before
+    with SqliteCache(path, versions=V1) as cache:
+        assert cache.lookup("k") == {"outcome": "proved"}
 
 
 # ---------------------------------------------------------------- the gate
@@ -236,7 +287,7 @@ def warnings(err: str) -> list[str]:
 
 
 def edit_every_answer(path: Path) -> None:
-    """Flip every stored outcome to "proved" without fixing the checksums."""
+    """Flip every stored outcome to "proved" without fixing the tags."""
     with sqlite3.connect(path) as raw:
         raw.execute("UPDATE answers SET answer = replace(answer, 'refuted', 'proved')")
 
@@ -269,8 +320,7 @@ def test_a_broken_cache_changes_no_finding_and_no_exit_code(
             full_disk(monkeypatch)
         case "edited":
             assert check("--cache-dir", str(tmp_path)) == without_cache
-            edit_every_answer(path)
-            expected_warnings = 0  # an edited row is a miss, silently
+            edit_every_answer(path)  # a miss, and a warning
         case "symlink":
             target = tmp_path / "target.sqlite3"
             SqliteCache(target, versions=V1).close()

@@ -28,10 +28,10 @@ def test_answers_survive_and_count_hits_and_misses(tmp_path: Path) -> None:
     keys = [f"in-bounds|map {i}" for i in range(3)]
     with SqliteCache(path, versions=V1) as cache:
         for key in keys:
-            cached(cache, key, functools.partial(prove, key))
+            cached(cache, key, functools.partial(prove, key), dict)
         assert (cache.hits, cache.misses) == (0, 3)
     with SqliteCache(path, versions=V1) as cache:
-        answers = [cached(cache, key, functools.partial(prove, key)) for key in keys]
+        answers = [cached(cache, key, functools.partial(prove, key), dict) for key in keys]
         assert (cache.hits, cache.misses) == (3, 0)
     assert calls == keys
     assert answers == [{"outcome": "proved", "key": key} for key in keys]

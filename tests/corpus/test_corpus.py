@@ -11,6 +11,10 @@ from __future__ import annotations
 import io
 import json
 import shutil
+import signal
+import subprocess
+import sys
+import time
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -164,3 +168,28 @@ def test_modules_past_the_timeout_are_rows_and_the_run_finishes(
     assert len(rows) == len(MODULES)
     assert {(r["status"], r["error"]) for r in rows} == {("timeout", "no answer within 0.001 s")}
     assert pq.read_table(tmp_path / OPERANDS_FILE).num_rows == 0
+
+
+@pytest.mark.parametrize("seconds", [1.0, 3.0, 6.0])
+def test_a_process_killed_at_staggered_times_then_resumed_gives_the_clean_tables(
+    seconds: float, corpus: Path, local: Path, tmp_path: Path
+) -> None:
+    # Interrupted (its tables committed on the way out), then killed a moment
+    # later — before, while or after that commit — at a time of its run.
+    argv = ["corpus", str(corpus), "--output", str(tmp_path), "--jobs", "2", "--no-progress"]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "verifier", *argv],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        time.sleep(seconds)
+        process.send_signal(signal.SIGINT)
+        time.sleep(0.05)
+    finally:
+        process.kill()
+        process.wait(timeout=60)
+    summary = _run(str(corpus), "--output", str(tmp_path), "--resume")
+    assert f"{len(MODULES) + 3} modules" in summary
+    assert _tables(tmp_path) == _tables(local)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [MODULES_FILE, OPERANDS_FILE]

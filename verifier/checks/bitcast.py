@@ -108,7 +108,7 @@ def check_bitcast(
     def ask() -> dict[str, object]:
         return _decide(*sides, output_to_input, budget.isl_operations).to_answer()
 
-    return CheckResult.from_answer(cached(cache, key, ask))
+    return cached(cache, key, ask, CheckResult.from_answer)
 
 
 def _decide(

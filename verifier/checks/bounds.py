@@ -24,7 +24,7 @@ from collections.abc import Sequence
 
 from verifier.bridges import isl_sets
 from verifier.checks.budget import Budget
-from verifier.checks.cache import ProofCache, cached
+from verifier.checks.cache import Answer, ProofCache, cached
 from verifier.checks.result import (
     DEFAULT_BUDGET,
     CheckResult,
@@ -72,8 +72,11 @@ def _map_in_bounds(
         proved = CheckResult(Outcome.PROVED, "inside by interval arithmetic")
         return unless_empty(indexing_map, proved, cache, budget)
     key = f"{CHECK}|{list(box)}|{map_key(indexing_map)}"
-    answer = cached(cache, key, lambda: _ask_isl(indexing_map, box, budget).to_answer())
-    return CheckResult.from_answer(answer)
+
+    def ask() -> Answer:
+        return _ask_isl(indexing_map, box, budget).to_answer()
+
+    return cached(cache, key, ask, CheckResult.from_answer)
 
 
 def _ask_isl(indexing_map: IndexingMap, box: tuple[int, ...], budget: Budget) -> CheckResult:

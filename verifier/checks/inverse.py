@@ -59,7 +59,7 @@ def check_inverse(
         )
         return _result(compared).to_answer()
 
-    return CheckResult.from_answer(cached(cache, key, ask))
+    return cached(cache, key, ask, CheckResult.from_answer)
 
 
 def _result(compared: isl_sets.UnionComparison) -> CheckResult:

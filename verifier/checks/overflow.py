@@ -84,7 +84,7 @@ def _map_fits(
     def ask() -> dict[str, object]:
         return _exact(indexing_map, doubtful, limits, bits, budget).to_answer()
 
-    return CheckResult.from_answer(cached(cache, key, ask))
+    return cached(cache, key, ask, CheckResult.from_answer)
 
 
 def _exact(

@@ -73,7 +73,7 @@ def check_partition(
         )
         return _result(defect, labels, shape, len(parameters)).to_answer()
 
-    return CheckResult.from_answer(cached(cache, key, ask))
+    return cached(cache, key, ask, CheckResult.from_answer)
 
 
 def _parameters(maps: Sequence[IndexingMap], count: int) -> list[Interval]:

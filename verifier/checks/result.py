@@ -104,10 +104,18 @@ def unless_empty(
     def ask() -> Answer:
         return {"empty": is_empty(indexing_map, max_operations=budget.isl_operations)}
 
-    empty = cached(cache, f"empty|{map_key(indexing_map)}", ask)["empty"]
+    empty = cached(cache, f"empty|{map_key(indexing_map)}", ask, _emptiness)
     if empty is None:
         return CheckResult(Outcome.UNKNOWN, "isl: operation budget exhausted deciding emptiness")
     return CheckResult(Outcome.VACUOUS, "empty domain") if empty else proved
+
+
+def _emptiness(answer: Answer) -> bool | None:
+    """Whether a domain is empty (None: isl could not tell), as stored."""
+    empty = answer["empty"]
+    if empty is not None and not isinstance(empty, bool):
+        raise TypeError(f"emptiness {empty!r} is not a truth value")
+    return empty
 
 
 def point_text(witness: Witness) -> str:

@@ -77,7 +77,7 @@ def check_simplification(
         )
         return _union_result(compared).to_answer()
 
-    return CheckResult.from_answer(cached(cache, key, ask))
+    return cached(cache, key, ask, CheckResult.from_answer)
 
 
 def check_simplification_steps(

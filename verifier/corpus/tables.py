@@ -6,12 +6,30 @@ and `rows.OPERAND_COLUMNS` with the types of `MODULE_SCHEMA` and
 `OPERAND_SCHEMA`.  Rows are written sorted — modules by file, operands by
 file, instruction and operand number — whatever order they were computed
 in, so two runs over the same files give the same tables; only the
-``seconds`` column (a wall time) differs between them.  A table is written
-to a temporary file and renamed, so a reader never sees half of one.
+``seconds`` column (a wall time) differs between them.
+
+The two tables are committed together: both are written whole beside their
+places (``NAME.partial``, flushed to disk), then a commit record
+(``commit.json``) is renamed into place — the instant the new pair counts —
+then both tables are renamed over the old ones and the record removed.  A
+run killed at any instant leaves the old pair or the new one: `recover`
+(which every reader and writer calls first) finishes a recorded commit and
+drops tables staged by one that never was.
+
+>>> import tempfile
+>>> directory = Path(tempfile.mkdtemp())
+>>> write_tables(directory, [{"file": "b.hlo"}, {"file": "a.hlo"}], [])
+>>> [row["file"] for row in read_rows(directory)[0]]
+['a.hlo', 'b.hlo']
+>>> (directory / "modules.parquet.partial").write_bytes(b"PAR1 half a table")  # a killed write
+17
+>>> len(read_rows(directory)[0]), sorted(p.name for p in directory.iterdir())
+(2, ['modules.parquet', 'operands.parquet'])
 """
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -28,6 +46,8 @@ if TYPE_CHECKING:
 
 MODULES_FILE = "modules.parquet"
 OPERANDS_FILE = "operands.parquet"
+COMMIT_FILE = "commit.json"
+PARTIAL = ".partial"
 
 # The only column that changes between two runs over the same files.
 TIMING_COLUMNS = ("seconds",)
@@ -78,15 +98,49 @@ def operand_sort_key(row: Row) -> tuple[str, str, int]:
 
 
 def write_tables(directory: Path, modules: Sequence[Row], operands: Sequence[Row]) -> None:
-    """Write both tables into `directory` (created if needed), rows sorted."""
+    """Commit both tables into `directory` (created if needed), rows sorted."""
     directory.mkdir(parents=True, exist_ok=True)
-    _write(directory / MODULES_FILE, sorted(modules, key=module_sort_key), MODULE_SCHEMA)
-    _write(directory / OPERANDS_FILE, sorted(operands, key=operand_sort_key), OPERAND_SCHEMA)
+    recover(directory)
+    _stage(directory / MODULES_FILE, sorted(modules, key=module_sort_key), MODULE_SCHEMA)
+    _stage(directory / OPERANDS_FILE, sorted(operands, key=operand_sort_key), OPERAND_SCHEMA)
+    record = directory / COMMIT_FILE
+    staged = record.with_name(record.name + PARTIAL)
+    staged.write_text(json.dumps([MODULES_FILE, OPERANDS_FILE]))
+    _sync(staged)
+    os.replace(staged, record)  # committed
+    _sync(directory)
+    _finish(directory)
+
+
+def recover(directory: Path) -> None:
+    """Finish the commit recorded in `directory`, if any; drop what a write
+    that never committed staged."""
+    if (directory / COMMIT_FILE).exists():
+        _finish(directory)
+    for name in (MODULES_FILE, OPERANDS_FILE, COMMIT_FILE):
+        (directory / (name + PARTIAL)).unlink(missing_ok=True)
+
+
+def check_output(directory: Path) -> None:
+    """Make sure the tables can be written into `directory` before any work
+    (created if needed; a file written and removed there), and finish what a
+    killed run left.  Raises `UsageError` saying why not."""
+    if directory.exists() and not directory.is_dir():
+        raise UsageError(f"--output {directory}: not a directory")
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        probe = directory / f".probe-{os.getpid()}{PARTIAL}"
+        probe.write_bytes(b"")
+        probe.unlink()
+        recover(directory)
+    except OSError as error:
+        raise UsageError(f"--output {directory}: cannot write the tables there ({error})") from None
 
 
 def read_rows(directory: Path) -> tuple[list[Row], list[Row]]:
-    """The module and operand rows of the tables in `directory`; none when
-    the tables are not there."""
+    """The module and operand rows of the tables in `directory` (after
+    `recover`); none when the tables are not there."""
+    recover(directory)
     modules, operands = directory / MODULES_FILE, directory / OPERANDS_FILE
     if not (modules.exists() and operands.exists()):
         return [], []
@@ -103,6 +157,8 @@ def frame(rows: Sequence[Row], schema: pa.Schema) -> pd.DataFrame:
 
 def read_frames(directory: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The module and operand tables of `directory` as DataFrames (`frame`)."""
+    if directory.is_dir():
+        recover(directory)
     modules, operands = directory / MODULES_FILE, directory / OPERANDS_FILE
     for path in (modules, operands):
         if not path.exists():
@@ -126,8 +182,28 @@ def _nullable() -> Callable[[pa.DataType], Any]:
     return dtypes.get
 
 
-def _write(path: Path, rows: Sequence[Row], schema: pa.Schema) -> None:
-    table = pa.Table.from_pylist(list(rows), schema=schema)
-    partial = path.with_name(path.name + ".partial")
-    pq.write_table(table, partial)
-    os.replace(partial, path)
+def _stage(path: Path, rows: Sequence[Row], schema: pa.Schema) -> None:
+    """The table of `rows`, whole and on disk, beside `path`."""
+    partial = path.with_name(path.name + PARTIAL)
+    pq.write_table(pa.Table.from_pylist(list(rows), schema=schema), partial)
+    _sync(partial)
+
+
+def _finish(directory: Path) -> None:
+    """Rename the committed tables into place (those not renamed yet), then
+    remove the commit record."""
+    for name in (MODULES_FILE, OPERANDS_FILE):
+        partial = directory / (name + PARTIAL)
+        if partial.exists():
+            os.replace(partial, directory / name)
+    _sync(directory)
+    os.unlink(directory / COMMIT_FILE)
+
+
+def _sync(path: Path) -> None:
+    """Flush `path` (a file, or a directory's entries) to the disk."""
+    descriptor = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)

@@ -70,7 +70,9 @@ def _decoded(row: list[object], filename: str) -> Finding:
         str(subject),
         str(message),
         tuple((str(name), int(value)) for name, value in witness),
-        NO_SOURCE if not isinstance(span, list) else SourceSpan(filename, span[0], span[1]),
+        NO_SOURCE
+        if not isinstance(span, list)
+        else SourceSpan(filename, int(span[0]), int(span[1])),
     )
 
 
@@ -88,5 +90,5 @@ def recall(cache: ProofCache, key: str, filename: str) -> tuple[Finding, ...] | 
         return None
     try:
         return tuple(_decoded(row, filename) for row in answer["findings"])
-    except (KeyError, TypeError, ValueError):
+    except (KeyError, TypeError, ValueError, IndexError):
         return None

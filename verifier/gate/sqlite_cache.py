@@ -19,27 +19,36 @@ a directory where the file should be — is used as far as it works (read
 only, or not at all), and each such degradation is one line in `problems`
 for the caller to show; the answers, hence the verdicts, are the same.
 
-**Trust.**  Whoever can write the file decides verdicts: an answer edited to
-"proved" passes the gate.  So a directory or file the cache creates is
-private (0700 / 0600), a symbolic link at the file's path is refused, and
-every row carries a checksum of its question and answer, so a row that was
-corrupted or edited by hand without recomputing it is ignored (a miss).
-The checksum is not a signature: it detects damage, not a forger who can
-write the file.  `CacheMode.READ` lets a run use a cache written by a
-trusted one (CI restoring the cache of a protected branch) without
-writing to it.
+**Trust.**  The cache never decides a verdict either: every row carries an
+HMAC-SHA256 of its question and answer under a secret key the file does
+not contain (`cache_key`: ``$VERIFIER_CACHE_KEY``, or a private key file
+in the user's config directory).  A row whose tag does not hold — forged
+by someone who can write the file, damaged, or written under another key
+— and a row that is not a JSON object are ignored (a miss: the question
+is answered again) with one warning in `problems`.  A cache file (or its
+``-wal``/``-shm`` files) that belongs to another user or that group or
+others may write is not used at all, nor is a symbolic link at its path;
+a directory or file the cache creates is private (0700 / 0600).  A file
+of another schema version is renamed aside (``proofs.sqlite3.schema-N``),
+never wiped, and a new one started.  `CacheMode.READ` lets a run use a
+cache written by a trusted one (CI restoring the cache of a protected
+branch) without writing to it.
 
 >>> import tempfile
 >>> path = Path(tempfile.mkdtemp()) / "proofs.sqlite3"
 >>> question = "in-bounds|(d0) -> (d0), domain: d0 in [0, 3]|[4]"
->>> with SqliteCache(path, versions=(("verifier", "0.1.0"),)) as cache:
+>>> key = b"a secret the file does not hold"
+>>> with SqliteCache(path, versions=(("verifier", "0.1.0"),), key=key) as cache:
 ...     cache.store(question, {"outcome": "proved"})
->>> with SqliteCache(path, versions=(("verifier", "0.1.0"),)) as cache:
+>>> with SqliteCache(path, versions=(("verifier", "0.1.0"),), key=key) as cache:
 ...     (cache.lookup(question), cache.hits, cache.misses)
 ({'outcome': 'proved'}, 1, 0)
->>> with SqliteCache(path, versions=(("verifier", "0.2.0"),)) as cache:
+>>> with SqliteCache(path, versions=(("verifier", "0.2.0"),), key=key) as cache:
 ...     (cache.lookup(question), cache.hits, cache.misses)
 (None, 0, 1)
+>>> with SqliteCache(path, versions=(("verifier", "0.1.0"),), key=b"another key") as cache:
+...     (cache.lookup(question), ["do not authenticate" in p for p in cache.problems])
+(None, [True])
 >>> with SqliteCache(path.parent / "missing" / "proofs.sqlite3", mode=CacheMode.READ) as cache:
 ...     (cache.lookup(question), cache.problems)
 (None, [])
@@ -51,6 +60,7 @@ import contextlib
 import enum
 import functools
 import hashlib
+import hmac
 import importlib.metadata
 import json
 import os
@@ -61,6 +71,7 @@ from types import TracebackType
 from urllib.parse import quote
 
 from verifier.checks.cache import Answer
+from verifier.gate.cache_key import KeyUnavailable, cache_key
 from verifier.gate.run import tool_version
 
 Versions = tuple[tuple[str, str], ...]
@@ -69,15 +80,15 @@ FILE_NAME = "proofs.sqlite3"
 FLUSH_EVERY = 512
 BUSY_TIMEOUT_SECONDS = 10.0
 KEEP_VERSIONS = 4
-# Bumped whenever the tables change; a file of another schema is rebuilt
-# (written) or ignored (read only).
-SCHEMA_VERSION = 2
+# Bumped whenever the tables change; a file of another schema is renamed
+# aside and a new one started (written) or ignored (read only).
+SCHEMA_VERSION = 3
 _SCHEMA = (
     "CREATE TABLE answers ("
     " question BLOB PRIMARY KEY,"  # sha256 of the versions and the question key
     " versions TEXT NOT NULL,"
     " answer TEXT NOT NULL,"
-    " checksum BLOB NOT NULL"  # sha256 of question and answer: damage is a miss
+    " tag BLOB NOT NULL"  # HMAC-SHA256 of question and answer under the key
     ") WITHOUT ROWID",
     # When each version set was last opened (bookkeeping only: the answers
     # never depend on it).
@@ -132,8 +143,8 @@ def _source_digest() -> str:
     return digest.hexdigest()[:16]
 
 
-def _checksum(question: bytes, answer: str) -> bytes:
-    return hashlib.sha256(question + b"\0" + answer.encode()).digest()
+def _tag(key: bytes, question: bytes, answer: str) -> bytes:
+    return hmac.digest(key, question + b"\0" + answer.encode(), "sha256")
 
 
 class SqliteCache:
@@ -152,6 +163,7 @@ class SqliteCache:
         versions: Versions | None = None,
         mode: CacheMode = CacheMode.WRITE,
         busy_timeout: float | None = None,
+        key: bytes | None = None,
     ) -> None:
         self.path = path
         self.versions = tool_versions() if versions is None else versions
@@ -163,7 +175,16 @@ class SqliteCache:
         self.hits = 0
         self.misses = 0
         self.writable = False
+        self._warned: set[str] = set()
         if mode is CacheMode.OFF:
+            return
+        try:
+            self._key = cache_key() if key is None else key
+        except KeyUnavailable as missing:
+            self._degrade(
+                f"cannot authenticate the proof cache {path}: {missing}; not using it "
+                "(see the README's trust model)"
+            )
             return
         unwritable: CacheUnavailable | None = None
         if mode is CacheMode.WRITE:
@@ -194,28 +215,41 @@ class SqliteCache:
 
     # ------------------------------------------------------------- opening
 
-    def _refuse_links(self) -> None:
+    def _refuse_untrusted(self) -> None:
+        """Refuse a symbolic link at the file's path (or its ``-wal`` and
+        ``-shm`` files'), and a file another user owns or may write."""
         for path in (self.path, Path(f"{self.path}-wal"), Path(f"{self.path}-shm")):
-            if path.is_symlink():
+            try:
+                status = path.lstat()
+            except FileNotFoundError:
+                continue
+            if stat.S_ISLNK(status.st_mode):
                 raise CacheUnavailable(f"{path} is a symbolic link (refused: see the README)")
+            _refuse_foreign(path, status)
 
-    def _open_for_writing(self) -> sqlite3.Connection:
+    def _open_for_writing(self, retry: bool = True) -> sqlite3.Connection:
         try:
-            self._refuse_links()
-            self._create_private()
+            self._refuse_untrusted()
+            identity = self._create_private()
             connection = sqlite3.connect(self.path, isolation_level=None, timeout=0)
         except (OSError, sqlite3.Error) as error:
             raise CacheUnavailable(str(error)) from None
         try:
             self._configure(connection)
+            version = _schema(connection)
+            if version not in (None, SCHEMA_VERSION):
+                # Another schema (another verifier's, or no cache at all):
+                # kept aside, never wiped, and a new file started.
+                connection.close()
+                if not retry:
+                    raise CacheUnavailable(f"written with cache schema {version}")
+                self._keep_aside(version, identity)
+                return self._open_for_writing(retry=False)
             connection.execute("PRAGMA journal_mode = WAL")
             connection.execute("PRAGMA synchronous = NORMAL")
             with connection:
                 connection.execute("BEGIN IMMEDIATE")
-                if connection.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
-                    # Another schema (an older verifier): a cache, so rebuilt.
-                    connection.execute("DROP TABLE IF EXISTS answers")
-                    connection.execute("DROP TABLE IF EXISTS used")
+                if _schema(connection) is None:  # still new: no other process made it
                     for statement in _SCHEMA:
                         connection.execute(statement)
                     connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
@@ -225,15 +259,55 @@ class SqliteCache:
             raise CacheUnavailable(str(error)) from None
         return connection
 
-    def _create_private(self) -> None:
+    def _keep_aside(self, version: int, identity: tuple[int, int]) -> None:
+        """Rename the file of schema `version` (and its WAL, if any) to the
+        first free ``NAME.schema-VERSION[.N]`` beside it, unless another
+        process already replaced it (`identity`: its device and inode)."""
+        try:
+            status = self.path.stat()
+            if (status.st_dev, status.st_ino) != identity:
+                return  # another process moved it and started a new file
+            aside = self._link_aside(version)
+            for journal in ("-wal", "-shm"):
+                with contextlib.suppress(FileNotFoundError):
+                    os.rename(f"{self.path}{journal}", f"{aside}{journal}")
+            self.path.unlink()
+        except OSError as error:
+            raise CacheUnavailable(
+                f"written with cache schema {version}, not {SCHEMA_VERSION}, "
+                f"and cannot be renamed aside: {error}"
+            ) from None
+        self._degrade(
+            f"the proof cache {self.path} was written with cache schema {version}, "
+            f"not {SCHEMA_VERSION}: kept as {aside}, and a new cache started"
+        )
+
+    def _link_aside(self, version: int) -> Path:
+        """A new link to the file at the first free ``NAME.schema-VERSION[.N]``
+        (a link never replaces an earlier file kept aside)."""
+        number = 0
+        while True:
+            suffix = f".schema-{version}" + (f".{number}" if number else "")
+            aside = self.path.with_name(self.path.name + suffix)
+            try:
+                os.link(self.path, aside)
+                return aside
+            except FileExistsError:
+                number += 1
+
+    def _create_private(self) -> tuple[int, int]:
         """The directory (0700) and the file (0600), when they do not exist;
-        existing ones are left as they are."""
+        existing ones are left as they are (but one of another user, or
+        that others may write, is refused).  The file's device and inode."""
         self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
         descriptor = os.open(self.path, flags, 0o600)
         try:
-            if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            status = os.fstat(descriptor)
+            if not stat.S_ISREG(status.st_mode):
                 raise CacheUnavailable(f"{self.path} is not a regular file")
+            _refuse_foreign(self.path, status)
+            return status.st_dev, status.st_ino
         finally:
             os.close(descriptor)
 
@@ -241,7 +315,7 @@ class SqliteCache:
         if not self.path.exists():
             raise CacheUnavailable()
         try:
-            self._refuse_links()
+            self._refuse_untrusted()
             if not self.path.is_file():
                 raise CacheUnavailable(f"{self.path} is not a regular file")
             uri = f"file:{quote(os.fsencode(self.path))}?mode=ro"
@@ -288,12 +362,12 @@ class SqliteCache:
         return hashlib.sha256(f"{self._versions_text}\0{key}".encode()).digest()
 
     def _stored(self, question: bytes) -> str | None:
-        """The answer text stored for `question` whose checksum holds."""
+        """The answer text stored for `question` whose tag holds."""
         if self._connection is None:
             return None
         try:
             row = self._connection.execute(
-                "SELECT answer, checksum FROM answers WHERE question = ?", (question,)
+                "SELECT answer, tag FROM answers WHERE question = ?", (question,)
             ).fetchone()
         except sqlite3.Error as error:
             self._close_connection()
@@ -301,15 +375,34 @@ class SqliteCache:
             return None
         if row is None:
             return None
-        answer, checksum = row
-        if not isinstance(answer, str) or checksum != _checksum(question, answer):
-            return None  # damaged or edited: not trusted
+        answer, tag = row
+        if not (
+            isinstance(answer, str)
+            and isinstance(tag, bytes)
+            and hmac.compare_digest(tag, _tag(self._key, question, answer))
+        ):
+            self._warn_once(
+                f"the proof cache {self.path} holds answers that do not authenticate with "
+                "this run's key (forged, damaged, or written under another key): "
+                "ignored, and their questions answered again"
+            )
+            return None
         return answer
+
+    def _warn_once(self, problem: str) -> None:
+        if problem not in self._warned:
+            self._warned.add(problem)
+            self._degrade(problem)
 
     def lookup(self, key: str) -> Answer | None:
         question = self._question(key)
         text = self._pending.get(question) or self._stored(question)
         answer = None if text is None else _decoded(text)
+        if text is not None and answer is None:
+            self._warn_once(
+                f"the proof cache {self.path} holds answers that are not JSON objects: "
+                "ignored, and their questions answered again"
+            )
         if answer is None:
             self.misses += 1
             return None
@@ -328,12 +421,14 @@ class SqliteCache:
         if that fails, stop writing (one problem) and keep reading."""
         if not self._pending or not self.writable or self._connection is None:
             return
-        rows = [(q, self._versions_text, a, _checksum(q, a)) for q, a in self._pending.items()]
+        rows = [
+            (q, self._versions_text, a, _tag(self._key, q, a)) for q, a in self._pending.items()
+        ]
         try:
             with self._connection:
                 self._connection.execute("BEGIN IMMEDIATE")
                 self._connection.executemany(
-                    "INSERT OR REPLACE INTO answers (question, versions, answer, checksum)"
+                    "INSERT OR REPLACE INTO answers (question, versions, answer, tag)"
                     " VALUES (?, ?, ?, ?)",
                     rows,
                 )
@@ -371,6 +466,23 @@ class SqliteCache:
         traceback: TracebackType | None,
     ) -> None:
         self.close()
+
+
+def _schema(connection: sqlite3.Connection) -> int | None:
+    """The schema version of the file, None for a new (empty) one."""
+    version: int = connection.execute("PRAGMA user_version").fetchone()[0]
+    tables = connection.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+    return None if version == 0 and tables == 0 else version
+
+
+def _refuse_foreign(path: Path, status: os.stat_result) -> None:
+    """Refuse a file of the cache that another user owns or that group or
+    others may write: they could plant answers in it."""
+    if status.st_uid != os.geteuid():
+        raise CacheUnavailable(f"{path} belongs to another user (uid {status.st_uid})")
+    mode = stat.S_IMODE(status.st_mode)
+    if mode & 0o022:
+        raise CacheUnavailable(f"{path} may be written by group or others (mode {oct(mode)})")
 
 
 def _decoded(text: str) -> Answer | None:
