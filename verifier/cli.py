@@ -61,18 +61,19 @@ def _read_map_argument(value: str) -> str:
     """A map given inline, or ``@path`` to read it from a file (bytes that
     are not UTF-8 are kept as surrogate escapes: the parser points at them)."""
     if value.startswith("@"):
-        return Path(value[1:]).read_text(encoding="utf-8", errors="surrogateescape")
+        from verifier.inputs import read_regular_file
+
+        return read_regular_file(value[1:]).decode("utf-8", errors="surrogateescape")
     return value
 
 
 def _batch_lines(path: str) -> Iterator[tuple[int, str]]:
     # Decoded line by line with surrogate escapes, so that a line that is not
     # UTF-8 is that line's parse error and the other lines still get answers.
-    stream: TextIO = (
-        io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="surrogateescape")
-        if path == "-"
-        else open(path, encoding="utf-8", errors="surrogateescape")  # noqa: SIM115
-    )
+    from verifier.inputs import open_regular_file  # a FIFO is refused: '-' reads a pipe
+
+    binary = sys.stdin.buffer if path == "-" else open_regular_file(path)
+    stream = io.TextIOWrapper(binary, encoding="utf-8", errors="surrogateescape")
     with stream:
         for number, line in enumerate(stream, start=1):
             if line.strip() and not line.lstrip().startswith("#"):
