@@ -19,6 +19,7 @@ import argparse
 import dataclasses
 import gc
 import io
+import itertools
 import json
 import os
 import sys
@@ -500,6 +501,10 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
             f"--summary prints the text summary: write the --format {args.format} "
             "report with --output FILE"
         )
+    if args.output:
+        from verifier.outputs import check_output_target
+
+        check_output_target(args.output)  # a report that cannot be written: before the work
     files, errors = hlo_files(args.paths, args.glob)
     show_progress = sys.stderr.isatty() if args.progress is None else args.progress
     progress = _Progress(sys.stderr, len(files)) if show_progress else None
@@ -555,9 +560,9 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
     if args.output or not args.summary:
         report = _gate_report(run, args.format)
         if args.output:
-            with open(args.output, "w", encoding="utf-8") as file:
-                file.writelines(report)
-                file.write("\n")
+            from verifier.outputs import write_text  # whole or not at all, never through a link
+
+            write_text(args.output, itertools.chain(report, ["\n"]))
         else:
             out.writelines(report)
             out.write("\n")
