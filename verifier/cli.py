@@ -10,6 +10,7 @@ Exit codes (a contract):
 4     vacuous: the question was about an empty domain
 70    internal error: a bug in verifier (never a verdict), with the file
       and instruction it escaped from
+71    out of memory (never a verdict), with the memory limit it hit
 ====  ==================================================================
 """
 
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
 
 EXIT_OK, EXIT_REFUTED, EXIT_BAD_INPUT, EXIT_UNKNOWN, EXIT_VACUOUS = 0, 1, 2, 3, 4
 EXIT_INTERNAL_ERROR = 70
+EXIT_OUT_OF_MEMORY = 71  # sysexits' EX_OSERR: the system could not give what the run needed
 
 _VERDICT_EXIT = {
     "equal": EXIT_OK,
@@ -730,7 +732,7 @@ def build_parser() -> argparse.ArgumentParser:
             "element reads, with every claim about those maps proved (isl and z3)."
         ),
         epilog="exit codes: 0 ok/equal/proved, 1 refuted/different, 2 bad input, "
-        "3 unknown (solver budget exhausted), 4 vacuous (empty domain)",
+        "3 unknown (solver budget exhausted), 4 vacuous (empty domain), 70 a bug, 71 out of memory",
     )
     parser.add_argument("--version", action=_VersionAction)
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -974,6 +976,12 @@ collector walks them again and again, a sixth of a cold check of a
 13,000-instruction module."""
 
 
+def _subject(args: argparse.Namespace) -> str:
+    """`` while reading FILE`` (or the paths) of a run, for its last words."""
+    subject = getattr(args, "file", None) or " ".join(getattr(args, "paths", []))
+    return f" while reading {subject}" if subject else ""
+
+
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     """Run the command line; returns the exit code."""
     gc.set_threshold(_YOUNG_GENERATION)
@@ -997,9 +1005,18 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     except (VerifierError, OSError) as error:
         print(f"verifier: error: {printable(str(error))}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except MemoryError:  # not a bug, not the input's fault: say which limit
+        from verifier.memory import memory_limits
+
+        where = _subject(args)
+        print(
+            printable(f"verifier: out of memory{where}: {memory_limits()}"),
+            "(raise the limit, or give fewer modules or --jobs)",
+            file=sys.stderr,
+        )
+        return EXIT_OUT_OF_MEMORY
     except Exception as error:  # a bug: say so, with what was being read
-        subject = getattr(args, "file", None) or " ".join(getattr(args, "paths", []))
-        where = f" while reading {subject}" if subject else ""
+        where = _subject(args)
         message = f"internal error{where}: {type(error).__name__}: {error}"
         print(
             f"verifier: {printable(message)} (a bug in verifier; please report it with the input)",

@@ -167,6 +167,8 @@ def _guarded(path: Path, compute: Callable[[], _T]) -> _T | InputError:
         return InputError(error.span, error.message)
     except (OSError, VerifierError) as error:
         return InputError(SourceSpan(str(path), 0, 0), str(error))
+    except MemoryError:  # the run is out of memory: no file's fault, no bug
+        raise
     except Exception as error:  # a bug; the other modules still run
         message = f"{type(error).__name__}: {error}"
         return InputError(SourceSpan(str(path), 0, 0), message, internal=True)
