@@ -690,10 +690,10 @@ def _run_plot(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _emit(answer: Any, fmt: str, as_text: Callable[[Any], str], out: TextIO) -> None:
-    if fmt == "json":
+    if fmt == "json":  # names exact (JSON's escapes); text is escaped for a terminal
         print(json.dumps(answer, indent=2, sort_keys=False), file=out)
     else:
-        print(as_text(answer), file=out)
+        print(printable(as_text(answer)), file=out)
 
 
 def _cross_check_option(command: argparse.ArgumentParser) -> None:
