@@ -108,22 +108,48 @@ def _equiv_answer(text_a: str, text_b: str, pointwise: bool, budget: Budget) -> 
     return answer
 
 
+def _values(values: Sequence[int] | None, name: str) -> str:
+    """What map `name` gives at a point: ``map a gives (7, 1)``."""
+    if values is None:
+        return f"map {name} is not defined there"
+    return f"map {name} gives ({', '.join(map(str, values))})"
+
+
+def _assignments(values: dict[str, int]) -> str:
+    """``d0 = 1, s0 = 2``."""
+    return ", ".join(f"{name} = {value}" for name, value in values.items())
+
+
 def _equiv_text(answer: dict[str, Any]) -> str:
+    """``different: at d0 = 0, s0 = 1: map a gives (1), map b gives (0)``."""
     verdict = answer["verdict"]
     witness = answer.get("counterexample")
     if not witness:
         return str(verdict)
     if "point" in witness:
-        point = ", ".join(f"{k} = {v}" for k, v in witness["point"].items())
-        return f"{verdict}: at {point}: a = {tuple(witness['a'])}, b = {tuple(witness['b'])}"
-    dims = ", ".join(f"{k} = {v}" for k, v in witness["dims"].items())
+        a, b = _values(witness["a"], "a"), _values(witness["b"], "b")
+        return f"{verdict}: at {_assignments(witness['point'])}: {a}, {b}"
     symbols = witness.get("symbols") or {}
-    via = f" (with {', '.join(f'{k} = {v}' for k, v in symbols.items())})" if symbols else ""
+    via = f" (with {_assignments(symbols)})" if symbols else ""
     other = "b" if witness["only_in"] == "a" else "a"
+    result = ", ".join(map(str, witness["result"]))
     return (
-        f"{verdict}: ({dims}) -> {tuple(witness['result'])} is related by map "
-        f"{witness['only_in']}{via} and not by map {other}"
+        f"{verdict}: at {_assignments(witness['dims'])}, the result ({result}) is related "
+        f"by map {witness['only_in']}{via} and not by map {other}"
     )
+
+
+def _batch_place(path: str, number: int) -> str:
+    """Where a batch line is: ``pairs.tsv:3`` (``<stdin>:3``)."""
+    return f"{'<stdin>' if path == '-' else path}:{number}"
+
+
+def _batch_answer(line: str, fmt: str, as_text: Callable[[Any], str]) -> str:
+    """A batch's answer (a JSON line) as `fmt` asks for it."""
+    if fmt == "json":
+        return line
+    answer = json.loads(line)
+    return printable(f"error: {answer['error']}" if "error" in answer else as_text(answer))
 
 
 def _equiv_line(result: EquivalenceResult) -> tuple[int, str]:
@@ -164,13 +190,14 @@ def _run_equiv(args: argparse.Namespace, out: TextIO) -> int:
                     f"expected two maps separated by a tab, got {len(parts)} field(s)"
                 )
             )
+            place = _batch_place(args.batch, number)
             code, line = (
-                (EXIT_BAD_INPUT, json.dumps({"error": f"line {number}: {checked.error}"}))
+                (EXIT_BAD_INPUT, json.dumps({"error": f"{place}: {checked.error}"}))
                 if isinstance(checked, BatchFailure)
                 else checked
             )
             codes.append(code)
-            print(line, file=out)
+            print(_batch_answer(line, args.format or "json", _equiv_text), file=out)
         return _worst(codes)
     if args.map_a is None or args.map_b is None:
         raise VerifierError("equiv needs MAP_A and MAP_B, or --batch FILE")
@@ -253,6 +280,10 @@ def _simplify_text(answer: dict[str, Any]) -> str:
         lines.append("symbols changed (equal as relations only): " + "; ".join(changes))
     for folding in answer.get("construction", []):
         lines.append(f"construction folded: {folding['typed']} -> {folding['read_as']}")
+    if "typed_counterexample" in answer:
+        lines.append(
+            f"differs from the text as typed at {_assignments(answer['typed_counterexample'])}"
+        )
     if "verdict" in answer:
         lines.append(f"verdict: {answer['verdict']} (proved from the text as typed)")
     return "\n".join(lines)
@@ -266,9 +297,10 @@ def _run_simplify(args: argparse.Namespace, out: TextIO) -> int:
                 answer = _simplify_answer(line, args)
                 codes.append(_VERDICT_EXIT.get(answer.get("verdict", "equal"), EXIT_OK))
             except VerifierError as error:
-                answer = {"error": f"line {number}: {error}"}
+                answer = {"error": f"{_batch_place(args.batch, number)}: {error}"}
                 codes.append(EXIT_BAD_INPUT)
-            print(json.dumps(answer, sort_keys=True), file=out)
+            line = json.dumps(answer, sort_keys=True)
+            print(_batch_answer(line, args.format or "json", _simplify_text), file=out)
         return _worst(codes)
     if args.map is None:
         raise VerifierError("simplify needs MAP, or --batch FILE")
@@ -742,8 +774,9 @@ def build_parser() -> argparse.ArgumentParser:
         sub.add_argument(
             "--format",
             choices=("text", "json"),
-            default="text",
-            help="output format (json is the canonical form)",
+            default=None,  # text; a --batch writes JSON lines unless told text
+            help="output format (json is the canonical form; default: text, "
+            "JSON lines for a --batch)",
         )
         return sub
 
