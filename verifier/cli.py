@@ -327,6 +327,10 @@ def _run_maps(args: argparse.Namespace, out: TextIO) -> int:
     from verifier.report.instruction_errors import errors_json
     from verifier.report.maps import MapsOptions, module_json, render_text, to_parameters_json
 
+    show = args.to_parameters and (sys.stderr.isatty() if args.progress is None else args.progress)
+    progress = _Progress(sys.stderr, 1) if show else None
+    if progress is not None:  # a module of 100,000 instructions composes for minutes
+        progress.start(1, Path(args.file))
     module = parse_module_file(args.file)
     entry = module.entry
     maps = ModuleMaps(module)
@@ -337,7 +341,10 @@ def _run_maps(args: argparse.Namespace, out: TextIO) -> int:
                 "--to-parameters composes output→input maps of the entry ROOT; "
                 "it does not combine with --instruction, --all or i2o"
             )
-        _emit(to_parameters_json(maps, options), args.format, render_text, out)
+        report = to_parameters_json(maps, options, progress and progress.instructions)
+        if progress is not None:
+            progress.finish("composed")
+        _emit(report, args.format, render_text, out)
         return EXIT_OK
     if args.instruction is not None:
         if not entry.has_instruction(args.instruction):
@@ -797,6 +804,13 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="compose from the entry ROOT through the whole entry computation "
         "(fusions included) to each entry parameter",
+    )
+    maps.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="with --to-parameters, instructions composed so far on stderr "
+        "(default: when stderr is a terminal)",
     )
     maps.set_defaults(run=_run_maps)
 
