@@ -455,7 +455,8 @@ every check and the exact utilization of every operand — into two Parquet
 tables in DIR:
 
   modules.parquet   one row per module file: file, sha256, verifier_version,
-                    module, status (ok|error|timeout), seconds, instructions,
+                    module, status (ok|error|timeout), seconds (wall),
+                    cpu_seconds (null for a timeout), instructions,
                     findings per outcome (proved ... vacuous), error
   operands.parquet  one row per (file, instruction, operand): opcode, operand,
                     operand_name, elements, distinct_read (null when it
@@ -471,9 +472,9 @@ Each module has its own process and --timeout: a module that hangs or
 crashes is a row with status timeout or error, never a stop. --resume keeps
 the rows of modules whose file, content hash and verifier version already
 have rows in DIR. Rows are sorted: runs over the same files — local, on a
-cluster, resumed — give the same tables except the `seconds` column, the
-only timing (leave it out when comparing). Needs the research extra:
-pip install 'hlo-verifier[research]'.
+cluster, resumed — give the same tables except the `seconds` and
+`cpu_seconds` columns, the only timings (leave them out when comparing).
+Needs the research extra: pip install 'hlo-verifier[research]'.
 """
 
 
@@ -1004,10 +1005,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="figures of a corpus's tables: exact utilization against XLA's heuristic, time per module",
         description="Two panels from the tables `verifier corpus` wrote: every operand's exact "
         "distinct elements read against XLA's heuristic (log-log; the largest disagreements "
-        "labelled), and the time each module took against its size.",
+        "labelled), and the CPU seconds each module's analysis took against its size.",
     )
     plot.add_argument("directory", metavar="DIR", help="the output directory of verifier corpus")
-    plot.add_argument("--output", required=True, metavar="FILE.png", help="the image to write")
+    plot.add_argument(
+        "--output",
+        required=True,
+        metavar="FILE",
+        help="the image to write: .pdf or .svg (vector, fonts embedded), or .png (200 dpi)",
+    )
     plot.add_argument(
         "--labels", type=int, default=6, metavar="N", help="label the N largest disagreements"
     )
