@@ -341,7 +341,7 @@ def _run_maps(args: argparse.Namespace, out: TextIO) -> int:
                 "--to-parameters composes output→input maps of the entry ROOT; "
                 "it does not combine with --instruction, --all or i2o"
             )
-        report = to_parameters_json(maps, options, progress and progress.instructions)
+        report = to_parameters_json(maps, options, progress.instructions if progress else None)
         if progress is not None:
             progress.finish("composed")
         _emit(report, args.format, render_text, out)

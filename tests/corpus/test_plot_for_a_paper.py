@@ -17,6 +17,7 @@ pytest.importorskip("matplotlib")
 pytest.importorskip("pyarrow")
 
 import matplotlib.pyplot as plt
+import numpy as np
 from matplotlib.text import Annotation, Text
 
 from verifier.cli import EXIT_BAD_INPUT, EXIT_OK, main
@@ -88,7 +89,7 @@ def test_labels_collide_with_nothing(tables: Path) -> None:
             figure.texts[0].get_window_extent(renderer),
         ]
         for box, other in itertools.product(boxes, others):
-            assert not box.overlaps(other)
+            assert other is not None and not box.overlaps(other)
         # Each leader ends at its point (not drawn where the name is).
         for label in labels:
             x, y = left.transData.transform(label.xy)
@@ -104,13 +105,13 @@ def test_the_timing_panel_shows_cpu_seconds(tables: Path) -> None:
         _, _, right = figure.axes
         assert right.get_ylabel() == "CPU seconds of the analysis"
         drawn = {
-            collection.get_label(): [tuple(p) for p in collection.get_offsets()]
+            collection.get_label(): np.asarray(collection.get_offsets()).tolist()
             for collection in right.collections
         }
-        assert drawn["ok (2)"] == [(10, 0.5), (1000, 4.0)]
-        assert drawn["error (1)"] == [(1, 0.25)]
+        assert drawn["ok (2)"] == [[10, 0.5], [1000, 4.0]]
+        assert drawn["error (1)"] == [[1, 0.25]]
         # A timeout has no CPU time: a cross at its wall time, said so.
-        assert drawn["timeout, wall seconds (at the limit) (1)"] == [(1, 300.0)]
+        assert drawn["timeout, wall seconds (at the limit) (1)"] == [[1, 300.0]]
     finally:
         plt.close(figure)
 
