@@ -26,6 +26,8 @@ Every value is a frozen dataclass, a dict, an int or a `Fraction`; maps are
 ...   p0 = f32[10,20] parameter(0)
 ...   ROOT s = f32[5,20] slice(p0), slice={[0:10:2], [0:20]}
 ... }''')
+>>> m
+<Analysis of <input>: <Module 'm': 1 computations, 2 instructions, ENTRY 'e'>>
 >>> [str(x).splitlines()[0] for x in m.maps("s")[0].maps]
 ['(d0, d1) -> (d0 * 2, d1),']
 >>> row = m.utilization_rows()[0]
@@ -76,12 +78,15 @@ class OperandMaps:
     operand_index: tuple[int, ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Analysis:
-    """One HLO module, analysed on demand."""
+    """One HLO module, analysed on demand; printed as a summary."""
 
     module: Module
     file: str = "<input>"
+
+    def __repr__(self) -> str:
+        return f"<Analysis of {self.file}: {self.module!r}>"
 
     @functools.cached_property
     def _maps(self) -> ModuleMaps:

@@ -10,6 +10,7 @@ Exit codes (a contract):
 4     vacuous: the question was about an empty domain
 70    internal error: a bug in verifier (never a verdict), with the file
       and instruction it escaped from
+71    out of memory (never a verdict), with the memory limit it hit
 ====  ==================================================================
 """
 
@@ -19,6 +20,7 @@ import argparse
 import dataclasses
 import gc
 import io
+import itertools
 import json
 import os
 import sys
@@ -38,6 +40,7 @@ if TYPE_CHECKING:
 
 EXIT_OK, EXIT_REFUTED, EXIT_BAD_INPUT, EXIT_UNKNOWN, EXIT_VACUOUS = 0, 1, 2, 3, 4
 EXIT_INTERNAL_ERROR = 70
+EXIT_OUT_OF_MEMORY = 71  # sysexits' EX_OSERR: the system could not give what the run needed
 
 _VERDICT_EXIT = {
     "equal": EXIT_OK,
@@ -61,18 +64,19 @@ def _read_map_argument(value: str) -> str:
     """A map given inline, or ``@path`` to read it from a file (bytes that
     are not UTF-8 are kept as surrogate escapes: the parser points at them)."""
     if value.startswith("@"):
-        return Path(value[1:]).read_text(encoding="utf-8", errors="surrogateescape")
+        from verifier.inputs import read_regular_file
+
+        return read_regular_file(value[1:]).decode("utf-8", errors="surrogateescape")
     return value
 
 
 def _batch_lines(path: str) -> Iterator[tuple[int, str]]:
     # Decoded line by line with surrogate escapes, so that a line that is not
     # UTF-8 is that line's parse error and the other lines still get answers.
-    stream: TextIO = (
-        io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="surrogateescape")
-        if path == "-"
-        else open(path, encoding="utf-8", errors="surrogateescape")  # noqa: SIM115
-    )
+    from verifier.inputs import open_regular_file  # a FIFO is refused: '-' reads a pipe
+
+    binary = sys.stdin.buffer if path == "-" else open_regular_file(path)
+    stream = io.TextIOWrapper(binary, encoding="utf-8", errors="surrogateescape")
     with stream:
         for number, line in enumerate(stream, start=1):
             if line.strip() and not line.lstrip().startswith("#"):
@@ -104,22 +108,48 @@ def _equiv_answer(text_a: str, text_b: str, pointwise: bool, budget: Budget) -> 
     return answer
 
 
+def _values(values: Sequence[int] | None, name: str) -> str:
+    """What map `name` gives at a point: ``map a gives (7, 1)``."""
+    if values is None:
+        return f"map {name} is not defined there"
+    return f"map {name} gives ({', '.join(map(str, values))})"
+
+
+def _assignments(values: dict[str, int]) -> str:
+    """``d0 = 1, s0 = 2``."""
+    return ", ".join(f"{name} = {value}" for name, value in values.items())
+
+
 def _equiv_text(answer: dict[str, Any]) -> str:
+    """``different: at d0 = 0, s0 = 1: map a gives (1), map b gives (0)``."""
     verdict = answer["verdict"]
     witness = answer.get("counterexample")
     if not witness:
         return str(verdict)
     if "point" in witness:
-        point = ", ".join(f"{k} = {v}" for k, v in witness["point"].items())
-        return f"{verdict}: at {point}: a = {tuple(witness['a'])}, b = {tuple(witness['b'])}"
-    dims = ", ".join(f"{k} = {v}" for k, v in witness["dims"].items())
+        a, b = _values(witness["a"], "a"), _values(witness["b"], "b")
+        return f"{verdict}: at {_assignments(witness['point'])}: {a}, {b}"
     symbols = witness.get("symbols") or {}
-    via = f" (with {', '.join(f'{k} = {v}' for k, v in symbols.items())})" if symbols else ""
+    via = f" (with {_assignments(symbols)})" if symbols else ""
     other = "b" if witness["only_in"] == "a" else "a"
+    result = ", ".join(map(str, witness["result"]))
     return (
-        f"{verdict}: ({dims}) -> {tuple(witness['result'])} is related by map "
-        f"{witness['only_in']}{via} and not by map {other}"
+        f"{verdict}: at {_assignments(witness['dims'])}, the result ({result}) is related "
+        f"by map {witness['only_in']}{via} and not by map {other}"
     )
+
+
+def _batch_place(path: str, number: int) -> str:
+    """Where a batch line is: ``pairs.tsv:3`` (``<stdin>:3``)."""
+    return f"{'<stdin>' if path == '-' else path}:{number}"
+
+
+def _batch_answer(line: str, fmt: str, as_text: Callable[[Any], str]) -> str:
+    """A batch's answer (a JSON line) as `fmt` asks for it."""
+    if fmt == "json":
+        return line
+    answer = json.loads(line)
+    return printable(f"error: {answer['error']}" if "error" in answer else as_text(answer))
 
 
 def _equiv_line(result: EquivalenceResult) -> tuple[int, str]:
@@ -160,13 +190,14 @@ def _run_equiv(args: argparse.Namespace, out: TextIO) -> int:
                     f"expected two maps separated by a tab, got {len(parts)} field(s)"
                 )
             )
+            place = _batch_place(args.batch, number)
             code, line = (
-                (EXIT_BAD_INPUT, json.dumps({"error": f"line {number}: {checked.error}"}))
+                (EXIT_BAD_INPUT, json.dumps({"error": f"{place}: {checked.error}"}))
                 if isinstance(checked, BatchFailure)
                 else checked
             )
             codes.append(code)
-            print(line, file=out)
+            print(_batch_answer(line, args.format or "json", _equiv_text), file=out)
         return _worst(codes)
     if args.map_a is None or args.map_b is None:
         raise VerifierError("equiv needs MAP_A and MAP_B, or --batch FILE")
@@ -249,6 +280,10 @@ def _simplify_text(answer: dict[str, Any]) -> str:
         lines.append("symbols changed (equal as relations only): " + "; ".join(changes))
     for folding in answer.get("construction", []):
         lines.append(f"construction folded: {folding['typed']} -> {folding['read_as']}")
+    if "typed_counterexample" in answer:
+        lines.append(
+            f"differs from the text as typed at {_assignments(answer['typed_counterexample'])}"
+        )
     if "verdict" in answer:
         lines.append(f"verdict: {answer['verdict']} (proved from the text as typed)")
     return "\n".join(lines)
@@ -262,9 +297,10 @@ def _run_simplify(args: argparse.Namespace, out: TextIO) -> int:
                 answer = _simplify_answer(line, args)
                 codes.append(_VERDICT_EXIT.get(answer.get("verdict", "equal"), EXIT_OK))
             except VerifierError as error:
-                answer = {"error": f"line {number}: {error}"}
+                answer = {"error": f"{_batch_place(args.batch, number)}: {error}"}
                 codes.append(EXIT_BAD_INPUT)
-            print(json.dumps(answer, sort_keys=True), file=out)
+            line = json.dumps(answer, sort_keys=True)
+            print(_batch_answer(line, args.format or "json", _simplify_text), file=out)
         return _worst(codes)
     if args.map is None:
         raise VerifierError("simplify needs MAP, or --batch FILE")
@@ -291,6 +327,10 @@ def _run_maps(args: argparse.Namespace, out: TextIO) -> int:
     from verifier.report.instruction_errors import errors_json
     from verifier.report.maps import MapsOptions, module_json, render_text, to_parameters_json
 
+    show = args.to_parameters and (sys.stderr.isatty() if args.progress is None else args.progress)
+    progress = _Progress(sys.stderr, 1) if show else None
+    if progress is not None:  # a module of 100,000 instructions composes for minutes
+        progress.start(1, Path(args.file))
     module = parse_module_file(args.file)
     entry = module.entry
     maps = ModuleMaps(module)
@@ -301,7 +341,10 @@ def _run_maps(args: argparse.Namespace, out: TextIO) -> int:
                 "--to-parameters composes output→input maps of the entry ROOT; "
                 "it does not combine with --instruction, --all or i2o"
             )
-        _emit(to_parameters_json(maps, options), args.format, render_text, out)
+        report = to_parameters_json(maps, options, progress.instructions if progress else None)
+        if progress is not None:
+            progress.finish("composed")
+        _emit(report, args.format, render_text, out)
         return EXIT_OK
     if args.instruction is not None:
         if not entry.has_instruction(args.instruction):
@@ -412,7 +455,8 @@ every check and the exact utilization of every operand — into two Parquet
 tables in DIR:
 
   modules.parquet   one row per module file: file, sha256, verifier_version,
-                    module, status (ok|error|timeout), seconds, instructions,
+                    module, status (ok|error|timeout), seconds (wall),
+                    cpu_seconds (null for a timeout), instructions,
                     findings per outcome (proved ... vacuous), error
   operands.parquet  one row per (file, instruction, operand): opcode, operand,
                     operand_name, elements, distinct_read (null when it
@@ -428,9 +472,9 @@ Each module has its own process and --timeout: a module that hangs or
 crashes is a row with status timeout or error, never a stop. --resume keeps
 the rows of modules whose file, content hash and verifier version already
 have rows in DIR. Rows are sorted: runs over the same files — local, on a
-cluster, resumed — give the same tables except the `seconds` column, the
-only timing (leave it out when comparing). Needs the research extra:
-pip install 'hlo-verifier[research]'.
+cluster, resumed — give the same tables except the `seconds` and
+`cpu_seconds` columns, the only timings (leave them out when comparing).
+Needs the research extra: pip install 'hlo-verifier[research]'.
 """
 
 
@@ -499,6 +543,10 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
             f"--summary prints the text summary: write the --format {args.format} "
             "report with --output FILE"
         )
+    if args.output:
+        from verifier.outputs import check_output_target
+
+        check_output_target(args.output)  # a report that cannot be written: before the work
     files, errors = hlo_files(args.paths, args.glob)
     show_progress = sys.stderr.isatty() if args.progress is None else args.progress
     progress = _Progress(sys.stderr, len(files)) if show_progress else None
@@ -554,9 +602,9 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
     if args.output or not args.summary:
         report = _gate_report(run, args.format)
         if args.output:
-            with open(args.output, "w", encoding="utf-8") as file:
-                file.writelines(report)
-                file.write("\n")
+            from verifier.outputs import write_text  # whole or not at all, never through a link
+
+            write_text(args.output, itertools.chain(report, ["\n"]))
         else:
             out.writelines(report)
             out.write("\n")
@@ -682,10 +730,10 @@ def _run_plot(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _emit(answer: Any, fmt: str, as_text: Callable[[Any], str], out: TextIO) -> None:
-    if fmt == "json":
+    if fmt == "json":  # names exact (JSON's escapes); text is escaped for a terminal
         print(json.dumps(answer, indent=2, sort_keys=False), file=out)
     else:
-        print(as_text(answer), file=out)
+        print(printable(as_text(answer)), file=out)
 
 
 def _cross_check_option(command: argparse.ArgumentParser) -> None:
@@ -724,7 +772,7 @@ def build_parser() -> argparse.ArgumentParser:
             "element reads, with every claim about those maps proved (isl and z3)."
         ),
         epilog="exit codes: 0 ok/equal/proved, 1 refuted/different, 2 bad input, "
-        "3 unknown (solver budget exhausted), 4 vacuous (empty domain)",
+        "3 unknown (solver budget exhausted), 4 vacuous (empty domain), 70 a bug, 71 out of memory",
     )
     parser.add_argument("--version", action=_VersionAction)
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -734,8 +782,9 @@ def build_parser() -> argparse.ArgumentParser:
         sub.add_argument(
             "--format",
             choices=("text", "json"),
-            default="text",
-            help="output format (json is the canonical form)",
+            default=None,  # text; a --batch writes JSON lines unless told text
+            help="output format (json is the canonical form; default: text, "
+            "JSON lines for a --batch)",
         )
         return sub
 
@@ -756,6 +805,13 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="compose from the entry ROOT through the whole entry computation "
         "(fusions included) to each entry parameter",
+    )
+    maps.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="with --to-parameters, instructions composed so far on stderr "
+        "(default: when stderr is a terminal)",
     )
     maps.set_defaults(run=_run_maps)
 
@@ -949,10 +1005,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="figures of a corpus's tables: exact utilization against XLA's heuristic, time per module",
         description="Two panels from the tables `verifier corpus` wrote: every operand's exact "
         "distinct elements read against XLA's heuristic (log-log; the largest disagreements "
-        "labelled), and the time each module took against its size.",
+        "labelled), and the CPU seconds each module's analysis took against its size.",
     )
     plot.add_argument("directory", metavar="DIR", help="the output directory of verifier corpus")
-    plot.add_argument("--output", required=True, metavar="FILE.png", help="the image to write")
+    plot.add_argument(
+        "--output",
+        required=True,
+        metavar="FILE",
+        help="the image to write: .pdf or .svg (vector, fonts embedded), or .png (200 dpi)",
+    )
     plot.add_argument(
         "--labels", type=int, default=6, metavar="N", help="label the N largest disagreements"
     )
@@ -966,6 +1027,12 @@ default: 700).  A run builds hundreds of thousands of long-lived values
 (instructions, maps, findings) and almost no cycles: at the default, the
 collector walks them again and again, a sixth of a cold check of a
 13,000-instruction module."""
+
+
+def _subject(args: argparse.Namespace) -> str:
+    """`` while reading FILE`` (or the paths) of a run, for its last words."""
+    subject = getattr(args, "file", None) or " ".join(getattr(args, "paths", []))
+    return f" while reading {subject}" if subject else ""
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
@@ -991,9 +1058,18 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     except (VerifierError, OSError) as error:
         print(f"verifier: error: {printable(str(error))}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except MemoryError:  # not a bug, not the input's fault: say which limit
+        from verifier.memory import memory_limits
+
+        where = _subject(args)
+        print(
+            printable(f"verifier: out of memory{where}: {memory_limits()}"),
+            "(raise the limit, or give fewer modules or --jobs)",
+            file=sys.stderr,
+        )
+        return EXIT_OUT_OF_MEMORY
     except Exception as error:  # a bug: say so, with what was being read
-        subject = getattr(args, "file", None) or " ".join(getattr(args, "paths", []))
-        where = f" while reading {subject}" if subject else ""
+        where = _subject(args)
         message = f"internal error{where}: {type(error).__name__}: {error}"
         print(
             f"verifier: {printable(message)} (a bug in verifier; please report it with the input)",

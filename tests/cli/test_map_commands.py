@@ -62,8 +62,8 @@ def test_batch_reports_bad_lines_in_order_and_exits_2(tmp_path: Path) -> None:
     assert code == EXIT_BAD_INPUT
     first, second, third = (json.loads(line) for line in text.splitlines())
     assert first == {"verdict": "equal"}
-    assert "line 2" in second["error"] and "d0" in second["error"]
-    assert "line 3" in third["error"]
+    assert f"{batch}:2: " in second["error"] and "d0" in second["error"]
+    assert f"{batch}:3: " in third["error"]
 
 
 def test_a_batch_on_several_workers_prints_what_one_prints(tmp_path: Path) -> None:

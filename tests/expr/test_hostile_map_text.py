@@ -120,8 +120,8 @@ def test_simplify_batch_keeps_each_bad_line_to_itself(tmp_path: Path) -> None:
     batch.write_text("\n".join([HOSTILE[0], GOOD, HOSTILE[1], GOOD]) + "\n")
     code, answers = run("simplify", "--batch", str(batch))
     assert code == EXIT_BAD_INPUT
-    assert "line 1" in answers[0]["error"] and "int64" in answers[0]["error"]
-    assert "line 3" in answers[2]["error"] and "nested" in answers[2]["error"]
+    assert f"{batch}:1: " in answers[0]["error"] and "int64" in answers[0]["error"]
+    assert f"{batch}:3: " in answers[2]["error"] and "nested" in answers[2]["error"]
     assert answers[1]["simplified"] == answers[3]["simplified"] == "(d0) -> (d0)" + BOUND
 
 
@@ -131,9 +131,9 @@ def test_equiv_batch_keeps_each_bad_line_to_itself(tmp_path: Path) -> None:
     batch.write_text("\n".join(lines) + "\n")
     code, answers = run("equiv", "--batch", str(batch))
     assert code == EXIT_BAD_INPUT
-    assert "line 1" in answers[0]["error"] and "int64" in answers[0]["error"]
+    assert f"{batch}:1: " in answers[0]["error"] and "int64" in answers[0]["error"]
     assert answers[1] == {"verdict": "equal"}
-    assert "line 3" in answers[2]["error"] and "nested" in answers[2]["error"]
+    assert f"{batch}:3: " in answers[2]["error"] and "nested" in answers[2]["error"]
 
 
 NOT_UTF8 = b"(d0) -> (d0\xff)" + BOUND.encode()
@@ -156,5 +156,5 @@ def test_a_batch_line_that_is_not_utf8_is_that_lines_error(command: str, tmp_pat
     batch.write_bytes(b"\n".join([bad, good]) + b"\n")
     code, answers = run(command, "--batch", str(batch))
     assert code == EXIT_BAD_INPUT
-    assert "line 1" in answers[0]["error"] and "byte 0xff is not UTF-8" in answers[0]["error"]
+    assert f"{batch}:1: " in answers[0]["error"] and "byte 0xff is not UTF-8" in answers[0]["error"]
     assert "error" not in answers[1]

@@ -75,8 +75,15 @@ def test_sarif_is_valid_and_has_one_result_per_unproved_finding(strict: bool) ->
     log = sarif_log(run)
     validate_sarif(json.loads(json.dumps(log)))
     (sarif_run,) = log["runs"]
-    results = sarif_run["results"]
     unproved = [f for f in MIXED if f.outcome is not Outcome.PROVED]
+    results = sarif_run["results"][: len(unproved)]
+    # The file that could not be read is a result too, an error at its place.
+    (broken,) = sarif_run["results"][len(unproved) :]
+    assert (broken["ruleId"], broken["level"]) == ("invalid-input", "error")
+    assert broken["locations"][0]["physicalLocation"]["region"] == {
+        "startLine": 3,
+        "startColumn": 7,
+    }
     assert [r["partialFingerprints"][FINGERPRINT] for r in results] == [
         f"dir with space/{f.module}.hlo/{f.key}" for f in unproved
     ]
@@ -88,7 +95,7 @@ def test_sarif_is_valid_and_has_one_result_per_unproved_finding(strict: bool) ->
         "vacuous": "note",
     }
     rules = [rule["id"] for rule in sarif_run["tool"]["driver"]["rules"]]
-    assert all(rules[r["ruleIndex"]] == r["ruleId"] for r in results)
+    assert all(rules[r["ruleIndex"]] == r["ruleId"] for r in sarif_run["results"])
     refuted = results[0]
     assert refuted["properties"]["witness"] == {"d0": 0, "d1": 255}
     assert "d1 = 255" in refuted["message"]["text"]

@@ -2,7 +2,9 @@
 in file, directory, module and instruction names and messages, and file
 names that are not UTF-8 (surrogate escapes, as os.fsdecode gives them).
 JUnit is read back by an XML parser, SARIF validated against the schema,
-JSON and text encoded as strict UTF-8."""
+text encoded as strict UTF-8 with those characters escaped; JSON holds
+every name exactly (ASCII text, JSON's escapes, a byte that is not UTF-8 as
+its surrogate escape), so a file name read back from it is on the disk."""
 
 from __future__ import annotations
 
@@ -95,10 +97,14 @@ def test_sarif_uri_percent_encodes_the_bytes_of_the_file_name() -> None:
 
 
 @pytest.mark.parametrize("name", HOSTILE)
-def test_json_and_text_are_strict_utf8(name: str) -> None:
-    report = json.loads(report_json(gate_json(hostile_run(name))))
-    strict_utf8(json.dumps(report, ensure_ascii=False))  # the strings, as a reader decodes them
-    assert report["findings"][0]["location"]["line"] == 3
+def test_json_holds_names_exactly_and_text_is_strict_utf8(name: str) -> None:
+    written = report_json(gate_json(hostile_run(name)))
+    assert written.isascii()
+    report = json.loads(written)
+    assert report["files"] == [name]
+    assert report["findings"][0]["location"] == {"file": name, "line": 3, "column": 4}
+    assert report["findings"][0]["instruction"] == f"dot{name}"
+    assert report["errors"][0]["file"] == name
     strict_utf8(gate_text(hostile_run(name)))
 
 
@@ -112,9 +118,12 @@ def test_the_report_written_from_finding_lines_is_the_canonical_json(name: str) 
         assert finding.json_line() == json.dumps(finding.to_json())
 
 
-def test_undecodable_bytes_are_shown_as_escapes() -> None:
-    report = json.loads(report_json(gate_json(hostile_run(os.fsdecode(b"m\xff.hlo")))))
-    assert report["files"] == ["m\\xff.hlo"]
+def test_undecodable_bytes_are_surrogate_escapes_in_json_and_escaped_in_text() -> None:
+    name = os.fsdecode(b"m\xff\r.hlo")
+    written = report_json(gate_json(hostile_run(name)))
+    assert '"m\\udcff\\r.hlo"' in written
+    assert os.fsencode(json.loads(written)["files"][0]) == b"m\xff\r.hlo"
+    assert gate_text(hostile_run(name)).count("m\\xff\\x0d.hlo") >= 2
     assert gate_text(hostile_run("a\x1b[31mb")).count("a\\x1b[31mb") >= 2
 
 
@@ -124,7 +133,7 @@ def test_check_on_hostile_file_names_end_to_end(
 ) -> None:
     directory = Path(os.fsdecode(bytes(tmp_path) + b"/dir\x1b[31m\xff"))
     directory.mkdir()
-    shutil.copy(ROOT / "examples" / "real" / "softmax.hlo", directory / "soft\x07max.hlo")
+    shutil.copy(ROOT / "examples" / "real" / "softmax.hlo", directory / "soft\x07max\r.hlo")
     (directory / os.fsdecode(b"broken\xfe.hlo")).write_bytes(b"HloModule broken\n\x00\xff")
     output = tmp_path / "report"
     out = io.StringIO()
@@ -141,6 +150,7 @@ def test_check_on_hostile_file_names_end_to_end(
         case "sarif":
             jsonschema.validators.validator_for(SCHEMA)(SCHEMA).validate(json.loads(written))
         case "json":
-            assert len(json.loads(written)["files"]) == 2
+            files = json.loads(written)["files"]
+            assert len(files) == 2 and all(os.path.isfile(file) for file in files)
         case _:
             assert "could not be read (1)" in written

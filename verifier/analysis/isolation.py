@@ -49,6 +49,8 @@ def isolated(
         return work()
     except ParseError as error:
         on_error(error)
+    except MemoryError:  # not the instruction's fault: the run is out of memory
+        raise
     except Exception as error:  # a bug, reported at its instruction
         message = f"{type(error).__name__}: {error}"
         on_error(InternalError(message, instruction.span, instruction.name))

@@ -44,7 +44,7 @@ from __future__ import annotations
 
 from verifier.bridges.isl import relations_equal
 from verifier.expr import IndexingMap
-from verifier.fusion.compose import ComposedIndexing, Composer
+from verifier.fusion.compose import ComposedIndexing, Composer, Progress
 from verifier.hlo import Computation, Instruction, Module
 from verifier.indexing.signature import Signatures
 from verifier.simplify import simplify, simplify_relation
@@ -132,9 +132,10 @@ class ModuleMaps:
         return self._reads.output_to_input(computation, instruction, output)
 
     def to_parameters(
-        self, output: int = 0, *, simplified: bool = True
+        self, output: int = 0, *, simplified: bool = True, progress: Progress | None = None
     ) -> tuple[ComposedIndexing, ...]:
         """Per parameter of the entry computation: the maps from the entry
-        ROOT's output `output`, composed through the whole computation."""
+        ROOT's output `output`, composed through the whole computation
+        (`progress` told ``(done, total)`` instructions as it goes)."""
         composer = self._composers[simplified]
-        return composer.computation_output_to_input(self.module.entry, output)
+        return composer.computation_output_to_input(self.module.entry, output, progress)

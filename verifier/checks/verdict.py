@@ -9,6 +9,13 @@ A check with its own words maps them onto it: `Verdict` is equivalence's.
 
 >>> Verdict.EQUAL.outcome
 <Outcome.PROVED: 'proved'>
+
+Both are string enums: a member equals its word, so that research code can
+write ``finding.outcome == "proved"`` (and ``str()`` or a JSON encoder gives
+the word):
+
+>>> Outcome.PROVED == "proved", f"{Verdict.DIFFERENT}", Outcome("refuted") is Outcome.REFUTED
+(True, 'different', True)
 """
 
 from __future__ import annotations
@@ -16,7 +23,7 @@ from __future__ import annotations
 import enum
 
 
-class Outcome(enum.Enum):
+class Outcome(enum.StrEnum):
     """The answer of any check."""
 
     PROVED = "proved"
@@ -26,7 +33,7 @@ class Outcome(enum.Enum):
     VACUOUS = "vacuous"
 
 
-class Verdict(enum.Enum):
+class Verdict(enum.StrEnum):
     """The answer to "are these two maps equal?"."""
 
     EQUAL = "equal"

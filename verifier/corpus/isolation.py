@@ -35,6 +35,7 @@ class Attempt:
     answer: ModuleAnswer | None
     error: str | None
     seconds: float
+    cpu_seconds: float | None = None  # the analysis process's; None when it never answered
 
 
 # The analysis process: `verifier.corpus.worker` in this interpreter.
@@ -97,10 +98,11 @@ class IsolatedAnalyser:
             return Attempt("timeout", None, f"no answer within {self.timeout:g} s", _since(start))
         except _Died as died:
             return Attempt("error", None, str(died), _since(start))
+        cpu = reply.get("cpu_seconds")
         if "error" in reply:
-            return Attempt("error", None, str(reply["error"]), _since(start))
+            return Attempt("error", None, str(reply["error"]), _since(start), cpu)
         answer = ModuleAnswer(reply["module"], tuple(reply["operands"]))
-        return Attempt("ok", answer, None, _since(start))
+        return Attempt("ok", answer, None, _since(start), cpu)
 
     def _started(self) -> subprocess.Popen[bytes]:
         """The analysis process, started (and its imports done) if need be."""

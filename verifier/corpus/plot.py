@@ -1,16 +1,25 @@
-"""`verifier plot`: the two figures of a corpus's tables, as one PNG
-(matplotlib, the ``research`` extra).
+"""`verifier plot`: the two figures of a corpus's tables, as one image
+(matplotlib, the ``research`` extra) fit for a paper: vector PDF or SVG
+when the output is ``.pdf`` or ``.svg`` (fonts embedded as TrueType — no
+Type 3 fonts, which publishers reject — and SVG text kept as text), else
+a PNG at 200 dpi; written whole or not at all (`verifier.outputs`).
 
 * **left** — every operand of the operand table at its exact distinct
   elements read per execution (x) and XLA's cost-model estimate (y), log-log:
   on the diagonal XLA is right, above it over-estimates, below it
   under-estimates.  Operands whose count depends on run-time values are
   hollow markers at their exact maximum; the `labels` operands farthest
-  from the diagonal are named (``file stem / instruction / operand``);
+  from the diagonal are named (``file stem / instruction / operand``, long
+  names shortened in the middle) in a column of their own beside the
+  panel, one line of text apart, so that a name covers no point, no other
+  name and no legend;
   operands with no exact count, or a zero one (no point on a log axis),
   are counted in the legend, not drawn;
-* **right** — the wall seconds each module took against its number of
-  instructions, coloured by status (timeouts at the timeout).
+* **right** — the CPU seconds each module's analysis took (its process's,
+  not the wall time a loaded machine stretches) against its number of
+  instructions, coloured by status; a timeout has no CPU time (its process
+  was killed) and is a cross at its wall time, the timeout; rows of tables
+  written before CPU time was recorded are hollow, at their wall time.
 """
 
 from __future__ import annotations
@@ -18,16 +27,19 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path, PurePath
+from typing import Any
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 from matplotlib.axes import Axes
+from matplotlib.figure import Figure
 
 from verifier.corpus.rows import Row
 from verifier.corpus.tables import read_rows
 from verifier.errors import UsageError
+from verifier.outputs import check_output_target, replacing
 
 STATUS_COLOURS = {"ok": "tab:green", "error": "tab:red", "timeout": "tab:orange"}
 
@@ -44,22 +56,60 @@ class _Point:
         return abs(math.log(self.heuristic / self.exact))
 
 
+_PAPER_STYLE: dict[Any, Any] = {"pdf.fonttype": 42, "ps.fonttype": 42, "svg.fonttype": "none"}
+_LABEL_POINTS = 7  # the font size of a label
+_LABEL_CHARACTERS = 48  # a longer name is shortened in the middle
+
+
 def plot_corpus(directory: Path, output: Path, labels: int = 6) -> None:
-    """Write the figure of the tables in `directory` to `output`."""
+    """Write the figure of the tables in `directory` to `output` (its
+    format from its suffix: ``.pdf`` and ``.svg`` are vector)."""
+    image_format = output.suffix.lower().removeprefix(".") or "png"
+    formats = Figure().canvas.get_supported_filetypes()
+    if image_format not in formats:
+        raise UsageError(f"{output}: no image format '{image_format}' ({', '.join(formats)})")
+    check_output_target(output)  # before the work
+    with plt.rc_context(_PAPER_STYLE):
+        figure = corpus_figure(directory, labels)
+        try:
+            with replacing(output) as stream:
+                figure.savefig(stream, format=image_format, dpi=200)
+        finally:
+            plt.close(figure)
+
+
+def corpus_figure(directory: Path, labels: int = 6) -> Figure:
+    """The figure of the tables in `directory` (close it with ``plt.close``)."""
     modules, operands = read_rows(directory)
     if not modules:
         raise UsageError(f"{directory}: no corpus tables here (run verifier corpus first)")
-    figure, (left, right) = plt.subplots(1, 2, figsize=(13.0, 6.0))
-    _utilization(left, operands, labels)
+    # Between the panels, a column of its own for the labels' names.
+    figure, (left, names, right) = plt.subplots(
+        1, 3, figsize=(16.0, 6.0), gridspec_kw={"width_ratios": [5.0, 2.6, 5.0]}
+    )
+    names.set_axis_off()
+    chosen = _utilization(left, operands, labels)
     _timing(right, modules)
     figure.suptitle(f"{len(modules)} modules, {len(operands)} operands: {directory}")
-    figure.tight_layout()
-    figure.savefig(output, dpi=110)
-    plt.close(figure)
+    figure.tight_layout()  # the axes' final places, which the labels are fitted to
+    _label(left, names, chosen)
+    return figure
 
 
 def _name(row: Row) -> str:
     return f"{PurePath(row['file']).stem}/{row['instruction']}/{row['operand_name']}"
+
+
+def _shortened(text: str) -> str:
+    """`text`, its middle elided when it is longer than a label may be.
+
+    >>> _shortened("module_0006.jit_train_step.after_optimizations/fusion.123/param_0.7")
+    'module_0006.jit_train_s…ons/fusion.123/param_0.7'
+    """
+    if len(text) <= _LABEL_CHARACTERS:
+        return text
+    half = (_LABEL_CHARACTERS - 1) // 2
+    return text[:half] + "…" + text[len(text) - (_LABEL_CHARACTERS - 1 - half) :]
 
 
 def _points(operands: list[Row]) -> tuple[list[_Point], int, int]:
@@ -90,11 +140,13 @@ def _largest_disagreements(points: list[_Point], count: int) -> list[tuple[_Poin
     return [(group[0], len(group) - 1) for group in ranked[:count]]
 
 
-def _utilization(axes: Axes, operands: list[Row], labels: int) -> None:
+def _utilization(axes: Axes, operands: list[Row], labels: int) -> list[tuple[_Point, int]]:
+    """Draw the operands; the points to label (`_label`, once the figure's
+    layout is final)."""
     points, no_count, zero = _points(operands)
     if not points:
         axes.text(0.5, 0.5, "no operand with an exact count", ha="center", va="center")
-        return
+        return []
     values = [v for p in points for v in (p.exact, p.heuristic)]
     low, high = min(values) / 2, max(values) * 2
     axes.plot([low, high], [low, high], color="grey", linewidth=0.8, label="XLA = exact")
@@ -123,19 +175,6 @@ def _utilization(axes: Axes, operands: list[Row], labels: int) -> None:
             s=36,
             label=f"run-time dependent, at the exact maximum ({len(dependent)})",
         )
-    # The labels in a column at the top left (empty: far above the diagonal),
-    # in the order of their points' heights, so the leaders do not cross.
-    labelled = sorted(_largest_disagreements(points, labels), key=lambda c: -c[0].heuristic)
-    for number, (point, others) in enumerate(labelled):
-        axes.annotate(
-            point.name + (f" (+{others} more)" if others else ""),
-            (point.exact, point.heuristic),
-            xytext=(0.03, 0.96 - 0.05 * number),
-            textcoords="axes fraction",
-            va="top",
-            fontsize=7,
-            arrowprops={"arrowstyle": "-", "color": "grey", "linewidth": 0.5},
-        )
     if no_count or zero:
         axes.plot([], [], " ", label=f"not drawn: {no_count} without an exact count, {zero} zero")
     axes.set_xscale("log")
@@ -147,6 +186,31 @@ def _utilization(axes: Axes, operands: list[Row], labels: int) -> None:
     axes.set_title("Operand utilization: exact against XLA's heuristic")
     axes.legend(loc="lower right", fontsize=8)
     axes.grid(True, which="major", linewidth=0.3)
+    return _largest_disagreements(points, labels)
+
+
+def _label(axes: Axes, names: Axes, chosen: list[tuple[_Point, int]]) -> None:
+    """Name the `chosen` points of `axes` in the column `names` beside it,
+    top down in the order of their points' heights, so the leaders do not
+    cross; one line of text apart, as many as the column holds (the
+    largest disagreements first)."""
+    renderer = names.figure.canvas.get_renderer()  # type: ignore[attr-defined]
+    box = names.get_window_extent(renderer)
+    line = 1.5 * _LABEL_POINTS * names.figure.dpi / 72 / box.height  # column fraction
+    fitting = max(0, math.floor(1.0 / line))
+    labelled = sorted(chosen[:fitting], key=lambda c: -c[0].heuristic)
+    for number, (point, others) in enumerate(labelled):
+        names.annotate(
+            _shortened(point.name) + (f" (+{others} more)" if others else ""),
+            (point.exact, point.heuristic),
+            xycoords=axes.transData,
+            xytext=(0.02, 1.0 - line * number),
+            textcoords="axes fraction",
+            va="top",
+            fontsize=_LABEL_POINTS,
+            annotation_clip=False,
+            arrowprops={"arrowstyle": "-", "color": "grey", "linewidth": 0.5},
+        )
 
 
 def _timing(axes: Axes, modules: list[Row]) -> None:
@@ -155,19 +219,33 @@ def _timing(axes: Axes, modules: list[Row]) -> None:
         if status != "ok":
             # A failed module has no instruction count: drawn at 1.
             chosen = [m for m in modules if m["status"] == status]
-        if chosen:
+        timed = [m for m in chosen if m.get("cpu_seconds") is not None]
+        if timed:
             axes.scatter(
-                [m["instructions"] or 1 for m in chosen],
-                [max(m["seconds"], 1e-3) for m in chosen],
+                [m["instructions"] or 1 for m in timed],
+                [max(m["cpu_seconds"], 1e-3) for m in timed],
                 color=colour,
                 s=18,
                 alpha=0.7,
-                label=f"{status} ({len(chosen)})",
+                label=f"{status} ({len(timed)})",
+            )
+        untimed = [m for m in chosen if m.get("cpu_seconds") is None]
+        if untimed:
+            killed = status == "timeout"
+            axes.scatter(
+                [m["instructions"] or 1 for m in untimed],
+                [max(m["seconds"], 1e-3) for m in untimed],
+                marker="x" if killed else "o",
+                facecolors=colour if killed else "none",
+                edgecolors=None if killed else colour,
+                s=24,
+                label=f"{status}, wall seconds ({'at the limit' if killed else 'no CPU time'}) "
+                f"({len(untimed)})",
             )
     axes.set_xscale("log")
     axes.set_yscale("log")
     axes.set_xlabel("instructions (every computation; 1 when not parsed)")
-    axes.set_ylabel("wall seconds")
+    axes.set_ylabel("CPU seconds of the analysis")
     axes.set_title("Time per module against its size")
-    axes.legend(loc="upper left", fontsize=8)
+    axes.legend(loc="best", fontsize=8)
     axes.grid(True, which="major", linewidth=0.3)

@@ -5,7 +5,8 @@ them.
 * the **module row** — `MODULE_COLUMNS`: the file, the content hash and the
   verifier version it was analysed with (what ``--resume`` compares), the
   module's name, ``status`` (``ok``, ``error`` or ``timeout``), the wall
-  ``seconds`` it took (the only column that changes between two runs), the
+  ``seconds`` it took and the ``cpu_seconds`` of its analysis process (null
+  for a timeout; the only columns that change between two runs), the
   number of instructions of every computation, the findings of every check
   counted per outcome (``proved`` … ``vacuous``), and the error message;
 * the **operand rows** — `OPERAND_COLUMNS`: one per operand of every entry
@@ -62,6 +63,7 @@ MODULE_COLUMNS = (
     "module",
     "status",
     "seconds",
+    "cpu_seconds",
     "instructions",
     *OUTCOME_COLUMNS,
     "error",

@@ -229,6 +229,7 @@ def _module_row(
     seconds: float,
     counts: Row | None = None,
     error: str | None = None,
+    cpu_seconds: float | None = None,
 ) -> Row:
     empty: Row = {"module": None, "instructions": None, **dict.fromkeys(OUTCOME_COLUMNS)}
     return {
@@ -237,6 +238,7 @@ def _module_row(
         "verifier_version": version,
         "status": status,
         "seconds": seconds,
+        "cpu_seconds": cpu_seconds,
         **(counts or empty),
         "error": error,
     }
@@ -270,10 +272,25 @@ def analyse_module(file: str, sha256: str, data: bytes, timeout: float) -> tuple
         _IDLE.put(analyser)
     if attempt.answer is None:
         row = _module_row(
-            file, sha256, version, attempt.status, attempt.seconds, error=attempt.error
+            file,
+            sha256,
+            version,
+            attempt.status,
+            attempt.seconds,
+            error=attempt.error,
+            cpu_seconds=attempt.cpu_seconds,
         )
         return row, []
-    row = _module_row(file, sha256, version, "ok", attempt.seconds, attempt.answer.module)
+    row = _module_row(
+        file,
+        sha256,
+        version,
+        "ok",
+        attempt.seconds,
+        attempt.answer.module,
+        None,
+        attempt.cpu_seconds,
+    )
     return row, list(attempt.answer.operands)
 
 

@@ -6,7 +6,8 @@ and `rows.OPERAND_COLUMNS` with the types of `MODULE_SCHEMA` and
 `OPERAND_SCHEMA`.  Rows are written sorted — modules by file, operands by
 file, instruction and operand number — whatever order they were computed
 in, so two runs over the same files give the same tables; only the
-``seconds`` column (a wall time) differs between them.
+`TIMING_COLUMNS` (``seconds``, wall time, and ``cpu_seconds``) differ
+between them.
 
 The two tables are committed together: both are written whole beside their
 places (``NAME.partial``, flushed to disk), then a commit record
@@ -49,8 +50,8 @@ OPERANDS_FILE = "operands.parquet"
 COMMIT_FILE = "commit.json"
 PARTIAL = ".partial"
 
-# The only column that changes between two runs over the same files.
-TIMING_COLUMNS = ("seconds",)
+# The columns that change between two runs over the same files.
+TIMING_COLUMNS = ("seconds", "cpu_seconds")
 
 MODULE_SCHEMA = pa.schema(
     [
@@ -60,6 +61,7 @@ MODULE_SCHEMA = pa.schema(
         ("module", pa.string()),
         ("status", pa.string()),
         ("seconds", pa.float64()),
+        ("cpu_seconds", pa.float64()),
         ("instructions", pa.int64()),
         *[(outcome, pa.int64()) for outcome in OUTCOME_COLUMNS],
         ("error", pa.string()),

@@ -3,7 +3,8 @@ standard input, ``{"file": NAME, "text": HLO}``, analyses the module
 (`rows.analyse_text`) and writes one answer per line — after a first line,
 ``ready``, once its imports are done — on the descriptor that was its
 standard output — ``{"module": {...}, "operands": [...]}``, or
-``{"error": MESSAGE}`` for a module that is not valid HLO — until its input
+``{"error": MESSAGE}`` for a module that is not valid HLO, each with the
+``cpu_seconds`` the analysis took in this process — until its input
 closes.  Anything the analysis itself prints goes to standard error, so it
 cannot corrupt the answers.
 
@@ -18,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 from typing import IO, Any
 
 from verifier.corpus.rows import analyse_text
@@ -45,7 +47,10 @@ def serve(requests: IO[bytes], answers: IO[bytes]) -> None:
     answers.flush()
     for line in requests:
         if line.strip():
-            answers.write(json.dumps(answer(json.loads(line))).encode() + b"\n")
+            start = time.process_time()
+            reply = answer(json.loads(line))
+            reply["cpu_seconds"] = time.process_time() - start  # this process's, the module's
+            answers.write(json.dumps(reply).encode() + b"\n")
             answers.flush()
 
 

@@ -456,11 +456,17 @@ class _Parser(Generic[T]):
         self.expect("(")
         if self.memo is not None:
             self.items = self.memo.items_under(tuple(self.names.items()))
+        opened = self.position - 1
         results: list[T] = []
         if not self.accept(")"):
             results.append(self.item())
             while not self.accept(")"):
-                self.expect(",")
+                if not self.accept(","):
+                    where = self.span(opened)
+                    raise self.error(
+                        f"',' or ')' closing the results opened at {where.line}:{where.column}"
+                    )
+                self.unclosed_results(opened)
                 results.append(self.item())
         bounds: dict[Var, Interval] = {}
         constraints: list[tuple[T, Interval]] = []
@@ -486,6 +492,20 @@ class _Parser(Generic[T]):
         return _MapParts(
             variables(dims), variables(range_names), variables(rt_names), results, constraints
         )
+
+    def unclosed_results(self, opened: int) -> None:
+        """Raise at a ``domain:`` or ``is_simplified`` that stands where a
+        result should: the ``)`` closing the results (opened at token
+        `opened`) is missing — not an unknown variable ``domain``."""
+        tokens, position = self.tokens, self.position
+        token = tokens[position]
+        if token == "is_simplified" or (token == "domain" and tokens[position + 1] == ":"):
+            where = self.span(opened)
+            raise ParseError(
+                f"expected ')' closing the results opened at {where.line}:{where.column}, "
+                f"found '{token}'",
+                self.span(self.position - 1),
+            )
 
     def header(self) -> _Header:
         """The positions of the names of the dims, range and runtime

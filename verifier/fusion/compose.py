@@ -86,6 +86,9 @@ from verifier.indexing.registry import Indexing
 from verifier.indexing.shapes import dims_box
 from verifier.indexing.signature import Signatures
 
+Progress = Callable[[int, int], None]
+"""Told ``(done, total)`` as a long composition goes (the command line shows it)."""
+
 MapTransform = Callable[[IndexingMap], IndexingMap]
 MapEquality = Callable[[IndexingMap, IndexingMap], bool]
 
@@ -563,10 +566,11 @@ class Composer:
         return step
 
     def computation_output_to_input(
-        self, computation: Computation, output: int = 0
+        self, computation: Computation, output: int = 0, progress: Progress | None = None
     ) -> tuple[ComposedIndexing, ...]:
         """For output (root leaf) `output` of `computation`: one entry per
-        parameter leaf (`leaves.parameter_leaves`)."""
+        parameter leaf (`leaves.parameter_leaves`); `progress` is told
+        ``(done, total)`` after each instruction composed through."""
         key = (computation.name, output)
         found = self._outputs.get(key)
         if found is None:
@@ -575,19 +579,23 @@ class Composer:
                 lambda signatures: signatures.computation(computation),
                 "o2i",
                 output,
-                lambda: self._compose_to_parameters(computation, output),
+                lambda: self._compose_to_parameters(computation, output, progress),
             )
         return found
 
     def _compose_to_parameters(
-        self, computation: Computation, output: int
+        self, computation: Computation, output: int, progress: Progress | None = None
     ) -> tuple[ComposedIndexing, ...]:
         root = computation.root
         shape = output_leaves(root.shape)[output].shape
         sets: dict[_Value, _MapSet] = {
             (root.name, output): _MapSet([CountedMap(IndexingMap.identity(shape.dimensions))])
         }
-        for instruction in self._dataflow(computation).upstream(root.name):
+        total = len(computation.instructions)
+        upstream = self._dataflow(computation).upstream(root.name)
+        for done, instruction in enumerate(upstream, start=1):
+            if progress is not None:
+                progress(done, total)
             if instruction.opcode == "parameter":
                 continue
             for output_index in range(analysis.output_count(instruction)):

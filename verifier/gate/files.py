@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import gc
+import stat
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -80,18 +81,31 @@ def hlo_files(
 ) -> tuple[list[Path], list[InputError]]:
     """The HLO modules named by `paths` (directories searched recursively,
     sorted: `.hlo` files and `--xla_dump_to` `.txt` modules, or `pattern`'s
-    matches), each once, and an `InputError` per path that names none."""
+    matches), each once, and an `InputError` per path that names none —
+    or that is neither a directory nor a regular file (a FIFO, a device)."""
     from verifier.errors import SourceSpan
     from verifier.hlo import hlo_files_under
+    from verifier.inputs import file_kind
 
     files: dict[Path, None] = {}
     errors: list[InputError] = []
     for name in paths:
         path = Path(name)
-        found = hlo_files_under(path, pattern) if path.is_dir() else [path]
-        if not path.exists():
+        try:
+            mode = path.stat().st_mode
+        except FileNotFoundError:
             errors.append(InputError(SourceSpan(name, 0, 0), "no such file or directory"))
-        elif not found:
+            continue
+        except OSError as error:
+            errors.append(InputError(SourceSpan(name, 0, 0), str(error)))
+            continue
+        if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode)):
+            # Read, a FIFO blocks and a device never ends: named, it is a mistake.
+            kind = file_kind(mode)
+            errors.append(InputError(SourceSpan(name, 0, 0), f"not a file or directory ({kind})"))
+            continue
+        found = hlo_files_under(path, pattern) if stat.S_ISDIR(mode) else [path]
+        if not found:
             wanted = f"no file matching {pattern!r}" if pattern else "no HLO module (.hlo, or .txt)"
             errors.append(InputError(SourceSpan(name, 0, 0), f"{wanted} under this directory"))
         files.update(dict.fromkeys(f for f in found if f.is_file()))
@@ -111,8 +125,9 @@ def _module_findings(
     instruction failed; a failed one is added to `errors`)."""
     from verifier.gate.findings_cache import module_key, recall, remember
     from verifier.hlo import decode_hlo, parse_module
+    from verifier.inputs import read_regular_file
 
-    text = decode_hlo(path.read_bytes(), str(path))
+    text = decode_hlo(read_regular_file(path), str(path))
     key = module_key(text, checks, budget)
     findings = recall(cache, key, str(path))
     if findings is None:
@@ -152,6 +167,8 @@ def _guarded(path: Path, compute: Callable[[], _T]) -> _T | InputError:
         return InputError(error.span, error.message)
     except (OSError, VerifierError) as error:
         return InputError(SourceSpan(str(path), 0, 0), str(error))
+    except MemoryError:  # the run is out of memory: no file's fault, no bug
+        raise
     except Exception as error:  # a bug; the other modules still run
         message = f"{type(error).__name__}: {error}"
         return InputError(SourceSpan(str(path), 0, 0), message, internal=True)
@@ -256,17 +273,20 @@ def _with_closed(
 
 def shares_for(path: Path, jobs: int) -> int:
     """Into how many shares the module in `path` is split for `jobs` processes."""
+    from verifier.inputs import read_regular_file
+
     try:
-        lines = path.read_bytes().count(b"\n")
-    except OSError:
+        lines = read_regular_file(path).count(b"\n")
+    except (OSError, VerifierError):
         return 1  # the worker reports it
     return max(1, min(jobs, lines // _INSTRUCTIONS_PER_SHARE))
 
 
 def _decoded(path: Path) -> str:
     from verifier.hlo import decode_hlo
+    from verifier.inputs import read_regular_file
 
-    return decode_hlo(path.read_bytes(), str(path))
+    return decode_hlo(read_regular_file(path), str(path))
 
 
 def _merged(answers: Sequence[_ShareAnswer]) -> FileAnswer:

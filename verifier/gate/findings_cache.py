@@ -63,7 +63,7 @@ def _decoded(row: list[object], filename: str) -> Finding:
         raise TypeError(f"witness {witness!r} is not a list")
     return Finding(
         str(check),
-        Outcome(outcome),
+        Outcome(str(outcome)),
         str(module),
         str(computation),
         str(instruction),

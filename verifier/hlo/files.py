@@ -22,16 +22,18 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from verifier.inputs import NotRegularFileError, open_regular_file
+
 _SNIFF_BYTES = 4096
 _MODULE_START = re.compile(rb"\A(?:\s|//[^\n]*\n|/\*.*?\*/)*HloModule\b", re.S)
 
 
 def is_hlo_text_file(path: Path) -> bool:
     """Whether the file at `path` starts like an HLO module (`HloModule ...`)."""
-    try:
-        with path.open("rb") as stream:
+    try:  # a FIFO named *.txt would block a plain open
+        with open_regular_file(path) as stream:
             head = stream.read(_SNIFF_BYTES)
-    except OSError:
+    except (OSError, NotRegularFileError):
         return False
     return _MODULE_START.match(head) is not None
 

@@ -234,6 +234,11 @@ class Computation:
         """The instructions `instruction` reads, in operand order."""
         return tuple(self.instruction(name) for name in instruction.operands)
 
+    def __repr__(self) -> str:
+        """A summary (the instructions themselves can be megabytes of text)."""
+        count = len(self.instructions)
+        return f"<Computation {self.name!r}: {count:,} instructions, ROOT {self.root.name!r}>"
+
 
 @dataclass(frozen=True)
 class Module:
@@ -267,6 +272,19 @@ class Module:
     def instruction_count(self) -> int:
         """Instructions across all computations."""
         return sum(len(c.instructions) for c in self.computations)
+
+    def __repr__(self) -> str:
+        """A summary (printing a module of 100,000 instructions in full
+        wrote megabytes).
+
+        >>> from verifier.hlo.parser import parse_module
+        >>> parse_module("HloModule m\\nENTRY e {\\n  ROOT p = f32[2] parameter(0)\\n}")
+        <Module 'm': 1 computations, 1 instructions, ENTRY 'e'>
+        """
+        return (
+            f"<Module {self.name!r}: {len(self.computations):,} computations, "
+            f"{self.instruction_count:,} instructions, ENTRY {self.entry.name!r}>"
+        )
 
     def repeated_instructions(self, caller: Instruction) -> frozenset[str]:
         """Names of the instructions that can run more than once per run of

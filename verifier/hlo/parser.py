@@ -115,8 +115,10 @@ def parse_module(text: str, filename: str = "<input>") -> Module:
 
 def parse_module_file(path: str | Path) -> Module:
     """Parse the HLO module in the file at `path` (errors carry the path)."""
+    from verifier.inputs import read_regular_file  # a FIFO or a device is refused, not read
+
     file = Path(path)
-    return parse_module(decode_hlo(file.read_bytes(), str(file)), str(file))
+    return parse_module(decode_hlo(read_regular_file(file), str(file)), str(file))
 
 
 _CALLS_WITH_OPERANDS = frozenset({"fusion", "call"})

@@ -16,9 +16,10 @@ The shape (README, "JSON shapes")::
                    "witness": {"d0": 0, "d1": 255},
                    "location": {"file": "a.hlo", "line": 12, "column": 3}}]}
 
-Written by `gate_report` (`verifier.report.json_text`'s layout), names and messages are
-`printable`: any file name or instruction name gives a document every JSON
-reader accepts (no lone surrogates).  It holds
+Written by `gate_report` (`verifier.report.json_text`'s layout), names and
+messages are exact (JSON's escapes; a byte of a file name that is not UTF-8
+as its surrogate escape, ``\\udcff``), so a file named in the report is
+the file on the disk.  It holds
 nothing that changes between two runs over the same files (no
 times, no cache statistics), so reports can be compared with ``diff``.
 
@@ -47,8 +48,7 @@ def _counts_json(counts: Counter[Outcome]) -> dict[str, int]:
 
 
 def gate_json(run: GateRun) -> dict[str, Any]:
-    """The canonical JSON object of `run`, names and messages as they are
-    (`report_json` writes them `printable`)."""
+    """The canonical JSON object of `run`, names and messages as they are."""
     return _document(run, [finding.to_json() for finding in run.findings])
 
 

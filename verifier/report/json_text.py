@@ -36,12 +36,8 @@ element goes through the C encoder:
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
-from functools import partial
+from collections.abc import Iterator
 from json.encoder import encode_basestring_ascii
-from typing import Any
-
-from verifier.report.printable import has_unprintable, printable_json
 
 _STEP = "  "
 _ITEM = _STEP + _STEP  # the margin of an element of a top-level list
@@ -53,21 +49,25 @@ _ONE_LINE = json.JSONEncoder(check_circular=False).encode  # ", " and ": " betwe
 class JsonLine(str):
     """An element of a top-level list already written as its one line of
     JSON by its owner (`Finding.json_line`, a third of the encoder's
-    cost): written as it is, or — when it holds a string `printable` would
-    change — read back and written escaped."""
+    cost): written as it is."""
 
     __slots__ = ()
 
 
 def report_json(document: object) -> str:
-    """The text a report file holds (the layout above) of
-    ``printable_json(document)``: names and messages escaped where they hold
-    anything that is not printable (`verifier.report.printable`).
+    """The text a report file holds (the layout above) of `document`.
 
-    >>> print(report_json({"files": ["m\\udcff.hlo"], "n": 1}))
+    Every string is exact: JSON's own escapes for control characters
+    (``\\r``, ``\\u001b``), and the bytes of a file name that are not
+    UTF-8 as the lone surrogates ``os.fsdecode`` gives them
+    (``\\udcff`` for the byte 0xff; ``os.fsencode`` of the string read back
+    is the name's bytes).  Only text meant for a terminal is escaped
+    (`verifier.report.printable`).
+
+    >>> print(report_json({"files": ["m\\udcff\\r.hlo"], "n": 1}))
     {
       "files": [
-        "m\\\\xff.hlo"
+        "m\\udcff\\r.hlo"
       ],
       "n": 1
     }
@@ -94,24 +94,21 @@ def report_chunks(document: object) -> Iterator[str]:
 
 def _pieces(document: object) -> Iterator[str]:
     """The text of `document` piece by piece: each key of a top-level
-    object, and each element of its lists, is written on its own, and again
-    from its escaped value only when its ASCII escapes show a string
-    `printable` would change (`has_unprintable`; a gate report usually has
-    none)."""
+    object, and each element of its lists, is written on its own."""
     if document.__class__ is not dict or not document:
-        yield _printable_text(document, indented)
+        yield indented(document)
         return
     assert isinstance(document, dict)
     separator = "{\n" + _STEP
     for key, value in document.items():
-        yield separator + _printable_text(key, encode_basestring_ascii) + ": "
+        yield separator + encode_basestring_ascii(key) + ": "
         separator = ",\n" + _STEP
         if value.__class__ is list and value:
             for position, item in enumerate(value):
                 yield ("[\n" if position == 0 else ",\n") + _ITEM + _element_text(item)
             yield "\n" + _STEP + "]"
         else:
-            yield _printable_text(value, _INDENTED_KEY)
+            yield indented(value, _STEP)
     yield "\n}"
 
 
@@ -120,19 +117,10 @@ def _element_text(item: object) -> str:
     list (or already written as one, a `JsonLine`), indented otherwise."""
     if item.__class__ is JsonLine:
         assert isinstance(item, JsonLine)
-        return item if not has_unprintable(item) else _ONE_LINE(printable_json(json.loads(item)))
+        return item
     if item.__class__ is dict and not any(value.__class__ is list for value in item.values()):
-        return _printable_text(item, _ONE_LINE)
-    return _printable_text(item, _INDENTED_ITEM)
-
-
-def _printable_text(value: object, render: Callable[[Any], str]) -> str:
-    """`render(printable_json(value))`, at the cost of `render(value)` when
-    no string needs escaping."""
-    text = render(value)
-    if not has_unprintable(text):
-        return text
-    return render(printable_json(value))
+        return _ONE_LINE(item)
+    return indented(item, _ITEM)
 
 
 def indented(value: object, margin: str = "") -> str:
@@ -175,7 +163,3 @@ def indented(value: object, margin: str = "") -> str:
         items = [indented(item, inner) for item in value]
         return "[\n" + inner + (",\n" + inner).join(items) + "\n" + margin + "]"
     raise TypeError(f"a report holds no {type(value).__name__}: {value!r}")
-
-
-_INDENTED_KEY = partial(indented, margin=_STEP)
-_INDENTED_ITEM = partial(indented, margin=_ITEM)

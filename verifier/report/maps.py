@@ -24,7 +24,7 @@ from typing import Any, Literal
 
 from verifier.analysis import InstructionError, ModuleMaps, isolated
 from verifier.expr import Undefined, print_map
-from verifier.fusion.compose import CALLING_OPCODES, ComposedIndexing
+from verifier.fusion.compose import CALLING_OPCODES, ComposedIndexing, Progress
 from verifier.hlo import Computation, Instruction
 from verifier.indexing.leaves import (
     OperandLeaf,
@@ -153,14 +153,19 @@ def module_json(
     return {"module": maps.module.name, "instructions": rows}
 
 
-def to_parameters_json(maps: ModuleMaps, options: MapsOptions) -> dict[str, Any]:
+def to_parameters_json(
+    maps: ModuleMaps, options: MapsOptions, progress: Progress | None = None
+) -> dict[str, Any]:
     """The entry ROOT's maps composed through the whole entry computation
-    (fusions included), one row per entry parameter."""
+    (fusions included), one row per entry parameter; `progress` is told
+    ``(done, total)`` instructions composed through, per output."""
     entry = maps.module.entry
     root = entry.root
     rows = []
     for output in output_leaves(root.shape):
-        composed = maps.to_parameters(output.number, simplified=options.simplified)
+        composed = maps.to_parameters(
+            output.number, simplified=options.simplified, progress=progress
+        )
         for parameter, indexing in zip(parameter_leaves(entry), composed, strict=True):
             rows.append(
                 {

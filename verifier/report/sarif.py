@@ -14,8 +14,18 @@ logical location (``module/computation/instruction``), carries the witness
 in its message and in ``properties.witness``, and is fingerprinted by its
 file and `Finding.key` (stable across runs while the file, the place and the
 check are the same; ``foo.hlo`` and ``foo.opt.hlo``, which JAX dumps with
-the same module name, do not collide).  A file that could not be read is an ``error`` notification of the
-invocation, which is then not successful.
+the same module name, do not collide).
+
+Every file that could not be read and every instruction that could not be
+checked (invalid HLO: a slice bound, a concatenate's shapes, a bitcast's
+size) is an ``error`` result at its file, line and column — rule
+``invalid-input``, or ``internal-error`` when a bug in verifier escaped
+there — so code scanning shows an alert at the broken line; each is also an
+``error`` notification of the invocation, which is then not successful.
+
+SARIF is read by people in a viewer: its messages and names are
+`printable` (control characters and the bytes of a file name that are not
+UTF-8 as backslash escapes), and a file's exact bytes are in its URI.
 
 The document is plain JSON built here and validated against the official
 SARIF 2.1.0 schema in the tests (sarif-om, the object model, is a 2019
@@ -31,12 +41,16 @@ release that needs its own serializer; a JSON document needs none).
 ('error', 'operand 1 (p1): result 1 reaches 255 (witness: d1 = 255)')
 >>> result["locations"][0]["physicalLocation"]
 {'artifactLocation': {'uri': 'm.hlo'}, 'region': {'startLine': 7, 'startColumn': 3}}
+>>> broken = InputError(SourceSpan("m.hlo", 4, 9), "slice bound 12 exceeds dimension 10")
+>>> error = sarif_log(GateRun(("m.hlo",), (refuted,), (broken,)))["runs"][0]["results"][1]
+>>> error["ruleId"], error["level"], error["locations"][0]["physicalLocation"]["region"]
+('invalid-input', 'error', {'startLine': 4, 'startColumn': 9})
 """
 
 from __future__ import annotations
 
 from pathlib import PurePath
-from typing import Any
+from typing import Any, cast
 from urllib.parse import quote
 
 from verifier.checks.verdict import Outcome
@@ -45,10 +59,14 @@ from verifier.gate.catalog import describe
 from verifier.gate.finding import NO_SOURCE, Finding
 from verifier.gate.run import GateRun, InputError, tool_version
 from verifier.report.gate_json import gate_json
-from verifier.report.printable import printable
+from verifier.report.printable import printable, printable_json
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 FINGERPRINT = "verifierFindingKey/v2"
+INPUT_RULES = {
+    False: ("invalid-input", "the file or instruction could not be read as valid HLO"),
+    True: ("internal-error", "a bug in verifier escaped while checking here (please report it)"),
+}
 
 
 def _level(finding: Finding, run: GateRun) -> str:
@@ -132,6 +150,20 @@ def _result(finding: Finding, rule_index: int, run: GateRun) -> dict[str, Any]:
     }
 
 
+def _error_result(error: InputError, rule_index: int) -> dict[str, Any]:
+    """A file or instruction that could not be checked, at its place."""
+    rule, _ = INPUT_RULES[error.internal]
+    file = PurePath(error.span.filename).as_posix()
+    return {
+        "ruleId": rule,
+        "ruleIndex": rule_index,
+        "level": "error",
+        "message": {"text": error.message},
+        "locations": [{"physicalLocation": _physical_location(error.span)}],
+        "partialFingerprints": {FINGERPRINT: f"{file}/{rule}/{error.message}"},
+    }
+
+
 def _notification(error: InputError) -> dict[str, Any]:
     return {
         "level": "error",
@@ -141,26 +173,29 @@ def _notification(error: InputError) -> dict[str, Any]:
 
 
 def sarif_log(run: GateRun) -> dict[str, Any]:
-    """The SARIF 2.1.0 log of `run`, as JSON-able data; URIs percent-encode
-    a file name's bytes, every other string is as it is (`report_json`
-    writes them `printable`)."""
-    checks = run.checks
+    """The SARIF 2.1.0 log of `run`, as JSON-able data: URIs percent-encode
+    a file name's bytes, every other string is `printable`."""
+    described = {check: describe(check) for check in run.checks}
+    described |= dict(
+        INPUT_RULES[internal] for internal in sorted({e.internal for e in run.errors})
+    )
     rules = [
         {
-            "id": check,
-            "shortDescription": {"text": describe(check)},
+            "id": rule,
+            "shortDescription": {"text": text},
             "defaultConfiguration": {"level": "error"},
         }
-        for check in checks
+        for rule, text in described.items()
     ]
-    index = {check: position for position, check in enumerate(checks)}
+    index = {rule: position for position, rule in enumerate(described)}
     results = [
         _result(finding, index[finding.check], run)
         for finding in run.findings
         if finding.outcome is not Outcome.PROVED
     ]
+    results += [_error_result(e, index[INPUT_RULES[e.internal][0]]) for e in run.errors]
     canonical = gate_json(run)
-    return {
+    log: dict[str, Any] = {
         "$schema": SCHEMA_URI,
         "version": "2.1.0",
         "runs": [
@@ -181,3 +216,4 @@ def sarif_log(run: GateRun) -> dict[str, Any]:
             }
         ],
     }
+    return cast(dict[str, Any], printable_json(log))
