@@ -44,6 +44,7 @@ from verifier.expr import (
     dim,
     range_var,
     substitute,
+    variables_of,
 )
 from verifier.tiling import sizes as sz
 from verifier.tiling.derive import SymbolicTile
@@ -140,6 +141,23 @@ def prove_sizes(
     """Whether, at every tile position, the tile of `sizes` is exactly what
     the output tile reads (a witness otherwise)."""
     sizes = tuple(sizes)
+    for k, variable in enumerate(indexing_map.rt_vars):
+        source = variable.source
+        varying = sorted(
+            v.index
+            for e in (() if source is None else source.index_map.results)
+            for v in variables_of(e)
+            if v.kind is VarKind.DIM and sizes[v.index] > 1
+        )
+        if varying and source is not None:
+            # The footprint below fixes each runtime value per tile.
+            i = varying[0]
+            return TileProof(
+                "refuted",
+                sizes,
+                f"sizes {_tuple(sizes)}: rt{k} is read from {source.instruction} per d{i}, "
+                f"so a tile of {sizes[i]} along d{i} reads {sizes[i]} independent offsets",
+            )
     if any(n == 0 for n in tile.box_sizes(sizes)):
         return TileProof("refuted", sizes, f"sizes {_tuple(sizes)}: the tile has no element")
     answer = compare_relations(footprint(indexing_map, sizes), tile_box(indexing_map, tile, sizes))
