@@ -113,7 +113,7 @@ def tile_instruction(
 ) -> InstructionTiling:
     """The tiles of `instruction`'s operands for its output tile (output 0),
     proved for `sizes` or over the tiling space."""
-    output = instruction.shape if not instruction.shape.is_tuple else instruction.shape.leaves()[0][1]
+    output = instruction.shape if not instruction.shape.is_tuple else instruction.shape.leaves[0][1]
     shape = tuple(output.dimensions)
     if sizes is not None:
         sizes = tuple(sizes)

@@ -1,0 +1,66 @@
+"""Cost of `verifier tile` per fusion beside `verifier maps` on the same
+fusion, on the bundled real dumps: both through the research API
+(`verifier.api.Analysis.tile` / `.maps`), each on a fresh analysis of the
+already parsed module (no shared memo), CPU time per fusion.
+
+    python benchmarks/tiling.py [FILE.hlo ...]   (default: examples/real*/*.hlo)
+
+Prints, per file: fusions, how many operands got a tile / none, the CPU
+seconds of maps and of tile summed over the fusions, and their ratio; then
+the totals.  The tile time includes the maps it derives tiles from and the
+isl proofs over the tiling space.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+from verifier.api import Analysis
+from verifier.hlo import parse_module_file
+
+
+def measure(path: Path) -> tuple[int, int, int, float, float]:
+    module = parse_module_file(str(path))
+    fusions = [i.name for i in module.entry.instructions if i.opcode == "fusion"]
+    tiled = untiled = 0
+    maps_time = tile_time = 0.0
+    for name in fusions:
+        start = time.process_time()
+        Analysis(module, str(path)).maps(name)
+        maps_time += time.process_time() - start
+        start = time.process_time()
+        answer = Analysis(module, str(path)).tile(name)
+        tile_time += time.process_time() - start
+        for operand in answer["operands"]:
+            if operand["tile"] is None:
+                untiled += 1
+            else:
+                tiled += 1
+    return len(fusions), tiled, untiled, maps_time, tile_time
+
+
+def main(paths: list[str]) -> None:
+    files = [Path(p) for p in paths] or sorted(Path("examples").glob("real*/*.hlo"))
+    totals = [0, 0, 0, 0.0, 0.0]
+    print(f"{'file':48} {'fusions':>7} {'tiled':>5} {'none':>5} {'maps s':>8} {'tile s':>8} {'ratio':>6}")
+    for path in files:
+        fusions, tiled, untiled, maps_time, tile_time = measure(path)
+        if not fusions:
+            continue
+        for k, value in enumerate((fusions, tiled, untiled, maps_time, tile_time)):
+            totals[k] += value
+        ratio = tile_time / maps_time if maps_time else float("nan")
+        print(f"{str(path):48} {fusions:7} {tiled:5} {untiled:5} {maps_time:8.3f} {tile_time:8.3f} {ratio:6.1f}")
+    fusions, tiled, untiled, maps_time, tile_time = totals
+    print(
+        f"{'total':48} {fusions:7} {tiled:5} {untiled:5} {maps_time:8.3f} {tile_time:8.3f} "
+        f"{tile_time / maps_time if maps_time else float('nan'):6.1f}"
+    )
+    if fusions:
+        print(f"per fusion: maps {maps_time / fusions * 1000:.1f} ms, tile {tile_time / fusions * 1000:.1f} ms")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
