@@ -43,8 +43,10 @@ def measure(path: Path) -> tuple[int, int, int, float, float]:
 
 def main(paths: list[str]) -> None:
     files = [Path(p) for p in paths] or sorted(Path("examples").glob("real*/*.hlo"))
-    totals = [0, 0, 0, 0.0, 0.0]
-    print(f"{'file':48} {'fusions':>7} {'tiled':>5} {'none':>5} {'maps s':>8} {'tile s':>8} {'ratio':>6}")
+    totals: list[float] = [0, 0, 0, 0.0, 0.0]
+    print(
+        f"{'file':48} {'fusions':>7} {'tiled':>5} {'none':>5} {'maps s':>8} {'tile s':>8} {'ratio':>6}"
+    )
     for path in files:
         fusions, tiled, untiled, maps_time, tile_time = measure(path)
         if not fusions:
@@ -52,14 +54,20 @@ def main(paths: list[str]) -> None:
         for k, value in enumerate((fusions, tiled, untiled, maps_time, tile_time)):
             totals[k] += value
         ratio = tile_time / maps_time if maps_time else float("nan")
-        print(f"{str(path):48} {fusions:7} {tiled:5} {untiled:5} {maps_time:8.3f} {tile_time:8.3f} {ratio:6.1f}")
-    fusions, tiled, untiled, maps_time, tile_time = totals
+        print(
+            f"{path!s:48} {fusions:7} {tiled:5} {untiled:5} {maps_time:8.3f} {tile_time:8.3f} {ratio:6.1f}"
+        )
+    count, tiled_total, none_total, maps_total, tile_total = totals
+    ratio_total = tile_total / maps_total if maps_total else float("nan")
     print(
-        f"{'total':48} {fusions:7} {tiled:5} {untiled:5} {maps_time:8.3f} {tile_time:8.3f} "
-        f"{tile_time / maps_time if maps_time else float('nan'):6.1f}"
+        f"{'total':48} {count:7.0f} {tiled_total:5.0f} {none_total:5.0f} {maps_total:8.3f} "
+        f"{tile_total:8.3f} {ratio_total:6.1f}"
     )
-    if fusions:
-        print(f"per fusion: maps {maps_time / fusions * 1000:.1f} ms, tile {tile_time / fusions * 1000:.1f} ms")
+    if count:
+        print(
+            f"per fusion: maps {maps_total / count * 1000:.1f} ms, "
+            f"tile {tile_total / count * 1000:.1f} ms"
+        )
 
 
 if __name__ == "__main__":

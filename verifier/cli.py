@@ -336,7 +336,9 @@ def _run_tile(args: argparse.Namespace, out: TextIO) -> int:
     module = parse_module_file(args.file)
     entry = module.entry
     if args.instruction is not None and not entry.has_instruction(args.instruction):
-        raise VerifierError(f"{args.file}: no instruction '{args.instruction}' in the entry computation")
+        raise VerifierError(
+            f"{args.file}: no instruction '{args.instruction}' in the entry computation"
+        )
     instruction = entry.root if args.instruction is None else entry.instruction(args.instruction)
     sizes = None if args.sizes is None else parse_sizes(args.sizes)
     result = tile_instruction(ModuleMaps(module), entry, instruction, sizes)
@@ -781,7 +783,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     tile = command("tile", "the tile each operand reads for a tile of the output, proved (isl)")
     tile.add_argument("file", metavar="FILE.hlo", help="an HLO module in text form")
-    tile.add_argument("--instruction", metavar="NAME", help="one instruction of the entry (default ROOT)")
+    tile.add_argument(
+        "--instruction", metavar="NAME", help="one instruction of the entry (default ROOT)"
+    )
     tile.add_argument(
         "--sizes",
         metavar="N,N,...",

@@ -11,24 +11,30 @@ concatenated operand start before it) intersected with the elements the operatio
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Set as AbstractSet
+from typing import Any
 
 from verifier.analysis import ModuleMaps
 from verifier.hlo import parse_module
 from verifier.tiling.derive import NoTile, SymbolicTile, derive_tile
 
 Index = tuple[int, ...]
-Reads = Callable[[Index], set[Index]]
+Reads = Callable[..., AbstractSet[Index]]
 
 
-def entry_maps(text: str) -> list:
+def entry_maps(text: str) -> list[Any]:
     """The single o2i map of each operand of the entry ROOT (None when not
     exactly one)."""
     module = parse_module(text)
     maps = ModuleMaps(module)
     found = []
     for composed in maps.output_to_input(module.entry, module.entry.root):
-        found.append(composed.maps[0].map if isinstance(composed.maps, tuple) and len(composed.maps) == 1 else None)
+        found.append(
+            composed.maps[0].map
+            if isinstance(composed.maps, tuple) and len(composed.maps) == 1
+            else None
+        )
     return found
 
 
@@ -45,10 +51,11 @@ def judge(
         image |= reads(index)
     box_sizes, strides = tile.box_sizes(sizes), tile.box_strides(sizes)
     verdict = "exact"
-    counts = [-(-n // t) for n, t in zip(output_shape, sizes)]
+    counts = [-(-n // t) for n, t in zip(output_shape, sizes, strict=True)]
     for position in itertools.product(*(range(c) for c in counts)):
         ranges = [
-            range(p * t, min((p + 1) * t, n)) for p, t, n in zip(position, sizes, output_shape)
+            range(p * t, min((p + 1) * t, n))
+            for p, t, n in zip(position, sizes, output_shape, strict=True)
         ]
         read: set[Index] = set()
         for index in itertools.product(*ranges):
@@ -58,7 +65,7 @@ def judge(
         best = "refuted"
         for first in _offsets(read, box_sizes, strides):
             box = {
-                tuple(o + k * s for o, k, s in zip(first, ks, strides))
+                tuple(o + k * s for o, k, s in zip(first, ks, strides, strict=True))
                 for ks in itertools.product(*(range(n) for n in box_sizes))
             }
             if read == box & image:
@@ -73,10 +80,12 @@ def judge(
     return verdict
 
 
-def _offsets(read: set[Index], sizes: Sequence[int], strides: Sequence[int]):
+def _offsets(
+    read: set[Index], sizes: Sequence[int], strides: Sequence[int]
+) -> Iterable[tuple[int, ...]]:
     """Every offset whose box of these sizes and strides may hold `read`."""
-    per_dim = []
-    for j, (n, stride) in enumerate(zip(sizes, strides)):
+    per_dim: list[Iterable[int]] = []
+    for j, (n, stride) in enumerate(zip(sizes, strides, strict=True)):
         coordinates = [x[j] for x in read]
         low, high = min(coordinates), max(coordinates)
         if stride == 0 or n <= 1:
@@ -100,5 +109,7 @@ def check_condition(
     exact ones.  Returns the verdicts."""
     verdicts = {sizes: judge(tile, reads, output_shape, sizes) for sizes in space(output_shape)}
     wrong = [s for s, v in verdicts.items() if tile.holds(s) and v != "exact"]
-    assert not wrong, f"condition admits {wrong[:5]}, which brute force finds {[verdicts[s] for s in wrong[:5]]}"
+    assert not wrong, (
+        f"condition admits {wrong[:5]}, which brute force finds {[verdicts[s] for s in wrong[:5]]}"
+    )
     return verdicts

@@ -28,7 +28,9 @@ def _agree(text: str, reads, out_shape, sizes_list, operand: int = 0) -> None:
     tile = derive_tile(indexing_map)
     assert isinstance(tile, SymbolicTile)
     for sizes in sizes_list:
-        assert prove_sizes(indexing_map, tile, sizes).verdict == judge(tile, reads, out_shape, sizes), sizes
+        assert prove_sizes(indexing_map, tile, sizes).verdict == judge(
+            tile, reads, out_shape, sizes
+        ), sizes
 
 
 DOT = """HloModule m
@@ -158,8 +160,10 @@ def test_one_to_one_ops(text, reads, out_shape, sizes):
 
 
 def test_reverse_offset_and_stride():
-    tile = _tile("HloModule m\nENTRY e {\n p0 = f32[7] parameter(0)\n"
-                 " ROOT r = f32[7] reverse(p0), dimensions={0}\n}")
+    tile = _tile(
+        "HloModule m\nENTRY e {\n p0 = f32[7] parameter(0)\n"
+        " ROOT r = f32[7] reverse(p0), dimensions={0}\n}"
+    )
     assert tile.offset_text().startswith("(d0) -> (6)")
     assert tile.stride_map() == "(d0) -> (-1)"
 
@@ -203,7 +207,13 @@ def test_concatenate_operands_are_shifted_tiles():
             return {(d[0], column)} if 0 <= column < widths[operand] else set()
 
         assert set(check_condition(tile, reads, (2, 9)).values()) == {"exact"}
-    _agree(CONCAT, lambda d: {(d[0], d[1] - 2)} if 2 <= d[1] < 5 else set(), (2, 9), [(1, 4), (2, 3)], operand=1)
+    _agree(
+        CONCAT,
+        lambda d: {(d[0], d[1] - 2)} if 2 <= d[1] < 5 else set(),
+        (2, 9),
+        [(1, 4), (2, 3)],
+        operand=1,
+    )
 
 
 def test_pad_without_interior_padding_is_a_shifted_tile():

@@ -45,6 +45,7 @@ def test_json_contract_for_admitted_sizes(tmp_path):
 
 def test_sizes_breaking_the_condition_are_refuted_with_a_witness(tmp_path):
     code, text = _tile(tmp_path, MERGE, "--sizes", "4,4", "--format", "json")
+    assert code == 0
     answer = json.loads(text)
     jsonschema.validators.validator_for(SCHEMA)(SCHEMA).validate(answer)
     tile = answer["operands"][0]["tile"]
@@ -64,6 +65,7 @@ ENTRY e {
   ROOT r = f32[2,6,3] reshape(p0)
 }"""
     code, out = _tile(tmp_path, text, "--sizes", "1,4,3", "--format", "json")
+    assert code == 0
     answer = json.loads(out)
     jsonschema.validators.validator_for(SCHEMA)(SCHEMA).validate(answer)
     operand = answer["operands"][0]

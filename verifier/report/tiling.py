@@ -113,14 +113,18 @@ def render_text(answer: dict[str, Any]) -> str:
             lines.append(f"    no tile: {operand['reason']}")
             box = operand.get("covering_box")
             if box is not None:
-                lines.append(f"    covering box at tile 0: offsets {box['offsets']}, sizes {box['sizes']}")
+                lines.append(
+                    f"    covering box at tile 0: offsets {box['offsets']}, sizes {box['sizes']}"
+                )
             continue
         lines.append(f"    offset_map: {tile['offset_map']}")
         lines.append(f"    size_map:   {tile['size_map']}")
         lines.append(f"    stride_map: {tile['stride_map']}")
         if tile["constraints"]:
             lines.append(f"    constraints: {tile['constraints']}")
-        lines.append(f"    exact: {tile['exact']} ({tile['proved_for']}), covering: {tile['covering']}")
+        lines.append(
+            f"    exact: {tile['exact']} ({tile['proved_for']}), covering: {tile['covering']}"
+        )
         if tile["witness"]:
             lines.append(f"    witness: {tile['witness']}")
         if tile["bytes_per_tile"] is not None:

@@ -45,8 +45,7 @@ from verifier.expr import (
     substitute,
     variables_of,
 )
-from verifier.hlo import Computation, Instruction
-from verifier.hlo.shape import element_bit_width
+from verifier.hlo import Computation, Instruction, element_bit_width
 from verifier.indexing.leaves import instruction_operand_leaves
 from verifier.tiling import sizes as sz
 from verifier.tiling.derive import NoTile, SymbolicTile, derive_tile
@@ -132,12 +131,14 @@ def tile_instruction(
         if isinstance(tile, NoTile):
             box = _covering_box(found, sizes or shape)
             operands.append(
-                OperandTiling(leaf.number, leaf.name, operand_shape, None, tile.reason, covering_box=box)
+                OperandTiling(
+                    leaf.number, leaf.name, operand_shape, None, tile.reason, covering_box=box
+                )
             )
             continue
         condition = sz.conjoin(condition, tile.condition)
         proof, proved_for = _prove(found, tile, sizes)
-        cost = (None, None)
+        cost: tuple[int | None, int | None] = (None, None)
         if sizes is not None:
             width = element_bit_width(leaf.shape.element_type)
             elements = 1
@@ -180,11 +181,9 @@ def _check_sizes(shape: tuple[int, ...], sizes: tuple[int, ...]) -> None:
         raise UsageError(
             f"--sizes has {len(sizes)} value(s); the output {list(shape)} has rank {len(shape)}"
         )
-    for size, extent in zip(sizes, shape, strict=True):
-        if not 1 <= size:
+    for size in sizes:
+        if size < 1:
             raise UsageError(f"tile size {size} is not positive")
-        if size > max(extent, 1) and extent > 0 and size > 1 << 20:
-            raise UsageError(f"tile size {size} is far beyond the dimension {extent}")
 
 
 def _only_map(maps: object) -> IndexingMap | str:
@@ -212,15 +211,15 @@ def _linked_groups(indexing_map: IndexingMap, tile: SymbolicTile) -> list[set[in
     """The dims, grouped where a result, a constraint, a size or stride
     expression or a condition's atom mentions several of them (range
     variables link the dims they appear with)."""
-    groups: list[set[object]] = []
-    mentions: list[set[object]] = []
+    mentions: list[set[tuple[str, int]]] = []
     for e in (*indexing_map.results, *(c for c, _ in indexing_map.constraints)):
-        mentions.append({(v.kind, v.index) for v in variables_of(e) if v.kind is not VarKind.RT})
-    for expr in (*tile.sizes, *tile.strides):
-        mentions.append({(VarKind.DIM, i) for i in sz.sizes_of(expr)})
-    for conjunction in tile.condition:
-        for atom in conjunction:
-            mentions.append({(VarKind.DIM, i) for i in sz.sizes_of(atom.expr)})
+        mentions.append(
+            {(v.kind.value, v.index) for v in variables_of(e) if v.kind is not VarKind.RT}
+        )
+    sizes = [*tile.sizes, *tile.strides, *(a.expr for c in tile.condition for a in c)]
+    for expr in sizes:
+        mentions.append({("d", i) for i in sz.sizes_of(expr)})
+    groups: list[set[tuple[str, int]]] = []
     for mention in mentions:
         joined = set(mention)
         for group in [g for g in groups if g & mention]:
@@ -228,11 +227,8 @@ def _linked_groups(indexing_map: IndexingMap, tile: SymbolicTile) -> list[set[in
             groups.remove(group)
         if joined:
             groups.append(joined)
-    return [
-        {index for kind, index in group if kind is VarKind.DIM}  # type: ignore[misc]
-        for group in groups
-        if any(kind is VarKind.DIM for kind, _ in group)  # type: ignore[misc]
-    ]
+    found = [{index for kind, index in group if kind == "d"} for group in groups]
+    return [group for group in found if group]
 
 
 def _prove(
@@ -252,8 +248,12 @@ def _prove(
     vectors = list(dict.fromkeys(vectors)) or [tuple(1 for _ in shape)]
     if len(vectors) > SPACE_LIMIT:
         return (
-            TileProof("unknown", None, f"the tiling space has {len(vectors)} admitted size "
-                      f"vectors (more than {SPACE_LIMIT}): pass --sizes"),
+            TileProof(
+                "unknown",
+                None,
+                f"the tiling space has {len(vectors)} admitted size "
+                f"vectors (more than {SPACE_LIMIT}): pass --sizes",
+            ),
             "",
         )
     worst: TileProof | None = None
@@ -322,9 +322,7 @@ def _shared_elements(
     for differing in range(rank):
         order = [(range_var(i) - range_var(rank + i), (0, 0)) for i in range(differing)]
         order.append((range_var(rank + differing) - range_var(differing), (1, counts[differing])))
-        maps.append(
-            IndexingMap.create([], elements, range_vars=symbols, constraints=same + order)
-        )
+        maps.append(IndexingMap.create([], elements, range_vars=symbols, constraints=same + order))
     if not maps:
         return 0
     return count_image(maps, operand_shape)
@@ -363,7 +361,11 @@ def _inner_tiles(maps: ModuleMaps, fusion: Instruction) -> tuple[InnerTile, ...]
         own = maps.output_to_input(computation, instruction, 0)
         for name, composed in zip(instruction.operands, own, strict=False):
             known = reach.get(name, [])
-            if isinstance(found, str) or isinstance(composed.maps, Undefined) or isinstance(known, str):
+            if (
+                isinstance(found, str)
+                or isinstance(composed.maps, Undefined)
+                or isinstance(known, str)
+            ):
                 reach[name] = found if isinstance(found, str) else "unknown indexing"
                 continue
             for consumer in found:

@@ -85,13 +85,14 @@ def footprint(indexing_map: IndexingMap, sizes: Sequence[int]) -> IndexingMap:
         [(0, c - 1) for c in tile_counts(shape, sizes)] + [v.bounds for v in indexing_map.rt_vars],
         [substitute(e, at_tile) for e in indexing_map.results],
         range_vars=[(0, t - 1) for t in sizes] + [v.bounds for v in indexing_map.range_vars],
-        constraints=[(substitute(e, at_tile), b) for e, b in indexing_map.constraints] + inside,
+        constraints=[
+            (substitute(e, at_tile), (b.lower, b.upper)) for e, b in indexing_map.constraints
+        ]
+        + inside,
     )
 
 
-def tile_box(
-    indexing_map: IndexingMap, tile: SymbolicTile, sizes: Sequence[int]
-) -> IndexingMap:
+def tile_box(indexing_map: IndexingMap, tile: SymbolicTile, sizes: Sequence[int]) -> IndexingMap:
     """``B``: tile position and runtime values → the tile's elements that
     the operation reads at all."""
     rank, results = indexing_map.num_dims, indexing_map.num_results
@@ -131,13 +132,14 @@ def tile_box(
         range_vars=[(0, max(n, 1) - 1) for n in box_sizes]
         + [(0, n - 1) for n in shape]
         + [v.bounds for v in indexing_map.range_vars],
-        constraints=[(substitute(e, anywhere), b) for e, b in indexing_map.constraints] + read,
+        constraints=[
+            (substitute(e, anywhere), (b.lower, b.upper)) for e, b in indexing_map.constraints
+        ]
+        + read,
     )
 
 
-def prove_sizes(
-    indexing_map: IndexingMap, tile: SymbolicTile, sizes: Sequence[int]
-) -> TileProof:
+def prove_sizes(indexing_map: IndexingMap, tile: SymbolicTile, sizes: Sequence[int]) -> TileProof:
     """Whether, at every tile position, the tile of `sizes` is exactly what
     the output tile reads (a witness otherwise)."""
     sizes = tuple(sizes)
@@ -175,9 +177,7 @@ def prove_sizes(
     where = f"sizes {_tuple(sizes)}, tile {position}{runtime}: element {element}"
     if answer.only_in == "a":
         return TileProof("refuted", sizes, f"{where} is read but lies outside the tile")
-    return TileProof(
-        "covering", sizes, f"{where} lies in the tile but this tile does not read it"
-    )
+    return TileProof("covering", sizes, f"{where} lies in the tile but this tile does not read it")
 
 
 def prove_all_sizes(indexing_map: IndexingMap, tile: SymbolicTile) -> TileProof:
@@ -227,7 +227,7 @@ def prove_all_sizes(indexing_map: IndexingMap, tile: SymbolicTile) -> TileProof:
                 return runtime(v)
 
     dims = [(1, n) for n in shape] + [(0, n - 1) for n in shape]
-    dims += [v.bounds for v in indexing_map.rt_vars]
+    dims += [(v.bounds.lower, v.bounds.upper) for v in indexing_map.rt_vars]
     admitted = [(size_expr(a.expr), (a.lower, a.upper)) for a in tile.condition[0]]
     span = largest * (1 + sum(abs(_stride(s)) for s in tile.strides)) + 1
     inside = [(at_origin(dim(i)), (0, n - 1)) for i, n in enumerate(shape)]
@@ -236,7 +236,9 @@ def prove_all_sizes(indexing_map: IndexingMap, tile: SymbolicTile) -> TileProof:
         dims,
         [substitute(e, at_origin) for e in indexing_map.results],
         range_vars=[(0, n - 1) for n in shape] + [v.bounds for v in indexing_map.range_vars],
-        constraints=[(substitute(e, at_origin), b) for e, b in indexing_map.constraints]
+        constraints=[
+            (substitute(e, at_origin), (b.lower, b.upper)) for e, b in indexing_map.constraints
+        ]
         + inside
         + within
         + admitted,
@@ -245,9 +247,7 @@ def prove_all_sizes(indexing_map: IndexingMap, tile: SymbolicTile) -> TileProof:
         substitute(e, origin) + range_var(j) * _stride(tile.strides[j])
         for j, e in enumerate(indexing_map.results)
     ]
-    in_box = [
-        (size_expr(s) - range_var(j) - 1, (0, span)) for j, s in enumerate(tile.sizes)
-    ]
+    in_box = [(size_expr(s) - range_var(j) - 1, (0, span)) for j, s in enumerate(tile.sizes)]
     read = [
         (element - substitute(e, anywhere), (0, 0))
         for element, e in zip(elements, indexing_map.results, strict=True)
@@ -258,7 +258,9 @@ def prove_all_sizes(indexing_map: IndexingMap, tile: SymbolicTile) -> TileProof:
         range_vars=[(0, span) for _ in tile.sizes]
         + [(0, n - 1) for n in shape]
         + [v.bounds for v in indexing_map.range_vars],
-        constraints=[(substitute(e, anywhere), b) for e, b in indexing_map.constraints]
+        constraints=[
+            (substitute(e, anywhere), (b.lower, b.upper)) for e, b in indexing_map.constraints
+        ]
         + in_box
         + read
         + admitted,

@@ -303,20 +303,14 @@ def disjoin(a: Condition, b: Condition) -> Condition:
 
 def conjoin(a: Condition, b: Condition) -> Condition:
     """The conjunction, distributed into a disjunction of conjunctions."""
-    return _minimal(
-        tuple(tuple(dict.fromkeys((*x, *y))) for x, y in itertools.product(a, b))
-    )
+    return _minimal(tuple(tuple(dict.fromkeys((*x, *y))) for x, y in itertools.product(a, b)))
 
 
 def _minimal(condition: Condition) -> Condition:
     """Without repeated or subsumed conjunctions (one whose atoms include
     another's holds less often)."""
     unique = list(dict.fromkeys(tuple(sorted(c, key=render_atom)) for c in condition))
-    kept = [
-        c
-        for c in unique
-        if not any(other != c and set(other) <= set(c) for other in unique)
-    ]
+    kept = [c for c in unique if not any(other != c and set(other) <= set(c) for other in unique)]
     return tuple(kept)
 
 
