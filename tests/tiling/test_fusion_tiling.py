@@ -44,10 +44,20 @@ def test_matmul_epilogue_costs_by_enumeration():
     positions = list(itertools.product(range(2), range(3)))
     # What each tile loads, from the dot's semantics: rows of a, all of k;
     # all of k, columns of w; columns of b.
-    lhs = [{(r, k) for r in range(4 * p, 4 * p + 4) for k in range(4)} for p, _ in positions]
-    rhs = [{(k, c) for k in range(4) for c in range(2 * q, 2 * q + 2)} for _, q in positions]
-    bias = [{(c,) for c in range(2 * q, 2 * q + 2)} for _, q in positions]
-    expected = [(lhs, (6, 4)), (rhs, (4, 5)), (bias, (5,))]
+    lhs: list[set[tuple[int, ...]]] = [
+        {(r, k) for r in range(4 * p, 4 * p + 4) for k in range(4)} for p, _ in positions
+    ]
+    rhs: list[set[tuple[int, ...]]] = [
+        {(k, c) for k in range(4) for c in range(2 * q, 2 * q + 2)} for _, q in positions
+    ]
+    bias: list[set[tuple[int, ...]]] = [
+        {(c,) for c in range(2 * q, 2 * q + 2)} for _, q in positions
+    ]
+    expected: list[tuple[list[set[tuple[int, ...]]], tuple[int, ...]]] = [
+        (lhs, (6, 4)),
+        (rhs, (4, 5)),
+        (bias, (5,)),
+    ]
     for operand, (boxes, shape) in zip(result.operands, expected, strict=True):
         assert operand.proof is not None and operand.proof.verdict == "exact"
         assert operand.bytes_per_tile == 4 * len(boxes[0])
