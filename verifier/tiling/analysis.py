@@ -28,7 +28,7 @@ tile is proved for every size at once (`verifier.tiling.proof`).
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from verifier.analysis import ModuleMaps
@@ -49,7 +49,13 @@ from verifier.hlo import Computation, Instruction, element_bit_width
 from verifier.indexing.leaves import instruction_operand_leaves
 from verifier.tiling import sizes as sz
 from verifier.tiling.derive import NoTile, SymbolicTile, derive_tile
-from verifier.tiling.proof import TileProof, prove_all_sizes, prove_sizes, tile_counts
+from verifier.tiling.proof import (
+    TileProof,
+    prove_all_sizes,
+    prove_sizes,
+    prove_union_sizes,
+    tile_counts,
+)
 
 # The most size vectors one operand's proof enumerates.
 SPACE_LIMIT = 64
@@ -123,21 +129,21 @@ def tile_instruction(
     composed = maps.output_to_input(computation, instruction, 0)
     for leaf, indexing in zip(leaves, composed, strict=True):
         operand_shape = tuple(leaf.shape.dimensions)
-        found = _only_map(indexing.maps)
+        found = _read_maps(indexing.maps)
         if isinstance(found, str):
             operands.append(OperandTiling(leaf.number, leaf.name, operand_shape, None, found))
             continue
-        tile = derive_tile(found)
-        if isinstance(tile, NoTile):
+        derived = _operand_tile(found, sizes, shape)
+        if isinstance(derived, NoTile):
             box = _covering_box(found, sizes or shape)
             operands.append(
                 OperandTiling(
-                    leaf.number, leaf.name, operand_shape, None, tile.reason, covering_box=box
+                    leaf.number, leaf.name, operand_shape, None, derived.reason, covering_box=box
                 )
             )
             continue
+        anchor, tile, proof, proved_for = derived
         condition = sz.conjoin(condition, tile.condition)
-        proof, proved_for = _prove(found, tile, sizes)
         cost: tuple[int | None, int | None] = (None, None)
         if sizes is not None:
             width = element_bit_width(leaf.shape.element_type)
@@ -146,7 +152,7 @@ def tile_instruction(
                 elements *= n
             cost = (
                 None if width is None else elements * width // 8,
-                _shared_elements(found, tile, sizes, operand_shape),
+                _shared_elements(found[anchor], tile, sizes, operand_shape),
             )
         operands.append(
             OperandTiling(
@@ -186,16 +192,74 @@ def _check_sizes(shape: tuple[int, ...], sizes: tuple[int, ...]) -> None:
             raise UsageError(f"tile size {size} is not positive")
 
 
-def _only_map(maps: object) -> IndexingMap | str:
+def _read_maps(maps: object) -> tuple[IndexingMap, ...] | str:
+    """The maps through which an operand is read, or why there are none."""
     if isinstance(maps, Undefined):
         return f"unknown indexing: {maps.reason or 'UNDEFINED'}"
     assert isinstance(maps, tuple)
     if not maps:
         return "not read"
-    if len(maps) > 1:
-        return f"read through {len(maps)} different maps (a union of footprints)"
-    indexing_map: IndexingMap = maps[0].map
-    return indexing_map
+    return tuple(counted.map for counted in maps)
+
+
+def _operand_tile(
+    found: tuple[IndexingMap, ...], sizes: tuple[int, ...] | None, shape: tuple[int, ...]
+) -> tuple[int, SymbolicTile, TileProof, str] | NoTile:
+    """The tile of what an output tile reads through `found`, with the
+    index of the map anchoring its offsets and its proof.
+
+    Through one map, that map's tile.  Through several (a softmax's input,
+    read by the row reduction and the elementwise ops), the tile of their
+    union: each map's tile, largest box first, is a candidate, and the
+    first that isl proves exact for the union is it; else none."""
+    if len(found) == 1:
+        tile = derive_tile(found[0])
+        if isinstance(tile, NoTile):
+            return tile
+        return (0, tile, *_prove(found[0], tile, sizes))
+    if any(m.rt_vars for m in found):
+        return NoTile(f"read through {len(found)} maps with runtime offsets")
+    candidates = []
+    for anchor, indexing_map in enumerate(found):
+        tile = derive_tile(indexing_map)
+        if isinstance(tile, SymbolicTile) and (sizes is None or tile.holds(sizes)):
+            # Largest first at these sizes, then at unit sizes (the box
+            # that holds the others' for more sizes).
+            key = (-_volume(tile, sizes or shape), -_volume(tile, [1] * len(shape)), anchor)
+            candidates.append((key, anchor, tile))
+    tried = []
+    for _, anchor, tile in sorted(candidates, key=lambda c: c[0]):
+        proof, proved_for = _prove_union(found, anchor, tile, sizes)
+        if proof.verdict == "exact":
+            return anchor, tile, proof, proved_for
+        tried.append(f"map {anchor}'s tile: {proof.witness or proof.verdict}")
+    why = "; ".join(tried) if tried else "no map has a tile for these sizes"
+    return NoTile(f"read through {len(found)} maps whose union is no strided box ({why})")
+
+
+def _volume(tile: SymbolicTile, sizes: Sequence[int]) -> int:
+    volume = 1
+    for n in tile.box_sizes(sizes):
+        volume *= n
+    return volume
+
+
+def _prove_union(
+    found: tuple[IndexingMap, ...], anchor: int, tile: SymbolicTile, sizes: tuple[int, ...] | None
+) -> tuple[TileProof, str]:
+    """The union's proof for `sizes`, or over the tiling space (dims linked
+    in any map enumerated together) where `tile`'s condition holds."""
+    if sizes is not None:
+        return prove_union_sizes(found, anchor, tile, sizes), f"sizes {list(sizes)}"
+    groups: list[set[int]] = []
+    for indexing_map in found:
+        for group in _linked_groups(indexing_map, tile):
+            for other in [g for g in groups if g & group]:
+                group |= other
+                groups.remove(other)
+            groups.append(group)
+    vectors = _space_vectors(tile, groups)
+    return _over_space(vectors, lambda v: prove_union_sizes(found, anchor, tile, v))
 
 
 def tiling_space(shape: Sequence[int]) -> list[tuple[int, ...]]:
@@ -240,27 +304,39 @@ def _prove(
         proof = prove_all_sizes(indexing_map, tile)
         if proof.verdict == "exact":
             return proof, "all sizes"
+    vectors = _space_vectors(tile, _linked_groups(indexing_map, tile))
+    return _over_space(vectors, lambda v: prove_sizes(indexing_map, tile, v))
+
+
+def _space_vectors(tile: SymbolicTile, groups: list[set[int]]) -> list[tuple[int, ...]]:
+    """The tiling space's vectors where `tile`'s condition holds, each group
+    of linked dims enumerated with the others at size 1."""
     shape = tile.output_shape
     vectors: list[tuple[int, ...]] = []
-    for group in _linked_groups(indexing_map, tile):
+    for group in groups:
         sub_shape = [n if i in group else 1 for i, n in enumerate(shape)]
         vectors.extend(v for v in tiling_space(sub_shape) if tile.holds(v))
-    vectors = list(dict.fromkeys(vectors)) or [tuple(1 for _ in shape)]
+    return list(dict.fromkeys(vectors)) or [tuple(1 for _ in shape)]
+
+
+_RANK = {"refuted": 3, "unknown": 2, "covering": 1, "exact": 0}
+
+
+def _over_space(
+    vectors: list[tuple[int, ...]], prove: Callable[[tuple[int, ...]], TileProof]
+) -> tuple[TileProof, str]:
+    """The most telling proof over `vectors` (refuted over unknown over
+    covering over exact), stopping at the first refutation."""
     if len(vectors) > SPACE_LIMIT:
-        return (
-            TileProof(
-                "unknown",
-                None,
-                f"the tiling space has {len(vectors)} admitted size "
-                f"vectors (more than {SPACE_LIMIT}): pass --sizes",
-            ),
-            "",
+        reason = (
+            f"the tiling space has {len(vectors)} admitted size "
+            f"vectors (more than {SPACE_LIMIT}): pass --sizes"
         )
+        return TileProof("unknown", None, reason), ""
     worst: TileProof | None = None
-    rank = {"refuted": 3, "unknown": 2, "covering": 1, "exact": 0}
     for vector in vectors:
-        proof = prove_sizes(indexing_map, tile, vector)
-        if worst is None or rank[proof.verdict] > rank[worst.verdict]:
+        proof = prove(vector)
+        if worst is None or _RANK[proof.verdict] > _RANK[worst.verdict]:
             worst = proof
         if proof.verdict == "refuted":
             break
@@ -268,23 +344,28 @@ def _prove(
     return worst, f"{len(vectors)} size vectors of the tiling space"
 
 
-def _covering_box(indexing_map: IndexingMap, sizes: Sequence[int]) -> CoveringBox | None:
-    """Per result, its least and greatest value over the tile at position 0."""
-    tile_map = indexing_map.replaced(
-        dims=[
-            type(v)(type(v.bounds)(0, min(v.bounds.upper, size - 1)), v.source)
-            for v, size in zip(indexing_map.dims, sizes, strict=True)
-        ]
-    )
-    offsets, extents = [], []
-    for result in indexing_map.results:
-        low = extremum(tile_map, result, maximum=False)
-        high = extremum(tile_map, result, maximum=True)
-        if low.value is None or high.value is None:
-            return None
-        offsets.append(low.value)
-        extents.append(high.value - low.value + 1)
-    return CoveringBox(tuple(offsets), tuple(extents))
+def _covering_box(maps: Sequence[IndexingMap], sizes: Sequence[int]) -> CoveringBox | None:
+    """Per result, its least and greatest value over the tile at position 0,
+    through any of `maps`."""
+    lows: list[int] = []
+    highs: list[int] = []
+    for indexing_map in maps:
+        tile_map = indexing_map.replaced(
+            dims=[
+                type(v)(type(v.bounds)(0, min(v.bounds.upper, size - 1)), v.source)
+                for v, size in zip(indexing_map.dims, sizes, strict=True)
+            ]
+        )
+        for j, result in enumerate(indexing_map.results):
+            low = extremum(tile_map, result, maximum=False).value
+            high = extremum(tile_map, result, maximum=True).value
+            if low is None or high is None:
+                return None
+            if j == len(lows):
+                lows.append(low)
+                highs.append(high)
+            lows[j], highs[j] = min(lows[j], low), max(highs[j], high)
+    return CoveringBox(tuple(lows), tuple(h - lo + 1 for lo, h in zip(lows, highs, strict=True)))
 
 
 def _shared_elements(

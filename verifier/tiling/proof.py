@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from verifier.bridges.isl import compare_relations
+from verifier.bridges.isl_sets import compare_unions
 from verifier.expr import (
     Expr,
     IndexingMap,
@@ -59,6 +60,9 @@ class TileProof:
     verdict: Verdict
     sizes: tuple[int, ...] | None
     witness: str | None = None
+    # The witness as named integers: the tile position ``p0 …``, the
+    # runtime values ``rt0 …`` and the element ``e0 …``.
+    point: tuple[tuple[str, int], ...] = ()
 
 
 def tile_counts(shape: Sequence[int], sizes: Sequence[int]) -> tuple[int, ...]:
@@ -92,9 +96,16 @@ def footprint(indexing_map: IndexingMap, sizes: Sequence[int]) -> IndexingMap:
     )
 
 
-def tile_box(indexing_map: IndexingMap, tile: SymbolicTile, sizes: Sequence[int]) -> IndexingMap:
-    """``B``: tile position and runtime values → the tile's elements that
-    the operation reads at all."""
+def tile_box(
+    indexing_map: IndexingMap,
+    tile: SymbolicTile,
+    sizes: Sequence[int],
+    reader: IndexingMap | None = None,
+) -> IndexingMap:
+    """``B``: tile position and runtime values → the tile's elements (its
+    box anchored where `indexing_map` puts the tile's origin) that `reader`
+    (default `indexing_map`) reads at all."""
+    reader = indexing_map if reader is None else reader
     rank, results = indexing_map.num_dims, indexing_map.num_results
     shape = [v.bounds.upper + 1 for v in indexing_map.dims]
     lowest = [v.bounds.lower for v in indexing_map.range_vars]
@@ -124,18 +135,48 @@ def tile_box(indexing_map: IndexingMap, tile: SymbolicTile, sizes: Sequence[int]
     ]
     read = [
         (element - substitute(e, anywhere), (0, 0))
-        for element, e in zip(elements, indexing_map.results, strict=True)
+        for element, e in zip(elements, reader.results, strict=True)
     ]
     return IndexingMap.create(
         [(0, c - 1) for c in tile_counts(shape, sizes)] + [v.bounds for v in indexing_map.rt_vars],
         elements,
         range_vars=[(0, max(n, 1) - 1) for n in box_sizes]
         + [(0, n - 1) for n in shape]
-        + [v.bounds for v in indexing_map.range_vars],
-        constraints=[
-            (substitute(e, anywhere), (b.lower, b.upper)) for e, b in indexing_map.constraints
-        ]
+        + [v.bounds for v in reader.range_vars],
+        constraints=[(substitute(e, anywhere), (b.lower, b.upper)) for e, b in reader.constraints]
         + read,
+    )
+
+
+def prove_union_sizes(
+    maps: Sequence[IndexingMap], anchor: int, tile: SymbolicTile, sizes: Sequence[int]
+) -> TileProof:
+    """Whether, at every tile position, the tile of `sizes` (anchored by
+    ``maps[anchor]``) is exactly what the output tile reads through all of
+    `maps` together (within what they read at all).  No runtime variables."""
+    sizes = tuple(sizes)
+    assert not any(m.rt_vars for m in maps), "a union of footprints has no runtime offsets"
+    if any(n == 0 for n in tile.box_sizes(sizes)):
+        return TileProof("refuted", sizes, f"sizes {_tuple(sizes)}: the tile has no element")
+    rank = maps[anchor].num_dims
+    answer = compare_unions(
+        [footprint(m, sizes) for m in maps],
+        [tile_box(maps[anchor], tile, sizes, reader=m) for m in maps],
+        num_in=rank,
+        num_out=maps[anchor].num_results,
+    )
+    if answer.differs is None:
+        return TileProof("unknown", sizes)
+    if not answer.differs:
+        return TileProof("exact", sizes)
+    where = (
+        f"sizes {_tuple(sizes)}, tile {_tuple(answer.source)}: element {_tuple(answer.target)}"
+    )
+    point = _point(answer.source, rank, answer.target)
+    if answer.only_in == 0:
+        return TileProof("refuted", sizes, f"{where} is read but lies outside the tile", point)
+    return TileProof(
+        "covering", sizes, f"{where} lies in the tile but this tile does not read it", point
     )
 
 
@@ -175,9 +216,25 @@ def prove_sizes(indexing_map: IndexingMap, tile: SymbolicTile, sizes: Sequence[i
     )
     element = _tuple(values[f"r{j}"] for j in range(indexing_map.num_results))
     where = f"sizes {_tuple(sizes)}, tile {position}{runtime}: element {element}"
+    point = _point(
+        [values[f"d{i}"] for i in range(rank + len(indexing_map.rt_vars))],
+        rank,
+        [values[f"r{j}"] for j in range(indexing_map.num_results)],
+    )
     if answer.only_in == "a":
-        return TileProof("refuted", sizes, f"{where} is read but lies outside the tile")
-    return TileProof("covering", sizes, f"{where} lies in the tile but this tile does not read it")
+        return TileProof("refuted", sizes, f"{where} is read but lies outside the tile", point)
+    return TileProof(
+        "covering", sizes, f"{where} lies in the tile but this tile does not read it", point
+    )
+
+
+def _point(source: Sequence[int], rank: int, element: Sequence[int]) -> tuple[tuple[str, int], ...]:
+    """The named witness: tile position ``p…``, runtime values ``rt…``, element ``e…``."""
+    return (
+        tuple((f"p{i}", v) for i, v in enumerate(source[:rank]))
+        + tuple((f"rt{k}", v) for k, v in enumerate(source[rank:]))
+        + tuple((f"e{j}", v) for j, v in enumerate(element))
+    )
 
 
 def prove_all_sizes(indexing_map: IndexingMap, tile: SymbolicTile) -> TileProof:
