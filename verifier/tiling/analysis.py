@@ -45,10 +45,11 @@ from verifier.expr import (
     substitute,
     variables_of,
 )
-from verifier.hlo import Computation, Instruction, element_bit_width
+from verifier.hlo import Computation, Instruction
 from verifier.indexing.leaves import instruction_operand_leaves
 from verifier.tiling import sizes as sz
 from verifier.tiling.derive import NoTile, SymbolicTile, derive_tile
+from verifier.tiling.loads import tile_bytes
 from verifier.tiling.proof import (
     TileProof,
     prove_all_sizes,
@@ -146,12 +147,8 @@ def tile_instruction(
         condition = sz.conjoin(condition, tile.condition)
         cost: tuple[int | None, int | None] = (None, None)
         if sizes is not None:
-            width = element_bit_width(leaf.shape.element_type)
-            elements = 1
-            for n in tile.box_sizes(sizes):
-                elements *= n
             cost = (
-                None if width is None else elements * width // 8,
+                tile_bytes(leaf.shape, found[anchor], tile, sizes),
                 _shared_elements(found[anchor], tile, sizes, operand_shape),
             )
         operands.append(
