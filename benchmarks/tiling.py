@@ -9,15 +9,24 @@ Prints, per file: fusions, how many operands got a tile / none, the CPU
 seconds of maps and of tile summed over the fusions, and their ratio; then
 the totals.  The tile time includes the maps it derives tiles from and the
 isl proofs over the tiling space.
+
+Then the ``tiling`` check of `verifier check` (the command line, in this
+process, no proof cache) on the Triton dumps (``examples/triton/*.hlo``,
+``examples/checks/triton_*.hlo``) beside the other checks of the same run:
+CPU seconds of ``--checks tiling`` and of every other check, each the least
+of three runs.
 """
 
 from __future__ import annotations
 
+import io
 import sys
 import time
 from pathlib import Path
 
 from verifier.api import Analysis
+from verifier.cli import main as verifier
+from verifier.gate.catalog import CHECKS
 from verifier.hlo import parse_module_file
 
 
@@ -70,5 +79,28 @@ def main(paths: list[str]) -> None:
         )
 
 
+def check_seconds(path: Path, checks: str) -> float:
+    """The least CPU seconds of three `verifier check` runs of `checks`."""
+    best = float("inf")
+    for _ in range(3):
+        start = time.process_time()
+        verifier(
+            ["check", "--no-cache", "--jobs", "1", "--checks", checks, str(path)], io.StringIO()
+        )
+        best = min(best, time.process_time() - start)
+    return best
+
+
+def check_costs() -> None:
+    others = ",".join(c for c in CHECKS if c != "tiling")
+    files = sorted(Path("examples/triton").glob("*.hlo"))
+    files += sorted(Path("examples/checks").glob("triton_*.hlo"))
+    print(f"\n{'file':48} {'tiling s':>8} {'others s':>8} {'ratio':>6}")
+    for path in files:
+        tiling, rest = check_seconds(path, "tiling"), check_seconds(path, others)
+        print(f"{path!s:48} {tiling:8.3f} {rest:8.3f} {tiling / rest:6.2f}")
+
+
 if __name__ == "__main__":
     main(sys.argv[1:])
+    check_costs()

@@ -47,7 +47,8 @@ def test_tile_with_preexisting_constraint_by_brute_force(case: str) -> None:
     verdicts = check_condition(tile, reads, SHAPE)
     # A row block of one d0 and a whole d1 are admitted, as XLA's
     # "d0 in [1, 1] || d1 in [1, 1] || d1 in [2048, 2048]" admits them.
-    for sizes in [(1, 4, 3), (4, 1, 1), (3, 8, 2)]:
+    admitted_sizes: list[tuple[int, ...]] = [(1, 4, 3), (4, 1, 1), (3, 8, 2)]
+    for sizes in admitted_sizes:
         assert tile.holds(sizes) and verdicts[sizes] == "exact", sizes
     # Two rows of a partial d1 leave a gap: not admitted, and no box.
     assert not tile.holds((2, 4, 1)) and verdicts[(2, 4, 1)] != "exact"
@@ -55,6 +56,6 @@ def test_tile_with_preexisting_constraint_by_brute_force(case: str) -> None:
     # (elsewhere the oracle passes over a tile that reads nothing, whose
     # box isl still finds holding an element read by another).
     for sizes in [s for s in space(SHAPE) if tile.holds(s)][::4]:
-        assert prove_sizes(indexing_map, tile, sizes).verdict == judge(
-            tile, reads, SHAPE, sizes
-        ), sizes
+        assert prove_sizes(indexing_map, tile, sizes).verdict == judge(tile, reads, SHAPE, sizes), (
+            sizes
+        )

@@ -112,3 +112,36 @@ def test_bytes_per_tile_by_enumerating_addresses(case: str) -> None:
             first,
         )
         assert tiled.bytes_per_tile == expected, sizes
+
+
+DYNAMIC = """HloModule m
+ENTRY e {
+  p0 = f32[40,16]{1,0:T(8,16)} parameter(0)
+  i = s32[] parameter(1)
+  zero = s32[] constant(0)
+  ROOT r = f32[16,16] dynamic-slice(p0, i, zero), dynamic_slice_sizes={16,16}
+}"""
+
+
+def test_bytes_per_tile_at_a_runtime_offset():
+    """A dynamic slice starts at any row in [0, 24]: the most over every
+    start and tile position."""
+    module = parse_module(DYNAMIC)
+    maps = ModuleMaps(module)
+    for sizes in [(1, 16), (4, 16), (8, 8), (16, 16), (3, 16)]:
+        result = tile_instruction(maps, module.entry, module.entry.root, sizes)
+        tiled = result.operands[0]
+        assert tiled.tile is not None
+        box_sizes, strides = tiled.tile.box_sizes(sizes), tiled.tile.box_strides(sizes)
+        expected = max(
+            _brute_force_bytes(
+                "f32[40,16]{1,0:T(8,16)}",
+                (16, 16),
+                sizes,
+                box_sizes,
+                strides,
+                lambda d, start=start: (start + d[0], d[1]),
+            )
+            for start in range(25)
+        )
+        assert tiled.bytes_per_tile == expected, sizes

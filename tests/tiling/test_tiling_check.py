@@ -34,7 +34,7 @@ def _check(path: Path, *args: str) -> tuple[int, str]:
 
 
 def _findings(path: Path) -> list[dict[str, object]]:
-    code, text = _check(path, "--format", "json")
+    _, text = _check(path, "--format", "json")
     findings: list[dict[str, object]] = json.loads(text)["findings"]
     assert {f["check"] for f in findings} <= {"tiling"}
     return findings

@@ -150,6 +150,8 @@ def test_softmax_union_tile_is_whole_rows() -> None:
     assert operand.tile.box_sizes((2, 4)) == (2, 8)
     # Brute force: a tile of 2 × 4 reads 2 whole rows; 4 tiles of 3 cover
     # the 6 rows, each row loaded by the 2 tiles of its row block.
-    assert _tile_zero(CASES["softmax rows"][2], (2, 4)) == {(i, j) for i in range(2) for j in range(8)}
+    assert _tile_zero(CASES["softmax rows"][2], (2, 4)) == {
+        (i, j) for i in range(2) for j in range(8)
+    }
     assert operand.bytes_per_tile == 2 * 8 * 4
     assert operand.shared_elements == 6 * 8

@@ -48,9 +48,9 @@ from verifier.fusion.compose import (
     maps_follow_signature,
     quote_names,
 )
+from verifier.gate import tiling
 from verifier.gate.catalog import CHECKS
 from verifier.gate.finding import Finding
-from verifier.gate import tiling
 from verifier.gate.questions import Question, QuestionMemo
 from verifier.hlo import Computation, Instruction, Module
 from verifier.indexing.leaves import (

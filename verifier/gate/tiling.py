@@ -76,9 +76,7 @@ def tiling_answers(
         yield "tile sizes", CheckResult(Outcome.REFUTED, wrong, _named(sizes))
         return
     for number in range(1, len(chosen)):
-        yield f"output {number}", CheckResult(
-            Outcome.UNSUPPORTED, "only output 0's tile is judged"
-        )
+        yield f"output {number}", CheckResult(Outcome.UNSUPPORTED, "only output 0's tile is judged")
     result = tile_instruction(maps, computation, instruction, sizes)
     yield "tile sizes", _constraints(result, sizes)
     for operand in result.operands:
@@ -135,12 +133,12 @@ def _constraints(result: InstructionTiling, sizes: tuple[int, ...]) -> CheckResu
 
 def _operand(operand: OperandTiling) -> CheckResult:
     if operand.tile is None:
-        box = operand.covering_box
+        covering = operand.covering_box
         cover = (
             ""
-            if box is None
-            else f"; the smallest box covering tile 0: offsets {list(box.offsets)}, "
-            f"sizes {list(box.sizes)}"
+            if covering is None
+            else f"; the smallest box covering tile 0: offsets {list(covering.offsets)}, "
+            f"sizes {list(covering.sizes)}"
         )
         return CheckResult(Outcome.UNSUPPORTED, f"no tile: {operand.reason}{cover}")
     proof = operand.proof

@@ -31,8 +31,7 @@ from __future__ import annotations
 
 import json
 
-from verifier.hlo import Instruction
-from verifier.hlo.attributes import BackendConfig
+from verifier.hlo import BackendConfig, Instruction
 
 
 def chosen_tiles(instruction: Instruction) -> tuple[tuple[int, ...], ...] | str | None:

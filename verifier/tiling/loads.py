@@ -38,16 +38,7 @@ import itertools
 from collections.abc import Sequence
 from math import prod
 
-from verifier.expr import (
-    Expr,
-    IndexingMap,
-    Var,
-    VarKind,
-    const,
-    substitute,
-    variables_of,
-)
-from verifier.expr.evaluate import evaluate
+from verifier.expr import IndexingMap, VarKind, dim, range_var, rt_var, variables_of
 from verifier.hlo import Shape
 from verifier.indexing.layout import COMBINED, offset_extent, slot_bits
 from verifier.tiling.derive import SymbolicTile
@@ -73,7 +64,11 @@ def tile_bytes(
         return None
     box_sizes, strides = tile.box_sizes(sizes), tile.box_strides(sizes)
     counts = tile_counts(tile.output_shape, sizes)
-    lowest = [v.bounds.lower for v in read.range_vars]
+    # Symbols at their least (where the box starts); runtime values at any
+    # (their results are counted over every alignment below).
+    lowest = {range_var(k): v.bounds.lower for k, v in enumerate(read.range_vars)}
+    lowest |= {rt_var(k): v.bounds.lower for k, v in enumerate(read.rt_vars)}
+    rank = read.num_dims
     extents = operand.dimensions
     total = 1
     # Results linked by the output dims their offsets depend on.
@@ -96,17 +91,13 @@ def tile_bytes(
             return None
         most = 0
         for chosen in itertools.product(*(range(counts[i]) for i in order)):
-            at = dict(zip(order, chosen, strict=True))
-
-            def origin(v: Var, at: dict[int, int] = at) -> Expr:
-                if v.kind is VarKind.DIM:
-                    return const(at.get(v.index, 0) * sizes[v.index])
-                return const(lowest[v.index])
-
+            origin = read.evaluate(
+                {dim(i): chosen[order.index(i)] * sizes[i] if i in dims else 0 for i in range(rank)}
+                | lowest
+            )
             count = 1
             for j in members:
-                offset = evaluate(substitute(read.results[j], origin), {})
-                count *= _grid_count(offset, box_sizes[j], strides[j], per_dim[j], extents[j])
+                count *= _grid_count(origin[j], box_sizes[j], strides[j], per_dim[j], extents[j])
             most = max(most, count)
         total *= most
     return -(-total * slots * bits // 8)

@@ -169,9 +169,7 @@ def prove_union_sizes(
         return TileProof("unknown", sizes)
     if not answer.differs:
         return TileProof("exact", sizes)
-    where = (
-        f"sizes {_tuple(sizes)}, tile {_tuple(answer.source)}: element {_tuple(answer.target)}"
-    )
+    where = f"sizes {_tuple(sizes)}, tile {_tuple(answer.source)}: element {_tuple(answer.target)}"
     point = _point(answer.source, rank, answer.target)
     if answer.only_in == 0:
         return TileProof("refuted", sizes, f"{where} is read but lies outside the tile", point)
