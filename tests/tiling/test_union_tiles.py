@@ -16,7 +16,12 @@ import pytest
 from tests.tiling.oracle import judge
 from verifier.analysis import ModuleMaps
 from verifier.hlo import parse_module
-from verifier.tiling.analysis import OperandTiling, tile_instruction, tiling_space
+from verifier.tiling.analysis import (
+    InstructionTiling,
+    OperandTiling,
+    tile_instruction,
+    tiling_space,
+)
 
 Index = tuple[int, ...]
 
@@ -98,9 +103,12 @@ CASES: dict[str, tuple[str, tuple[int, ...], Reads]] = {
 
 
 def _operand(text: str, sizes: tuple[int, ...]) -> OperandTiling:
+    return _tiling(text, sizes).operands[0]
+
+
+def _tiling(text: str, sizes: tuple[int, ...]) -> InstructionTiling:
     module = parse_module(text)
-    result = tile_instruction(ModuleMaps(module), module.entry, module.entry.root, sizes)
-    return result.operands[0]
+    return tile_instruction(ModuleMaps(module), module.entry, module.entry.root, sizes)
 
 
 def _tile_zero(reads: Reads, sizes: tuple[int, ...]) -> set[Index]:
@@ -115,7 +123,13 @@ def test_union_tile_by_brute_force(case: str) -> None:
     text, shape, reads = CASES[case]
     tiled = untiled = 0
     for sizes in tiling_space(shape):
-        operand = _operand(text, sizes)
+        result = _tiling(text, sizes)
+        operand = result.operands[0]
+        # The fused parameter is read as the operand is: the same tile or none.
+        (parameter,) = [inner for inner in result.inner if inner.name == "p0"]
+        assert (parameter.tile is None) == (operand.tile is None), sizes
+        if parameter.tile is not None:
+            assert judge(parameter.tile, reads, shape, sizes) == "exact", sizes
         if operand.tile is not None:
             assert operand.proof is not None and operand.proof.verdict == "exact", sizes
             assert judge(operand.tile, reads, shape, sizes) == "exact", sizes

@@ -156,7 +156,7 @@ def tile_instruction(
                 leaf.number, leaf.name, operand_shape, tile, None, proof, proved_for, None, *cost
             )
         )
-    inner = _inner_tiles(maps, instruction) if instruction.opcode == "fusion" else ()
+    inner = _inner_tiles(maps, instruction, sizes, shape) if instruction.opcode == "fusion" else ()
     for entry in inner:
         if entry.tile is not None:
             condition = sz.conjoin(condition, entry.tile.condition)
@@ -406,10 +406,12 @@ def _shared_elements(
     return count_image(maps, operand_shape)
 
 
-def _inner_tiles(maps: ModuleMaps, fusion: Instruction) -> tuple[InnerTile, ...]:
+def _inner_tiles(
+    maps: ModuleMaps, fusion: Instruction, sizes: tuple[int, ...] | None, shape: tuple[int, ...]
+) -> tuple[InnerTile, ...]:
     """Each instruction of the fused computation, tiled for the fusion's
     output tile: its maps from the fusion's output composed along every
-    use (one map, else no tile)."""
+    use (several: the tile of their union, as for operands)."""
     from verifier.expr import compose
     from verifier.simplify import simplify_relation
 
@@ -425,9 +427,14 @@ def _inner_tiles(maps: ModuleMaps, fusion: Instruction) -> tuple[InnerTile, ...]
         found = reach.get(instruction.name)
         if found is None:
             continue
-        if isinstance(found, str) or len(found) != 1:
-            reason = found if isinstance(found, str) else f"reached through {len(found)} maps"
-            tiles.append(InnerTile(instruction.name, instruction.opcode, None, reason))
+        if isinstance(found, str):
+            tiles.append(InnerTile(instruction.name, instruction.opcode, None, found))
+        elif len(found) > 1:
+            union = _operand_tile(tuple(found), sizes, shape)
+            if isinstance(union, NoTile):
+                tiles.append(InnerTile(instruction.name, instruction.opcode, None, union.reason))
+            else:
+                tiles.append(InnerTile(instruction.name, instruction.opcode, union[1], None))
         else:
             tile = derive_tile(found[0])
             if isinstance(tile, NoTile):
