@@ -54,12 +54,15 @@ from verifier.tiling.proof import (
     TileProof,
     prove_all_sizes,
     prove_sizes,
+    prove_union_all_sizes,
     prove_union_sizes,
     tile_counts,
 )
 
 # The most size vectors one operand's proof enumerates.
 SPACE_LIMIT = 64
+# The most maps' tiles tried as the tile of a union of footprints.
+UNION_CANDIDATES = 4
 
 
 @dataclass(frozen=True)
@@ -207,8 +210,9 @@ def _operand_tile(
 
     Through one map, that map's tile.  Through several (a softmax's input,
     read by the row reduction and the elementwise ops), the tile of their
-    union: each map's tile, largest box first, is a candidate, and the
-    first that isl proves exact for the union is it; else none."""
+    union: each map's tile, largest box first (the `UNION_CANDIDATES`
+    largest), is a candidate, and the first that isl proves exact for the
+    union is it; else none."""
     if len(found) == 1:
         tile = derive_tile(found[0])
         if isinstance(tile, NoTile):
@@ -225,13 +229,18 @@ def _operand_tile(
             key = (-_volume(tile, sizes or shape), -_volume(tile, [1] * len(shape)), anchor)
             candidates.append((key, anchor, tile))
     tried = []
-    for _, anchor, tile in sorted(candidates, key=lambda c: c[0]):
+    for _, anchor, tile in sorted(candidates, key=lambda c: c[0])[:UNION_CANDIDATES]:
         proof, proved_for = _prove_union(found, anchor, tile, sizes)
         if proof.verdict == "exact":
             return anchor, tile, proof, proved_for
         tried.append(f"map {anchor}'s tile: {proof.witness or proof.verdict}")
-    why = "; ".join(tried) if tried else "no map has a tile for these sizes"
-    return NoTile(f"read through {len(found)} maps whose union is no strided box ({why})")
+    if not tried:
+        return NoTile(f"read through {len(found)} maps, none with a tile for these sizes")
+    more = f" (and {len(tried) - 1} more)" if len(tried) > 1 else ""
+    return NoTile(
+        f"read through {len(found)} maps, the {len(tried)} largest of whose tiles are not "
+        f"their union's: {tried[0]}{more}"
+    )
 
 
 def _volume(tile: SymbolicTile, sizes: Sequence[int]) -> int:
@@ -244,18 +253,16 @@ def _volume(tile: SymbolicTile, sizes: Sequence[int]) -> int:
 def _prove_union(
     found: tuple[IndexingMap, ...], anchor: int, tile: SymbolicTile, sizes: tuple[int, ...] | None
 ) -> tuple[TileProof, str]:
-    """The union's proof for `sizes`, or over the tiling space (dims linked
-    in any map enumerated together) where `tile`'s condition holds."""
+    """The union's proof for `sizes`, for all sizes at once where `tile` is
+    affine, or over the whole tiling space where `tile`'s condition holds."""
     if sizes is not None:
         return prove_union_sizes(found, anchor, tile, sizes), f"sizes {list(sizes)}"
-    groups: list[set[int]] = []
-    for indexing_map in found:
-        for group in _linked_groups(indexing_map, tile):
-            for other in [g for g in groups if g & group]:
-                group |= other
-                groups.remove(other)
-            groups.append(group)
-    vectors = _space_vectors(tile, groups)
+    if tile.is_affine():
+        proof = prove_union_all_sizes(found, anchor, tile)
+        if proof.verdict == "exact":
+            return proof, "all sizes"
+    # A union of products is no product: every dim is enumerated together.
+    vectors = _space_vectors(tile, [set(range(len(tile.output_shape)))])
     return _over_space(vectors, lambda v: prove_union_sizes(found, anchor, tile, v))
 
 

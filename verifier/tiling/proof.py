@@ -239,6 +239,33 @@ def prove_all_sizes(indexing_map: IndexingMap, tile: SymbolicTile) -> TileProof:
     """For an affine tile: exact for every size vector its condition admits,
     at every origin (``unknown`` when isl cannot tell or finds a
     counterexample, which may lie at an origin no tile has)."""
+    read_map, box_map = _all_sizes_relations(indexing_map, indexing_map, tile)
+    answer = compare_relations(read_map, box_map)
+    return TileProof("exact" if answer.differs is False else "unknown", None)
+
+
+def prove_union_all_sizes(
+    maps: Sequence[IndexingMap], anchor: int, tile: SymbolicTile
+) -> TileProof:
+    """`prove_all_sizes` for what an output tile reads through all of
+    `maps` together, against `tile` anchored by ``maps[anchor]``."""
+    pairs = [_all_sizes_relations(maps[anchor], m, tile) for m in maps]
+    answer = compare_unions(
+        [read for read, _ in pairs],
+        [box for _, box in pairs],
+        num_in=pairs[0][0].num_dims,
+        num_out=maps[anchor].num_results,
+    )
+    return TileProof("exact" if answer.differs is False else "unknown", None)
+
+
+def _all_sizes_relations(
+    indexing_map: IndexingMap, reader: IndexingMap, tile: SymbolicTile
+) -> tuple[IndexingMap, IndexingMap]:
+    """With the sizes and the tile's origin as dims (then runtime values):
+    what `reader` reads from the tile at that origin, and the tile's box
+    anchored where `indexing_map` puts the origin, within what `reader`
+    reads at all."""
     rank, results = indexing_map.num_dims, indexing_map.num_results
     shape = [v.bounds.upper + 1 for v in indexing_map.dims]
     lowest = [v.bounds.lower for v in indexing_map.range_vars]
@@ -289,11 +316,9 @@ def prove_all_sizes(indexing_map: IndexingMap, tile: SymbolicTile) -> TileProof:
     within = [(dim(i) - range_var(i) - 1, (0, n)) for i, n in enumerate(shape)]
     read_map = IndexingMap.create(
         dims,
-        [substitute(e, at_origin) for e in indexing_map.results],
-        range_vars=[(0, n - 1) for n in shape] + [v.bounds for v in indexing_map.range_vars],
-        constraints=[
-            (substitute(e, at_origin), (b.lower, b.upper)) for e, b in indexing_map.constraints
-        ]
+        [substitute(e, at_origin) for e in reader.results],
+        range_vars=[(0, n - 1) for n in shape] + [v.bounds for v in reader.range_vars],
+        constraints=[(substitute(e, at_origin), (b.lower, b.upper)) for e, b in reader.constraints]
         + inside
         + within
         + admitted,
@@ -305,23 +330,20 @@ def prove_all_sizes(indexing_map: IndexingMap, tile: SymbolicTile) -> TileProof:
     in_box = [(size_expr(s) - range_var(j) - 1, (0, span)) for j, s in enumerate(tile.sizes)]
     read = [
         (element - substitute(e, anywhere), (0, 0))
-        for element, e in zip(elements, indexing_map.results, strict=True)
+        for element, e in zip(elements, reader.results, strict=True)
     ]
     box_map = IndexingMap.create(
         dims,
         elements,
         range_vars=[(0, span) for _ in tile.sizes]
         + [(0, n - 1) for n in shape]
-        + [v.bounds for v in indexing_map.range_vars],
-        constraints=[
-            (substitute(e, anywhere), (b.lower, b.upper)) for e, b in indexing_map.constraints
-        ]
+        + [v.bounds for v in reader.range_vars],
+        constraints=[(substitute(e, anywhere), (b.lower, b.upper)) for e, b in reader.constraints]
         + in_box
         + read
         + admitted,
     )
-    answer = compare_relations(read_map, box_map)
-    return TileProof("exact" if answer.differs is False else "unknown", None)
+    return read_map, box_map
 
 
 def _stride(expr: sz.SizeExpr) -> int:
