@@ -135,13 +135,13 @@ def test_bytes_per_tile_at_a_runtime_offset():
         box_sizes, strides = tiled.tile.box_sizes(sizes), tiled.tile.box_strides(sizes)
         expected = max(
             _brute_force_bytes(
-                "f32[40,16]{1,0:T(8,16)}",
-                (16, 16),
-                sizes,
-                box_sizes,
-                strides,
-                lambda d, start=start: (start + d[0], d[1]),
+                "f32[40,16]{1,0:T(8,16)}", (16, 16), sizes, box_sizes, strides, _rows_from(start)
             )
             for start in range(25)
         )
         assert tiled.bytes_per_tile == expected, sizes
+
+
+def _rows_from(start: int) -> Callable[[Index], Index]:
+    """The element a dynamic slice starting at row `start` reads first."""
+    return lambda d: (start + d[0], d[1])
