@@ -149,3 +149,60 @@ def test_malformed_configs_are_findings():
         Outcome.PROVED,
         Outcome.PROVED,
     ]
+
+
+MULTI_OUTPUT = """HloModule m
+fused {
+  p = f32[12,8] parameter(0)
+  n = f32[12,8] negate(p)
+  r = f32[2,6,8] reshape(p)
+  ROOT t = (f32[12,8], f32[2,6,8]) tuple(n, r)
+}
+ENTRY e {
+  x = f32[12,8] parameter(0)
+  ROOT f = (f32[12,8], f32[2,6,8]) fusion(x), kind=kCustom, calls=fused,
+    backend_config={"fusion_backend_config":{"kind":"__triton","block_level_fusion_config":
+    {"output_tiles":[{"sizes":["4","8"]},{"sizes":["1","ROWS","8"]}]}}}
+}"""
+
+
+@pytest.mark.parametrize("rows", [3, 4])
+def test_each_output_of_a_multi_output_fusion_is_judged(rows):
+    module = parse_module(MULTI_OUTPUT.replace("ROWS", str(rows)))
+    answers = {
+        subject: result
+        for subject, result in tiling_answers(ModuleMaps(module), module.entry, module.entry.root)
+    }
+    assert set(answers) == {
+        "output 0 tile sizes",
+        "output 0 operand 0 (x)",
+        "output 1 tile sizes",
+        "output 1 operand 0 (x)",
+    }
+    assert answers["output 0 tile sizes"].outcome is Outcome.PROVED
+    assert "exact" in answers["output 0 operand 0 (x)"].message
+    # Brute force: output 1's tile (p0, p1, 0) of 1 x rows x 8 reads x's
+    # rows 6 p0 + rows p1 ... (clipped to the 6 of the group); the box of
+    # `rows` rows from its first holds exactly those when rows divides 6.
+    exact = True
+    for p0, p1 in itertools.product(range(2), range(-(-6 // rows))):
+        read = {6 * p0 + r for r in range(rows * p1, min(rows * p1 + rows, 6))}
+        exact &= read == set(range(min(read), min(read) + rows))
+    sizes, operand = answers["output 1 tile sizes"], answers["output 1 operand 0 (x)"]
+    assert exact == (rows == 3)
+    if exact:
+        assert sizes.outcome is Outcome.PROVED and "exact" in operand.message
+    else:
+        assert sizes.outcome is Outcome.REFUTED
+        # The box still holds every element read: it covers, with the
+        # element it holds and the tile does not read (row 6, of group 1).
+        assert operand.outcome is Outcome.PROVED and "covers, not exact" in operand.message
+        assert "element (6, 0)" in operand.message
+
+
+def test_output_tiles_must_match_the_outputs():
+    (mismatch,) = _answers(
+        '{"fusion_backend_config":{"block_level_fusion_config":'
+        '{"output_tiles":[{"sizes":["2","16"]},{"sizes":["2","16"]}]}}}'
+    )
+    assert mismatch[:2] == ("output tiles", Outcome.UNSUPPORTED)

@@ -16,6 +16,8 @@ XLA's GPU compiler writes its choice into the fusion's backend config
   witness (tile position ``p…``, element ``e…``) where a tile reads past
   its box; ``unsupported`` where no strided box describes what it reads.
 
+A fusion of several outputs has one size vector per output, each judged
+the same way (subjects ``output k tile sizes``, ``output k operand …``).
 Other instructions have no finding.
 
 >>> from verifier.analysis import ModuleMaps
@@ -68,19 +70,31 @@ def tiling_answers(
     if isinstance(chosen, str):
         yield "output tiles", CheckResult(Outcome.UNSUPPORTED, chosen)
         return
-    sizes = chosen[0]
-    output = instruction.shape.leaves[0][1] if instruction.shape.is_tuple else instruction.shape
-    shape = tuple(output.dimensions)
-    wrong = _malformed(sizes, shape)
-    if wrong is not None:
-        yield "tile sizes", CheckResult(Outcome.REFUTED, wrong, _named(sizes))
+    outputs = (
+        [shape for _, shape in instruction.shape.leaves]
+        if instruction.shape.is_tuple
+        else [instruction.shape]
+    )
+    if len(chosen) != len(outputs):
+        yield (
+            "output tiles",
+            CheckResult(
+                Outcome.UNSUPPORTED,
+                f"{len(chosen)} output tile(s) for a fusion of {len(outputs)} output(s): not judged",
+            ),
+        )
         return
-    for number in range(1, len(chosen)):
-        yield f"output {number}", CheckResult(Outcome.UNSUPPORTED, "only output 0's tile is judged")
-    result = tile_instruction(maps, computation, instruction, sizes)
-    yield "tile sizes", _constraints(result, sizes)
-    for operand in result.operands:
-        yield f"operand {operand.operand} ({operand.name})", _operand(operand)
+    for number, (sizes, output) in enumerate(zip(chosen, outputs, strict=True)):
+        # A fusion of several outputs: each output's findings say which.
+        where = f"output {number} " if instruction.shape.is_tuple else ""
+        wrong = _malformed(sizes, tuple(output.dimensions))
+        if wrong is not None:
+            yield f"{where}tile sizes", CheckResult(Outcome.REFUTED, wrong, _named(sizes))
+            continue
+        result = tile_instruction(maps, computation, instruction, sizes, number)
+        yield f"{where}tile sizes", _constraints(result, sizes)
+        for operand in result.operands:
+            yield f"{where}operand {operand.operand} ({operand.name})", _operand(operand)
 
 
 def _malformed(sizes: tuple[int, ...], shape: tuple[int, ...]) -> str | None:

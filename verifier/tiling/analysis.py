@@ -119,18 +119,19 @@ def tile_instruction(
     computation: Computation,
     instruction: Instruction,
     sizes: Sequence[int] | None = None,
+    output: int = 0,
 ) -> InstructionTiling:
-    """The tiles of `instruction`'s operands for its output tile (output 0),
-    proved for `sizes` or over the tiling space."""
-    output = instruction.shape if not instruction.shape.is_tuple else instruction.shape.leaves[0][1]
-    shape = tuple(output.dimensions)
+    """The tiles of `instruction`'s operands for a tile of its output leaf
+    `output`, proved for `sizes` or over the tiling space."""
+    tiled = instruction.shape.leaves[output][1] if instruction.shape.is_tuple else instruction.shape
+    shape = tuple(tiled.dimensions)
     if sizes is not None:
         sizes = tuple(sizes)
         _check_sizes(shape, sizes)
     operands = []
     condition = sz.ALWAYS
     leaves = instruction_operand_leaves(computation, instruction)
-    composed = maps.output_to_input(computation, instruction, 0)
+    composed = maps.output_to_input(computation, instruction, output)
     for leaf, indexing in zip(leaves, composed, strict=True):
         operand_shape = tuple(leaf.shape.dimensions)
         found = _read_maps(indexing.maps)
@@ -159,7 +160,11 @@ def tile_instruction(
                 leaf.number, leaf.name, operand_shape, tile, None, proof, proved_for, None, *cost
             )
         )
-    inner = _inner_tiles(maps, instruction, sizes, shape) if instruction.opcode == "fusion" else ()
+    inner = (
+        _inner_tiles(maps, instruction, sizes, shape, output)
+        if instruction.opcode == "fusion"
+        else ()
+    )
     for entry in inner:
         if entry.tile is not None:
             condition = sz.conjoin(condition, entry.tile.condition)
@@ -414,7 +419,11 @@ def _shared_elements(
 
 
 def _inner_tiles(
-    maps: ModuleMaps, fusion: Instruction, sizes: tuple[int, ...] | None, shape: tuple[int, ...]
+    maps: ModuleMaps,
+    fusion: Instruction,
+    sizes: tuple[int, ...] | None,
+    shape: tuple[int, ...],
+    output: int,
 ) -> tuple[InnerTile, ...]:
     """Each instruction of the fused computation, tiled for the fusion's
     output tile: its maps from the fusion's output composed along every
@@ -424,10 +433,19 @@ def _inner_tiles(
 
     (called,) = fusion.called_computations[:1] or (None,)
     computation = next((c for c in maps.module.computations if c.name == called), None)
-    if computation is None or computation.root.shape.is_tuple:
+    if computation is None:
+        return ()
+    # The instruction computing output leaf `output`: the root, or the
+    # element of a flat tuple root.
+    start = computation.root
+    if start.opcode == "tuple" and not any(
+        computation.instruction(name).shape.is_tuple for name in start.operands
+    ):
+        start = computation.instruction(start.operands[output])
+    if start.shape.is_tuple:
         return ()
     reach: dict[str, list[IndexingMap] | str] = {
-        computation.root.name: [IndexingMap.identity(computation.root.shape.dimensions)]
+        start.name: [IndexingMap.identity(start.shape.dimensions)]
     }
     tiles = []
     for instruction in reversed(computation.instructions):
