@@ -10,6 +10,7 @@ data, in a few lines of a notebook.
     m.maps("wrapped_reduce-window", direction="i2o")  # operand -> output maps
     m.to_parameters()                    # entry ROOT composed to each entry parameter
     m.fusion_graph("fused_computation")  # its dataflow as a networkx MultiDiGraph
+    m.tile("fusion.1", sizes=[16, 64])   # each operand's tile for a 16x64 output tile, proved
     m.utilization_rows()                 # one dict per operand (a DataFrame's rows)
     m.to_pandas()                        # the same as `verifier corpus`'s operand table
     [f.to_json() for f in m.checks()]    # every check's findings
@@ -38,7 +39,7 @@ Every value is a frozen dataclass, a dict, an int or a `Fraction`; maps are
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -198,6 +199,18 @@ class Analysis:
             for row in result.operands
         ]
         return frame(rows, OPERAND_SCHEMA)
+
+    def tile(self, name: str | None = None, sizes: Sequence[int] | None = None) -> dict[str, Any]:
+        """The symbolic tile of each operand of entry instruction `name`
+        (default: the ROOT) for an output tile, proved for `sizes` or over
+        the tiling space: ``verifier tile``'s JSON answer as a dict."""
+        from verifier.report.tiling import tiling_json
+        from verifier.tiling import tile_instruction
+
+        entry = self.module.entry
+        instruction = entry.root if name is None else entry.instruction(name)
+        result = tile_instruction(self._maps, entry, instruction, sizes)
+        return tiling_json(self.module.name, result)
 
     def checks(
         self, only: Collection[str] | None = None, cache: ProofCache | None = None

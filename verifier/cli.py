@@ -367,6 +367,28 @@ def _run_maps(args: argparse.Namespace, out: TextIO) -> int:
     return _instructions_exit(failed)
 
 
+# ---------------------------------------------------------------- tile
+
+
+def _run_tile(args: argparse.Namespace, out: TextIO) -> int:
+    from verifier.analysis import ModuleMaps
+    from verifier.hlo import parse_module_file
+    from verifier.report.tiling import render_text, tiling_json
+    from verifier.tiling import parse_sizes, tile_instruction
+
+    module = parse_module_file(args.file)
+    entry = module.entry
+    if args.instruction is not None and not entry.has_instruction(args.instruction):
+        raise VerifierError(
+            f"{args.file}: no instruction '{args.instruction}' in the entry computation"
+        )
+    instruction = entry.root if args.instruction is None else entry.instruction(args.instruction)
+    sizes = None if args.sizes is None else parse_sizes(args.sizes)
+    result = tile_instruction(ModuleMaps(module), entry, instruction, sizes)
+    _emit(tiling_json(module.name, result), args.format, render_text, out)
+    return EXIT_OK
+
+
 # ---------------------------------------------------------------- layout
 
 
@@ -814,6 +836,18 @@ def build_parser() -> argparse.ArgumentParser:
         "(default: when stderr is a terminal)",
     )
     maps.set_defaults(run=_run_maps)
+
+    tile = command("tile", "the tile each operand reads for a tile of the output, proved (isl)")
+    tile.add_argument("file", metavar="FILE.hlo", help="an HLO module in text form")
+    tile.add_argument(
+        "--instruction", metavar="NAME", help="one instruction of the entry (default ROOT)"
+    )
+    tile.add_argument(
+        "--sizes",
+        metavar="N,N,...",
+        help="output tile sizes (default: prove over the tiling space, powers of two up to each dim)",
+    )
+    tile.set_defaults(run=_run_tile)
 
     simplify = command("simplify", "simplify an indexing map with the proven rules")
     simplify.add_argument("map", nargs="?", metavar="MAP", help="a map in XLA text form (or @FILE)")

@@ -46,6 +46,11 @@ CATALOG: tuple[CheckInfo, ...] = (
         informational=True,
     ),
     CheckInfo("simplification", "every simplified map equals the composition it simplifies"),
+    CheckInfo(
+        "tiling",
+        "the tile sizes XLA chose for a block-level fusion satisfy its constraints "
+        "and each operand's tile holds what a tile reads",
+    ),
 )
 
 CHECKS: tuple[str, ...] = tuple(info.name for info in CATALOG)

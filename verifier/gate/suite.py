@@ -48,6 +48,7 @@ from verifier.fusion.compose import (
     maps_follow_signature,
     quote_names,
 )
+from verifier.gate import tiling
 from verifier.gate.catalog import CHECKS
 from verifier.gate.finding import Finding
 from verifier.gate.questions import Question, QuestionMemo
@@ -600,6 +601,13 @@ def _composition_steps(place: _Place, run: _Run) -> Iterator[Answer]:
                     composed.steps, run.cache, budget=run.budget
                 )
             yield simplification.CHECK, _subject(output, "->", operand), result
+
+
+@_check(tiling.CHECK, quotes_names=True)
+def _tiling(place: _Place, run: _Run) -> Iterator[Answer]:
+    """A block-level fusion's chosen tile sizes (`verifier.gate.tiling`)."""
+    for subject, result in tiling.tiling_answers(place.maps, place.computation, place.instruction):
+        yield tiling.CHECK, (subject,), result
 
 
 assert tuple(_REGISTRY) == CHECKS, "each check of the catalog has a runner, in its order"
