@@ -1,0 +1,674 @@
+"""Follows the statements of an XLA indexing test and checks each of its
+map expectations against what `verifier` computes for the same input.
+
+A test's maps are followed as values: ``Parse(R"(…)")`` (and the older
+``IndexingMap::FromTensorSizes(ParseAffineMap(…), {sizes}, {sizes})``, the
+constructor with explicit variables, ``AddConstraint``) gives the map as
+read; ``ComposeIndexingMaps(a, b)`` and ``a * b`` compose it
+(`verifier.expr.compose`); ``Simplify`` keeps it (a simplification must be
+pointwise equal to its input); ``RemoveUnusedSymbols`` and
+``RescaleSymbols`` keep it as a relation; ``RemoveUnusedVars`` makes the
+unused dims existential (the kept dims correspond in order);
+``ConvertSymbolsToDimensions`` appends the symbols as dims.  HLO tests
+(``ParseAndGetRoot(R"(…)")`` then ``GetOutputToInputIndexing(root)`` or
+``GetInputToOutputIndexing(root, k)``) get the maps `verifier.analysis`
+computes for the root.
+
+An ``EXPECT_THAT(x, MatchIndexingMap(R"(…)"))`` (or ``MatchIndexingString``
+on ``ToString(x)``; ``MatchInstrIndexing`` blocks; ``EXPECT_EQ`` of two
+followed maps) is then an expectation: XLA's text against the followed
+value — pointwise when the value kept its variables, as relations when it
+did not.  What is not followed is ``not-comparable``, with the construct
+named.
+
+>>> from verifier.xla_tests.cpp import read_tests
+>>> (test,) = read_tests('''
+... TEST_F(T, ModIsSub) {
+...   auto m = Parse("(d0) -> (d0 mod 4), domain: d0 in [0, 5]");
+...   EXPECT_TRUE(m.Simplify());
+...   EXPECT_THAT(m, MatchIndexingMap("(d0) -> (d0 - 4), domain: d0 in [0, 5]"));
+... }''')
+>>> [(e.line, e.kind, e.verdict.value, e.witness) for e in check_test(test, "t.cc")]
+[(5, 'simplify', 'different', 'd0 = 0: verifier computes (0), XLA expects (-4)')]
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from typing import TypeAlias
+
+from verifier.analysis import ModuleMaps
+from verifier.errors import VerifierError
+from verifier.expr import (
+    Expr,
+    IndexingMap,
+    Interval,
+    Undefined,
+    Var,
+    VarKind,
+    dim,
+    parse_map,
+    range_var,
+    rt_var,
+    substitute,
+    variables_of,
+)
+from verifier.hlo import Instruction, Module, parse_module
+from verifier.xla_tests.compare import (
+    Comparison,
+    compare_maps,
+    compare_unions,
+    not_comparable,
+)
+from verifier.xla_tests.cpp import (
+    Binary,
+    BraceList,
+    Call,
+    Literal,
+    Member,
+    Name,
+    Node,
+    Opaque,
+    Statement,
+    TestCase,
+    Unary,
+    callee_name,
+    literals,
+)
+from verifier.xla_tests.map_text import read_map, read_operands
+from verifier.xla_tests.result import Agreement, Expectation, Kind
+
+# ------------------------------------------------------------------ values
+
+
+@dataclass(frozen=True)
+class Tracked:
+    """A map of the test: `reference` is what verifier computes for it;
+    `pointwise` whether XLA's map keeps the reference's variables with their
+    meaning (else only the relation); `operations` what the test did to it."""
+
+    reference: IndexingMap
+    pointwise: bool
+    operations: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class HloValue:
+    """An instruction of a parsed HLO module (``ParseAndGetRoot``)."""
+
+    module: Module
+    instruction: Instruction
+    maps: ModuleMaps
+
+
+@dataclass(frozen=True)
+class HloIndexing:
+    """An instruction's indexing: output → operands (`operand` None), or
+    operand `operand` → outputs."""
+
+    hlo: HloValue
+    output: int
+    operand: int | None
+
+
+@dataclass(frozen=True)
+class Unfollowed:
+    """A value this reader does not follow, and why."""
+
+    reason: str
+
+
+Value: TypeAlias = Tracked | HloValue | HloIndexing | Unfollowed
+
+_SIMPLIFYING = ("Simplify", "RemoveUnusedSymbols", "RemoveUnusedVars", "RescaleSymbols")
+# Methods that only read the map (the test's value is unchanged).
+_READING = re.compile(
+    r"(Get|Is|Has|To|Evaluate|Constraints|Verify|Print|Convert|size|begin|end|value|has_value"
+    r"|GetSymbolicMap|IsUndefined|IsKnownEmpty)"
+)
+_MATCHERS = frozenset({"MatchIndexingMap", "MatchIndexingString"})
+_EXPECTS = frozenset({"EXPECT_THAT", "ASSERT_THAT"})
+_EQUALS = frozenset({"EXPECT_EQ", "ASSERT_EQ"})
+_PARSERS = frozenset({"Parse", "ParseIndexingMap", "ParseIndexingMapOrDie"})
+_AFFINE_PARSERS = frozenset({"ParseAffineMap", "ParseSymbolicMap"})
+_EXPR_PARSERS = frozenset({"ParseAffineExpr", "ParseSymbolicExpr"})
+_HLO_PARSERS = frozenset({"ParseAndGetRoot", "ParseAndReturnVerifiedModule"})
+
+
+class _Test:
+    """The state of one test as its statements run."""
+
+    def __init__(self, test: TestCase, filename: str, tile_file: bool) -> None:
+        self.test = test
+        self.filename = filename
+        self.tile_file = tile_file
+        self.values: dict[str, Value] = {}
+        # Initializer lists held in variables (``std::vector<…> rt_vars{…}``).
+        self.lists: dict[str, BraceList | Call] = {}
+
+    # ------------------------------------------------------------ statements
+
+    def run(self) -> Iterator[Expectation]:
+        for statement in self.test.statements:
+            yield from self.statement(statement)
+
+    def statement(self, statement: Statement) -> Iterator[Expectation]:
+        value = statement.value
+        name = callee_name(value)
+        if name in _EXPECTS and isinstance(value, Call) and len(value.args) == 2:
+            expectation = self.expectation(statement, value.args[0], value.args[1])
+            if expectation is not None:
+                yield expectation
+            return
+        if name in _EQUALS and isinstance(value, Call) and len(value.args) == 2:
+            yield from self.equality(statement, value.args[0], value.args[1])
+            return
+        self.effects(value)
+        if statement.target is not None and isinstance(value, BraceList | Call) and (
+            isinstance(value, BraceList) or value.braced
+        ):
+            self.lists[statement.target] = value
+        if statement.target is not None:
+            self.values[statement.target] = self.evaluate(value)
+
+    def effects(self, node: Node) -> None:
+        """The changes calls in `node` make to followed maps: ``m.Simplify()``
+        in ``EXPECT_TRUE(m.Simplify())`` too."""
+        match node:
+            case Call(Member(Name(target), method), args) if target in self.values:
+                for arg in args:
+                    self.effects(arg)
+                self.values[target] = self.method(self.values[target], method, args)
+            case Call(callee, args):
+                self.effects(callee)
+                for arg in args:
+                    self.effects(arg)
+            case Member(value) | Unary(_, value):
+                self.effects(value)
+            case _:
+                return
+
+    def method(self, value: Value, method: str, args: tuple[Node, ...]) -> Value:
+        """`value` after ``value.method(args)``."""
+        if isinstance(value, HloIndexing | HloValue):
+            return value  # Simplify and reads leave the relations as they are
+        if not isinstance(value, Tracked):
+            return value
+        if method not in _SIMPLIFYING and method != "AddConstraint":
+            if _READING.match(method):
+                return value
+            return Unfollowed(f"after {method}(), which this reader does not follow")
+        operations = (*value.operations, method)
+        match method:
+            case "Simplify":
+                return replace(value, operations=operations)
+            case "RemoveUnusedSymbols" | "RescaleSymbols":
+                return Tracked(value.reference, False, operations)
+            case "RemoveUnusedVars":
+                return Tracked(_unused_dims_existential(value.reference), False, operations)
+            case _:  # AddConstraint(expr, Interval{lower, upper})
+                constrained = self.constraint(value.reference, args)
+                if constrained is None:
+                    return Unfollowed("AddConstraint with an expression this reader does not read")
+                return replace(value, reference=constrained, operations=operations)
+
+    def constraint(self, reference: IndexingMap, args: tuple[Node, ...]) -> IndexingMap | None:
+        if len(args) != 2 or callee_name(args[0]) not in _EXPR_PARSERS:
+            return None
+        text = next(literals(args[0]), None)
+        bounds = _integers(args[1])
+        if text is None or len(bounds) != 2:
+            return None
+        expr = _read_expr(text.value, reference)
+        if expr is None:
+            return None
+        interval = Interval(bounds[0], bounds[1])
+        return reference.replaced(constraints=(*reference.constraints, (expr, interval)))
+
+    # ------------------------------------------------------------ values
+
+    def evaluate(self, node: Node) -> Value:
+        name = callee_name(node)
+        match node:
+            case Name(text):
+                return self.values.get(text, Unfollowed(f"'{text}' is not a map this reader follows"))
+            case Unary("*", inner):
+                return self.evaluate(inner)
+            case Call(Member(inner, "value" | "ToString"), ()):
+                return self.evaluate(inner)
+            case Call(Name("ToString"), (inner,)):
+                return self.evaluate(inner)
+            case Call(Member(inner, method), args) if method in _SIMPLIFYING:
+                return Unfollowed(f"the value of {method}()")  # a bool, not a map
+            case Call(Member(inner, "ConvertSymbolsToDimensions"), ()):
+                value = self.evaluate(inner)
+                if not isinstance(value, Tracked):
+                    return value
+                return self.range_vars_to_dims(value, list(range(len(value.reference.symbols))))
+            case Call(_, args) if name in _PARSERS:
+                return self.parsed(args)
+            case Binary("*", lhs, rhs):
+                return self.composed(self.evaluate(lhs), self.evaluate(rhs))
+            case Call(_, (inner, indices)) if name == "ConvertRangeVariablesToDimensions":
+                return self.range_vars_to_dims(self.evaluate(inner), _integers(indices))
+            case Call(_, args) if name == "ComposeIndexingMaps" and len(args) == 2:
+                return self.composed(self.evaluate(args[0]), self.evaluate(args[1]))
+            case Call(_, args) if name == "FromTensorSizes":
+                return self.from_sizes(args)
+            case Call(Name("IndexingMap"), args) if len(args) >= 2:
+                return self.constructed(args)
+            case Call(_, args) if name in _HLO_PARSERS and args:
+                return self.hlo(args[0])
+            case Call(Member(inner, "root_instruction" | "entry_computation"), ()):
+                return self.evaluate(inner)
+            case Call(Member(inner, "GetInstructionWithName"), (Literal(text),)):
+                base = self.evaluate(inner)
+                if isinstance(base, HloValue):
+                    try:
+                        instruction = base.module.entry.instruction(text)
+                    except (KeyError, VerifierError):
+                        return Unfollowed(f"no instruction '{text}' in the entry computation")
+                    return replace(base, instruction=instruction)
+                return base
+            case Call(Member(inner, "operand"), (Literal(index, is_string=False),)):
+                base = self.evaluate(inner)
+                if isinstance(base, HloValue) and int(index) < len(base.instruction.operands):
+                    operand = base.module.entry.operand_instructions(base.instruction)[int(index)]
+                    return replace(base, instruction=operand)
+                return Unfollowed("an operand this reader does not follow")
+            case Call(_, args) if name in (
+                "GetOutputToInputIndexing",
+                "ComputeOutputToInputIndexing",
+                "GetInputToOutputIndexing",
+                "ComputeInputToOutputIndexing",
+            ):
+                return self.indexing(name, args)
+            case _:
+                pass
+        if isinstance(node, Call) and name is not None:
+            return Unfollowed(f"{name}(…) is not followed by this reader")
+        return Unfollowed("an expression this reader does not follow")
+
+    def parsed(self, args: tuple[Node, ...]) -> Value:
+        text = next((lit for arg in args[:1] for lit in literals(arg)), None)
+        if text is None:
+            return Unfollowed("a map parsed from a non-literal string")
+        try:
+            parsed = read_map(text.value, self.filename)
+        except VerifierError as error:
+            return Unfollowed(f"the input map is not read: {error}")
+        if isinstance(parsed, Undefined):
+            return Unfollowed("the input map is UNDEFINED")
+        return Tracked(parsed, True, ("Parse",))
+
+    def composed(self, consumer: Value, producer: Value) -> Value:
+        for value in (consumer, producer):
+            if not isinstance(value, Tracked):
+                return value if isinstance(value, Unfollowed) else Unfollowed("composing non-maps")
+        assert isinstance(consumer, Tracked) and isinstance(producer, Tracked)
+        from verifier.expr import compose
+
+        try:
+            composed = compose(consumer.reference, producer.reference)
+        except VerifierError as error:
+            return Unfollowed(f"composition failed: {error}")
+        return Tracked(composed, False, (*consumer.operations, *producer.operations, "Compose"))
+
+    def range_vars_to_dims(self, value: Value, indices: list[int]) -> Value:
+        """The symbols at `indices` (range then runtime variables) made dims,
+        appended in order after the dims (XLA's ``ConvertSymbolsToDimensions``
+        and ``ConvertRangeVariablesToDimensions``); the others stay."""
+        if not isinstance(value, Tracked):
+            return value
+        m = value.reference
+        symbols = m.symbols
+        if any(not 0 <= i < len(symbols) for i in indices):
+            return Unfollowed("a conversion of symbols the map does not have")
+        chosen = [symbols[i] for i in indices]
+        rest_range = [v for v in symbols if v not in chosen and v.kind is VarKind.RANGE]
+        rest_rt = [v for v in symbols if v not in chosen and v.kind is VarKind.RT]
+        position: dict[Var, Expr] = {v: dim(m.num_dims + k) for k, v in enumerate(chosen)}
+        position |= {v: range_var(k) for k, v in enumerate(rest_range)}
+        position |= {v: rt_var(k) for k, v in enumerate(rest_rt)}
+
+        def move(v: Var) -> Expr:
+            return position.get(v, v)
+
+        converted = IndexingMap.create(
+            (*m.dims, *(m.bounds(v) for v in chosen)),
+            [substitute(r, move) for r in m.results],
+            range_vars=[m.bounds(v) for v in rest_range],
+            rt_vars=[m.bounds(v) for v in rest_rt],
+            constraints=[(substitute(e, move), b) for e, b in m.constraints],
+        )
+        return Tracked(converted, value.pointwise, (*value.operations, "ConvertToDimensions"))
+
+    def from_sizes(self, args: tuple[Node, ...]) -> Value:
+        """``FromTensorSizes([context,] ParseAffineMap(text), {dim sizes}, {symbol sizes})``."""
+        affine = [a for a in args if callee_name(a) in _AFFINE_PARSERS]
+        lists = [a for a in args if isinstance(a, BraceList)]
+        if len(affine) != 1 or len(lists) != 2:
+            return Unfollowed("FromTensorSizes with arguments this reader does not read")
+        text = next(literals(affine[0]), None)
+        sizes = [[n for item in lst.items for n in _integers(item)] for lst in lists]
+        if text is None:
+            return Unfollowed("FromTensorSizes of a non-literal map")
+        dims = [(0, n - 1) for n in sizes[0]]
+        symbols = [(0, n - 1) for n in sizes[1]]
+        return self.affine(text.value, dims, symbols, 0)
+
+    def constructed(self, args: tuple[Node, ...]) -> Value:
+        """``IndexingMap(ParseAffineMap(text), {dim vars}, {range vars}, {rt vars}[, …])``."""
+        if callee_name(args[0]) not in _AFFINE_PARSERS:
+            return Unfollowed("an IndexingMap built in C++ from a map this reader does not read")
+        text = next(literals(args[0]), None)
+        groups: list[list[tuple[int, int]]] = []
+        for given in args[1:4]:
+            arg = self.lists.get(given.text, given) if isinstance(given, Name) else given
+            if isinstance(arg, Call) and arg.braced:
+                arg = BraceList(arg.args)
+            if not isinstance(arg, BraceList):
+                return Unfollowed("an IndexingMap built in C++ from variables held in variables")
+            bounds = [_integers(item)[:2] for item in arg.items]
+            if any(len(b) != 2 for b in bounds):
+                return Unfollowed("an IndexingMap variable without a literal interval")
+            groups.append([(b[0], b[1]) for b in bounds])
+        while len(groups) < 3:
+            groups.append([])
+        if text is None:
+            return Unfollowed("an IndexingMap built from a non-literal map")
+        return self.affine(text.value, groups[0], groups[1] + groups[2], len(groups[2]))
+
+    def affine(
+        self,
+        text: str,
+        dims: list[tuple[int, int]],
+        symbols: list[tuple[int, int]],
+        rt_count: int,
+    ) -> Value:
+        """The map of an affine text with these bounds, its last `rt_count`
+        symbols runtime variables."""
+        match = re.match(r"\s*\(([^()]*)\)\s*(?:\[([^\]]*)\])?\s*->(.*)$", text, re.S)
+        if match is None:
+            return Unfollowed("an affine map text this reader does not read")
+        dim_names = [n.strip() for n in match.group(1).split(",") if n.strip()]
+        symbol_names = [n.strip() for n in (match.group(2) or "").split(",") if n.strip()]
+        if len(dim_names) != len(dims) or len(symbol_names) != len(symbols):
+            return Unfollowed("an affine map whose variables and bounds do not match in number")
+        ranges, rts = symbol_names[: len(symbols) - rt_count], symbol_names[len(symbols) - rt_count :]
+        header = f"({', '.join(dim_names)})"
+        header += f"[{', '.join(ranges)}]" if ranges else ""
+        header += f"{{{', '.join(rts)}}}" if rts else ""
+        domain = ", ".join(
+            f"{n} in [{lo}, {hi}]"
+            for n, (lo, hi) in zip(dim_names + symbol_names, dims + symbols, strict=True)
+        )
+        full = f"{header} ->{match.group(3)}" + (f", domain: {domain}" if domain else "")
+        try:
+            return Tracked(parse_map(full, self.filename), True, ("Parse",))
+        except VerifierError as error:
+            return Unfollowed(f"the affine map is not read: {error}")
+
+    def hlo(self, node: Node) -> Value:
+        text = next(literals(node), None)
+        if text is None:
+            return Unfollowed("an HLO module from a non-literal string")
+        try:
+            module = parse_module(text.value, self.filename)
+        except VerifierError as error:
+            return Unfollowed(f"the HLO module is not read by verifier: {error}")
+        return HloValue(module, module.entry.root, ModuleMaps(module))
+
+    def indexing(self, name: str, args: tuple[Node, ...]) -> Value:
+        if not args:
+            return Unfollowed(f"{name} without arguments")
+        base = self.evaluate(args[0])
+        if not isinstance(base, HloValue):
+            return base if isinstance(base, Unfollowed) else Unfollowed("indexing of a non-HLO value")
+        numbers = [a for a in args[1:] if isinstance(a, Literal) and not a.is_string]
+        flags = [a for a in args[1:] if isinstance(a, Name) and a.text in ("true", "false")]
+        if any(flag.text == "true" for flag in flags):
+            return Unfollowed("maps of physical layouts (use_physical_layout) are not modelled here")
+        index = int(numbers[0].value) if numbers else 0
+        if "OutputToInput" in name:
+            return HloIndexing(base, index, None)
+        return HloIndexing(base, 0, index)
+
+    # ------------------------------------------------------------ expectations
+
+    def expectation(self, statement: Statement, actual: Node, matcher: Node) -> Expectation | None:
+        name = callee_name(matcher)
+        if name in _MATCHERS and isinstance(matcher, Call):
+            text = next(literals(matcher), None)
+            value = self.evaluate(actual)
+            if text is None:
+                return self.place(statement, self.kind(value), not_comparable("a matcher of a non-literal text"))
+            return self.place(statement, self.kind(value), self.compare(value, text.value))
+        instr = _instr_blocks(matcher)
+        if instr is not None:
+            value = self.evaluate(actual)
+            if instr and isinstance(value, HloIndexing):
+                blocks = [(operand, [read_map(t, self.filename) for t in texts]) for operand, texts in instr]
+                return self.place(statement, "hlo-maps", self.compare_hlo(value, blocks))
+        if not _mentions_map_text(matcher) and not _calls(matcher, "Match"):
+            return None
+        value = self.evaluate(actual)
+        reason = _unrecognised(matcher)
+        if isinstance(value, Unfollowed):
+            reason = value.reason
+        return self.place(statement, self.kind(value), not_comparable(reason))
+
+    def equality(self, statement: Statement, lhs: Node, rhs: Node) -> Iterator[Expectation]:
+        self.effects(lhs)
+        self.effects(rhs)
+        left, right = self.evaluate(lhs), self.evaluate(rhs)
+        if isinstance(left, Tracked) and isinstance(right, Tracked):
+            pointwise = left.pointwise and right.pointwise
+            comparison = compare_maps(left.reference, right.reference, pointwise=pointwise)
+            yield self.place(statement, self.kind(left), comparison)
+        elif _mentions_map_text(rhs) or _mentions_map_text(lhs):
+            yield self.place(statement, "other", not_comparable(_unrecognised(rhs)))
+
+    def compare(self, value: Value, text: str) -> Comparison:
+        match value:
+            case Unfollowed(reason):
+                return not_comparable(reason)
+            case Tracked(reference, pointwise, _):
+                try:
+                    expected = read_map(text, self.filename)
+                except VerifierError as error:
+                    return not_comparable(f"XLA's expected map is not read: {error}")
+                return compare_maps(reference, expected, pointwise=pointwise)
+            case HloIndexing():
+                try:
+                    blocks = read_operands(text, self.filename)
+                except VerifierError as error:
+                    return not_comparable(f"XLA's expected maps are not read: {error}")
+                return self.compare_hlo(value, blocks)
+            case HloValue():
+                return not_comparable("an expectation on an instruction, not on its maps")
+        return not_comparable("an expectation on a value this reader does not follow")
+
+    def compare_hlo(
+        self, value: HloIndexing, blocks: list[tuple[int, list[IndexingMap | Undefined]]]
+    ) -> Comparison:
+        hlo = value.hlo
+        try:
+            if value.operand is None:
+                computed = hlo.maps.output_to_input(hlo.module.entry, hlo.instruction, value.output)
+            else:
+                computed = hlo.maps.input_to_output(hlo.module.entry, hlo.instruction, value.operand)
+        except VerifierError as error:
+            return not_comparable(f"verifier computes no maps for it: {error}")
+        results: list[tuple[int, Comparison]] = []
+        for operand, expected in blocks:
+            if operand >= len(computed):
+                results.append((operand, not_comparable(f"verifier has no operand {operand}")))
+                continue
+            maps = computed[operand].maps
+            unknown = [m for m in expected if isinstance(m, Undefined)]
+            if isinstance(maps, Undefined):
+                agreed = Comparison(Agreement.EQUAL) if unknown else not_comparable(f"verifier: {maps}")
+                results.append((operand, agreed))
+                continue
+            results.append((operand, compare_unions([c.map for c in maps], expected)))
+        return _combined(results)
+
+    def kind(self, value: Value) -> Kind:
+        if self.tile_file:
+            return "tile"
+        match value:
+            case HloIndexing() | HloValue():
+                return "hlo-maps"
+            case Tracked(_, _, operations) if any(op in _SIMPLIFYING for op in operations):
+                return "constraint" if "Constraint" in self.test.name else "simplify"
+            case _:
+                return "other"
+
+    def place(self, statement: Statement, kind: Kind, comparison: Comparison) -> Expectation:
+        return Expectation(
+            self.filename,
+            statement.line,
+            self.test.name,
+            kind,
+            comparison.verdict,
+            comparison.witness,
+            comparison.reason,
+            comparison.witness_point,
+        )
+
+
+def _combined(results: list[tuple[int, Comparison]]) -> Comparison:
+    """One verdict for an instruction's operands: different if one is, else
+    not comparable if one is, else equal."""
+    for wanted in (Agreement.DIFFERENT, Agreement.NOT_COMPARABLE):
+        found = [(operand, c) for operand, c in results if c.verdict is wanted]
+        if found:
+            operand, first = found[0]
+            witness = None if first.witness is None else f"operand {operand}: {first.witness}"
+            reason = None if first.reason is None else f"operand {operand}: {first.reason}"
+            point = None if first.witness_point is None else {"operand": operand, **first.witness_point}
+            return Comparison(wanted, witness, reason, point)
+    return Comparison(Agreement.EQUAL)
+
+
+def _instr_blocks(matcher: Node) -> list[tuple[int, list[str]]] | None:
+    """The ``MatchInstrIndexing(id, …MatchIndexingMap(text)…)`` blocks of a
+    matcher, or None when it has none."""
+    blocks: list[tuple[int, list[str]]] = []
+
+    def walk(node: Node) -> None:
+        if isinstance(node, Call) and callee_name(node) == "MatchInstrIndexing" and node.args:
+            first = node.args[0]
+            if isinstance(first, Literal) and not first.is_string:
+                blocks.append((int(first.value), [lit.value for lit in literals(node)]))
+                return
+        if isinstance(node, Call):
+            for arg in node.args:
+                walk(arg)
+
+    walk(matcher)
+    return blocks or None
+
+
+def _calls(node: Node, prefix: str) -> bool:
+    match node:
+        case Call(callee, args):
+            name = callee_name(node) or ""
+            return name.startswith(prefix) or _calls(callee, prefix) or any(_calls(a, prefix) for a in args)
+        case Opaque(text):
+            return prefix in text
+        case Member(value) | Unary(_, value):
+            return _calls(value, prefix)
+        case _:
+            return False
+
+
+def _mentions_map_text(node: Node) -> bool:
+    return any("->" in lit.value or "KNOWN EMPTY" in lit.value for lit in literals(node))
+
+
+def _unrecognised(node: Node) -> str:
+    name = callee_name(node)
+    if isinstance(node, Opaque):
+        return "a statement this reader does not parse"
+    return f"the matcher or call {name or 'here'}(…) is not one this reader follows"
+
+
+def _integers(node: Node) -> list[int]:
+    """The integer literals in `node`, in order, a unary minus applied."""
+    match node:
+        case Literal(value, _, False):
+            try:
+                return [int(value, 0)]
+            except ValueError:
+                return []
+        case Unary("-", inner):
+            return [-n for n in _integers(inner)[:1]] + _integers(inner)[1:]
+        case Call(_, args) | BraceList(args):
+            return [n for arg in args for n in _integers(arg)]
+        case _:
+            return []
+
+
+def _read_expr(text: str, reference: IndexingMap) -> Expr | None:
+    """An affine expression (``d0``…, ``s0``… by position) over the map's variables."""
+    names = [f"d{i}" for i in range(reference.num_dims)]
+    symbols = [f"s{i}" for i in range(len(reference.symbols))]
+    ranges, rts = symbols[: len(reference.range_vars)], symbols[len(reference.range_vars) :]
+    header = f"({', '.join(names)})" + (f"[{', '.join(ranges)}]" if ranges else "")
+    header += f"{{{', '.join(rts)}}}" if rts else ""
+    domain = ", ".join(
+        f"{n} in [{reference.bounds(v).lower}, {reference.bounds(v).upper}]"
+        for n, v in zip(names + symbols, reference.all_variables, strict=True)
+    )
+    try:
+        return parse_map(f"{header} -> ({text})" + (f", domain: {domain}" if domain else "")).results[0]
+    except VerifierError:
+        return None
+
+
+def _unused_dims_existential(reference: IndexingMap) -> IndexingMap:
+    """`reference` with the dims XLA's ``RemoveUnusedVars`` removes made
+    existential: a dim is used when a result mentions it, or a constraint
+    that mentions a used variable.  The kept dims stay in order, so they
+    correspond to the new map's dims one for one."""
+    used: set[Var] = set()
+    for result in reference.results:
+        used |= variables_of(result)
+    changed = True
+    while changed:
+        changed = False
+        for expr, _ in reference.constraints:
+            mentioned = variables_of(expr)
+            if mentioned & used and not mentioned <= used:
+                used |= mentioned
+                changed = True
+    unused = [i for i in range(reference.num_dims) if dim(i) not in used]
+    if not unused:
+        return reference
+    kept = [i for i in range(reference.num_dims) if i not in unused]
+    n_range = len(reference.range_vars)
+    moved: dict[Var, Expr] = {dim(i): dim(k) for k, i in enumerate(kept)}
+    moved |= {dim(i): range_var(n_range + k) for k, i in enumerate(unused)}
+
+    def move(v: Var) -> Expr:
+        if v.kind is VarKind.DIM:
+            return moved[v]
+        return v
+
+    return IndexingMap.create(
+        [reference.dims[i] for i in kept],
+        [substitute(r, move) for r in reference.results],
+        range_vars=(*reference.range_vars, *(reference.dims[i] for i in unused)),
+        rt_vars=reference.rt_vars,
+        constraints=[(substitute(e, move), b) for e, b in reference.constraints],
+    )
+
+
+def check_test(test: TestCase, filename: str, *, tile_file: bool = False) -> list[Expectation]:
+    """Every expectation of `test` this reader recognises, checked."""
+    return list(_Test(test, filename, tile_file).run())
+
