@@ -181,3 +181,8 @@ def sarif_log(run: GateRun) -> dict[str, Any]:
             }
         ],
     }
+
+
+def physical_location(span: SourceSpan) -> dict[str, Any]:
+    """The SARIF ``physicalLocation`` of `span` (URI, line, column), for other reports."""
+    return _physical_location(span)
