@@ -22,7 +22,7 @@ as a relation, or, for small domains, when the unions of pairs are equal.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import assert_never
 
 from verifier.checks import check_equivalence
@@ -49,6 +49,13 @@ class Comparison:
     witness: str | None = None
     reason: str | None = None
     witness_point: dict[str, object] | None = None
+    computed: str | None = None
+    expected: str | None = None
+
+
+def _flat(maps: Sequence[IndexingMap | Undefined]) -> str:
+    """The maps, one text each on one line, separated by ``; ``."""
+    return "; ".join(" ".join(str(m).split()) for m in maps)
 
 
 def not_comparable(reason: str) -> Comparison:
@@ -66,7 +73,7 @@ def compare_maps(
         result = check_equivalence(computed, expected, pointwise=pointwise)
     except VerifierError as error:
         return not_comparable(f"the maps could not be compared: {error}")
-    return _comparison(result)
+    return replace(_comparison(result), computed=_flat([computed]), expected=_flat([expected]))
 
 
 def _comparison(result: EquivalenceResult) -> Comparison:
@@ -129,18 +136,20 @@ def compare_unions(
     wanted = [m for m in expected if isinstance(m, IndexingMap)]
     if len(computed) == 1 and len(wanted) == 1:
         return compare_maps(computed[0], wanted[0], pointwise=False)
+    texts = {"computed": _flat(computed), "expected": _flat(wanted)}
     if _one_to_one(computed, wanted):
-        return Comparison(Agreement.EQUAL)
+        return Comparison(Agreement.EQUAL, **texts)
     size = sum(m.domain_size_bound() for m in (*computed, *wanted))
     if size > _UNION_ENUMERATION_LIMIT:
-        return not_comparable(
+        reason = (
             f"{len(computed)} computed and {len(wanted)} expected maps: no map-to-map match "
             f"and too many points ({size}) to compare their unions by enumeration"
         )
+        return Comparison(Agreement.NOT_COMPARABLE, reason=reason, **texts)
     mine = {pair for m in computed for pair in m.relation()}
     theirs = {pair for m in wanted for pair in m.relation()}
     if mine == theirs:
-        return Comparison(Agreement.EQUAL)
+        return Comparison(Agreement.EQUAL, **texts)
     only = sorted((mine - theirs) | (theirs - mine), key=lambda p: (sum(map(abs, p[0])), p))
     dims, result = only[0]
     in_expected = (dims, result) in theirs
@@ -156,6 +165,7 @@ def compare_unions(
             "only_in": "expected" if in_expected else "computed",
             "symbols": {},
         },
+        **texts,
     )
 
 

@@ -55,7 +55,7 @@ from verifier.expr import (
     substitute,
     variables_of,
 )
-from verifier.hlo import Instruction, Module, parse_module
+from verifier.hlo import Instruction, Module, Shape, parse_module
 from verifier.xla_tests.compare import (
     Comparison,
     compare_maps,
@@ -106,11 +106,13 @@ class HloValue:
 @dataclass(frozen=True)
 class HloIndexing:
     """An instruction's indexing: output → operands (`operand` None), or
-    operand `operand` → outputs."""
+    operand `operand` → outputs; between `physical` indices (each shape's
+    dims in its layout's order, major first) or logical ones."""
 
     hlo: HloValue
     output: int
     operand: int | None
+    physical: bool = False
 
 
 @dataclass(frozen=True)
@@ -147,6 +149,8 @@ class _Test:
         self.values: dict[str, Value] = {}
         # Initializer lists held in variables (``std::vector<…> rt_vars{…}``).
         self.lists: dict[str, BraceList | Call] = {}
+        # String constants (``constexpr absl::string_view kMap = R"(…)"``).
+        self.strings: dict[str, Literal] = {}
 
     # ------------------------------------------------------------ statements
 
@@ -170,6 +174,8 @@ class _Test:
             isinstance(value, BraceList) or value.braced
         ):
             self.lists[statement.target] = value
+        if statement.target is not None and isinstance(value, Literal) and value.is_string:
+            self.strings[statement.target] = value
         if statement.target is not None:
             self.values[statement.target] = self.evaluate(value)
 
@@ -236,7 +242,7 @@ class _Test:
                 return self.values.get(text, Unfollowed(f"'{text}' is not a map this reader follows"))
             case Unary("*", inner):
                 return self.evaluate(inner)
-            case Call(Member(inner, "value" | "ToString"), ()):
+            case Call(Member(inner, "value" | "ToString"), ()) | Member(inner, "indexing_maps"):
                 return self.evaluate(inner)
             case Call(Name("ToString"), (inner,)):
                 return self.evaluate(inner)
@@ -371,6 +377,11 @@ class _Test:
                 arg = BraceList(arg.args)
             if not isinstance(arg, BraceList):
                 return Unfollowed("an IndexingMap built in C++ from variables held in variables")
+            if any(_defined_by_hlo(item) for item in arg.items):
+                return Unfollowed(
+                    "a runtime variable defined by an HLO instruction (its value is the "
+                    "instruction's, which this reader does not model)"
+                )
             bounds = [_integers(item)[:2] for item in arg.items]
             if any(len(b) != 2 for b in bounds):
                 return Unfollowed("an IndexingMap variable without a literal interval")
@@ -429,29 +440,35 @@ class _Test:
             return base if isinstance(base, Unfollowed) else Unfollowed("indexing of a non-HLO value")
         numbers = [a for a in args[1:] if isinstance(a, Literal) and not a.is_string]
         flags = [a for a in args[1:] if isinstance(a, Name) and a.text in ("true", "false")]
-        if any(flag.text == "true" for flag in flags):
-            return Unfollowed("maps of physical layouts (use_physical_layout) are not modelled here")
+        physical = any(flag.text == "true" for flag in flags)
         index = int(numbers[0].value) if numbers else 0
         if "OutputToInput" in name:
-            return HloIndexing(base, index, None)
-        return HloIndexing(base, 0, index)
+            return HloIndexing(base, index, None, physical)
+        return HloIndexing(base, 0, index, physical)
 
     # ------------------------------------------------------------ expectations
 
     def expectation(self, statement: Statement, actual: Node, matcher: Node) -> Expectation | None:
+        matcher = self.resolved(matcher)
         name = callee_name(matcher)
         if name in _MATCHERS and isinstance(matcher, Call):
             text = next(literals(matcher), None)
             value = self.evaluate(actual)
             if text is None:
-                return self.place(statement, self.kind(value), not_comparable("a matcher of a non-literal text"))
+                reason = "a matcher of a text this reader does not resolve"
+                return self.place(statement, self.kind(value), not_comparable(reason))
             return self.place(statement, self.kind(value), self.compare(value, text.value))
-        instr = _instr_blocks(matcher)
-        if instr is not None:
+        blocks = _operand_blocks(matcher)
+        if blocks is not None:
             value = self.evaluate(actual)
-            if instr and isinstance(value, HloIndexing):
-                blocks = [(operand, [read_map(t, self.filename) for t in texts]) for operand, texts in instr]
-                return self.place(statement, "hlo-maps", self.compare_hlo(value, blocks))
+            if isinstance(value, HloIndexing):
+                try:
+                    expected = [(i, [read_map(t, self.filename) for t in texts]) for i, texts in blocks]
+                except VerifierError as error:
+                    comparison = not_comparable(f"XLA's expected maps are not read: {error}")
+                else:
+                    comparison = self.compare_hlo(value, expected)
+                return self.place(statement, "hlo-maps", comparison)
         if not _mentions_map_text(matcher) and not _calls(matcher, "Match"):
             return None
         value = self.evaluate(actual)
@@ -459,6 +476,17 @@ class _Test:
         if isinstance(value, Unfollowed):
             reason = value.reason
         return self.place(statement, self.kind(value), not_comparable(reason))
+
+    def resolved(self, node: Node) -> Node:
+        """`node` with the names of string constants (``constexpr
+        absl::string_view kMap = R"(…)"``) replaced by their literals."""
+        match node:
+            case Name(text) if text in self.strings:
+                return self.strings[text]
+            case Call(callee, args, braced):
+                return Call(callee, tuple(self.resolved(a) for a in args), braced)
+            case _:
+                return node
 
     def equality(self, statement: Statement, lhs: Node, rhs: Node) -> Iterator[Expectation]:
         self.effects(lhs)
@@ -513,7 +541,14 @@ class _Test:
                 agreed = Comparison(Agreement.EQUAL) if unknown else not_comparable(f"verifier: {maps}")
                 results.append((operand, agreed))
                 continue
-            results.append((operand, compare_unions([c.map for c in maps], expected)))
+            found = [c.map for c in maps]
+            if value.physical:
+                physical = _physical(hlo, value, operand, found)
+                if isinstance(physical, Unfollowed):
+                    results.append((operand, not_comparable(physical.reason)))
+                    continue
+                found = physical
+            results.append((operand, _resolved_runtime(compare_unions(found, expected), found)))
         return _combined(results)
 
     def kind(self, value: Value) -> Kind:
@@ -537,7 +572,68 @@ class _Test:
             comparison.witness,
             comparison.reason,
             comparison.witness_point,
+            comparison.expected,
+            comparison.computed,
         )
+
+
+def _resolved_runtime(comparison: Comparison, computed: list[IndexingMap]) -> Comparison:
+    """A difference where verifier's maps relate more and keep runtime
+    variables is not XLA's: XLA may resolve a runtime variable from the HLO
+    that defines it (a constant, an iota), where verifier keeps it ranging
+    over its interval — a superset, not a contradiction."""
+    point = comparison.witness_point
+    if (
+        comparison.verdict is Agreement.DIFFERENT
+        and point is not None
+        and point.get("only_in") == "computed"
+        and any(m.rt_vars for m in computed)
+    ):
+        reason = (
+            "verifier's maps keep runtime variables that XLA resolves from the HLO, and relate "
+            f"more: {comparison.witness}"
+        )
+        return replace(comparison, verdict=Agreement.NOT_COMPARABLE, witness=None, reason=reason,
+                       witness_point=None)
+    return comparison
+
+
+def _physical(
+    hlo: HloValue, value: HloIndexing, index: int, maps: list[IndexingMap]
+) -> list[IndexingMap] | Unfollowed:
+    """`maps` between physical indices: from the source's physical index to
+    its logical one, through the map, to the target's physical index (as
+    XLA's ``use_physical_layout``)."""
+    operands = hlo.module.entry.operand_instructions(hlo.instruction)
+    output = hlo.instruction.shape
+    if value.operand is None:
+        source, target = output, operands[index].shape if index < len(operands) else None
+    else:
+        source = operands[value.operand].shape if value.operand < len(operands) else None
+        target = output
+    if source is None or target is None or source.is_tuple or target.is_tuple:
+        return Unfollowed("physical maps of a tuple shape are not modelled here")
+    from verifier.expr import compose
+
+    return [compose(compose(_physical_to_logical(source), m), _logical_to_physical(target)) for m in maps]
+
+
+def _order(shape: Shape) -> tuple[int, ...]:
+    """The logical dims of `shape` in physical order, most major first."""
+    return tuple(reversed(shape.layout_or_default.minor_to_major))
+
+
+def _logical_to_physical(shape: Shape) -> IndexingMap:
+    """``(d0, …) -> (d_{order[0]}, …)``: a logical index's physical index."""
+    sizes = [(0, n - 1) for n in shape.dimensions]
+    return IndexingMap.create(sizes, [dim(k) for k in _order(shape)])
+
+
+def _physical_to_logical(shape: Shape) -> IndexingMap:
+    """The inverse of `_logical_to_physical`."""
+    order = _order(shape)
+    sizes = [(0, shape.dimensions[k] - 1) for k in order]
+    return IndexingMap.create(sizes, [dim(order.index(k)) for k in range(len(order))])
 
 
 def _combined(results: list[tuple[int, Comparison]]) -> Comparison:
@@ -550,13 +646,20 @@ def _combined(results: list[tuple[int, Comparison]]) -> Comparison:
             witness = None if first.witness is None else f"operand {operand}: {first.witness}"
             reason = None if first.reason is None else f"operand {operand}: {first.reason}"
             point = None if first.witness_point is None else {"operand": operand, **first.witness_point}
-            return Comparison(wanted, witness, reason, point)
+            return Comparison(wanted, witness, reason, point, first.computed, first.expected)
     return Comparison(Agreement.EQUAL)
 
 
-def _instr_blocks(matcher: Node) -> list[tuple[int, list[str]]] | None:
-    """The ``MatchInstrIndexing(id, …MatchIndexingMap(text)…)`` blocks of a
-    matcher, or None when it has none."""
+_SEQUENCES = frozenset({"ElementsAre", "UnorderedElementsAre"})
+_MAP_MATCHERS = frozenset({"MatchOperandIndexing", "MatchIndexingMap"})
+
+
+def _operand_blocks(matcher: Node) -> list[tuple[int, list[str]]] | None:
+    """The expected maps per operand of a matcher on an instruction's
+    indexing, or None when it is not one: ``MatchInstrIndexing(id, …maps…)``
+    blocks, or ``ElementsAre(<operand 0's maps>, <operand 1's maps>, …)``
+    where each operand's maps are an ``(Unordered)ElementsAre`` of
+    ``MatchOperandIndexing(text)`` (``IsEmpty()``: none)."""
     blocks: list[tuple[int, list[str]]] = []
 
     def walk(node: Node) -> None:
@@ -570,7 +673,26 @@ def _instr_blocks(matcher: Node) -> list[tuple[int, list[str]]] | None:
                 walk(arg)
 
     walk(matcher)
-    return blocks or None
+    if blocks:
+        return blocks
+    if not (isinstance(matcher, Call) and callee_name(matcher) == "ElementsAre"):
+        return None
+    for operand, maps in enumerate(matcher.args):
+        if callee_name(maps) == "IsEmpty":
+            blocks.append((operand, []))
+            continue
+        if not isinstance(maps, Call) or callee_name(maps) not in _SEQUENCES:
+            return None
+        texts: list[str] = []
+        for item in maps.args:
+            if callee_name(item) not in _MAP_MATCHERS or not isinstance(item, Call):
+                return None
+            found = [lit.value for lit in literals(item)]
+            if len(found) != 1:
+                return None
+            texts += found
+        blocks.append((operand, texts))
+    return blocks
 
 
 def _calls(node: Node, prefix: str) -> bool:
@@ -595,6 +717,15 @@ def _unrecognised(node: Node) -> str:
     if isinstance(node, Opaque):
         return "a statement this reader does not parse"
     return f"the matcher or call {name or 'here'}(…) is not one this reader follows"
+
+
+def _defined_by_hlo(variable: Node) -> bool:
+    """Whether a variable's initializer names more than an interval and a
+    name (``RTVar{Interval{0, 9}, instruction, map}``)."""
+    if not isinstance(variable, Call | BraceList):
+        return False
+    items = variable.args if isinstance(variable, Call) else variable.items
+    return any(not isinstance(item, Literal) for item in items[1:])
 
 
 def _integers(node: Node) -> list[int]:

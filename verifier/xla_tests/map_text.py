@@ -11,7 +11,9 @@ the `verifier.expr` grammar reads today's:
 * MLIR's ``affine_map<(d0)[s0] -> (d0 + s0)>`` around the map part;
 * `operand id = N` blocks (`HloInstructionIndexing::ToString`), each with
   its maps (``unknown indexing`` is ``UNDEFINED``), and the sources of
-  runtime variables after them (dropped, as above).
+  runtime variables after them (dropped, as above); an all-gather's
+  ``replica id:`` map is dropped too (which replica holds an element is not
+  part of the element relation compared here).
 
 A map written without a domain (the oldest tests printed only the affine
 part) cannot be read: it is a `ParseError` that says so.
@@ -117,7 +119,7 @@ def read_operands(
         body = text[block.end() : following.start() if following is not None else len(text)]
         # The sources of runtime variables (``rt0: parameter(1); (d0) -> (), …``)
         # follow the maps; the maps relate each runtime variable over its interval.
-        body = body.split("runtime variables:", 1)[0]
+        body = body.split("runtime variables:", 1)[0].split("replica id:", 1)[0]
         starts = [m.start() for m in _MAP_START.finditer(body)]
         ends = [*starts[1:], len(body)] if starts else []
         maps = [read_map(body[start:end], filename) for start, end in zip(starts, ends, strict=True)]
