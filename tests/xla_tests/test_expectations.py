@@ -136,3 +136,33 @@ def test_hlo_expectations_against_verifiers_maps():
     pair = (tuple(w["dims"]), tuple(w["result"]))
     assert (pair in transpose) != (pair in expected)
     assert (pair in expected) == (w["only_in"] == "expected")
+
+
+LAYOUT_TEST = '''
+TEST_P(IndexingAnalysisTest, Layouts) {
+  auto root = ParseAndGetRoot(R"(
+    HloModule m
+    ENTRY e {
+      p0 = f32[2, 3, 4]{0, 2, 1} parameter(0)
+      ROOT e = f32[2, 3, 4] exponential(p0)
+    }
+  )");
+  constexpr absl::string_view kPhysical = R"(
+    (d0, d1, d2) -> (d1, d2, d0), domain: d0 in [0, 1], d1 in [0, 2], d2 in [0, 3])";
+  auto physical = GetOutputToInputIndexing(root, /*output_id=*/0, /*use_physical_layout=*/true);
+  EXPECT_THAT(physical.indexing_maps, ElementsAre(ElementsAre(MatchOperandIndexing(kPhysical))));
+  EXPECT_THAT(physical.indexing_maps, ElementsAre(UnorderedElementsAre(MatchOperandIndexing(R"(
+    (d0, d1, d2) -> (d0, d1, d2), domain: d0 in [0, 1], d1 in [0, 2], d2 in [0, 3])"))));
+}
+'''
+
+
+def test_physical_layouts_and_per_operand_matchers():
+    right, wrong = check_text(LAYOUT_TEST, "indexing_analysis_test.cc")
+    assert right.verdict is Agreement.EQUAL
+    assert wrong.verdict is Agreement.DIFFERENT
+    # Plain Python: p0's physical order is dims (1, 2, 0), major first.
+    w = wrong.witness_point
+    physical = {((a, b, c), (b, c, a)) for a in range(2) for b in range(3) for c in range(4)}
+    pair = (tuple(w["dims"]), tuple(w["result"]))
+    assert (pair in physical) == (w["only_in"] == "computed")

@@ -1,0 +1,109 @@
+"""Brute-force reproducers, written here, of each kind of `different` that
+`verifier xla-tests` reports on XLA's current tests (our own shapes and
+numbers, never XLA's text): the op's semantics evaluated in plain Python
+decide which side reads what, at the witness the tool gives."""
+
+import itertools
+
+from verifier.xla_tests.files import check_text
+from verifier.xla_tests.result import Agreement
+
+
+def expectation(hlo: str, expected: str):
+    text = f'''TEST_P(IndexingAnalysisTest, Case) {{
+  auto input_indexing = GetOutputToInputIndexing(ParseAndGetRoot(R"({hlo})"));
+  EXPECT_THAT(input_indexing.ToString(), MatchIndexingString(R"({expected})"));
+}}
+'''
+    (found,) = check_text(text, "indexing_analysis_test.cc")
+    return found
+
+
+def test_gather_of_an_iota_reads_clamped_rows():
+    # Gather's start indices are clamped into the operand; an expected map
+    # that replaces the index by the iota without the clamp reads rows the
+    # operand does not have.
+    found = expectation(
+        """
+HloModule m
+fused {
+  p0 = f32[5,3] parameter(0)
+  iota = s64[8,1] iota(), iota_dimension=0
+  ROOT g = f32[8,1,1] gather(p0, iota), offset_dims={1,2}, collapsed_slice_dims={},
+    start_index_map={0}, index_vector_dim=1, slice_sizes={1,1}
+}
+ENTRY e {
+  p0 = f32[5,3] parameter(0)
+  ROOT f = f32[8,1,1] fusion(p0), kind=kInput, calls=fused
+}""",
+        "operand id = 0 (d0, d1, d2) -> (d0, 0), domain: d0 in [0, 7], d1 in [0, 0], d2 in [0, 0]",
+    )
+    assert found.verdict is Agreement.DIFFERENT
+    w = found.witness_point
+    dims, result = tuple(w["dims"]), tuple(w["result"])
+
+    def reads(d0: int) -> tuple[int, int]:  # XLA's gather: start clamped to [0, 5 - 1]
+        return (min(max(d0, 0), 5 - 1), 0)
+
+    truth = {((d0, 0, 0), reads(d0)) for d0 in range(8)}
+    expected = {((d0, 0, 0), (d0, 0)) for d0 in range(8)}
+    assert ((dims, result) in truth) == (w["only_in"] == "computed")
+    assert ((dims, result) in expected) == (w["only_in"] == "expected")
+    assert any(row >= 5 for (_, (row, _)) in expected - truth)  # rows p0 does not have
+
+
+def test_dynamic_update_slice_update_indices_outside_the_update():
+    found = expectation(
+        """
+HloModule m
+ENTRY e {
+  src = s32[6,7] parameter(0)
+  upd = s32[2,3] parameter(1)
+  o0 = s32[] parameter(2)
+  o1 = s32[] parameter(3)
+  ROOT dus = s32[6,7] dynamic-update-slice(src, upd, o0, o1)
+}""",
+        """operand id = 0 (d0, d1) -> (d0, d1), domain: d0 in [0, 5], d1 in [0, 6]
+           operand id = 1 (d0, d1){rt0, rt1} -> (d0 - rt0, d1 - rt1),
+             domain: d0 in [0, 5], d1 in [0, 6], rt0 in [0, 4], rt1 in [0, 4]""",
+    )
+    assert found.verdict is Agreement.DIFFERENT
+    w = found.witness_point
+    assert w["operand"] == 1 and w["only_in"] == "expected"
+    (d0, d1), (u0, u1) = w["dims"], w["result"]
+    # Plain Python: with offsets o (clamped so the update fits), output
+    # (d0, d1) reads upd[d0 - o0, d1 - o1] only inside the update.
+    reads_update = {
+        ((i, j), (i - o0, j - o1))
+        for o0, o1 in itertools.product(range(5), range(5))
+        for i, j in itertools.product(range(6), range(7))
+        if 0 <= i - o0 < 2 and 0 <= j - o1 < 3
+    }
+    assert ((d0, d1), (u0, u1)) not in reads_update
+    assert not (0 <= u0 < 2 and 0 <= u1 < 3)  # an element the update does not have
+
+
+def test_pad_reads_the_padding_value_only_in_the_padding():
+    found = expectation(
+        """
+HloModule m
+ENTRY e {
+  p0 = f32[3,2] parameter(0)
+  p1 = f32[] parameter(1)
+  ROOT pad = f32[8,4] pad(p0, p1), padding=1_2_1x1_1_0
+}""",
+        """operand id = 0 (d0, d1) -> ((d0 - 1) / 2, d1 - 1),
+             domain: d0 in [1, 5], d1 in [1, 2], (d0 - 1) mod 2 in [0, 0]
+           operand id = 1 (d0, d1) -> (), domain: d0 in [0, 7], d1 in [0, 3]""",
+    )
+    assert found.verdict is Agreement.DIFFERENT
+    w = found.witness_point
+    assert w["operand"] == 1 and w["only_in"] == "expected"
+    d0, d1 = w["dims"]
+
+    def source(i: int, j: int) -> str:  # which operand output (i, j) is copied from
+        row, rem = divmod(i - 1, 2)
+        return "p0" if rem == 0 and 0 <= row < 3 and 0 <= j - 1 < 2 else "p1"
+
+    assert source(d0, d1) == "p0"  # the expected map says p1 is read here
+    assert {source(i, j) for i in range(8) for j in range(4)} == {"p0", "p1"}
