@@ -55,7 +55,7 @@ from verifier.expr import (
     substitute,
     variables_of,
 )
-from verifier.hlo import Instruction, Module, Shape, parse_module
+from verifier.hlo import Computation, Instruction, Module, Shape, parse_module
 from verifier.xla_tests.compare import (
     Comparison,
     compare_maps,
@@ -77,6 +77,7 @@ from verifier.xla_tests.cpp import (
     callee_name,
     literals,
 )
+from verifier.xla_tests.grouped import Adaptor, Place, grouped, operand, producer_consumer, single
 from verifier.xla_tests.map_text import read_map, read_operands
 from verifier.xla_tests.result import Agreement, Expectation, Kind
 
@@ -96,11 +97,35 @@ class Tracked:
 
 @dataclass(frozen=True)
 class HloValue:
-    """An instruction of a parsed HLO module (``ParseAndGetRoot``)."""
+    """An instruction of a parsed HLO module (``ParseAndGetRoot``), in
+    `computation` (None: the entry), reached through `adaptor` (a fusion
+    adaptor's instruction) or not."""
 
     module: Module
     instruction: Instruction
     maps: ModuleMaps
+    computation: Computation | None = None
+    adaptor: Adaptor | None = None
+
+    @property
+    def place(self) -> Place:
+        return Place(self.computation or self.module.entry, self.instruction)
+
+
+@dataclass(frozen=True)
+class FusionValue:
+    """An ``HloFusionAdaptor`` of the test."""
+
+    hlo: HloValue
+    adaptor: Adaptor
+
+
+@dataclass(frozen=True)
+class GroupedValue:
+    """Grouped indexing: per instruction (its place's key), the maps from
+    the start's output to its output."""
+
+    groups: dict[tuple[str, str], list[IndexingMap]]
 
 
 @dataclass(frozen=True)
@@ -122,7 +147,7 @@ class Unfollowed:
     reason: str
 
 
-Value: TypeAlias = Tracked | HloValue | HloIndexing | Unfollowed
+Value: TypeAlias = Tracked | HloValue | HloIndexing | FusionValue | GroupedValue | Unfollowed
 
 _SIMPLIFYING = ("Simplify", "RemoveUnusedSymbols", "RemoveUnusedVars", "RescaleSymbols")
 # Methods that only read the map (the test's value is unchanged).
@@ -198,7 +223,7 @@ class _Test:
 
     def method(self, value: Value, method: str, args: tuple[Node, ...]) -> Value:
         """`value` after ``value.method(args)``."""
-        if isinstance(value, HloIndexing | HloValue):
+        if isinstance(value, HloIndexing | HloValue | FusionValue | GroupedValue):
             return value  # Simplify and reads leave the relations as they are
         if not isinstance(value, Tracked):
             return value
@@ -278,12 +303,34 @@ class _Test:
                         return Unfollowed(f"no instruction '{text}' in the entry computation")
                     return replace(base, instruction=instruction)
                 return base
-            case Call(Member(inner, "operand"), (Literal(index, is_string=False),)):
+            case Call(Member(inner, "operand" | "GetOperand"), (Literal(index, is_string=False),)):
                 base = self.evaluate(inner)
                 if isinstance(base, HloValue) and int(index) < len(base.instruction.operands):
-                    operand = base.module.entry.operand_instructions(base.instruction)[int(index)]
-                    return replace(base, instruction=operand)
+                    if base.adaptor is not None:
+                        place = operand(base.maps, base.adaptor, base.place, int(index))
+                        return replace(base, instruction=place.instruction, computation=place.computation)
+                    found = base.place.computation.operand_instructions(base.instruction)[int(index)]
+                    return replace(base, instruction=found)
                 return Unfollowed("an operand this reader does not follow")
+            case Unary("&", inner) | Call(Member(inner, "instruction" | "parent"), ()):
+                return self.evaluate(inner)
+            case Call(_, args) if name in ("ForInstruction", "ForProducerConsumer"):
+                return self.adaptor(name, [self.evaluate(a) for a in args])
+            case Call(Member(Call(Member(inner, "GetRoots"), ()), "[]"), (Literal(index, is_string=False),)):
+                fusion = self.evaluate(inner)
+                if isinstance(fusion, FusionValue) and int(index) < len(fusion.adaptor.roots):
+                    root = fusion.adaptor.roots[int(index)]
+                    return replace(
+                        fusion.hlo, instruction=root.instruction, computation=root.computation,
+                        adaptor=fusion.adaptor,
+                    )
+                return Unfollowed("a fusion root this reader does not follow")
+            case Call(_, args) if name == "ComputeGroupedOutputToInputIndexing" and len(args) >= 2:
+                return self.grouped(self.evaluate(args[0]), self.evaluate(args[1]))
+            case Call(_, args) if name == "GroupIndexingMapsByProducers" and len(args) == 2:
+                return self.by_producers(self.evaluate(args[0]))
+            case Call(Member(inner, "[]"), (key,)):
+                return self.group(self.evaluate(inner), self.evaluate(key))
             case Call(_, args) if name in (
                 "GetOutputToInputIndexing",
                 "ComputeOutputToInputIndexing",
@@ -432,6 +479,47 @@ class _Test:
             return Unfollowed(f"the HLO module is not read by verifier: {error}")
         return HloValue(module, module.entry.root, ModuleMaps(module))
 
+    def adaptor(self, name: str, args: list[Value]) -> Value:
+        places = [a for a in args if isinstance(a, HloValue)]
+        if len(places) != len(args) or not places:
+            return Unfollowed(f"{name} of values this reader does not follow")
+        if name == "ForInstruction":
+            return FusionValue(places[0], single(places[0].maps, places[0].place))
+        if len(places) != 2:
+            return Unfollowed("ForProducerConsumer without a producer and a consumer")
+        return FusionValue(places[0], producer_consumer(places[0].place, places[1].place))
+
+    def grouped(self, fusion: Value, start: Value) -> Value:
+        if not isinstance(fusion, FusionValue) or not isinstance(start, HloValue):
+            return Unfollowed("grouped indexing of values this reader does not follow")
+        try:
+            return GroupedValue(grouped(start.maps, fusion.adaptor, start.place))
+        except VerifierError as error:
+            return Unfollowed(f"verifier computes no grouped maps: {error}")
+
+    def by_producers(self, indexing: Value) -> Value:
+        """``GroupIndexingMapsByProducers``: an instruction's operand maps, by operand instruction."""
+        if not isinstance(indexing, HloIndexing) or indexing.operand is not None:
+            return Unfollowed("grouping of an indexing this reader does not follow")
+        hlo = indexing.hlo
+        try:
+            computed = hlo.maps.output_to_input(hlo.place.computation, hlo.instruction, indexing.output)
+        except VerifierError as error:
+            return Unfollowed(f"verifier computes no maps for it: {error}")
+        groups: dict[tuple[str, str], list[IndexingMap]] = {}
+        reads = hlo.place.computation.operand_instructions(hlo.instruction)
+        for read, composed in zip(reads, computed, strict=True):
+            if isinstance(composed.maps, Undefined):
+                return Unfollowed(f"verifier: {composed.maps}")
+            bucket = groups.setdefault(Place(hlo.place.computation, read).key, [])
+            bucket += [c.map for c in composed.maps if c.map not in bucket]
+        return GroupedValue(groups)
+
+    def group(self, grouped_value: Value, key: Value) -> Value:
+        if not isinstance(grouped_value, GroupedValue) or not isinstance(key, HloValue):
+            return Unfollowed("an element of a value this reader does not follow")
+        return GroupedValue({key.place.key: grouped_value.groups.get(key.place.key, [])})
+
     def indexing(self, name: str, args: tuple[Node, ...]) -> Value:
         if not args:
             return Unfollowed(f"{name} without arguments")
@@ -458,6 +546,9 @@ class _Test:
                 reason = "a matcher of a text this reader does not resolve"
                 return self.place(statement, self.kind(value), not_comparable(reason))
             return self.place(statement, self.kind(value), self.compare(value, text.value))
+        value_first = self.evaluate(actual)
+        if isinstance(value_first, GroupedValue):
+            return self.place(statement, "hlo-maps", self.compare_grouped(value_first, matcher))
         blocks = _operand_blocks(matcher)
         if blocks is not None:
             value = self.evaluate(actual)
@@ -518,6 +609,38 @@ class _Test:
             case HloValue():
                 return not_comparable("an expectation on an instruction, not on its maps")
         return not_comparable("an expectation on a value this reader does not follow")
+
+    def compare_grouped(self, value: GroupedValue, matcher: Node) -> Comparison:
+        """``UnorderedElementsAre(Pair(key, <maps>), …)`` on a grouping, or
+        ``<maps>`` on one group (``grouped[key]``)."""
+        pairs: list[tuple[tuple[str, str], Node]] = []
+        if callee_name(matcher) == "UnorderedElementsAre" and isinstance(matcher, Call) and all(
+            callee_name(a) == "Pair" for a in matcher.args
+        ):
+            for pair in matcher.args:
+                assert isinstance(pair, Call)
+                key = self.evaluate(pair.args[0]) if len(pair.args) == 2 else None
+                if not isinstance(key, HloValue):
+                    return not_comparable("a group key this reader does not follow")
+                pairs.append((key.place.key, pair.args[1]))
+            if {k for k, _ in pairs} != set(value.groups):
+                named = sorted(name for _, name in value.groups)
+                return not_comparable(f"the groups differ from verifier's ({', '.join(named)})")
+        elif len(value.groups) == 1:
+            pairs.append((next(iter(value.groups)), matcher))
+        else:
+            return not_comparable("a matcher on a grouping this reader does not follow")
+        results: list[tuple[int, Comparison]] = []
+        for index, (key, maps_matcher) in enumerate(pairs):
+            blocks = _operand_blocks(Call(Name("ElementsAre"), (maps_matcher,)))
+            if blocks is None:
+                return not_comparable("a matcher of a group's maps this reader does not follow")
+            try:
+                expected = [read_map(t, self.filename) for t in blocks[0][1]]
+            except VerifierError as error:
+                return not_comparable(f"XLA's expected maps are not read: {error}")
+            results.append((index, compare_unions(value.groups.get(key, []), expected)))
+        return _combined(results)
 
     def compare_hlo(
         self, value: HloIndexing, blocks: list[tuple[int, list[IndexingMap | Undefined]]]

@@ -49,7 +49,7 @@ _SIMPLIFIED_FLAG = re.compile(r",?\s*is_simplified\s*:\s*(true|false)")
 
 def normalized(text: str) -> str:
     """`text` in today's grammar (see the module docstring)."""
-    text = text.strip()
+    text = text.split("replica id:", 1)[0].strip()
     if text == "unknown indexing":
         return "UNDEFINED"
     affine = _AFFINE_MAP.search(text)
