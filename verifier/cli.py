@@ -1002,13 +1002,16 @@ def build_parser() -> argparse.ArgumentParser:
         "reason), at the expectation's C++ line. Exit 1 if any is different.",
     )
     xla_tests.add_argument(
-        "paths", nargs="*", metavar="FILE_OR_DIR",
+        "paths",
+        nargs="*",
+        metavar="FILE_OR_DIR",
         help="test files, or directories searched for *indexing*_test.cc and *tile*_test.cc "
         "(with --git: paths inside the repository; default: the two indexing tests, old and new places)",
     )
     xla_tests.add_argument("--format", choices=("text", "json", "sarif", "junit"), default="text")
     xla_tests.add_argument(
-        "--git", metavar="DIR",
+        "--git",
+        metavar="DIR",
         help="walk the history of the files in this XLA git directory and list every "
         "expectation that was ever different, with the commits where it appeared and disappeared",
     )

@@ -10,12 +10,12 @@ import pytest
 
 from verifier.cli import main
 
-WRONG = '''TEST_F(IndexingMapTest, ModIsSub) {
+WRONG = """TEST_F(IndexingMapTest, ModIsSub) {
   auto m = Parse("(d0) -> (d0 mod 4), domain: d0 in [4, 7]");
   EXPECT_TRUE(m.Simplify());
   EXPECT_THAT(m, MatchIndexingMap("(d0) -> (d0 - 3), domain: d0 in [4, 7]"));
 }
-'''
+"""
 FIXED = WRONG.replace("d0 - 3", "d0 - 4")
 
 
@@ -30,11 +30,17 @@ def test_json_contract_and_exit_code(tmp_path: Path):
     assert code == 1
     document = json.loads(text)
     assert document["files"] == 1 and document["summary"] == {
-        "equal": 0, "different": 1, "not-comparable": 0
+        "equal": 0,
+        "different": 1,
+        "not-comparable": 0,
     }
     (e,) = document["expectations"]
     assert {k: e[k] for k in ("line", "test", "kind", "verdict", "reason")} == {
-        "line": 4, "test": "ModIsSub", "kind": "simplify", "verdict": "different", "reason": None
+        "line": 4,
+        "test": "ModIsSub",
+        "kind": "simplify",
+        "verdict": "different",
+        "reason": None,
     }
     (d0,) = e["witness_point"]["point"].values()
     assert 4 <= d0 <= 7 and e["witness_point"]["computed"] == [d0 % 4] != [d0 - 3]
@@ -62,7 +68,8 @@ def test_bad_input_is_exit_2():
 def git(directory: Path, *args: str) -> None:
     subprocess.run(
         ["git", "-C", str(directory), "-c", "user.name=t", "-c", "user.email=t@t", *args],
-        check=True, capture_output=True,
+        check=True,
+        capture_output=True,
     )
 
 
@@ -80,11 +87,19 @@ def test_history_lists_when_a_wrong_expectation_appeared_and_disappeared(tmp_pat
     new.write_text(FIXED.replace("ModIsSub", "Unchanged") + FIXED)
     git(tmp_path, "commit", "-qam", "fixed")
     shas = subprocess.run(
-        ["git", "-C", str(tmp_path), "log", "--format=%H"], capture_output=True, text=True, check=True
+        ["git", "-C", str(tmp_path), "log", "--format=%H"],
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout.split()
     code, text = run(
-        "xla-tests", "--git", str(tmp_path), "old/indexing_map_test.cc",
-        "new/indexing_map_test.cc", "--format", "json",
+        "xla-tests",
+        "--git",
+        str(tmp_path),
+        "old/indexing_map_test.cc",
+        "new/indexing_map_test.cc",
+        "--format",
+        "json",
     )
     assert code == 1
     document = json.loads(text)
@@ -97,8 +112,11 @@ def test_history_lists_when_a_wrong_expectation_appeared_and_disappeared(tmp_pat
 @pytest.mark.parametrize("fmt", ["text", "json"])
 def test_equiv_of_different_ranks_is_a_finding(fmt: str):
     code, text = run(
-        "equiv", "(d0) -> (d0), domain: d0 in [0, 3]",
-        "(d0, d1) -> (d0), domain: d0 in [0, 3], d1 in [0, 1]", "--format", fmt,
+        "equiv",
+        "(d0) -> (d0), domain: d0 in [0, 3]",
+        "(d0, d1) -> (d0), domain: d0 in [0, 3], d1 in [0, 1]",
+        "--format",
+        fmt,
     )
     assert code == 1
     if fmt == "json":

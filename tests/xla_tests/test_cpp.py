@@ -2,7 +2,7 @@
 
 from verifier.xla_tests.cpp import Call, Literal, Member, Name, Opaque, literals, read_tests, tokens
 
-SOURCE = '''#include "x.h"
+SOURCE = """#include "x.h"
 namespace {
 // TEST_F(Commented, Out) { }
 TEST_F(Fixture, First) {
@@ -20,7 +20,7 @@ TEST_F(Fixture, First) {
 }
 TEST_P(Other, Second) { auto text = R"hlo(a ")" b)hlo"; }
 }  // namespace
-'''
+"""
 
 
 def test_tests_are_found_with_their_names_and_lines():
@@ -57,5 +57,12 @@ def test_a_constructor_declaration_is_a_call_of_the_type():
 def test_what_is_not_parsed_is_opaque_with_its_literals():
     (test,) = read_tests('TEST(A, B) { auto f = [&](int x) { return "s"; }; }')
     assert any(isinstance(s.value, Opaque | Member | Call) for s in test.statements)
-    assert [t.kind for t in tokens("a::b->c 'x' 1'000")] == ["name", "punct", "name", "punct",
-                                                            "name", "number", "number"]
+    assert [t.kind for t in tokens("a::b->c 'x' 1'000")] == [
+        "name",
+        "punct",
+        "name",
+        "punct",
+        "name",
+        "number",
+        "number",
+    ]

@@ -10,11 +10,11 @@ from verifier.xla_tests.map_text import read_map, read_operands
 TODAY = "(d0)[s0] -> (d0 + s0), domain: d0 in [0, 9], s0 in [0, 3], d0 mod 2 in [0, 0]"
 
 
-def pairs(m: IndexingMap | Undefined) -> set[tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]]:
+def pairs(
+    m: IndexingMap | Undefined,
+) -> set[tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]]:
     assert isinstance(m, IndexingMap)
-    return {
-        (tuple(p[v] for v in m.all_variables), m.evaluate(p), ()) for p in m.domain_points()
-    }
+    return {(tuple(p[v] for v in m.all_variables), m.evaluate(p), ()) for p in m.domain_points()}
 
 
 @pytest.mark.parametrize(
@@ -45,7 +45,9 @@ def test_runtime_variable_sources_are_dropped():
              s0 in [0, 1]
                hlo: NULL
                () -> ()"""
-    assert pairs(read_map(old)) == pairs(parse_map("(d0)[s0] -> (d0 + s0), domain: d0 in [0, 3], s0 in [0, 1]"))
+    assert pairs(read_map(old)) == pairs(
+        parse_map("(d0)[s0] -> (d0 + s0), domain: d0 in [0, 3], s0 in [0, 1]")
+    )
 
 
 def test_a_map_without_a_domain_is_an_error_that_says_so():
@@ -67,7 +69,7 @@ def test_operand_blocks_with_several_maps_unknown_and_runtime_sources():
     assert [operand for operand, _ in blocks] == [0, 1, 2, 3]
     assert [len(maps) for _, maps in blocks] == [2, 1, 1, 1]
     assert isinstance(blocks[1][1][0], Undefined)
-    first, second = blocks[0][1]
+    _, second = blocks[0][1]
     assert isinstance(second, IndexingMap)
     assert {second.evaluate(p) for p in second.domain_points()} == {(3,), (2,), (1,), (0,)}
     empty = blocks[3][1][0]

@@ -4,17 +4,18 @@ numbers, never XLA's text): the op's semantics evaluated in plain Python
 decide which side reads what, at the witness the tool gives."""
 
 import itertools
+from typing import Any
 
 from verifier.xla_tests.files import check_text
 from verifier.xla_tests.result import Agreement
 
 
 def expectation(hlo: str, expected: str):
-    text = f'''TEST_P(IndexingAnalysisTest, Case) {{
+    text = f"""TEST_P(IndexingAnalysisTest, Case) {{
   auto input_indexing = GetOutputToInputIndexing(ParseAndGetRoot(R"({hlo})"));
   EXPECT_THAT(input_indexing.ToString(), MatchIndexingString(R"({expected})"));
 }}
-'''
+"""
     (found,) = check_text(text, "indexing_analysis_test.cc")
     return found
 
@@ -39,7 +40,7 @@ ENTRY e {
         "operand id = 0 (d0, d1, d2) -> (d0, 0), domain: d0 in [0, 7], d1 in [0, 0], d2 in [0, 0]",
     )
     assert found.verdict is Agreement.DIFFERENT
-    w = found.witness_point
+    w: Any = found.witness_point
     dims, result = tuple(w["dims"]), tuple(w["result"])
 
     def reads(d0: int) -> tuple[int, int]:  # XLA's gather: start clamped to [0, 5 - 1]
@@ -68,7 +69,7 @@ ENTRY e {
              domain: d0 in [0, 5], d1 in [0, 6], rt0 in [0, 4], rt1 in [0, 4]""",
     )
     assert found.verdict is Agreement.DIFFERENT
-    w = found.witness_point
+    w: Any = found.witness_point
     assert w["operand"] == 1 and w["only_in"] == "expected"
     (d0, d1), (u0, u1) = w["dims"], w["result"]
     # Plain Python: with offsets o (clamped so the update fits), output
@@ -97,7 +98,7 @@ ENTRY e {
            operand id = 1 (d0, d1) -> (), domain: d0 in [0, 7], d1 in [0, 3]""",
     )
     assert found.verdict is Agreement.DIFFERENT
-    w = found.witness_point
+    w: Any = found.witness_point
     assert w["operand"] == 1 and w["only_in"] == "expected"
     d0, d1 = w["dims"]
 

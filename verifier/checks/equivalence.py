@@ -331,9 +331,8 @@ def _other_variables(a: IndexingMap, b: IndexingMap, *, pointwise: bool) -> bool
     analysis of the constraints), which isl compares as it is."""
     same_shape = (a.num_dims, a.num_results) == (b.num_dims, b.num_results)
     same_symbols = (len(a.range_vars), len(a.rt_vars)) == (len(b.range_vars), len(b.rt_vars))
-    if (same_shape and (same_symbols or not pointwise)) or a.is_known_empty or b.is_known_empty:
-        return False
-    return True
+    comparable = same_shape and (same_symbols or not pointwise)
+    return not (comparable or a.is_known_empty or b.is_known_empty)
 
 
 def _compared_as_relations(a: IndexingMap, b: IndexingMap, budget: Budget) -> EquivalenceResult:
@@ -355,7 +354,8 @@ def _compared_as_relations(a: IndexingMap, b: IndexingMap, budget: Budget) -> Eq
         f"map a ({a.num_dims} dims -> {a.num_results} results) and map b ({b.num_dims} dims -> "
         f"{b.num_results} results) index different tensors"
     )
-    for only_in, shown in (("a", a), ("b", b)):
+    sides: tuple[tuple[Literal["a", "b"], IndexingMap], ...] = (("a", a), ("b", b))
+    for only_in, shown in sides:
         empty = shown.replaced(constraints=(*shown.constraints, (const(0), Interval(1, 1))))
         found = check_equivalence(shown, empty, budget=budget)
         if found.verdict is Verdict.UNKNOWN:

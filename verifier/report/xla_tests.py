@@ -20,8 +20,8 @@ import io
 from collections import Counter
 from typing import Any
 
-from junitparser import JUnitXml, Skipped, TestSuite
 from junitparser import Failure as JUnitFailure
+from junitparser import JUnitXml, Skipped, TestSuite
 
 from verifier.errors import SourceSpan
 from verifier.report.junit import placed_testcase
@@ -39,7 +39,9 @@ def render_text(run: XlaTestsRun) -> str:
             continue
         detail = e.witness if e.verdict is Agreement.DIFFERENT else e.reason
         first = (detail or "").splitlines()[0] if detail else ""
-        lines.append(printable(f"{e.file}:{e.line}: {e.test} ({e.kind}): {e.verdict.value}: {first}"))
+        lines.append(
+            printable(f"{e.file}:{e.line}: {e.test} ({e.kind}): {e.verdict.value}: {first}")
+        )
     counts = run.summary
     files = f"{run.files} file" + ("" if run.files == 1 else "s")
     lines.append(
@@ -54,8 +56,10 @@ def render_history_text(found: History) -> str:
     lines = []
     for wrong in found.wrong:
         e = wrong.expectation
-        gone = "still there" if wrong.disappeared is None else (
-            f"disappeared {wrong.disappeared.sha[:10]} ({wrong.disappeared.date[:10]})"
+        gone = (
+            "still there"
+            if wrong.disappeared is None
+            else (f"disappeared {wrong.disappeared.sha[:10]} ({wrong.disappeared.date[:10]})")
         )
         lines.append(
             printable(
@@ -94,14 +98,18 @@ def sarif_log(run: XlaTestsRun) -> dict[str, Any]:
                 "ruleIndex": index,
                 "level": _LEVELS[e.verdict],
                 "message": {"text": printable(f"{e.test} ({e.kind}): {detail}")},
-                "locations": [{"physicalLocation": physical_location(SourceSpan(e.file, e.line, 0))}],
+                "locations": [
+                    {"physicalLocation": physical_location(SourceSpan(e.file, e.line, 0))}
+                ],
                 "partialFingerprints": {"xlaTestExpectation/v1": f"{e.file}/{e.test}/{e.line}"},
             }
         )
     return {
         "$schema": SCHEMA_URI,
         "version": "2.1.0",
-        "runs": [{"tool": {"driver": {"name": "verifier xla-tests", "rules": rules}}, "results": results}],
+        "runs": [
+            {"tool": {"driver": {"name": "verifier xla-tests", "rules": rules}}, "results": results}
+        ],
     }
 
 
@@ -116,9 +124,9 @@ def junit_xml(run: XlaTestsRun) -> bytes:
         suite.add_testcase(case)
     xml = JUnitXml("verifier xla-tests")
     for suite in suites.values():
-        suite.update_statistics()
+        suite.update_statistics()  # type: ignore[no-untyped-call]
         xml.add_testsuite(suite)
-    xml.update_statistics()
+    xml.update_statistics()  # type: ignore[no-untyped-call]
     buffer = io.BytesIO()
     xml.write(buffer, pretty=False)
     return buffer.getvalue()

@@ -101,13 +101,16 @@ def _different(counterexample: PointwiseCounterexample | RelationCounterexample)
     match counterexample:
         case PointwiseCounterexample(point, computed, expected):
             where = ", ".join(f"{name} = {value}" for name, value in point) or "the empty point"
-            text = f"{where}: verifier computes {_values(computed)}, XLA expects {_values(expected)}"
+            text = (
+                f"{where}: verifier computes {_values(computed)}, XLA expects {_values(expected)}"
+            )
             data: dict[str, object] = {
                 "semantics": "pointwise",
                 "point": dict(point),
                 "computed": None if computed is None else list(computed),
                 "expected": None if expected is None else list(expected),
             }
+            return Comparison(Agreement.DIFFERENT, witness=text, witness_point=data)
         case RelationCounterexample(dims, result, only_in, symbols):
             side = "XLA's expected map" if only_in == "b" else "verifier's map"
             other = "verifier's" if only_in == "b" else "XLA's expected map"
@@ -122,9 +125,9 @@ def _different(counterexample: PointwiseCounterexample | RelationCounterexample)
                 "only_in": "expected" if only_in == "b" else "computed",
                 "symbols": dict(symbols),
             }
+            return Comparison(Agreement.DIFFERENT, witness=text, witness_point=data)
         case _ as unreachable:
             assert_never(unreachable)
-    return Comparison(Agreement.DIFFERENT, witness=text, witness_point=data)
 
 
 def compare_unions(
@@ -136,20 +139,22 @@ def compare_unions(
     wanted = [m for m in expected if isinstance(m, IndexingMap)]
     if len(computed) == 1 and len(wanted) == 1:
         return compare_maps(computed[0], wanted[0], pointwise=False)
-    texts = {"computed": _flat(computed), "expected": _flat(wanted)}
+    flat_computed, flat_expected = _flat(computed), _flat(wanted)
     if _one_to_one(computed, wanted):
-        return Comparison(Agreement.EQUAL, **texts)
+        return Comparison(Agreement.EQUAL, computed=flat_computed, expected=flat_expected)
     size = sum(m.domain_size_bound() for m in (*computed, *wanted))
     if size > _UNION_ENUMERATION_LIMIT:
         reason = (
             f"{len(computed)} computed and {len(wanted)} expected maps: no map-to-map match "
             f"and too many points ({size}) to compare their unions by enumeration"
         )
-        return Comparison(Agreement.NOT_COMPARABLE, reason=reason, **texts)
+        return Comparison(
+            Agreement.NOT_COMPARABLE, reason=reason, computed=flat_computed, expected=flat_expected
+        )
     mine = {pair for m in computed for pair in m.relation()}
     theirs = {pair for m in wanted for pair in m.relation()}
     if mine == theirs:
-        return Comparison(Agreement.EQUAL, **texts)
+        return Comparison(Agreement.EQUAL, computed=flat_computed, expected=flat_expected)
     only = sorted((mine - theirs) | (theirs - mine), key=lambda p: (sum(map(abs, p[0])), p))
     dims, result = only[0]
     in_expected = (dims, result) in theirs
@@ -165,7 +170,8 @@ def compare_unions(
             "only_in": "expected" if in_expected else "computed",
             "symbols": {},
         },
-        **texts,
+        computed=flat_computed,
+        expected=flat_expected,
     )
 
 

@@ -508,7 +508,9 @@ def _statement(items: list[Token]) -> Iterator[Statement]:
     declared = _constructor_declaration(items)
     if declared is not None:
         target, open_index = declared
-        callee = Name(items[0].text if open_index == 2 else " ".join(t.text for t in items[: open_index - 1]))
+        callee = Name(
+            items[0].text if open_index == 2 else " ".join(t.text for t in items[: open_index - 1])
+        )
         args = _expression([Token("name", "_", line), *items[open_index:]], text)
         if isinstance(args, Call):
             yield Statement(line, target, Call(callee, args.args, args.braced), text)

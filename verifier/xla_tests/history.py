@@ -78,7 +78,10 @@ class History:
 def _git(directory: str, *args: str) -> str:
     try:
         done = subprocess.run(
-            ["git", "-C", directory, *args], capture_output=True, check=False, text=True,
+            ["git", "-C", directory, *args],
+            capture_output=True,
+            check=False,
+            text=True,
             errors="surrogateescape",
         )
     except OSError as error:
@@ -107,7 +110,11 @@ def commits(directory: str, paths: Sequence[str], since: str | None = None) -> l
 def _key(expectation: Expectation, text: str) -> tuple[str, str, str]:
     lines = text.splitlines()
     line = lines[expectation.line - 1] if 0 < expectation.line <= len(lines) else ""
-    return (expectation.test, expectation.kind, " ".join(line.split()) + f"#{expectation.witness is None}")
+    return (
+        expectation.test,
+        expectation.kind,
+        " ".join(line.split()) + f"#{expectation.witness is None}",
+    )
 
 
 def history(

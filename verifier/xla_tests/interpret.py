@@ -56,6 +56,7 @@ from verifier.expr import (
     variables_of,
 )
 from verifier.hlo import Computation, Instruction, Module, Shape, parse_module
+from verifier.xla_tests import grouped as grouping
 from verifier.xla_tests.compare import (
     Comparison,
     compare_maps,
@@ -77,7 +78,7 @@ from verifier.xla_tests.cpp import (
     callee_name,
     literals,
 )
-from verifier.xla_tests.grouped import Adaptor, Place, grouped, operand, producer_consumer, single
+from verifier.xla_tests.grouped import Adaptor, Place
 from verifier.xla_tests.map_text import read_map, read_operands
 from verifier.xla_tests.result import Agreement, Expectation, Kind
 
@@ -195,8 +196,10 @@ class _Test:
             yield from self.equality(statement, value.args[0], value.args[1])
             return
         self.effects(value)
-        if statement.target is not None and isinstance(value, BraceList | Call) and (
-            isinstance(value, BraceList) or value.braced
+        if (
+            statement.target is not None
+            and isinstance(value, BraceList | Call)
+            and (isinstance(value, BraceList) or value.braced)
         ):
             self.lists[statement.target] = value
         if statement.target is not None and isinstance(value, Literal) and value.is_string:
@@ -264,7 +267,9 @@ class _Test:
         name = callee_name(node)
         match node:
             case Name(text):
-                return self.values.get(text, Unfollowed(f"'{text}' is not a map this reader follows"))
+                return self.values.get(
+                    text, Unfollowed(f"'{text}' is not a map this reader follows")
+                )
             case Unary("*", inner):
                 return self.evaluate(inner)
             case Call(Member(inner, "value" | "ToString"), ()) | Member(inner, "indexing_maps"):
@@ -307,21 +312,30 @@ class _Test:
                 base = self.evaluate(inner)
                 if isinstance(base, HloValue) and int(index) < len(base.instruction.operands):
                     if base.adaptor is not None:
-                        place = operand(base.maps, base.adaptor, base.place, int(index))
-                        return replace(base, instruction=place.instruction, computation=place.computation)
-                    found = base.place.computation.operand_instructions(base.instruction)[int(index)]
+                        place = grouping.operand(base.maps, base.adaptor, base.place, int(index))
+                        return replace(
+                            base, instruction=place.instruction, computation=place.computation
+                        )
+                    found = base.place.computation.operand_instructions(base.instruction)[
+                        int(index)
+                    ]
                     return replace(base, instruction=found)
                 return Unfollowed("an operand this reader does not follow")
             case Unary("&", inner) | Call(Member(inner, "instruction" | "parent"), ()):
                 return self.evaluate(inner)
             case Call(_, args) if name in ("ForInstruction", "ForProducerConsumer"):
                 return self.adaptor(name, [self.evaluate(a) for a in args])
-            case Call(Member(Call(Member(inner, "GetRoots"), ()), "[]"), (Literal(index, is_string=False),)):
+            case Call(
+                Member(Call(Member(inner, "GetRoots"), ()), "[]"),
+                (Literal(index, is_string=False),),
+            ):
                 fusion = self.evaluate(inner)
                 if isinstance(fusion, FusionValue) and int(index) < len(fusion.adaptor.roots):
                     root = fusion.adaptor.roots[int(index)]
                     return replace(
-                        fusion.hlo, instruction=root.instruction, computation=root.computation,
+                        fusion.hlo,
+                        instruction=root.instruction,
+                        computation=root.computation,
                         adaptor=fusion.adaptor,
                     )
                 return Unfollowed("a fusion root this reader does not follow")
@@ -455,7 +469,10 @@ class _Test:
         symbol_names = [n.strip() for n in (match.group(2) or "").split(",") if n.strip()]
         if len(dim_names) != len(dims) or len(symbol_names) != len(symbols):
             return Unfollowed("an affine map whose variables and bounds do not match in number")
-        ranges, rts = symbol_names[: len(symbols) - rt_count], symbol_names[len(symbols) - rt_count :]
+        ranges, rts = (
+            symbol_names[: len(symbols) - rt_count],
+            symbol_names[len(symbols) - rt_count :],
+        )
         header = f"({', '.join(dim_names)})"
         header += f"[{', '.join(ranges)}]" if ranges else ""
         header += f"{{{', '.join(rts)}}}" if rts else ""
@@ -484,16 +501,16 @@ class _Test:
         if len(places) != len(args) or not places:
             return Unfollowed(f"{name} of values this reader does not follow")
         if name == "ForInstruction":
-            return FusionValue(places[0], single(places[0].maps, places[0].place))
+            return FusionValue(places[0], grouping.single(places[0].maps, places[0].place))
         if len(places) != 2:
             return Unfollowed("ForProducerConsumer without a producer and a consumer")
-        return FusionValue(places[0], producer_consumer(places[0].place, places[1].place))
+        return FusionValue(places[0], grouping.producer_consumer(places[0].place, places[1].place))
 
     def grouped(self, fusion: Value, start: Value) -> Value:
         if not isinstance(fusion, FusionValue) or not isinstance(start, HloValue):
             return Unfollowed("grouped indexing of values this reader does not follow")
         try:
-            return GroupedValue(grouped(start.maps, fusion.adaptor, start.place))
+            return GroupedValue(grouping.grouped(start.maps, fusion.adaptor, start.place))
         except VerifierError as error:
             return Unfollowed(f"verifier computes no grouped maps: {error}")
 
@@ -503,7 +520,9 @@ class _Test:
             return Unfollowed("grouping of an indexing this reader does not follow")
         hlo = indexing.hlo
         try:
-            computed = hlo.maps.output_to_input(hlo.place.computation, hlo.instruction, indexing.output)
+            computed = hlo.maps.output_to_input(
+                hlo.place.computation, hlo.instruction, indexing.output
+            )
         except VerifierError as error:
             return Unfollowed(f"verifier computes no maps for it: {error}")
         groups: dict[tuple[str, str], list[IndexingMap]] = {}
@@ -525,7 +544,9 @@ class _Test:
             return Unfollowed(f"{name} without arguments")
         base = self.evaluate(args[0])
         if not isinstance(base, HloValue):
-            return base if isinstance(base, Unfollowed) else Unfollowed("indexing of a non-HLO value")
+            return (
+                base if isinstance(base, Unfollowed) else Unfollowed("indexing of a non-HLO value")
+            )
         numbers = [a for a in args[1:] if isinstance(a, Literal) and not a.is_string]
         flags = [a for a in args[1:] if isinstance(a, Name) and a.text in ("true", "false")]
         physical = any(flag.text == "true" for flag in flags)
@@ -554,7 +575,9 @@ class _Test:
             value = self.evaluate(actual)
             if isinstance(value, HloIndexing):
                 try:
-                    expected = [(i, [read_map(t, self.filename) for t in texts]) for i, texts in blocks]
+                    expected = [
+                        (i, [read_map(t, self.filename) for t in texts]) for i, texts in blocks
+                    ]
                 except VerifierError as error:
                     comparison = not_comparable(f"XLA's expected maps are not read: {error}")
                 else:
@@ -614,15 +637,17 @@ class _Test:
         """``UnorderedElementsAre(Pair(key, <maps>), …)`` on a grouping, or
         ``<maps>`` on one group (``grouped[key]``)."""
         pairs: list[tuple[tuple[str, str], Node]] = []
-        if callee_name(matcher) == "UnorderedElementsAre" and isinstance(matcher, Call) and all(
-            callee_name(a) == "Pair" for a in matcher.args
+        if (
+            callee_name(matcher) == "UnorderedElementsAre"
+            and isinstance(matcher, Call)
+            and all(callee_name(a) == "Pair" for a in matcher.args)
         ):
             for pair in matcher.args:
                 assert isinstance(pair, Call)
-                key = self.evaluate(pair.args[0]) if len(pair.args) == 2 else None
-                if not isinstance(key, HloValue):
+                named_by = self.evaluate(pair.args[0]) if len(pair.args) == 2 else None
+                if not isinstance(named_by, HloValue):
                     return not_comparable("a group key this reader does not follow")
-                pairs.append((key.place.key, pair.args[1]))
+                pairs.append((named_by.place.key, pair.args[1]))
             if {k for k, _ in pairs} != set(value.groups):
                 named = sorted(name for _, name in value.groups)
                 return not_comparable(f"the groups differ from verifier's ({', '.join(named)})")
@@ -650,7 +675,9 @@ class _Test:
             if value.operand is None:
                 computed = hlo.maps.output_to_input(hlo.module.entry, hlo.instruction, value.output)
             else:
-                computed = hlo.maps.input_to_output(hlo.module.entry, hlo.instruction, value.operand)
+                computed = hlo.maps.input_to_output(
+                    hlo.module.entry, hlo.instruction, value.operand
+                )
         except VerifierError as error:
             return not_comparable(f"verifier computes no maps for it: {error}")
         results: list[tuple[int, Comparison]] = []
@@ -661,7 +688,9 @@ class _Test:
             maps = computed[operand].maps
             unknown = [m for m in expected if isinstance(m, Undefined)]
             if isinstance(maps, Undefined):
-                agreed = Comparison(Agreement.EQUAL) if unknown else not_comparable(f"verifier: {maps}")
+                agreed = (
+                    Comparison(Agreement.EQUAL) if unknown else not_comparable(f"verifier: {maps}")
+                )
                 results.append((operand, agreed))
                 continue
             found = [c.map for c in maps]
@@ -716,8 +745,13 @@ def _resolved_runtime(comparison: Comparison, computed: list[IndexingMap]) -> Co
             "verifier's maps keep runtime variables that XLA resolves from the HLO, and relate "
             f"more: {comparison.witness}"
         )
-        return replace(comparison, verdict=Agreement.NOT_COMPARABLE, witness=None, reason=reason,
-                       witness_point=None)
+        return replace(
+            comparison,
+            verdict=Agreement.NOT_COMPARABLE,
+            witness=None,
+            reason=reason,
+            witness_point=None,
+        )
     return comparison
 
 
@@ -729,6 +763,8 @@ def _physical(
     XLA's ``use_physical_layout``)."""
     operands = hlo.module.entry.operand_instructions(hlo.instruction)
     output = hlo.instruction.shape
+    source: Shape | None
+    target: Shape | None
     if value.operand is None:
         source, target = output, operands[index].shape if index < len(operands) else None
     else:
@@ -738,7 +774,10 @@ def _physical(
         return Unfollowed("physical maps of a tuple shape are not modelled here")
     from verifier.expr import compose
 
-    return [compose(compose(_physical_to_logical(source), m), _logical_to_physical(target)) for m in maps]
+    return [
+        compose(compose(_physical_to_logical(source), m), _logical_to_physical(target))
+        for m in maps
+    ]
 
 
 def _order(shape: Shape) -> tuple[int, ...]:
@@ -768,7 +807,9 @@ def _combined(results: list[tuple[int, Comparison]]) -> Comparison:
             operand, first = found[0]
             witness = None if first.witness is None else f"operand {operand}: {first.witness}"
             reason = None if first.reason is None else f"operand {operand}: {first.reason}"
-            point = None if first.witness_point is None else {"operand": operand, **first.witness_point}
+            point = (
+                None if first.witness_point is None else {"operand": operand, **first.witness_point}
+            )
             return Comparison(wanted, witness, reason, point, first.computed, first.expected)
     return Comparison(Agreement.EQUAL)
 
@@ -822,7 +863,11 @@ def _calls(node: Node, prefix: str) -> bool:
     match node:
         case Call(callee, args):
             name = callee_name(node) or ""
-            return name.startswith(prefix) or _calls(callee, prefix) or any(_calls(a, prefix) for a in args)
+            return (
+                name.startswith(prefix)
+                or _calls(callee, prefix)
+                or any(_calls(a, prefix) for a in args)
+            )
         case Opaque(text):
             return prefix in text
         case Member(value) | Unary(_, value):
@@ -879,7 +924,9 @@ def _read_expr(text: str, reference: IndexingMap) -> Expr | None:
         for n, v in zip(names + symbols, reference.all_variables, strict=True)
     )
     try:
-        return parse_map(f"{header} -> ({text})" + (f", domain: {domain}" if domain else "")).results[0]
+        return parse_map(
+            f"{header} -> ({text})" + (f", domain: {domain}" if domain else "")
+        ).results[0]
     except VerifierError:
         return None
 
@@ -925,4 +972,3 @@ def _unused_dims_existential(reference: IndexingMap) -> IndexingMap:
 def check_test(test: TestCase, filename: str, *, tile_file: bool = False) -> list[Expectation]:
     """Every expectation of `test` this reader recognises, checked."""
     return list(_Test(test, filename, tile_file).run())
-

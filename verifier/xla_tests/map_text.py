@@ -39,7 +39,9 @@ from verifier.expr import IndexingMap, Undefined, parse_map
 
 _AFFINE_MAP = re.compile(r"affine_map<(.*)>", re.S)
 _HALF_OPEN = re.compile(r"\[\s*(-?\d+)\s*,\s*(-?\d+)\s*\)")
-_ITEM = re.compile(r"\s*,?\s*(?P<expr>[^,]+?|.+?)\s+in\s+(?P<interval>\[\s*-?\d+\s*,\s*-?\d+\s*\])", re.S)
+_ITEM = re.compile(
+    r"\s*,?\s*(?P<expr>[^,]+?|.+?)\s+in\s+(?P<interval>\[\s*-?\d+\s*,\s*-?\d+\s*\])", re.S
+)
 _OPERAND = re.compile(r"operand id\s*=\s*(\d+)")
 _MAP_START = re.compile(
     r"(?m)(?:^|(?<=\s))(?:\((?:[^()]*)\)\s*(?:\[[^\]]*\])?\s*(?:\{[^}]*\})?\s*->|KNOWN EMPTY|UNDEFINED|unknown indexing)"
@@ -122,6 +124,8 @@ def read_operands(
         body = body.split("runtime variables:", 1)[0].split("replica id:", 1)[0]
         starts = [m.start() for m in _MAP_START.finditer(body)]
         ends = [*starts[1:], len(body)] if starts else []
-        maps = [read_map(body[start:end], filename) for start, end in zip(starts, ends, strict=True)]
+        maps = [
+            read_map(body[start:end], filename) for start, end in zip(starts, ends, strict=True)
+        ]
         found.append((int(block.group(1)), maps))
     return found
