@@ -107,6 +107,7 @@ def test_history_lists_when_a_wrong_expectation_appeared_and_disappeared(tmp_pat
     (wrong,) = document["ever_different"]
     assert wrong["test"] == "ModIsSub" and wrong["path"] == "old/indexing_map_test.cc"
     assert wrong["appeared"]["commit"] == shas[2] and wrong["disappeared"]["commit"] == shas[0]
+    assert wrong["disappeared"]["as"] == "equal"
 
 
 @pytest.mark.parametrize("fmt", ["text", "json"])

@@ -36,10 +36,15 @@ def is_tile_file(filename: str) -> bool:
     return "tile" in Path(filename).name and "indexing" not in Path(filename).name
 
 
-def check_text(text: str, filename: str) -> list[Expectation]:
-    """Every expectation of the C++ test file `text` (named `filename`), checked."""
+def check_text(text: str, filename: str, *, producer_first: bool = False) -> list[Expectation]:
+    """Every expectation of the C++ test file `text` (named `filename`),
+    checked (`producer_first`: `verifier.xla_tests.interpret.check_test`)."""
     tile = is_tile_file(filename)
-    return [e for test in read_tests(text) for e in check_test(test, filename, tile_file=tile)]
+    return [
+        e
+        for test in read_tests(text)
+        for e in check_test(test, filename, tile_file=tile, producer_first=producer_first)
+    ]
 
 
 def check_files(paths: Iterable[str]) -> XlaTestsRun:

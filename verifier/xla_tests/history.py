@@ -15,8 +15,10 @@ one and the wrong one *disappears* at the fix.
 from __future__ import annotations
 
 import subprocess
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 
 from verifier.errors import UsageError
 from verifier.xla_tests.files import check_text
@@ -29,6 +31,12 @@ DEFAULT_PATHS = (
     "xla/service/gpu/model/indexing_analysis_test.cc",
     "xla/hlo/analysis/indexing_analysis_test.cc",
 )
+
+
+# XLA's commit 35bb0a5ed0 swapped the arguments of ComposeIndexingMaps
+# (`verifier.xla_tests.interpret.check_test`); the versions committed before
+# it are read with the old order.
+_COMPOSE_ORDER_CHANGED = datetime.fromisoformat("2024-02-01T09:25:49-08:00")
 
 
 @dataclass(frozen=True)
@@ -46,6 +54,8 @@ class WrongExpectation:
     expectation: Expectation
     appeared: Commit
     disappeared: Commit | None
+    # What it was at `disappeared`: "equal" (fixed), "not-comparable" or "removed".
+    disappeared_as: str | None = None
 
     def to_json(self) -> dict[str, object]:
         return self.expectation.to_json() | {
@@ -53,7 +63,11 @@ class WrongExpectation:
             "appeared": {"commit": self.appeared.sha, "date": self.appeared.date},
             "disappeared": None
             if self.disappeared is None
-            else {"commit": self.disappeared.sha, "date": self.disappeared.date},
+            else {
+                "commit": self.disappeared.sha,
+                "date": self.disappeared.date,
+                "as": self.disappeared_as,
+            },
         }
 
 
@@ -107,14 +121,14 @@ def commits(directory: str, paths: Sequence[str], since: str | None = None) -> l
     return found[::-1]
 
 
-def _key(expectation: Expectation, text: str) -> tuple[str, str, str]:
-    lines = text.splitlines()
-    line = lines[expectation.line - 1] if 0 < expectation.line <= len(lines) else ""
-    return (
-        expectation.test,
-        expectation.kind,
-        " ".join(line.split()) + f"#{expectation.witness is None}",
-    )
+def _by_place(expectations: Sequence[Expectation]) -> dict[tuple[str, int], Expectation]:
+    """Each expectation by its test and its rank among the test's expectations."""
+    ranks: Counter[str] = Counter()
+    found: dict[tuple[str, int], Expectation] = {}
+    for expectation in expectations:
+        ranks[expectation.test] += 1
+        found[expectation.test, ranks[expectation.test]] = expectation
+    return found
 
 
 def history(
@@ -128,7 +142,7 @@ def history(
         lineages.setdefault(path.rsplit("/", 1)[-1], []).append(path)
     for name, places in lineages.items():
         found = commits(directory, places, since)
-        open_: dict[tuple[str, str, str], tuple[Expectation, Commit]] = {}
+        open_: dict[tuple[str, int], tuple[Expectation, Commit]] = {}
         read = 0
         for commit in found:
             try:
@@ -136,17 +150,16 @@ def history(
             except UsageError:
                 continue  # the commit deleted the file from this place
             read += 1
-            different = {
-                _key(e, text): e
-                for e in check_text(text, commit.path)
-                if e.verdict is Agreement.DIFFERENT
-            }
+            legacy = datetime.fromisoformat(commit.date) < _COMPOSE_ORDER_CHANGED
+            current = _by_place(check_text(text, commit.path, producer_first=legacy))
             for key in list(open_):
-                if key not in different:
+                now = current.get(key)
+                if now is None or now.verdict is not Agreement.DIFFERENT:
                     expectation, appeared = open_.pop(key)
-                    wrong.append(WrongExpectation(expectation, appeared, commit))
-            for key, expectation in different.items():
-                if key not in open_:
+                    how = "removed" if now is None else now.verdict.value
+                    wrong.append(WrongExpectation(expectation, appeared, commit, how))
+            for key, expectation in current.items():
+                if expectation.verdict is Agreement.DIFFERENT and key not in open_:
                     open_[key] = (expectation, commit)
         versions[name] = read
         wrong += [WrongExpectation(e, appeared, None) for e, appeared in open_.values()]

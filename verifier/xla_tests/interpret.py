@@ -168,10 +168,13 @@ _HLO_PARSERS = frozenset({"ParseAndGetRoot", "ParseAndReturnVerifiedModule"})
 class _Test:
     """The state of one test as its statements run."""
 
-    def __init__(self, test: TestCase, filename: str, tile_file: bool) -> None:
+    def __init__(
+        self, test: TestCase, filename: str, tile_file: bool, producer_first: bool
+    ) -> None:
         self.test = test
         self.filename = filename
         self.tile_file = tile_file
+        self.producer_first = producer_first
         self.values: dict[str, Value] = {}
         # Initializer lists held in variables (``std::vector<…> rt_vars{…}``).
         self.lists: dict[str, BraceList | Call] = {}
@@ -289,8 +292,11 @@ class _Test:
                 return self.composed(self.evaluate(lhs), self.evaluate(rhs))
             case Call(_, (inner, indices)) if name == "ConvertRangeVariablesToDimensions":
                 return self.range_vars_to_dims(self.evaluate(inner), _integers(indices))
-            case Call(_, args) if name == "ComposeIndexingMaps" and len(args) == 2:
-                return self.composed(self.evaluate(args[0]), self.evaluate(args[1]))
+            case Call(_, args) if name == "ComposeIndexingMaps" and len(args) >= 2:
+                first, second = self.evaluate(args[0]), self.evaluate(args[1])
+                if self.producer_first:
+                    return self.composed(second, first)
+                return self.composed(first, second)
             case Call(_, args) if name == "FromTensorSizes":
                 return self.from_sizes(args)
             case Call(Name("IndexingMap"), args) if len(args) >= 2:
@@ -969,6 +975,13 @@ def _unused_dims_existential(reference: IndexingMap) -> IndexingMap:
     )
 
 
-def check_test(test: TestCase, filename: str, *, tile_file: bool = False) -> list[Expectation]:
-    """Every expectation of `test` this reader recognises, checked."""
-    return list(_Test(test, filename, tile_file).run())
+def check_test(
+    test: TestCase, filename: str, *, tile_file: bool = False, producer_first: bool = False
+) -> list[Expectation]:
+    """Every expectation of `test` this reader recognises, checked.
+
+    `producer_first`: the file is from before XLA's commit 35bb0a5ed0
+    (2024-02-01), when ``ComposeIndexingMaps(producer_map, consumer_map)``
+    took the map applied second first; since, ``ComposeIndexingMaps(first,
+    second)`` applies `first` first, as `verifier.expr.compose` does."""
+    return list(_Test(test, filename, tile_file, producer_first).run())
