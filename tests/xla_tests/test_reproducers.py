@@ -108,3 +108,41 @@ ENTRY e {
 
     assert source(d0, d1) == "p0"  # the expected map says p1 is read here
     assert {source(i, j) for i in range(8) for j in range(4)} == {"p0", "p1"}
+
+
+def test_composition_with_swapped_symbol_ranges():
+    # The shape of a historical XLA bug (fixed in 2024): the bound a
+    # producer's dim puts on the consumer's symbol given to another symbol.
+    (found,) = check_text(
+        """TEST_F(IndexingMapTest, Case) {
+  auto producer = Parse("(d0, d1)[s0, s1] -> (d1, d0, s1, s0), "
+      "domain: d0 in [0, 2], d1 in [0, 3], s0 in [0, 4], s1 in [0, 1]");
+  auto consumer = Parse("(d0)[s0] -> (d0, s0), domain: d0 in [0, 5], s0 in [0, 6]");
+  EXPECT_THAT(ComposeIndexingMaps(consumer, producer), MatchIndexingMap(
+      "(d0)[s0, s1, s2] -> (s2, d0, s1, s0), "
+      "domain: d0 in [0, 2], s0 in [0, 3], s1 in [0, 1], s2 in [0, 6]"));
+}""",
+        "indexing_map_test.cc",
+    )
+    assert found.verdict is Agreement.DIFFERENT
+    # Plain Python: the consumer's output d0 reads (d0, c) for c < 7; the
+    # producer reads (d1, d0, s1, s0) at its output (d0, d1) = (d0, c).
+    truth = {
+        ((d0,), (c, d0, s1, s0))
+        for d0 in range(6)
+        for c in range(7)
+        for s0 in range(5)
+        for s1 in range(2)
+        if d0 <= 2 and c <= 3  # inside the producer's domain
+    }
+    expected = {
+        ((d0,), (s2, d0, s1, s0))
+        for d0 in range(3)
+        for s0 in range(4)
+        for s1 in range(2)
+        for s2 in range(7)
+    }
+    w: Any = found.witness_point
+    pair = (tuple(w["dims"]), tuple(w["result"]))
+    assert (pair in truth) != (pair in expected)
+    assert (pair in expected) == (w["only_in"] == "expected")
