@@ -106,6 +106,8 @@ def _equiv_answer(text_a: str, text_b: str, pointwise: bool, budget: Budget) -> 
 
 def _equiv_text(answer: dict[str, Any]) -> str:
     verdict = answer["verdict"]
+    if answer.get("compared_as") == "relations":
+        verdict = f"{verdict} (as relations: the maps have other variables)"
     witness = answer.get("counterexample")
     if not witness:
         return str(verdict)

@@ -143,6 +143,8 @@ class EquivalenceResult:
     verdict: Verdict
     counterexample: Counterexample | None = None
     notes: tuple[str, ...] = ()
+    # Asked pointwise, answered as relations: the maps have other variables.
+    compared_as_relations: bool = False
 
     def to_json(self) -> dict[str, object]:
         """``{"verdict": "different", "counterexample": {...}}`` (DESIGN.md's
@@ -153,6 +155,8 @@ class EquivalenceResult:
             shape["counterexample"] = self.counterexample.to_json()
         if self.verdict is Verdict.UNKNOWN:
             shape["reason"] = "; ".join(self.notes)
+        if self.compared_as_relations:
+            shape["compared_as"] = "relations"
         return shape
 
 
@@ -349,7 +353,7 @@ def _compared_as_relations(a: IndexingMap, b: IndexingMap, budget: Budget) -> Eq
             f"compared as relations: pointwise needs the same variables, but a has "
             f"{_header(a)} and b has {_header(b)}"
         )
-        return replace(result, notes=(note, *result.notes))
+        return replace(result, notes=(note, *result.notes), compared_as_relations=True)
     shape = (
         f"map a ({a.num_dims} dims -> {a.num_results} results) and map b ({b.num_dims} dims -> "
         f"{b.num_results} results) index different tensors"
