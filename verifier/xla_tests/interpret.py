@@ -42,18 +42,9 @@ from typing import TypeAlias
 from verifier.analysis import ModuleMaps
 from verifier.errors import VerifierError
 from verifier.expr import (
-    Expr,
     IndexingMap,
     Interval,
     Undefined,
-    Var,
-    VarKind,
-    dim,
-    parse_map,
-    range_var,
-    rt_var,
-    substitute,
-    variables_of,
 )
 from verifier.hlo import Computation, Instruction, Module, Shape, parse_module
 from verifier.xla_tests import grouped as grouping
@@ -71,7 +62,6 @@ from verifier.xla_tests.cpp import (
     Member,
     Name,
     Node,
-    Opaque,
     Statement,
     TestCase,
     Unary,
@@ -80,7 +70,23 @@ from verifier.xla_tests.cpp import (
 )
 from verifier.xla_tests.grouped import Adaptor, Place
 from verifier.xla_tests.map_text import read_map, read_operands
+from verifier.xla_tests.matchers import (
+    calls,
+    defined_by_hlo,
+    integers,
+    mentions_map_text,
+    operand_blocks,
+    unrecognised,
+)
 from verifier.xla_tests.result import Agreement, Expectation, Kind
+from verifier.xla_tests.transforms import (
+    affine_map,
+    logical_to_physical,
+    physical_to_logical,
+    read_expr,
+    symbols_to_dims,
+    unused_dims_existential,
+)
 
 # ------------------------------------------------------------------ values
 
@@ -244,7 +250,7 @@ class _Test:
             case "RemoveUnusedSymbols" | "RescaleSymbols":
                 return Tracked(value.reference, False, operations)
             case "RemoveUnusedVars":
-                return Tracked(_unused_dims_existential(value.reference), False, operations)
+                return Tracked(unused_dims_existential(value.reference), False, operations)
             case _:  # AddConstraint(expr, Interval{lower, upper})
                 constrained = self.constraint(value.reference, args)
                 if constrained is None:
@@ -255,10 +261,10 @@ class _Test:
         if len(args) != 2 or callee_name(args[0]) not in _EXPR_PARSERS:
             return None
         text = next(literals(args[0]), None)
-        bounds = _integers(args[1])
+        bounds = integers(args[1])
         if text is None or len(bounds) != 2:
             return None
-        expr = _read_expr(text.value, reference)
+        expr = read_expr(text.value, reference)
         if expr is None:
             return None
         interval = Interval(bounds[0], bounds[1])
@@ -291,7 +297,7 @@ class _Test:
             case Binary("*", lhs, rhs):
                 return self.composed(self.evaluate(lhs), self.evaluate(rhs))
             case Call(_, (inner, indices)) if name == "ConvertRangeVariablesToDimensions":
-                return self.range_vars_to_dims(self.evaluate(inner), _integers(indices))
+                return self.range_vars_to_dims(self.evaluate(inner), integers(indices))
             case Call(_, args) if name == "ComposeIndexingMaps" and len(args) >= 2:
                 first, second = self.evaluate(args[0]), self.evaluate(args[1])
                 if self.producer_first:
@@ -390,32 +396,12 @@ class _Test:
         return Tracked(composed, False, (*consumer.operations, *producer.operations, "Compose"))
 
     def range_vars_to_dims(self, value: Value, indices: list[int]) -> Value:
-        """The symbols at `indices` (range then runtime variables) made dims,
-        appended in order after the dims (XLA's ``ConvertSymbolsToDimensions``
-        and ``ConvertRangeVariablesToDimensions``); the others stay."""
+        """XLA's ``ConvertSymbolsToDimensions`` / ``ConvertRangeVariablesToDimensions``."""
         if not isinstance(value, Tracked):
             return value
-        m = value.reference
-        symbols = m.symbols
-        if any(not 0 <= i < len(symbols) for i in indices):
+        converted = symbols_to_dims(value.reference, indices)
+        if converted is None:
             return Unfollowed("a conversion of symbols the map does not have")
-        chosen = [symbols[i] for i in indices]
-        rest_range = [v for v in symbols if v not in chosen and v.kind is VarKind.RANGE]
-        rest_rt = [v for v in symbols if v not in chosen and v.kind is VarKind.RT]
-        position: dict[Var, Expr] = {v: dim(m.num_dims + k) for k, v in enumerate(chosen)}
-        position |= {v: range_var(k) for k, v in enumerate(rest_range)}
-        position |= {v: rt_var(k) for k, v in enumerate(rest_rt)}
-
-        def move(v: Var) -> Expr:
-            return position.get(v, v)
-
-        converted = IndexingMap.create(
-            (*m.dims, *(m.bounds(v) for v in chosen)),
-            [substitute(r, move) for r in m.results],
-            range_vars=[m.bounds(v) for v in rest_range],
-            rt_vars=[m.bounds(v) for v in rest_rt],
-            constraints=[(substitute(e, move), b) for e, b in m.constraints],
-        )
         return Tracked(converted, value.pointwise, (*value.operations, "ConvertToDimensions"))
 
     def from_sizes(self, args: tuple[Node, ...]) -> Value:
@@ -425,7 +411,7 @@ class _Test:
         if len(affine) != 1 or len(lists) != 2:
             return Unfollowed("FromTensorSizes with arguments this reader does not read")
         text = next(literals(affine[0]), None)
-        sizes = [[n for item in lst.items for n in _integers(item)] for lst in lists]
+        sizes = [[n for item in lst.items for n in integers(item)] for lst in lists]
         if text is None:
             return Unfollowed("FromTensorSizes of a non-literal map")
         dims = [(0, n - 1) for n in sizes[0]]
@@ -444,12 +430,12 @@ class _Test:
                 arg = BraceList(arg.args)
             if not isinstance(arg, BraceList):
                 return Unfollowed("an IndexingMap built in C++ from variables held in variables")
-            if any(_defined_by_hlo(item) for item in arg.items):
+            if any(defined_by_hlo(item) for item in arg.items):
                 return Unfollowed(
                     "a runtime variable defined by an HLO instruction (its value is the "
                     "instruction's, which this reader does not model)"
                 )
-            bounds = [_integers(item)[:2] for item in arg.items]
+            bounds = [integers(item)[:2] for item in arg.items]
             if any(len(b) != 2 for b in bounds):
                 return Unfollowed("an IndexingMap variable without a literal interval")
             groups.append([(b[0], b[1]) for b in bounds])
@@ -460,35 +446,12 @@ class _Test:
         return self.affine(text.value, groups[0], groups[1] + groups[2], len(groups[2]))
 
     def affine(
-        self,
-        text: str,
-        dims: list[tuple[int, int]],
-        symbols: list[tuple[int, int]],
-        rt_count: int,
+        self, text: str, dims: list[tuple[int, int]], symbols: list[tuple[int, int]], rt_count: int
     ) -> Value:
-        """The map of an affine text with these bounds, its last `rt_count`
-        symbols runtime variables."""
-        match = re.match(r"\s*\(([^()]*)\)\s*(?:\[([^\]]*)\])?\s*->(.*)$", text, re.S)
-        if match is None:
-            return Unfollowed("an affine map text this reader does not read")
-        dim_names = [n.strip() for n in match.group(1).split(",") if n.strip()]
-        symbol_names = [n.strip() for n in (match.group(2) or "").split(",") if n.strip()]
-        if len(dim_names) != len(dims) or len(symbol_names) != len(symbols):
-            return Unfollowed("an affine map whose variables and bounds do not match in number")
-        ranges, rts = (
-            symbol_names[: len(symbols) - rt_count],
-            symbol_names[len(symbols) - rt_count :],
-        )
-        header = f"({', '.join(dim_names)})"
-        header += f"[{', '.join(ranges)}]" if ranges else ""
-        header += f"{{{', '.join(rts)}}}" if rts else ""
-        domain = ", ".join(
-            f"{n} in [{lo}, {hi}]"
-            for n, (lo, hi) in zip(dim_names + symbol_names, dims + symbols, strict=True)
-        )
-        full = f"{header} ->{match.group(3)}" + (f", domain: {domain}" if domain else "")
         try:
-            return Tracked(parse_map(full, self.filename), True, ("Parse",))
+            return Tracked(
+                affine_map(text, dims, symbols, rt_count, self.filename), True, ("Parse",)
+            )
         except VerifierError as error:
             return Unfollowed(f"the affine map is not read: {error}")
 
@@ -576,7 +539,7 @@ class _Test:
         value_first = self.evaluate(actual)
         if isinstance(value_first, GroupedValue):
             return self.place(statement, "hlo-maps", self.compare_grouped(value_first, matcher))
-        blocks = _operand_blocks(matcher)
+        blocks = operand_blocks(matcher)
         if blocks is not None:
             value = self.evaluate(actual)
             if isinstance(value, HloIndexing):
@@ -589,10 +552,10 @@ class _Test:
                 else:
                     comparison = self.compare_hlo(value, expected)
                 return self.place(statement, "hlo-maps", comparison)
-        if not _mentions_map_text(matcher) and not _calls(matcher, "Match"):
+        if not mentions_map_text(matcher) and not calls(matcher, "Match"):
             return None
         value = self.evaluate(actual)
-        reason = _unrecognised(matcher)
+        reason = unrecognised(matcher)
         if isinstance(value, Unfollowed):
             reason = value.reason
         return self.place(statement, self.kind(value), not_comparable(reason))
@@ -616,8 +579,8 @@ class _Test:
             pointwise = left.pointwise and right.pointwise
             comparison = compare_maps(left.reference, right.reference, pointwise=pointwise)
             yield self.place(statement, self.kind(left), comparison)
-        elif _mentions_map_text(rhs) or _mentions_map_text(lhs):
-            yield self.place(statement, "other", not_comparable(_unrecognised(rhs)))
+        elif mentions_map_text(rhs) or mentions_map_text(lhs):
+            yield self.place(statement, "other", not_comparable(unrecognised(rhs)))
 
     def compare(self, value: Value, text: str) -> Comparison:
         match value:
@@ -663,7 +626,7 @@ class _Test:
             return not_comparable("a matcher on a grouping this reader does not follow")
         results: list[tuple[int, Comparison]] = []
         for index, (key, maps_matcher) in enumerate(pairs):
-            blocks = _operand_blocks(Call(Name("ElementsAre"), (maps_matcher,)))
+            blocks = operand_blocks(Call(Name("ElementsAre"), (maps_matcher,)))
             if blocks is None:
                 return not_comparable("a matcher of a group's maps this reader does not follow")
             try:
@@ -781,27 +744,8 @@ def _physical(
     from verifier.expr import compose
 
     return [
-        compose(compose(_physical_to_logical(source), m), _logical_to_physical(target))
-        for m in maps
+        compose(compose(physical_to_logical(source), m), logical_to_physical(target)) for m in maps
     ]
-
-
-def _order(shape: Shape) -> tuple[int, ...]:
-    """The logical dims of `shape` in physical order, most major first."""
-    return tuple(reversed(shape.layout_or_default.minor_to_major))
-
-
-def _logical_to_physical(shape: Shape) -> IndexingMap:
-    """``(d0, …) -> (d_{order[0]}, …)``: a logical index's physical index."""
-    sizes = [(0, n - 1) for n in shape.dimensions]
-    return IndexingMap.create(sizes, [dim(k) for k in _order(shape)])
-
-
-def _physical_to_logical(shape: Shape) -> IndexingMap:
-    """The inverse of `_logical_to_physical`."""
-    order = _order(shape)
-    sizes = [(0, shape.dimensions[k] - 1) for k in order]
-    return IndexingMap.create(sizes, [dim(order.index(k)) for k in range(len(order))])
 
 
 def _combined(results: list[tuple[int, Comparison]]) -> Comparison:
@@ -818,161 +762,6 @@ def _combined(results: list[tuple[int, Comparison]]) -> Comparison:
             )
             return Comparison(wanted, witness, reason, point, first.computed, first.expected)
     return Comparison(Agreement.EQUAL)
-
-
-_SEQUENCES = frozenset({"ElementsAre", "UnorderedElementsAre"})
-_MAP_MATCHERS = frozenset({"MatchOperandIndexing", "MatchIndexingMap"})
-
-
-def _operand_blocks(matcher: Node) -> list[tuple[int, list[str]]] | None:
-    """The expected maps per operand of a matcher on an instruction's
-    indexing, or None when it is not one: ``MatchInstrIndexing(id, …maps…)``
-    blocks, or ``ElementsAre(<operand 0's maps>, <operand 1's maps>, …)``
-    where each operand's maps are an ``(Unordered)ElementsAre`` of
-    ``MatchOperandIndexing(text)`` (``IsEmpty()``: none)."""
-    blocks: list[tuple[int, list[str]]] = []
-
-    def walk(node: Node) -> None:
-        if isinstance(node, Call) and callee_name(node) == "MatchInstrIndexing" and node.args:
-            first = node.args[0]
-            if isinstance(first, Literal) and not first.is_string:
-                blocks.append((int(first.value), [lit.value for lit in literals(node)]))
-                return
-        if isinstance(node, Call):
-            for arg in node.args:
-                walk(arg)
-
-    walk(matcher)
-    if blocks:
-        return blocks
-    if not (isinstance(matcher, Call) and callee_name(matcher) == "ElementsAre"):
-        return None
-    for operand, maps in enumerate(matcher.args):
-        if callee_name(maps) == "IsEmpty":
-            blocks.append((operand, []))
-            continue
-        if not isinstance(maps, Call) or callee_name(maps) not in _SEQUENCES:
-            return None
-        texts: list[str] = []
-        for item in maps.args:
-            if callee_name(item) not in _MAP_MATCHERS or not isinstance(item, Call):
-                return None
-            found = [lit.value for lit in literals(item)]
-            if len(found) != 1:
-                return None
-            texts += found
-        blocks.append((operand, texts))
-    return blocks
-
-
-def _calls(node: Node, prefix: str) -> bool:
-    match node:
-        case Call(callee, args):
-            name = callee_name(node) or ""
-            return (
-                name.startswith(prefix)
-                or _calls(callee, prefix)
-                or any(_calls(a, prefix) for a in args)
-            )
-        case Opaque(text):
-            return prefix in text
-        case Member(value) | Unary(_, value):
-            return _calls(value, prefix)
-        case _:
-            return False
-
-
-def _mentions_map_text(node: Node) -> bool:
-    return any("->" in lit.value or "KNOWN EMPTY" in lit.value for lit in literals(node))
-
-
-def _unrecognised(node: Node) -> str:
-    name = callee_name(node)
-    if isinstance(node, Opaque):
-        return "a statement this reader does not parse"
-    return f"the matcher or call {name or 'here'}(…) is not one this reader follows"
-
-
-def _defined_by_hlo(variable: Node) -> bool:
-    """Whether a variable's initializer names more than an interval and a
-    name (``RTVar{Interval{0, 9}, instruction, map}``)."""
-    if not isinstance(variable, Call | BraceList):
-        return False
-    items = variable.args if isinstance(variable, Call) else variable.items
-    return any(not isinstance(item, Literal) for item in items[1:])
-
-
-def _integers(node: Node) -> list[int]:
-    """The integer literals in `node`, in order, a unary minus applied."""
-    match node:
-        case Literal(value, _, False):
-            try:
-                return [int(value, 0)]
-            except ValueError:
-                return []
-        case Unary("-", inner):
-            return [-n for n in _integers(inner)[:1]] + _integers(inner)[1:]
-        case Call(_, args) | BraceList(args):
-            return [n for arg in args for n in _integers(arg)]
-        case _:
-            return []
-
-
-def _read_expr(text: str, reference: IndexingMap) -> Expr | None:
-    """An affine expression (``d0``…, ``s0``… by position) over the map's variables."""
-    names = [f"d{i}" for i in range(reference.num_dims)]
-    symbols = [f"s{i}" for i in range(len(reference.symbols))]
-    ranges, rts = symbols[: len(reference.range_vars)], symbols[len(reference.range_vars) :]
-    header = f"({', '.join(names)})" + (f"[{', '.join(ranges)}]" if ranges else "")
-    header += f"{{{', '.join(rts)}}}" if rts else ""
-    domain = ", ".join(
-        f"{n} in [{reference.bounds(v).lower}, {reference.bounds(v).upper}]"
-        for n, v in zip(names + symbols, reference.all_variables, strict=True)
-    )
-    try:
-        return parse_map(
-            f"{header} -> ({text})" + (f", domain: {domain}" if domain else "")
-        ).results[0]
-    except VerifierError:
-        return None
-
-
-def _unused_dims_existential(reference: IndexingMap) -> IndexingMap:
-    """`reference` with the dims XLA's ``RemoveUnusedVars`` removes made
-    existential: a dim is used when a result mentions it, or a constraint
-    that mentions a used variable.  The kept dims stay in order, so they
-    correspond to the new map's dims one for one."""
-    used: set[Var] = set()
-    for result in reference.results:
-        used |= variables_of(result)
-    changed = True
-    while changed:
-        changed = False
-        for expr, _ in reference.constraints:
-            mentioned = variables_of(expr)
-            if mentioned & used and not mentioned <= used:
-                used |= mentioned
-                changed = True
-    unused = [i for i in range(reference.num_dims) if dim(i) not in used]
-    if not unused:
-        return reference
-    kept = [i for i in range(reference.num_dims) if i not in unused]
-    n_range = len(reference.range_vars)
-    moved: dict[Var, Expr] = {dim(i): dim(k) for k, i in enumerate(kept)}
-    moved |= {dim(i): range_var(n_range + k) for k, i in enumerate(unused)}
-
-    def move(v: Var) -> Expr:
-        if v.kind is VarKind.DIM:
-            return moved[v]
-        return v
-
-    return IndexingMap.create(
-        [reference.dims[i] for i in kept],
-        [substitute(r, move) for r in reference.results],
-        range_vars=(*reference.range_vars, *(reference.dims[i] for i in unused)),
-        rt_vars=reference.rt_vars,
-        constraints=[(substitute(e, move), b) for e, b in reference.constraints],
-    )
 
 
 def check_test(
