@@ -1,6 +1,16 @@
 """The C++ reader: tests, statements, literals of every kind, at their lines."""
 
-from verifier.xla_tests.cpp import Call, Literal, Member, Name, Opaque, literals, read_tests, tokens
+from verifier.xla_tests.cpp import (
+    Binary,
+    Call,
+    Literal,
+    Member,
+    Name,
+    Opaque,
+    literals,
+    read_tests,
+    tokens,
+)
 
 SOURCE = """#include "x.h"
 namespace {
@@ -66,3 +76,13 @@ def test_what_is_not_parsed_is_opaque_with_its_literals():
         "number",
         "number",
     ]
+
+
+def test_arithmetic_has_cpps_precedence():
+    (test,) = read_tests("TEST(A, B) { auto e = a + b * c - d % 2; }")
+    value = test.statements[0].value
+    # ((a + (b * c)) - (d % 2))
+    assert isinstance(value, Binary) and value.op == "-"
+    assert isinstance(value.lhs, Binary) and value.lhs.op == "+"
+    assert isinstance(value.lhs.rhs, Binary) and value.lhs.rhs.op == "*"
+    assert isinstance(value.rhs, Binary) and value.rhs.op == "%"

@@ -167,3 +167,21 @@ def test_physical_layouts_and_per_operand_matchers():
     physical = {((a, b, c), (b, c, a)) for a in range(2) for b in range(3) for c in range(4)}
     pair = (tuple(w["dims"]), tuple(w["result"]))
     assert (pair in physical) == (w["only_in"] == "computed")
+
+
+def test_constraints_built_from_cpp_expressions():
+    same, wrong = check("""
+  auto m = Parse("(d0) -> (d0), domain: d0 in [0, 9]");
+  SymbolicExpr d0 = CreateDimExpr(0, &mlir_context_);
+  m.AddConstraint((d0 + 1) % 4, {0, 0});
+  EXPECT_THAT(m, MatchIndexingMap("(d0) -> (d0), domain: d0 in [0, 9], d0 mod 4 in [3, 3]"));
+  EXPECT_THAT(m, MatchIndexingMap("(d0) -> (d0), domain: d0 in [0, 9], d0 mod 4 in [0, 0]"));""")
+    assert same.verdict is Agreement.EQUAL
+    assert wrong.verdict is Agreement.DIFFERENT
+    # Plain Python: the constrained domain, and the point the witness names.
+    domain = {d for d in range(10) if (d + 1) % 4 == 0}
+    assert domain == {d for d in range(10) if d % 4 == 3}
+    w: Any = wrong.witness_point
+    d0 = w["point"]["d0"]
+    assert (d0 in domain) == (w["computed"] is not None)
+    assert (d0 % 4 == 0) == (w["expected"] is not None)

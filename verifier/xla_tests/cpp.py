@@ -21,7 +21,7 @@ node, which the interpreter reports as not comparable, never guesses at.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TypeAlias
 
@@ -182,7 +182,7 @@ class Unary:
 
 @dataclass(frozen=True)
 class Binary:
-    """``lhs op rhs`` for the few operators the interpreter follows (``*``)."""
+    """``lhs op rhs``: ``+``, ``-``, ``*``, ``/``, ``%`` (with C++'s precedence)."""
 
     op: str
     lhs: Node
@@ -227,13 +227,17 @@ class _Expressions:
         return False
 
     def expression(self) -> Node:
-        lhs = self.unary()
+        """``term {("+" | "-") term}``, then ``term := unary {("*" | "/" | "%") unary}``."""
+        return self.binary(("+", "-"), lambda: self.binary(("*", "/", "%"), self.unary))
+
+    def binary(self, operators: tuple[str, ...], operand: Callable[[], Node]) -> Node:
+        lhs = operand()
         while True:
             token = self.peek()
-            if token is None or token.kind != "punct" or token.text not in "*+-/%":
+            if token is None or token.kind != "punct" or token.text not in operators:
                 return lhs
             self.position += 1
-            lhs = Binary(token.text, lhs, self.unary())
+            lhs = Binary(token.text, lhs, operand())
 
     def unary(self) -> Node:
         token = self.peek()

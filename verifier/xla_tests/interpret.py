@@ -42,9 +42,14 @@ from typing import TypeAlias
 from verifier.analysis import ModuleMaps
 from verifier.errors import VerifierError
 from verifier.expr import (
+    Expr,
     IndexingMap,
     Interval,
     Undefined,
+    const,
+    dim,
+    range_var,
+    variables_of,
 )
 from verifier.hlo import Computation, Instruction, Module, Shape, parse_module
 from verifier.xla_tests import grouped as grouping
@@ -148,13 +153,23 @@ class HloIndexing:
 
 
 @dataclass(frozen=True)
+class ExprValue:
+    """An expression built in C++ (``CreateDimExpr(0, …) - 5``), over
+    dims and symbols by position."""
+
+    expr: Expr
+
+
+@dataclass(frozen=True)
 class Unfollowed:
     """A value this reader does not follow, and why."""
 
     reason: str
 
 
-Value: TypeAlias = Tracked | HloValue | HloIndexing | FusionValue | GroupedValue | Unfollowed
+Value: TypeAlias = (
+    Tracked | HloValue | HloIndexing | FusionValue | GroupedValue | ExprValue | Unfollowed
+)
 
 _SIMPLIFYING = ("Simplify", "RemoveUnusedSymbols", "RemoveUnusedVars", "RescaleSymbols")
 # Methods that only read the map (the test's value is unchanged).
@@ -258,13 +273,20 @@ class _Test:
                 return replace(value, reference=constrained, operations=operations)
 
     def constraint(self, reference: IndexingMap, args: tuple[Node, ...]) -> IndexingMap | None:
-        if len(args) != 2 or callee_name(args[0]) not in _EXPR_PARSERS:
+        if len(args) != 2:
             return None
-        text = next(literals(args[0]), None)
         bounds = integers(args[1])
-        if text is None or len(bounds) != 2:
+        if len(bounds) != 2:
             return None
-        expr = read_expr(text.value, reference)
+        if callee_name(args[0]) in _EXPR_PARSERS:
+            text = next(literals(args[0]), None)
+            expr = None if text is None else read_expr(text.value, reference)
+        else:
+            built = self.evaluate(args[0])
+            expr = built.expr if isinstance(built, ExprValue) else None
+            known = set(reference.all_variables)
+            if expr is not None and not variables_of(expr) <= known:
+                return None
         if expr is None:
             return None
         interval = Interval(bounds[0], bounds[1])
@@ -294,8 +316,18 @@ class _Test:
                 return self.range_vars_to_dims(value, list(range(len(value.reference.symbols))))
             case Call(_, args) if name in _PARSERS:
                 return self.parsed(args)
-            case Binary("*", lhs, rhs):
-                return self.composed(self.evaluate(lhs), self.evaluate(rhs))
+            case Binary(op, lhs, rhs):
+                left, right = self.evaluate(lhs), self.evaluate(rhs)
+                if op == "*" and isinstance(left, Tracked):
+                    return self.composed(left, right)
+                return _arithmetic(op, left, right)
+            case Literal(value, _, False):
+                numbers = integers(node)
+                return ExprValue(const(numbers[0])) if numbers else Unfollowed(f"the number {value}")
+            case Call(_, (Literal(index, _, False), *_)) if name == "CreateDimExpr":
+                return ExprValue(dim(int(index)))
+            case Call(_, (Literal(index, _, False), *_)) if name == "CreateSymbolExpr":
+                return ExprValue(range_var(int(index)))
             case Call(_, (inner, indices)) if name == "ConvertRangeVariablesToDimensions":
                 return self.range_vars_to_dims(self.evaluate(inner), integers(indices))
             case Call(_, args) if name == "ComposeIndexingMaps" and len(args) >= 2:
@@ -425,6 +457,8 @@ class _Test:
         text = next(literals(args[0]), None)
         groups: list[list[tuple[int, int]]] = []
         for given in args[1:4]:
+            if callee_name(given) == "move" and isinstance(given, Call) and len(given.args) == 1:
+                given = given.args[0]  # std::move(rt_vars)
             arg = self.lists.get(given.text, given) if isinstance(given, Name) else given
             if isinstance(arg, Call) and arg.braced:
                 arg = BraceList(arg.args)
@@ -696,6 +730,28 @@ class _Test:
             comparison.expected,
             comparison.computed,
         )
+
+
+def _arithmetic(op: str, left: Value, right: Value) -> Value:
+    """``left op right`` on C++-built expressions (``%`` and ``/`` by a
+    constant: ``mod`` and ``floordiv``, as XLA's ``SymbolicExpr`` has them)."""
+    if not isinstance(left, ExprValue) or not isinstance(right, ExprValue):
+        return Unfollowed(f"'{op}' of values this reader does not follow")
+    a, b = left.expr, right.expr
+    try:
+        match op:
+            case "+":
+                return ExprValue(a + b)
+            case "-":
+                return ExprValue(a - b)
+            case "*":
+                return ExprValue(a * b)
+            case "/":
+                return ExprValue(a // b)
+            case _:
+                return ExprValue(a % b)
+    except VerifierError as error:
+        return Unfollowed(f"an expression verifier does not read: {error}")
 
 
 def _resolved_runtime(comparison: Comparison, computed: list[IndexingMap]) -> Comparison:
