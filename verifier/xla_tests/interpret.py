@@ -709,11 +709,14 @@ class _Test:
     def kind(self, value: Value) -> Kind:
         if self.tile_file:
             return "tile"
+        simplifying = "constraint" if "Constraint" in self.test.name else "simplify"
         match value:
-            case HloIndexing() | HloValue():
+            case HloIndexing() | HloValue() | FusionValue() | GroupedValue():
                 return "hlo-maps"
             case Tracked(_, _, operations) if any(op in _SIMPLIFYING for op in operations):
-                return "constraint" if "Constraint" in self.test.name else "simplify"
+                return simplifying
+            case Unfollowed() if any(op in self.test.name for op in _SIMPLIFYING):
+                return simplifying  # not followed: the test's name says what it checks
             case _:
                 return "other"
 
