@@ -323,7 +323,9 @@ class _Test:
                 return _arithmetic(op, left, right)
             case Literal(value, _, False):
                 numbers = integers(node)
-                return ExprValue(const(numbers[0])) if numbers else Unfollowed(f"the number {value}")
+                return (
+                    ExprValue(const(numbers[0])) if numbers else Unfollowed(f"the number {value}")
+                )
             case Call(_, (Literal(index, _, False), *_)) if name == "CreateDimExpr":
                 return ExprValue(dim(int(index)))
             case Call(_, (Literal(index, _, False), *_)) if name == "CreateSymbolExpr":
