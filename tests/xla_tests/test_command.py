@@ -108,6 +108,14 @@ def test_history_lists_when_a_wrong_expectation_appeared_and_disappeared(tmp_pat
     assert wrong["test"] == "ModIsSub" and wrong["path"] == "old/indexing_map_test.cc"
     assert wrong["appeared"]["commit"] == shas[2] and wrong["disappeared"]["commit"] == shas[0]
     assert wrong["disappeared"]["as"] == "equal"
+    code, text = run(
+        "xla-tests", "--git", str(tmp_path), "old/indexing_map_test.cc", "new/indexing_map_test.cc"
+    )
+    assert code == 1
+    assert f"appeared {shas[2][:10]}" in text and f"disappeared {shas[0][:10]}" in text
+    assert text.splitlines()[-1] == (
+        "indexing_map_test.cc: 3 versions; 1 expectations ever different, 0 still"
+    )
 
 
 @pytest.mark.parametrize("fmt", ["text", "json"])

@@ -51,7 +51,7 @@ def test_runtime_variable_sources_are_dropped():
 
 
 def test_a_map_without_a_domain_is_an_error_that_says_so():
-    with pytest.raises(ParseError, match="without its domain"):
+    with pytest.raises(ParseError, match="no bound for variable 'd0' in the domain"):
         read_map("(d0, d1) -> (d1, d0)")
 
 

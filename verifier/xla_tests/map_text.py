@@ -16,7 +16,8 @@ the `verifier.expr` grammar reads today's:
   part of the element relation compared here).
 
 A map written without a domain (the oldest tests printed only the affine
-part) cannot be read: it is a `ParseError` that says so.
+part) cannot be read: it is the parser's `ParseError` (no bound for a
+variable).
 
 >>> m = read_map('''(d0)[s0] -> (d0 + s0)
 ...     domain:
@@ -90,19 +91,12 @@ def normalized(text: str) -> str:
 
 
 def read_map(text: str, filename: str = "<map>") -> IndexingMap | Undefined:
-    """A map of any era's text; ``UNDEFINED`` is `Undefined`, a map without
-    a domain a `ParseError` that says it was printed without one."""
+    """A map of any era's text; ``UNDEFINED`` is `Undefined`.  A map
+    printed without its domain (the affine part only) is the parser's
+    `ParseError`: ``no bound for variable 'd0' in the domain``."""
     text = normalized(text)
     if text == "UNDEFINED":
         return Undefined()
-    if "->" in text and "domain" not in text and text != "KNOWN EMPTY":
-        head = text.split("->", 1)[0]
-        if re.search(r"[A-Za-z_]\w*", head):
-            raise ParseError(
-                "the map is written without its domain (the affine part only); "
-                "its variables' ranges are not stated",
-                SourceSpan(filename, 1, 1, text.splitlines()[0] if text else ""),
-            )
     return parse_map(text, filename)
 
 
