@@ -9,10 +9,13 @@ read; ``ComposeIndexingMaps(a, b)`` and ``a * b`` compose it
 pointwise equal to its input); ``RemoveUnusedSymbols`` and
 ``RescaleSymbols`` keep it as a relation; ``RemoveUnusedVars`` makes the
 unused dims existential (the kept dims correspond in order);
-``ConvertSymbolsToDimensions`` appends the symbols as dims.  HLO tests
+``ConvertSymbolsToDimensions`` appends the symbols as dims
+(`verifier.xla_tests.transforms`); constraints may be built from C++
+expressions (``CreateDimExpr(0, …) % 4``).  HLO tests
 (``ParseAndGetRoot(R"(…)")`` then ``GetOutputToInputIndexing(root)`` or
-``GetInputToOutputIndexing(root, k)``) get the maps `verifier.analysis`
-computes for the root.
+``GetInputToOutputIndexing(root, k)``, physical layouts too) get the maps
+`verifier.analysis` computes for the root; grouped indexing of a fusion
+adaptor is composed from them (`verifier.xla_tests.grouped`).
 
 An ``EXPECT_THAT(x, MatchIndexingMap(R"(…)"))`` (or ``MatchIndexingString``
 on ``ToString(x)``; ``MatchInstrIndexing`` blocks; ``EXPECT_EQ`` of two
