@@ -714,7 +714,7 @@ class _Test:
     def kind(self, value: Value) -> Kind:
         if self.tile_file:
             return "tile"
-        simplifying = "constraint" if "Constraint" in self.test.name else "simplify"
+        simplifying: Kind = "constraint" if "Constraint" in self.test.name else "simplify"
         match value:
             case HloIndexing() | HloValue() | FusionValue() | GroupedValue():
                 return "hlo-maps"
