@@ -146,3 +146,132 @@ def test_composition_with_swapped_symbol_ranges():
     pair = (tuple(w["dims"]), tuple(w["result"]))
     assert (pair in truth) != (pair in expected)
     assert (pair in expected) == (w["only_in"] == "expected")
+
+
+def test_dynamic_slice_with_a_constant_offset_reads_the_clamped_window():
+    found = expectation(
+        """
+HloModule m
+fused {
+  p0 = f32[20] parameter(0)
+  c = s32[] constant(15)
+  ROOT ds = f32[8] dynamic-slice(p0, c), dynamic_slice_sizes={8}
+}
+ENTRY e {
+  p0 = f32[20] parameter(0)
+  ROOT f = f32[8] fusion(p0), kind=kLoop, calls=fused
+}""",
+        "operand id = 0 (d0){rt0} -> (d0 + rt0), domain: d0 in [0, 7], rt0 in [0, 12]",
+    )
+    assert found.verdict is Agreement.DIFFERENT
+    w: Any = found.witness_point
+    assert w["only_in"] == "expected"
+    (d0,), (index,) = w["dims"], w["result"]
+    start = min(max(15, 0), 20 - 8)  # dynamic-slice clamps its start
+    assert index != start + d0 and 0 <= d0 < 8  # the window starts at 12, always
+
+
+def test_scan_with_a_pass_through_body_reads_one_element_per_step():
+    # verifier's over-approximation: its scan map follows the carry
+    # through every earlier step, whatever the body does with it.
+    found = expectation(
+        """
+HloModule m
+body {
+  x = f32[] parameter(0)
+  c = f32[] parameter(1)
+  ROOT t = (f32[], f32[]) tuple(x, c)
+}
+ENTRY e {
+  p0 = f32[6] parameter(0)
+  p1 = f32[] parameter(1)
+  ROOT s = (f32[6], f32[]) scan(p0, p1), dimensions={0}, num_carries=1, to_apply=body
+}""",
+        """operand id = 0 (d0) -> (d0), domain: d0 in [0, 5]
+           operand id = 1 (d0) -> (), domain: d0 in [0, 5]""",
+    )
+    assert found.verdict is Agreement.DIFFERENT
+    w: Any = found.witness_point
+    assert w["only_in"] == "computed"
+    (step,), (element,) = w["dims"], w["result"]
+
+    def reads(i: int) -> set[int]:  # y[i] = body(x[i], c_i)[0] = x[i]
+        return {i}
+
+    assert element not in reads(step)
+
+
+def test_batch_groups_each_output_feature_reads_its_own_group():
+    found = expectation(
+        """
+HloModule m
+ENTRY e {
+  p0 = f32[4,3,1] parameter(0)
+  p1 = f32[1,1,2] parameter(1)
+  ROOT c = f32[2,3,2] convolution(p0, p1), window={size=1}, dim_labels=b0f_0io->b0f,
+    batch_group_count=2
+}""",
+        """operand id = 0 (d0, d1, d2)[s0] -> (s0 * 2 + d0, d1, 0),
+             domain: d0 in [0, 1], d1 in [0, 2], d2 in [0, 1], s0 in [0, 1]
+           operand id = 1 (d0, d1, d2) -> (0, 0, d2),
+             domain: d0 in [0, 1], d1 in [0, 2], d2 in [0, 1]""",
+    )
+    assert found.verdict is Agreement.DIFFERENT
+    w: Any = found.witness_point
+    assert w["operand"] == 0 and w["only_in"] == "expected"
+    (b, x, o), (batch, position, _) = w["dims"], w["result"]
+
+    def lhs_batches(b: int, o: int) -> set[int]:
+        # XLA's convolution (HloEvaluator): output feature o is in batch
+        # group o // (2 / 2); the group's lhs batch is b + group * (4 / 2).
+        return {b + o * 2}
+
+    assert position == x and batch not in lhs_batches(b, o)
+
+
+def test_kernel_elements_that_meet_only_padding():
+    found = expectation(
+        """
+HloModule m
+ENTRY e {
+  p0 = f32[1,3,1] parameter(0)
+  p1 = f32[3,1,1] parameter(1)
+  ROOT c = f32[1,3,1] convolution(p0, p1), window={size=3 pad=1_1}, dim_labels=b0f_0io->b0f
+}""",
+        """operand id = 0 (d0, d1, d2)[s0, s1] -> (d0, d1 + s0 - 1, s1),
+             domain: d0 in [0, 0], d1 in [0, 2], d2 in [0, 0], s0 in [0, 2], s1 in [0, 0],
+             d1 + s0 in [1, 3]
+           operand id = 1 (d0, d1, d2)[s0, s1] -> (s0, s1, d2),
+             domain: d0 in [0, 0], d1 in [0, 2], d2 in [0, 0], s0 in [0, 2], s1 in [0, 0]""",
+    )
+    assert found.verdict is Agreement.DIFFERENT
+    w: Any = found.witness_point
+    assert w["operand"] == 1 and w["only_in"] == "expected"
+    (_, x, _), (k, _, _) = w["dims"], w["result"]
+    # Plain Python: output x multiplies kernel element k with input x + k - 1,
+    # which is the padding outside [0, 3).
+    assert not 0 <= x + k - 1 < 3
+
+
+def test_kernel_elements_that_meet_only_dilation_holes():
+    found = expectation(
+        """
+HloModule m
+ENTRY e {
+  p0 = f32[1,3,1] parameter(0)
+  p1 = f32[3,1,1] parameter(1)
+  ROOT c = f32[1,3,1] convolution(p0, p1), window={size=3 lhs_dilate=2}, dim_labels=b0f_0io->b0f
+}""",
+        """operand id = 0 (d0, d1, d2)[s0, s1] -> (d0, (d1 + s0) / 2, s1),
+             domain: d0 in [0, 0], d1 in [0, 2], d2 in [0, 0], s0 in [0, 2], s1 in [0, 0],
+             (d1 + s0) mod 2 in [0, 0]
+           operand id = 1 (d0, d1, d2)[s0, s1] -> (s0, s1, d2),
+             domain: d0 in [0, 0], d1 in [0, 2], d2 in [0, 0], s0 in [0, 2], s1 in [0, 0]""",
+    )
+    assert found.verdict is Agreement.DIFFERENT
+    w: Any = found.witness_point
+    assert w["operand"] == 1 and w["only_in"] == "expected"
+    (_, x, _), (k, _, _) = w["dims"], w["result"]
+    # Plain Python: the input dilated by 2 has its elements at even positions;
+    # output x multiplies kernel element k with position x + k, a hole when odd.
+    assert (x + k) % 2 == 1
