@@ -199,14 +199,35 @@ def test_an_empty_map_differs_from_a_non_empty_one():
     }
 
 
-def test_maps_of_different_shapes_are_a_usage_error():
-    a = parse_map("(d0) -> (d0), domain: d0 in [0, 3]")
-    with pytest.raises(UsageError, match="different tensors"):
-        check_equivalence(a, parse_map("(d0) -> (d0, d0), domain: d0 in [0, 3]"))
+def test_maps_of_different_shapes_differ_at_an_element_only_one_reads():
+    a = parse_map("(d0) -> (d0), domain: d0 in [2, 3]")
+    wider = parse_map("(d0) -> (d0, d0), domain: d0 in [0, 3]")
+    result = check_equivalence(a, wider)
+    assert result.verdict is Verdict.DIFFERENT
+    witness = result.counterexample
+    assert isinstance(witness, RelationCounterexample) and witness.only_in == "a"
+    # Re-evaluated by hand: a relates it; wider, of two results, cannot.
+    (d0,) = witness.dims
+    assert 2 <= d0 <= 3 and witness.result == (d0,) and len(witness.result) != wider.num_results
+    empty_a = check_equivalence(parse_map("(d0) -> (d0), domain: d0 in [3, 2]"), wider)
+    assert isinstance(empty_a.counterexample, RelationCounterexample)
+    assert empty_a.counterexample.only_in == "b"
     b = parse_map("(d0)[s0] -> (d0), domain: d0 in [0, 3], s0 in [0, 0]")
-    with pytest.raises(UsageError, match=r"same variables.*\(d0\)\[s0\]"):
-        check_equivalence(a, b, pointwise=True)
-    assert check_equivalence(a, b).verdict is Verdict.EQUAL
+    same = check_equivalence(parse_map("(d0) -> (d0), domain: d0 in [0, 3]"), b, pointwise=True)
+    assert same.verdict is Verdict.EQUAL
+    assert "compared as relations" in same.notes[0] and "(d0)[s0]" in same.notes[0]
+    assert same.to_json() == {"verdict": "equal", "compared_as": "relations"}
+    shifted = parse_map("(d0)[s0] -> (d0 + s0), domain: d0 in [0, 3], s0 in [0, 1]")
+    other = check_equivalence(
+        parse_map("(d0) -> (d0), domain: d0 in [0, 3]"), shifted, pointwise=True
+    )
+    assert other.verdict is Verdict.DIFFERENT
+    assert other.to_json()["counterexample"] == {
+        "dims": {"d0": 0},
+        "result": [1],
+        "only_in": "b",
+        "symbols": {"s0": 1},
+    }  # b relates 0 -> 0 + 1; a relates 0 -> 0 only
     with pytest.raises(UsageError, match="UNDEFINED"):
         check_equivalence(Undefined(), a)
 

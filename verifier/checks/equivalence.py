@@ -56,7 +56,7 @@ import itertools
 import math
 import os
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal, TypeAlias, TypeVar, overload
 
 from verifier.bridges import isl as isl_bridge
@@ -72,6 +72,7 @@ from verifier.expr import (
     Undefined,
     Var,
     VarKind,
+    const,
     point_predicate,
     var,
     variables_of,
@@ -142,6 +143,8 @@ class EquivalenceResult:
     verdict: Verdict
     counterexample: Counterexample | None = None
     notes: tuple[str, ...] = ()
+    # Asked pointwise, answered as relations: the maps have other variables.
+    compared_as_relations: bool = False
 
     def to_json(self) -> dict[str, object]:
         """``{"verdict": "different", "counterexample": {...}}`` (DESIGN.md's
@@ -152,6 +155,8 @@ class EquivalenceResult:
             shape["counterexample"] = self.counterexample.to_json()
         if self.verdict is Verdict.UNKNOWN:
             shape["reason"] = "; ".join(self.notes)
+        if self.compared_as_relations:
+            shape["compared_as"] = "relations"
         return shape
 
 
@@ -164,13 +169,17 @@ def check_equivalence(
 ) -> EquivalenceResult:
     """Whether `a` and `b` are equal (as relations, or `pointwise`).
 
-    Maps of different shapes (numbers of dims and results; pointwise also
-    range and runtime variables) cannot be compared and raise `UsageError`,
-    unless one is known empty.  A witness (``budget.cross_check``) that
-    contradicts isl raises `SolverError`.
+    Maps of different shapes (numbers of dims or results) are ``different``,
+    with an element one map reads and the other cannot (it has another
+    rank); pointwise, maps with other range or runtime variables are
+    compared as relations, which a note says (`_other_variables`).
+    ``UNDEFINED`` raises `UsageError`.  A witness (``budget.cross_check``)
+    that contradicts isl raises `SolverError`.
     """
     _validate(a, b, pointwise=pointwise)
     assert isinstance(a, IndexingMap) and isinstance(b, IndexingMap)
+    if _other_variables(a, b, pointwise=pointwise):
+        return _compared_as_relations(a, b, budget)
     if a == b:
         decided = _one_map(a, budget)
     else:
@@ -318,22 +327,47 @@ def _validate(a: IndexingMap | Undefined, b: IndexingMap | Undefined, *, pointwi
     for name, indexing_map in (("a", a), ("b", b)):
         if isinstance(indexing_map, Undefined):
             raise UsageError(f"map {name} is UNDEFINED (unknown indexing); it cannot be compared")
-    assert isinstance(a, IndexingMap) and isinstance(b, IndexingMap)
+
+
+def _other_variables(a: IndexingMap, b: IndexingMap, *, pointwise: bool) -> bool:
+    """Whether the maps have other shapes (dims, results) or, pointwise,
+    other range or runtime variables — unless one is known empty (a range
+    analysis of the constraints), which isl compares as it is."""
     same_shape = (a.num_dims, a.num_results) == (b.num_dims, b.num_results)
     same_symbols = (len(a.range_vars), len(a.rt_vars)) == (len(b.range_vars), len(b.rt_vars))
-    # Known emptiness (a range analysis of the constraints) only for maps
-    # that could not be compared otherwise.
-    if (same_shape and (same_symbols or not pointwise)) or a.is_known_empty or b.is_known_empty:
-        return
-    if not same_shape:
-        raise UsageError(
-            f"cannot compare map a ({a.num_dims} dims -> {a.num_results} results) with "
-            f"map b ({b.num_dims} dims -> {b.num_results} results): they index different tensors"
+    comparable = same_shape and (same_symbols or not pointwise)
+    return not (comparable or a.is_known_empty or b.is_known_empty)
+
+
+def _compared_as_relations(a: IndexingMap, b: IndexingMap, budget: Budget) -> EquivalenceResult:
+    """Maps with other variables, as relations.  Of other shapes, they are
+    ``different``: a pair ``dims -> result`` the one map relates, which the
+    other (of another rank) cannot — found by isl as the difference of the
+    map with its own empty copy; ``vacuous`` when neither relates any.
+    ``(d0) -> (d0)`` and ``(d0) -> (d0, d0)`` on ``d0 in [0, 3]`` differ at
+    ``(0) -> (0)``, only in a.  With the same shape (pointwise, other
+    symbols) the relations are compared, and a note says so."""
+    if (a.num_dims, a.num_results) == (b.num_dims, b.num_results):
+        result = check_equivalence(a, b, pointwise=False, budget=budget)
+        note = (
+            f"compared as relations: pointwise needs the same variables, but a has "
+            f"{_header(a)} and b has {_header(b)}"
         )
-    raise UsageError(  # pointwise, with other symbols
-        f"pointwise comparison needs the same variables, but a has {_header(a)} and b has "
-        f"{_header(b)}; compare them as relations instead (without pointwise)"
+        return replace(result, notes=(note, *result.notes), compared_as_relations=True)
+    shape = (
+        f"map a ({a.num_dims} dims -> {a.num_results} results) and map b ({b.num_dims} dims -> "
+        f"{b.num_results} results) index different tensors"
     )
+    sides: tuple[tuple[Literal["a", "b"], IndexingMap], ...] = (("a", a), ("b", b))
+    for only_in, shown in sides:
+        empty = shown.replaced(constraints=(*shown.constraints, (const(0), Interval(1, 1))))
+        found = check_equivalence(shown, empty, budget=budget)
+        if found.verdict is Verdict.UNKNOWN:
+            return replace(found, notes=(shape, *found.notes))
+        if isinstance(found.counterexample, RelationCounterexample):
+            witness = replace(found.counterexample, only_in=only_in)
+            return EquivalenceResult(Verdict.DIFFERENT, witness, (shape, *found.notes))
+    return EquivalenceResult(Verdict.VACUOUS, notes=(shape,))
 
 
 def _header(indexing_map: IndexingMap) -> str:

@@ -217,3 +217,8 @@ def sarif_log(run: GateRun) -> dict[str, Any]:
         ],
     }
     return cast(dict[str, Any], printable_json(log))
+
+
+def physical_location(span: SourceSpan) -> dict[str, Any]:
+    """The SARIF ``physicalLocation`` of `span` (URI, line, column), for other reports."""
+    return _physical_location(span)
