@@ -30,88 +30,144 @@ CASES: dict[str, tuple[str, tuple[bool, ...]]] = {
         (True, True),
     ),
     "rhs_transposed_layout": (
-        _loop(["f32[100,200]{1,0}", "f32[100,200]{0,1}"],
-              " ROOT o = f32[100,200]{1,0} add(q0, q1)", "f32[100,200]{1,0}", "kInput"),
+        _loop(
+            ["f32[100,200]{1,0}", "f32[100,200]{0,1}"],
+            " ROOT o = f32[100,200]{1,0} add(q0, q1)",
+            "f32[100,200]{1,0}",
+            "kInput",
+        ),
         (True, False),
     ),
     "output_transposed_layout": (
-        _loop(["f32[100,200]{1,0}"] * 2,
-              " ROOT o = f32[100,200]{0,1} add(q0, q1)", "f32[100,200]{0,1}", "kInput"),
+        _loop(
+            ["f32[100,200]{1,0}"] * 2,
+            " ROOT o = f32[100,200]{0,1} add(q0, q1)",
+            "f32[100,200]{0,1}",
+            "kInput",
+        ),
         (False, False),
     ),
     "output_and_lhs_transposed_layout": (
-        _loop(["f32[100,200]{1,0}", "f32[100,200]{0,1}"],
-              " ROOT o = f32[100,200]{1,0} add(q0, q1)", "f32[100,200]{1,0}", "kInput"),
+        _loop(
+            ["f32[100,200]{1,0}", "f32[100,200]{0,1}"],
+            " ROOT o = f32[100,200]{1,0} add(q0, q1)",
+            "f32[100,200]{1,0}",
+            "kInput",
+        ),
         (True, False),
     ),
     "transpose": (
-        _loop(["f32[100,64,32]"],
-              " ROOT o = f32[32,100,64] transpose(q0), dimensions={2,0,1}", "f32[32,100,64]"),
+        _loop(
+            ["f32[100,64,32]"],
+            " ROOT o = f32[32,100,64] transpose(q0), dimensions={2,0,1}",
+            "f32[32,100,64]",
+        ),
         (True,),
     ),
     "concatenate_in_loop_emitter": (
-        _loop(["bf16[42]"] * 4 + ["bf16[44]"] * 2 + ["bf16[256]"],
-              " c = bf16[256] concatenate(q0, q1, q2, q3, q4, q5), dimensions={0}\n"
-              " ROOT o = bf16[256] multiply(c, q6)", "bf16[256]"),
+        _loop(
+            ["bf16[42]"] * 4 + ["bf16[44]"] * 2 + ["bf16[256]"],
+            " c = bf16[256] concatenate(q0, q1, q2, q3, q4, q5), dimensions={0}\n"
+            " ROOT o = bf16[256] multiply(c, q6)",
+            "bf16[256]",
+        ),
         (True,) * 7,
     ),
     "concatenate_with_bitcast_in_loop_emitter": (
-        _loop(["bf16[42]"] * 4 + ["bf16[44]"] * 2 + ["bf16[256]"],
-              " c = bf16[256] concatenate(q0, q1, q2, q3, q4, q5), dimensions={0}\n"
-              " m = bf16[256] multiply(c, q6)\n ROOT o = bf16[16,16] bitcast(m)", "bf16[16,16]"),
+        _loop(
+            ["bf16[42]"] * 4 + ["bf16[44]"] * 2 + ["bf16[256]"],
+            " c = bf16[256] concatenate(q0, q1, q2, q3, q4, q5), dimensions={0}\n"
+            " m = bf16[256] multiply(c, q6)\n ROOT o = bf16[16,16] bitcast(m)",
+            "bf16[16,16]",
+        ),
         (True,) * 7,
     ),
     "transpose_only_outer_dims": (
-        _loop(["f32[100,32,64]"],
-              " ROOT o = f32[32,100,64] transpose(q0), dimensions={1,0,2}", "f32[32,100,64]"),
+        _loop(
+            ["f32[100,32,64]"],
+            " ROOT o = f32[32,100,64] transpose(q0), dimensions={1,0,2}",
+            "f32[32,100,64]",
+        ),
         (True,),
     ),
     "pad": (
-        _loop(["f32[997,436]", "f32[]"],
-              " ROOT o = f32[1024,512] pad(q0, q1), padding=10_17x24_52", "f32[1024,512]"),
+        _loop(
+            ["f32[997,436]", "f32[]"],
+            " ROOT o = f32[1024,512] pad(q0, q1), padding=10_17x24_52",
+            "f32[1024,512]",
+        ),
         (True, True),
     ),
     "row_reduction": (
-        _loop(["f32[100,64,512]"],
-              " z = f32[] constant(0)\n ROOT o = f32[100,64] reduce(q0, z), dimensions={2}, "
-              "to_apply=sum", "f32[100,64]", "kInput", _ADD),
+        _loop(
+            ["f32[100,64,512]"],
+            " z = f32[] constant(0)\n ROOT o = f32[100,64] reduce(q0, z), dimensions={2}, "
+            "to_apply=sum",
+            "f32[100,64]",
+            "kInput",
+            _ADD,
+        ),
         (True,),
     ),
     "multi_row_reduction": (
-        _loop(["f32[100,64,4]"],
-              " z = f32[] constant(0)\n ROOT o = f32[100,64] reduce(q0, z), dimensions={2}, "
-              "to_apply=sum", "f32[100,64]", "kInput", _ADD),
+        _loop(
+            ["f32[100,64,4]"],
+            " z = f32[] constant(0)\n ROOT o = f32[100,64] reduce(q0, z), dimensions={2}, "
+            "to_apply=sum",
+            "f32[100,64]",
+            "kInput",
+            _ADD,
+        ),
         (True,),
     ),
     "column_reduction": (
-        _loop(["f32[100,64,32]"],
-              " z = f32[] constant(0)\n ROOT o = f32[100,32] reduce(q0, z), dimensions={1}, "
-              "to_apply=sum", "f32[100,32]", "kInput", _ADD),
+        _loop(
+            ["f32[100,64,32]"],
+            " z = f32[] constant(0)\n ROOT o = f32[100,32] reduce(q0, z), dimensions={1}, "
+            "to_apply=sum",
+            "f32[100,32]",
+            "kInput",
+            _ADD,
+        ),
         (True,),
     ),
     "variadic_reduce_via_loop_emitter": (
-        _loop(["s32[5696,10,4]"] * 2 + ["s32[]"] * 2,
-              " ROOT o = (s32[5696,4], s32[5696,4]) reduce(q0, q1, q2, q3), dimensions={1}, "
-              "to_apply=max2", "(s32[5696,4], s32[5696,4])", "kInput", _MAX2),
+        _loop(
+            ["s32[5696,10,4]"] * 2 + ["s32[]"] * 2,
+            " ROOT o = (s32[5696,4], s32[5696,4]) reduce(q0, q1, q2, q3), dimensions={1}, "
+            "to_apply=max2",
+            "(s32[5696,4], s32[5696,4])",
+            "kInput",
+            _MAX2,
+        ),
         (False, False, True, True),
     ),
     "variadic_reduce_via_reduction_emitter": (
-        _loop(["s32[32,40]"] * 2 + ["s32[]"] * 2,
-              " ROOT o = (s32[32], s32[32]) reduce(q0, q1, q2, q3), dimensions={1}, "
-              "to_apply=max2", "(s32[32], s32[32])", "kInput", _MAX2),
+        _loop(
+            ["s32[32,40]"] * 2 + ["s32[]"] * 2,
+            " ROOT o = (s32[32], s32[32]) reduce(q0, q1, q2, q3), dimensions={1}, to_apply=max2",
+            "(s32[32], s32[32])",
+            "kInput",
+            _MAX2,
+        ),
         (True, True, True, True),
     ),
     "gather": (
-        _loop(["f32[33,76,70]", "s32[1806,2]"],
-              " ROOT o = f32[1806,7,8,4] gather(q0, q1), offset_dims={1,2,3}, "
-              "collapsed_slice_dims={}, start_index_map={0,1}, index_vector_dim=1, "
-              "slice_sizes={7,8,4}", "f32[1806,7,8,4]"),
+        _loop(
+            ["f32[33,76,70]", "s32[1806,2]"],
+            " ROOT o = f32[1806,7,8,4] gather(q0, q1), offset_dims={1,2,3}, "
+            "collapsed_slice_dims={}, start_index_map={0,1}, index_vector_dim=1, "
+            "slice_sizes={7,8,4}",
+            "f32[1806,7,8,4]",
+        ),
         (False, True),
     ),
     "dynamic_slice": (
-        _loop(["s32[2,2,258]", "s32[]", "s32[]", "s32[]"],
-              " ROOT o = s32[1,2,32] dynamic-slice(q0, q1, q2, q3), "
-              "dynamic_slice_sizes={1,2,32}", "s32[1,2,32]"),
+        _loop(
+            ["s32[2,2,258]", "s32[]", "s32[]", "s32[]"],
+            " ROOT o = s32[1,2,32] dynamic-slice(q0, q1, q2, q3), dynamic_slice_sizes={1,2,32}",
+            "s32[1,2,32]",
+        ),
         (True, True, True, True),
     ),
     "unused_parameter": (
@@ -119,9 +175,12 @@ CASES: dict[str, tuple[str, tuple[bool, ...]]] = {
         (True, True),
     ),
     "param": (
-        _loop(["u32[48,2,1280]", "u32[48,1,1280]", "u32[48,1,1280]"],
-              " c = u32[48,2,1280] concatenate(q1, q2), dimensions={1}\n"
-              " ROOT o = u32[48,2,1280] shift-right-logical(c, q0)", "u32[48,2,1280]"),
+        _loop(
+            ["u32[48,2,1280]", "u32[48,1,1280]", "u32[48,1,1280]"],
+            " c = u32[48,2,1280] concatenate(q1, q2), dimensions={1}\n"
+            " ROOT o = u32[48,2,1280] shift-right-logical(c, q0)",
+            "u32[48,2,1280]",
+        ),
         (True, True, True),
     ),
 }

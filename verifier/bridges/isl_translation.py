@@ -11,13 +11,14 @@ empties the image (at ``d0 = 3``):
 >>> b = parse_map("(d0)[s0] -> (d0 * 4 + s0 + 4), domain: d0 in [0, 3], s0 in [0, 3], "
 ...               "d0 * 4 + s0 in [0, 11]")
 >>> from verifier.expr import Interval
->>> differing_inputs(a, b, [Interval(0, 3)], limit=10)
+>>> differing_inputs([a], [b], [Interval(0, 3)], limit=10)
 [(3,)]
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from verifier.bridges.isl import (
     ISL_COUNT_OPERATIONS,
@@ -32,23 +33,24 @@ from verifier.expr import IndexingMap, Interval
 
 
 def differing_inputs(
-    a: IndexingMap,
-    b: IndexingMap,
+    a: Sequence[IndexingMap],
+    b: Sequence[IndexingMap],
     box: Sequence[Interval],
     *,
     limit: int,
     max_operations: int = ISL_COUNT_OPERATIONS,
 ) -> list[tuple[int, ...]] | None:
-    """The dim points in `box` where the image of `a` (symbols existential)
-    differs from that of `b`, sorted; `None` when there are more than
-    `limit` or isl's budget runs out.  Both maps have the same dims."""
-    if a.num_dims != b.num_dims or a.num_dims != len(box):
-        raise ValueError("differing_inputs: the maps and the box need the same dims")
+    """The dim points in `box` where the image of the union of `a` (symbols
+    existential) differs from that of `b`, sorted; `None` when there are
+    more than `limit` or isl's budget runs out.  Every map has the box's
+    dims and one result."""
+    if any(m.num_dims != len(box) or m.num_results != 1 for m in (*a, *b)):
+        raise ValueError("differing_inputs: the maps need the box's dims and one result")
     try:
         with operation_budget(max_operations):
-            first, second = to_isl_map(a), to_isl_map(b)
+            first, second = _union(a), _union(b)
             difference = first.subtract(second).union(second.subtract(first)).domain()
-            names = tuple(f"d{i}" for i in range(a.num_dims))
+            names = tuple(f"d{i}" for i in range(len(box)))
             space = set_space(names)
             region = difference.intersect(_box_of(space, box)).coalesce()
             if region.count_val().to_str() is None:
@@ -59,3 +61,9 @@ def differing_inputs(
     except BudgetExhausted:
         return None
 
+
+def _union(maps: Sequence[IndexingMap]) -> Any:
+    union = to_isl_map(maps[0])
+    for indexing_map in maps[1:]:
+        union = union.union(to_isl_map(indexing_map))
+    return union

@@ -46,9 +46,20 @@ from verifier.coalescing.emitter import (
 )
 from verifier.coalescing.sectors import Request, RequestMap, SectorCounts, count_sectors
 from verifier.coalescing.xla_verdict import Place, first_warp_coalesced, read_coalesced_heuristic
-from verifier.errors import UnsupportedError
-from verifier.expr import Expr, IndexingMap, Interval, Undefined, Var, VarKind, compose, const
-from verifier.expr import dim, range_var, substitute
+from verifier.errors import UnsupportedError, UsageError
+from verifier.expr import (
+    Expr,
+    IndexingMap,
+    Interval,
+    Undefined,
+    Var,
+    VarKind,
+    compose,
+    const,
+    dim,
+    range_var,
+    substitute,
+)
 from verifier.hlo import Instruction, Module, Shape
 from verifier.indexing.layout import physical_offset, slot_bits
 from verifier.simplify import simplify
@@ -101,10 +112,24 @@ def fusion_coalescing(maps: ModuleMaps, fusion: Instruction, device: Device) -> 
     unroll = unroll_factor(module, fusion, device)
     launch = loop_launch(indexing_shape(fusion), unroll, device)
     operands = tuple(
-        _operand(maps, fusion, launch, number, device)
-        for number in range(len(fusion.operands))
+        _operand(maps, fusion, launch, number, device) for number in range(len(fusion.operands))
     )
     return FusionCoalescing(fusion.name, device.name, emitter, heuristic, launch, operands)
+
+
+def module_coalescing(maps: ModuleMaps, name: str | None, device: Device) -> list[FusionCoalescing]:
+    """Fusion `name` of the entry (default: every fusion of the entry);
+    `UsageError` for a name that is not one."""
+    fusions = [i for i in maps.module.entry.instructions if i.opcode == "fusion"]
+    if name is not None:
+        fusions = [i for i in fusions if i.name == name]
+        if not fusions:
+            listed = [i.name for i in maps.module.entry.instructions if i.opcode == "fusion"]
+            raise UsageError(
+                f"no fusion '{name}' in the entry computation "
+                f"(fusions: {', '.join(listed[:20]) or 'none'})"
+            )
+    return [fusion_coalescing(maps, f, device) for f in fusions]
 
 
 def _heuristic(module: Module, fusion: Instruction, emitter: Emitter, device: Device) -> bool:
@@ -182,8 +207,11 @@ def _operand(
     if any(m.rt_vars for m in linearized):
         return replace(base, reason="the offsets depend on runtime values")
     counts: list[SectorCounts] = []
+    loads: dict[int, list[IndexingMap]] = {}
     for indexing in linearized:
-        request = request_map(indexing, launch)
+        loads.setdefault(len(indexing.range_vars), []).append(indexing)
+    for group in loads.values():
+        request = request_map(group, launch)
         counted = count_sectors(request, element_bits=bits, sector_bytes=device.sector_bytes)
         if counted is None:
             return replace(base, reason="the translation proof or the count ran out of budget")
@@ -200,9 +228,14 @@ def _unique(indexing_maps: list[IndexingMap]) -> list[IndexingMap]:
     return list(dict.fromkeys(indexing_maps))
 
 
-def request_map(linearized: IndexingMap, launch: Launch) -> RequestMap:
-    """`linearized` (thread dims; loop ids, chunk, unroll id) as a map of
-    ``(r, loop ids…)`` with ``(lane, unroll id)`` as symbols (`sectors`)."""
+def request_map(pieces: list[IndexingMap], launch: Launch) -> RequestMap:
+    """The pieces of one load (thread dims; loop ids, chunk, unroll id) as
+    maps of ``(r, loop ids…)`` with ``(lane, unroll id)`` as symbols
+    (`sectors`)."""
+    return RequestMap(tuple(_requests(m, launch) for m in pieces), launch.unroll, launch.warp_size)
+
+
+def _requests(linearized: IndexingMap, launch: Launch) -> IndexingMap:
     warp = launch.warp_size
     per_block = -(-launch.threads_per_block // warp)
     grid_x, grid_y, _ = launch.grid
@@ -235,7 +268,7 @@ def request_map(linearized: IndexingMap, launch: Launch) -> RequestMap:
         range_vars=[Interval(0, warp - 1), linearized.range_vars[loops + 1].bounds],
         constraints=constraints,
     )
-    return RequestMap(simplify(mapped).map, launch.unroll, warp)
+    return simplify(mapped).map
 
 
 def _combined(counts: list[SectorCounts]) -> SectorCounts:

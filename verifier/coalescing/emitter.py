@@ -29,7 +29,7 @@ large), ``e < N``, delinearised along the output's minor-to-major order.
 >>> launch.threads_per_block, launch.blocks, launch.unroll
 (128, 157, 1)
 >>> str(launch.thread_to_output).splitlines()[0]
-'(d0, d1, d2, d3, d4, d5)[s0, s1] -> ((d3 * 128 + d0) floordiv 200, (d3 * 128 + d0) mod 200),'
+'(d0, d1, d2, d3, d4, d5)[s0, s1] -> ((d3 * 128 + d0) floordiv 200, (d3 * -72 + d0) mod 200),'
 """
 
 from __future__ import annotations
@@ -45,7 +45,12 @@ from verifier.indexing.elementwise import ELEMENTWISE_OPCODES
 from verifier.simplify import simplify
 
 EmitterKind = Literal[
-    "loop", "row reduction", "column reduction", "transpose", "concatenate", "scatter",
+    "loop",
+    "row reduction",
+    "column reduction",
+    "transpose",
+    "concatenate",
+    "scatter",
     "in-place dynamic-update-slice",
 ]
 

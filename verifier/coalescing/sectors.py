@@ -25,7 +25,7 @@ the one ``P`` before it.  The answer is exact, and its cost grows with
 >>> from verifier.expr import parse_map
 >>> request = parse_map("(d0)[s0, s1] -> (d0 * 32 + s0 + 3), "
 ...                     "domain: d0 in [0, 99999], s0 in [0, 31], s1 in [0, 0]")
->>> counts = count_sectors(RequestMap(request, 1, 32), element_bits=32, sector_bytes=32)
+>>> counts = count_sectors(RequestMap((request,), 1, 32), element_bits=32, sector_bytes=32)
 >>> counts.minimum, counts.maximum, counts.requests, counts.at_ideal, counts.period
 (5, 5, 100000, 0, 1)
 """
@@ -65,11 +65,12 @@ BREAK_LIMIT = 1 << 14
 
 @dataclass(frozen=True)
 class RequestMap:
-    """`map`: dims ``(r, loop ids…)``, range vars ``(lane, vector id)``,
-    one result (the element offset in the operand's buffer); `lanes`
-    threads per warp."""
+    """`maps`: dims ``(r, loop ids…)``, range vars ``(lane, vector id)``,
+    one result (the element offset in the operand's buffer); the union of
+    their images at a request is what it loads (the pieces of a pad's or
+    concatenate's read are one load); `lanes` threads per warp."""
 
-    map: IndexingMap
+    maps: tuple[IndexingMap, ...]
     vector: int
     lanes: int
 
@@ -104,28 +105,31 @@ class SectorCounts:
 
 
 class _Compiled:
-    """The map as Python: offset of ``(r, loop ids…, lane, vector id)`` or
-    None outside the domain."""
+    """The maps as Python: the offsets of ``(r, loop ids…, lane, vector
+    id)`` (None outside a map's domain)."""
 
-    def __init__(self, indexing_map: IndexingMap) -> None:
-        names = {v: f"v{i}" for i, v in enumerate(indexing_map.all_variables)}
-        checks = [
-            f"{bounds.lower} <= ({_python(e, names)}) <= {bounds.upper}"
-            for e, bounds in indexing_map.constraints
-        ]
-        for v in indexing_map.all_variables[indexing_map.num_dims :]:
-            b = indexing_map.bounds(v)
-            checks.append(f"{b.lower} <= {names[v]} <= {b.upper}")
-        (result,) = indexing_map.results
-        arguments = ", ".join(names[v] for v in indexing_map.all_variables)
-        condition = " and ".join(checks) or "True"
-        source = (
-            f"def f({arguments}):\n"
-            f"    return ({_python(result, names)}) if ({condition}) else None\n"
-        )
-        scope: dict[str, Callable[..., int | None]] = {}
-        exec(compile(source, "<request map>", "exec"), scope)  # noqa: S102
-        self.function = scope["f"]
+    def __init__(self, maps: tuple[IndexingMap, ...]) -> None:
+        self.functions = [_compiled(m) for m in maps]
+
+
+def _compiled(indexing_map: IndexingMap) -> Callable[..., int | None]:
+    names = {v: f"v{i}" for i, v in enumerate(indexing_map.all_variables)}
+    checks = [
+        f"{bounds.lower} <= ({_python(e, names)}) <= {bounds.upper}"
+        for e, bounds in indexing_map.constraints
+    ]
+    for v in indexing_map.all_variables:
+        b = indexing_map.bounds(v)
+        checks.append(f"{b.lower} <= {names[v]} <= {b.upper}")
+    (result,) = indexing_map.results
+    arguments = ", ".join(names[v] for v in indexing_map.all_variables)
+    condition = " and ".join(checks)
+    source = (
+        f"def f({arguments}):\n    return ({_python(result, names)}) if ({condition}) else None\n"
+    )
+    scope: dict[str, Callable[..., int | None]] = {}
+    exec(compile(source, "<request map>", "exec"), scope)
+    return scope["f"]
 
 
 def _python(expr: Expr, names: dict[Var, str]) -> str:
@@ -194,25 +198,28 @@ def _request_period(request: RequestMap, sector_bits: int, element_bits: int) ->
     """``(P, δ)`` for the whole map: results and constraints repeat, and δ
     elements are whole sectors."""
     r = dim(0)
-    parts = [period(e, r) for e in request.map.results]
-    parts += [period(e, r) for e, _ in request.map.constraints]
+    parts = [period(e, r) for m in request.maps for e in m.results]
+    parts += [period(e, r) for m in request.maps for e, _ in m.constraints]
     if any(p is None for p in parts):
         return 0, 0
     known = [p for p in parts if p is not None]
     p = math.lcm(*(q for q, _ in known))
-    shift = period(request.map.results[0], r)
-    assert shift is not None
-    delta = shift[1] * (p // shift[0])
+    shifts = {(s[1] * (p // s[0])) for m in request.maps if (s := period(m.results[0], r))}
+    if len(shifts) != 1:
+        return 0, 0
+    (delta,) = shifts
     scale = sector_bits // math.gcd(sector_bits, delta * element_bits) if delta else 1
     return p * scale, delta * scale
 
 
-def count_sectors(request: RequestMap, *, element_bits: int, sector_bytes: int) -> SectorCounts | None:
+def count_sectors(
+    request: RequestMap, *, element_bits: int, sector_bytes: int
+) -> SectorCounts | None:
     """Exact sectors per request over every request (module docstring);
     None when the proof needs more than `BREAK_LIMIT` breaks or the count
     more than `ENUMERATION_LIMIT` lane evaluations."""
     sector_bits = sector_bytes * 8
-    indexing = request.map
+    indexing = request.maps[0]
     requests = indexing.bounds(dim(0)).upper + 1
     loops = [indexing.bounds(dim(k)) for k in range(1, indexing.num_dims)]
     loop_count = math.prod(b.size for b in loops)
@@ -221,16 +228,16 @@ def count_sectors(request: RequestMap, *, element_bits: int, sector_bytes: int) 
     if p == 0 or p >= requests:
         p, delta, breaks = requests, 0, []
     else:
-        shifted = _shifted(indexing, p, delta, requests)
+        shifted = [_shifted(m, p, delta, requests) for m in request.maps]
         box = [Interval(0, requests - 1 - p), *loops]
-        found = differing_inputs(indexing, shifted, box, limit=BREAK_LIMIT)
+        found = differing_inputs(request.maps, shifted, box, limit=BREAK_LIMIT)
         if found is None:
             return None
         breaks = found
     roots = min(p, requests) * loop_count + len(breaks)
     if roots * per_request > ENUMERATION_LIMIT:
         return None
-    compiled = _Compiled(indexing).function
+    compiled = _Compiled(request.maps).functions
     next_break: dict[tuple[int, ...], list[int]] = {}
     for point in breaks:
         next_break.setdefault((point[0] % p, *point[1:]), []).append(point[0])
@@ -275,7 +282,7 @@ def _chain(start: tuple[int, ...], p: int, requests: int, breaks: list[int]) -> 
 
 
 def _touched(
-    compiled: Callable[..., int | None],
+    compiled: list[Callable[..., int | None]],
     index: tuple[int, ...],
     request: RequestMap,
     element_bits: int,
@@ -284,9 +291,10 @@ def _touched(
     offsets = set()
     for lane in range(request.lanes):
         for vector in range(request.vector):
-            offset = compiled(*index, lane, vector)
-            if offset is not None:
-                offsets.add(offset)
+            for function in compiled:
+                offset = function(*index, lane, vector)
+                if offset is not None:
+                    offsets.add(offset)
     if not offsets:
         return None
     sectors = len({o * element_bits // sector_bits for o in offsets})
@@ -308,4 +316,3 @@ def _shifted(indexing: IndexingMap, p: int, delta: int, requests: int) -> Indexi
         range_vars=indexing.range_vars,
         constraints=[(substitute(e, moved), b) for e, b in indexing.constraints],
     )
-

@@ -38,7 +38,6 @@ from dataclasses import dataclass
 
 from verifier.expr import (
     Add,
-    Const,
     Expr,
     IndexingMap,
     Interval,
@@ -162,7 +161,9 @@ def _intervals(f: Expr, g: Expr, sample: IndexingMap) -> list[tuple[int, int]]:
                 return [(0, c * (_WARP - 1) + trips - 1)]
             return [(loop.lower + i * c, loop.upper + i * c) for i in range(_WARP)]
         return [(i * c, i * c) for i in range(_WARP)]
-    values = sorted({_value(f, t) for t in range(sample.dims[0].bounds.lower, sample.dims[0].bounds.upper + 1)})
+    values = sorted(
+        {_value(f, t) for t in range(sample.dims[0].bounds.lower, sample.dims[0].bounds.upper + 1)}
+    )
     intervals: list[tuple[int, int]] = []
     for v in values:
         if intervals and intervals[-1][1] + 1 == v:
@@ -182,9 +183,8 @@ def _intervals(f: Expr, g: Expr, sample: IndexingMap) -> list[tuple[int, int]]:
 
 
 def _value(f: Expr, thread: int) -> int:
-    from verifier.expr.evaluate import evaluate
-
-    return evaluate(f, {dim(0): thread})
+    (value,) = IndexingMap.create([Interval(thread, thread)], [f]).evaluate({dim(0): thread})
+    return value
 
 
 def _estimate(intervals: list[tuple[int, int]], element_bytes: int) -> bool:
@@ -266,8 +266,7 @@ def _bad_transpose(module: Module, place: Place) -> bool:
         called = module.computation(name)
         return any(
             transposes_minor_dimension(module, Place(called, i))
-            and _is_broadcast(Place(called, called.operand_instructions(i)[0]))
-            is False
+            and _is_broadcast(Place(called, called.operand_instructions(i)[0])) is False
             for i in called.instructions
         )
     if not transposes_minor_dimension(module, place):
