@@ -21,7 +21,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from verifier.bridges.isl import (
-    ISL_COUNT_OPERATIONS,
     BudgetExhausted,
     _box_of,
     isl_points,
@@ -29,6 +28,7 @@ from verifier.bridges.isl import (
     set_space,
     to_isl_map,
 )
+from verifier.bridges.limits import ISL_COUNT_OPERATIONS
 from verifier.expr import IndexingMap, Interval
 
 

@@ -171,6 +171,13 @@ def _transposes_minor(computation: Computation, instruction: Instruction) -> boo
     )
 
 
+_OWN_EMITTERS: dict[str, EmitterKind] = {
+    "scatter": "scatter",
+    "concatenate": "concatenate",
+    "dynamic-update-slice": "in-place dynamic-update-slice",
+}
+
+
 def choose_emitter(module: Module, fusion: Instruction, device: Device) -> Emitter:
     """The emitter XLA runs `fusion` with (module docstring)."""
     computation = fused_computation(module, fusion)
@@ -181,12 +188,11 @@ def choose_emitter(module: Module, fusion: Instruction, device: Device) -> Emitt
             kind = reduction_kind(hero, operand.shape, device.warp_size)
             if kind is not None:
                 return Emitter(kind, f"XLA's {kind} emitter's thread mapping is not modelled")
-        if hero.opcode in ("scatter", "concatenate", "dynamic-update-slice") and hero is root:
-            kind = {"scatter": "scatter", "concatenate": "concatenate"}.get(
-                hero.opcode, "in-place dynamic-update-slice"
-            )
-            if hero.opcode != "dynamic-update-slice" or _in_place(computation, hero):
-                return Emitter(kind, f"XLA's {kind} emitter's thread mapping is not modelled")  # type: ignore[arg-type]
+        own = _OWN_EMITTERS.get(hero.opcode) if hero is root else None
+        if own is not None and (
+            hero.opcode != "dynamic-update-slice" or _in_place(computation, hero)
+        ):
+            return Emitter(own, f"XLA's {own} emitter's thread mapping is not modelled")
     if any(_transposes_minor(computation, i) for i in computation.instructions):
         return Emitter("transpose", "XLA's transpose emitter's thread mapping is not modelled")
     return Emitter("loop")
@@ -216,9 +222,10 @@ def _unroll_blocked(module: Module, computation: Computation) -> bool:
             case "reduce" if instruction.shape.is_tuple and len(instruction.shape.leaves) > 1:
                 return True
             case "reduce-window":
-                window = instruction.attributes.get("window")
-                sizes = [w.size for w in window] if isinstance(window, tuple) else []
-                if math.prod(sizes) > _MAX_REDUCE_WINDOW_FOR_UNROLLING:
+                if (
+                    math.prod(w.size for w in instruction.window())
+                    > _MAX_REDUCE_WINDOW_FOR_UNROLLING
+                ):
                     return True
             case "fusion" | "call":
                 if any(
