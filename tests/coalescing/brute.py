@@ -7,7 +7,7 @@ rules), grouped into warp requests."""
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 
 WARP = 32
@@ -96,8 +96,28 @@ def simulate(
                 index = delinearize(linear, output_dims, output_minor_to_major)
                 for load, element in reads(index):
                     requests[(warp, load)].add(element)
+    return _summary(requests.values(), element_bits)
+
+
+def simulate_launch(
+    threads: int,
+    blocks: int,
+    loads: Callable[[int, int], Iterable[tuple[Hashable, int]]],
+    element_bits: int,
+) -> Simulated:
+    """Any launch: `loads(block, thread)` gives the (load id, element offset)
+    pairs a thread reads; a request is one warp's load id."""
+    requests: dict[tuple[int, int, Hashable], set[int]] = defaultdict(set)
+    for block in range(blocks):
+        for thread in range(threads):
+            for load, element in loads(block, thread):
+                requests[(block, thread // WARP, load)].add(element)
+    return _summary(requests.values(), element_bits)
+
+
+def _summary(groups: Iterable[set[int]], element_bits: int) -> Simulated:
     sectors = []
-    for touched in requests.values():
+    for touched in groups:
         count = len({e * element_bits // SECTOR_BITS for e in touched})
         ideal = -(-len(touched) * element_bits // SECTOR_BITS)
         sectors.append((count, ideal))

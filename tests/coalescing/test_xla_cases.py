@@ -1,7 +1,7 @@
 """XLA's verdicts on its own coalescing test cases (`xla_cases`): the
 first-warp analysis on every case whose emitter we model, the heuristic on
-the three that ask it; the reduction and transpose emitters' cases are
-reported as unsupported, never answered."""
+the three that ask it; the transpose emitter's case is reported as
+unsupported, never answered."""
 
 from __future__ import annotations
 
@@ -13,11 +13,11 @@ from verifier.coalescing.analysis import FusionCoalescing, fusion_coalescing
 from verifier.coalescing.devices import DEVICES
 from verifier.hlo import parse_module
 
-UNMODELLED = {
-    "transpose": "transpose",
+UNMODELLED = {"transpose": "transpose"}
+EMITTERS = {
     "row_reduction": "row reduction",
-    "multi_row_reduction": "row reduction",
-    "column_reduction": "column reduction",
+    "multi_row_reduction": "multi-row reduction",
+    "column_reduction": "small column reduction",
     "variadic_reduce_via_reduction_emitter": "row reduction",
 }
 
@@ -35,7 +35,7 @@ def test_first_warp_verdicts(name: str) -> None:
         assert answer.emitter.kind == UNMODELLED[name]
         assert answer.emitter.unsupported and answer.launch is None and not answer.operands
         return
-    assert answer.emitter.kind == "loop"
+    assert answer.emitter.kind == EMITTERS.get(name, "loop")
     assert tuple(o.xla_coalesced for o in answer.operands) == expected
 
 

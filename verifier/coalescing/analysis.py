@@ -41,9 +41,9 @@ from verifier.coalescing.emitter import (
     fused_computation,
     indexing_shape,
     loop_launch,
-    reduction_kind,
     unroll_factor,
 )
+from verifier.coalescing.reduction import emitted_by_reduction_emitter, reduction_dims
 from verifier.coalescing.sectors import Request, RequestMap, SectorCounts, count_sectors
 from verifier.coalescing.xla_verdict import Place, first_warp_coalesced, read_coalesced_heuristic
 from verifier.errors import UnsupportedError, UsageError
@@ -60,7 +60,7 @@ from verifier.expr import (
     range_var,
     substitute,
 )
-from verifier.hlo import Instruction, Module, Shape
+from verifier.hlo import Computation, Instruction, Module, Shape
 from verifier.indexing.layout import physical_offset, slot_bits
 from verifier.simplify import simplify
 
@@ -109,10 +109,10 @@ def fusion_coalescing(maps: ModuleMaps, fusion: Instruction, device: Device) -> 
     heuristic = _heuristic(module, fusion, emitter, device)
     if emitter.unsupported is not None:
         return FusionCoalescing(fusion.name, device.name, emitter, heuristic, None, ())
-    unroll = unroll_factor(module, fusion, device)
-    launch = loop_launch(indexing_shape(fusion), unroll, device)
+    launch = _launch(module, fusion, emitter, device)
     operands = tuple(
-        _operand(maps, fusion, launch, number, device) for number in range(len(fusion.operands))
+        _operand(maps, fusion, emitter, launch, number, device)
+        for number in range(len(fusion.operands))
     )
     return FusionCoalescing(fusion.name, device.name, emitter, heuristic, launch, operands)
 
@@ -132,6 +132,23 @@ def module_coalescing(maps: ModuleMaps, name: str | None, device: Device) -> lis
     return [fusion_coalescing(maps, f, device) for f in fusions]
 
 
+def _launch(module: Module, fusion: Instruction, emitter: Emitter, device: Device) -> Launch:
+    mapping = emitter.reduction
+    if mapping is None:
+        unroll = unroll_factor(module, fusion, device)
+        return loop_launch(indexing_shape(fusion), unroll, device)
+    vector = len(mapping.thread_to_input.range_vars) - 1
+    return Launch(
+        mapping.threads_per_block,
+        mapping.blocks,
+        (mapping.blocks, 1, 1),
+        mapping.vector,
+        device.warp_size,
+        mapping.thread_to_input,
+        vector,
+    )
+
+
 def _heuristic(module: Module, fusion: Instruction, emitter: Emitter, device: Device) -> bool:
     entry = module.entry
     operands = entry.operand_instructions(fusion)
@@ -149,7 +166,8 @@ def _heuristic(module: Module, fusion: Instruction, emitter: Emitter, device: De
 def _input_fusible_reduction(module: Module, instruction: Instruction, device: Device) -> bool:
     if instruction.opcode == "reduce":
         operand = module.entry.operand_instructions(instruction)[0]
-        return reduction_kind(instruction, operand.shape, device.warp_size) is not None
+        dims = reduction_dims(operand.shape, instruction.int_list("dimensions"))
+        return dims is not None and emitted_by_reduction_emitter(dims, device.warp_size)
     if instruction.opcode != "fusion":
         return False
     return choose_emitter(module, instruction, device).kind.endswith("reduction")
@@ -168,8 +186,102 @@ def _root_leaves(module: Module, fusion: Instruction) -> list[int]:
     return leaves
 
 
-def _operand(
+@dataclass(frozen=True)
+class _ThreadMaps:
+    """Thread→operand-index maps of one operand: relation-simplified ones
+    (XLA's verdict) and pointwise ones (the count), or why there are none."""
+
+    simplified: tuple[IndexingMap, ...] = ()
+    reads: tuple[IndexingMap, ...] = ()
+    reason: str | None = None
+    undefined: bool = False
+
+
+def _loop_maps(
     maps: ModuleMaps, fusion: Instruction, launch: Launch, number: int, device: Device
+) -> _ThreadMaps:
+    module = maps.module
+    simplified: list[IndexingMap] = []
+    reads: list[IndexingMap] = []
+    for leaf in _root_leaves(module, fusion):
+        output = fusion.shape.leaves[leaf][1]
+        if output.num_elements != indexing_shape(fusion).num_elements:
+            return _ThreadMaps(reason="roots of different sizes")
+        thread = loop_launch(output, launch.unroll, device).thread_map
+        for mine, source in (
+            (simplified, maps.output_to_input(module.entry, fusion, leaf)[number].maps),
+            (reads, maps.reads(module.entry, fusion, leaf)[number].maps),
+        ):
+            if isinstance(source, Undefined):
+                return _ThreadMaps(reason=f"unknown indexing: {source}", undefined=True)
+            mine += [compose(thread, counted.map) for counted in source]
+    return _ThreadMaps(tuple(simplified), tuple(reads))
+
+
+def _reduction_maps(
+    maps: ModuleMaps, fusion: Instruction, emitter: Emitter, number: int
+) -> _ThreadMaps:
+    """Through the reduce's inputs only (XLA gives its initial values no
+    indexing): thread → normalised input → the input's logical index →
+    the fusion's parameter `number`."""
+    mapping, hero = emitter.reduction, emitter.hero
+    assert mapping is not None and hero is not None
+    computation = fused_computation(maps.module, fusion)
+    inputs = computation.operand_instructions(hero)[: len(hero.operands) // 2]
+    simplified: list[IndexingMap] = []
+    reads: list[IndexingMap] = []
+    for reduce_input in inputs:
+        thread = compose(mapping.thread_to_input, _bitcast(mapping.input_shape, reduce_input.shape))
+        for mine, pointwise in ((simplified, False), (reads, True)):
+            source = _to_parameter(maps.module, computation, reduce_input, number, pointwise)
+            if isinstance(source, Undefined):
+                return _ThreadMaps(reason=f"unknown indexing: {source}", undefined=True)
+            mine += [compose(thread, m) for m in source]
+    if not reads:
+        return _ThreadMaps(reason="read only as the reduction's initial value, or not at all")
+    return _ThreadMaps(tuple(simplified), tuple(reads))
+
+
+def _bitcast(shape: tuple[int, ...], target: Shape) -> IndexingMap:
+    """Row-major `shape` index → the `target` index at the same physical
+    offset (XLA's bitcast map)."""
+    linear: Expr = const(0)
+    for k, size in enumerate(shape):
+        linear = linear * size + dim(k)
+    results: list[Expr] = [const(0)] * target.rank
+    divisor = 1
+    for d in target.layout_or_default.minor_to_major:
+        results[d] = (linear // divisor) % target.dimensions[d]
+        divisor *= target.dimensions[d]
+    return simplify(IndexingMap.create([Interval(0, n - 1) for n in shape], results)).map
+
+
+def _to_parameter(
+    module: Module, computation: Computation, value: Instruction, number: int, pointwise: bool
+) -> list[IndexingMap] | Undefined:
+    """Maps from `value`'s index to fusion parameter `number`'s, through
+    the fused computation (none when it does not read it)."""
+    if value.opcode == "parameter":
+        if value.parameter_number != number:
+            return []
+        return [IndexingMap.identity(value.shape.dimensions)]
+    view = Computation(
+        f"{computation.name}.{value.name}", computation.instructions, value, computation.parameters
+    )
+    view_maps = ModuleMaps(Module(module.name, (*module.computations, view), view))
+    found = view_maps.to_parameters(simplified=not pointwise)[number].maps
+    if isinstance(found, Undefined):
+        return found
+    return [counted.map for counted in found]
+
+
+def _operand(
+    maps: ModuleMaps,
+    fusion: Instruction,
+    emitter: Emitter,
+    launch: Launch,
+    number: int,
+    device: Device,
 ) -> OperandCoalescing:
     module = maps.module
     operand = module.entry.operand_instructions(fusion)[number]
@@ -179,30 +291,22 @@ def _operand(
     base = OperandCoalescing(number, operand.name, bits, True, (), None, ideal)
     if shape.is_tuple:
         return replace(base, reason="a tuple operand has no single buffer")
-    simplified: list[IndexingMap] = []
-    reads: list[IndexingMap] = []
-    for leaf in _root_leaves(module, fusion):
-        output = fusion.shape.leaves[leaf][1]
-        if output.num_elements != indexing_shape(fusion).num_elements:
-            return replace(base, reason="roots of different sizes")
-        thread = loop_launch(output, launch.unroll, device).thread_to_output
-        for mine, source in (
-            (simplified, maps.output_to_input(module.entry, fusion, leaf)[number].maps),
-            (reads, maps.reads(module.entry, fusion, leaf)[number].maps),
-        ):
-            if isinstance(source, Undefined):
-                return replace(base, xla_coalesced=False, reason=f"unknown indexing: {source}")
-            mine += [compose(thread, counted.map) for counted in source]
+    if emitter.reduction is None:
+        found = _loop_maps(maps, fusion, launch, number, device)
+    else:
+        found = _reduction_maps(maps, fusion, emitter, number)
+    if found.reason is not None:
+        return replace(base, xla_coalesced=not found.undefined, reason=found.reason)
     if shape.rank == 0:
         xla = True
     else:
         xla_offsets = physical_offset(_untiled(shape))
         xla = all(
             first_warp_coalesced(simplify(compose(m, xla_offsets)).map, element_bytes=-(-bits // 8))
-            for m in _unique(simplified)
+            for m in _unique(list(found.simplified))
         )
     offsets = physical_offset(shape)
-    linearized = tuple(simplify(compose(m, offsets)).map for m in _unique(reads))
+    linearized = tuple(simplify(compose(m, offsets)).map for m in _unique(list(found.reads)))
     base = replace(base, xla_coalesced=xla, linearized=linearized)
     if any(m.rt_vars for m in linearized):
         return replace(base, reason="the offsets depend on runtime values")
@@ -229,9 +333,10 @@ def _unique(indexing_maps: list[IndexingMap]) -> list[IndexingMap]:
 
 
 def request_map(pieces: list[IndexingMap], launch: Launch) -> RequestMap:
-    """The pieces of one load (thread dims; loop ids, chunk, unroll id) as
-    maps of ``(r, loop ids…)`` with ``(lane, unroll id)`` as symbols
-    (`sectors`)."""
+    """The pieces of one load (thread dims; the operand's loop ids, then
+    the launch's symbols) as maps of ``(r, loop ids…)`` with ``(lane,
+    vector id)`` as symbols (`sectors`): every symbol but the launch's
+    vector one is a loop id."""
     return RequestMap(tuple(_requests(m, launch) for m in pieces), launch.unroll, launch.warp_size)
 
 
@@ -239,33 +344,32 @@ def _requests(linearized: IndexingMap, launch: Launch) -> IndexingMap:
     warp = launch.warp_size
     per_block = -(-launch.threads_per_block // warp)
     grid_x, grid_y, _ = launch.grid
-    loops = len(linearized.range_vars) - 2
-    chunks = linearized.range_vars[loops].bounds.size
-    r, lane, vector = dim(0), range_var(0), range_var(1)
+    own = len(launch.thread_map.range_vars)
+    vector_index = len(linearized.range_vars) - own + launch.vector_symbol
+    loops = [k for k in range(len(linearized.range_vars)) if k != vector_index]
+    r, lane = dim(0), range_var(0)
     thread = (r % per_block) * warp + lane
     values: dict[int, Expr] = {
         0: thread,
         1: const(0),
         2: const(0),
         3: (r // per_block) % grid_x,
-        4: (r // (per_block * grid_x)) % grid_y,
+        4: r // (per_block * grid_x),
         5: const(0),
     }
 
     def place(v: Var) -> Expr:
         if v.kind is VarKind.DIM:
             return values[v.index]
-        if v.index < loops:
-            return dim(1 + v.index)
-        return r // (per_block * grid_x * grid_y) if v.index == loops else vector
+        return range_var(1) if v.index == vector_index else dim(1 + loops.index(v.index))
 
-    requests = chunks * grid_y * grid_x * per_block
+    requests = grid_y * grid_x * per_block
     constraints = [(substitute(e, place), b) for e, b in linearized.constraints]
     constraints.append((thread, Interval(0, launch.threads_per_block - 1)))
     mapped = IndexingMap.create(
-        [Interval(0, requests - 1)] + [v.bounds for v in linearized.range_vars[:loops]],
+        [Interval(0, requests - 1)] + [linearized.range_vars[k].bounds for k in loops],
         [substitute(e, place) for e in linearized.results] or [const(0)],
-        range_vars=[Interval(0, warp - 1), linearized.range_vars[loops + 1].bounds],
+        range_vars=[Interval(0, warp - 1), linearized.range_vars[vector_index].bounds],
         constraints=constraints,
     )
     return simplify(mapped).map

@@ -1,15 +1,17 @@
 """Which of XLA's GPU emitters runs a fusion, and the launch mapping of its
 loop emitter.
 
-**Emitter.**  A fusion whose hero (its root, or a root of its tuple) is a
-reduce that XLA emits with its reduction emitter (``reduce`` over
-consecutive kept or reduced dims, large enough to tile, XLA's
-``IsReductionFromOrToContiguousDimensions``) is a *row* or *column
-reduction*; one with a transpose that moves the most minor dimension is a
-*transpose*; a concatenate, scatter or in-place dynamic-update-slice root
-has an emitter of its own; every other fusion runs on the *loop* emitter.
-Only the loop emitter's mapping is modelled: the others are named, with a
-reason, and get no answer.
+**Emitter.**  A fusion whose hero (its root, or a root of its tuple, seen
+through unary elementwise ops and bitcasts) is a reduce that XLA emits
+with its reduction emitter (``reduce`` over consecutive kept or reduced
+dims, large enough to tile: `verifier.coalescing.reduction`) runs on one of
+the four reduction emitters; one with a transpose that moves the most
+minor dimension (a superset of XLA's tiled-transpose rule) on the
+*transpose* emitter; a single scatter, sort, concatenate (of at most four
+operands) or in-place dynamic-update-slice root on its own emitter; every
+other fusion on the *loop* emitter.  The loop and the reduction emitters
+(a lone reduce root, race-free) are modelled; the others are named, with
+a reason, and get no answer.
 
 **Loop emitter launch.**  Over the ``N`` elements of the first output
 (XLA's indexing shape), the unroll factor ``u`` is
@@ -28,7 +30,7 @@ large), ``e < N``, delinearised along the output's minor-to-major order.
 >>> launch = loop_launch(parse_shape("f32[100,200]"), 1, DEVICES["rtx-a6000"])
 >>> launch.threads_per_block, launch.blocks, launch.unroll
 (128, 157, 1)
->>> str(launch.thread_to_output).splitlines()[0]
+>>> str(launch.thread_map).splitlines()[0]
 '(d0, d1, d2, d3, d4, d5)[s0, s1] -> ((d3 * 128 + d0) floordiv 200, (d3 * -72 + d0) mod 200),'
 """
 
@@ -36,9 +38,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, cast
 
 from verifier.coalescing.devices import Device
+from verifier.coalescing.reduction import (
+    ReductionMapping,
+    emitted_by_reduction_emitter,
+    race_free,
+    reduction_dims,
+    reduction_mapping,
+)
 from verifier.expr import Expr, IndexingMap, Interval, const, dim, range_var
 from verifier.hlo import Computation, Instruction, Module, Shape, element_bit_width
 from verifier.indexing.elementwise import ELEMENTWISE_OPCODES
@@ -66,25 +75,31 @@ _MIN_DIMENSION_TO_TRANSPOSE_TILED = 16
 
 @dataclass(frozen=True)
 class Emitter:
-    """The emitter XLA picks for a fusion, and why it is not modelled when
-    it is not the loop emitter."""
+    """The emitter XLA picks for a fusion, why it is not modelled when it
+    is not, and a reduction emitter's mapping and reduce."""
 
     kind: EmitterKind
     unsupported: str | None = None
+    reduction: ReductionMapping | None = None
+    hero: Instruction | None = None
 
 
 @dataclass(frozen=True)
 class Launch:
-    """A kernel's launch and its thread→output map: dims are `THREAD_DIMS`,
-    symbols the chunk id (``s0``) and the unroll id (``s1``, the vector
-    lanes of one load)."""
+    """A kernel's launch: threads per block, the grid, the vector width
+    (`unroll`) and the thread map the loads go through (`thread_map`, to
+    the output for the loop emitter, to the reduce's normalised input for
+    a reduction emitter), whose dims are `THREAD_DIMS` and whose symbol
+    `vector_symbol` is the vector lanes of one load (the loop emitter's
+    symbols: the chunk id ``s0`` and the unroll id ``s1``)."""
 
     threads_per_block: int
     blocks: int
     grid: tuple[int, int, int]
     unroll: int
     warp_size: int
-    thread_to_output: IndexingMap
+    thread_map: IndexingMap
+    vector_symbol: int
 
 
 def fused_computation(module: Module, fusion: Instruction) -> Computation:
@@ -101,58 +116,6 @@ def _roots(computation: Computation) -> tuple[Instruction, ...]:
 
 def _minor_to_major(shape: Shape) -> tuple[int, ...]:
     return shape.layout_or_default.minor_to_major
-
-
-def _consecutive(shape: Shape, dims: set[int]) -> bool:
-    positions = sorted(_minor_to_major(shape).index(d) for d in dims)
-    return positions == list(range(positions[0], positions[0] + len(positions)))
-
-
-def reduction_kind(reduce: Instruction, operand: Shape, warp_size: int) -> EmitterKind | None:
-    """``row reduction`` or ``column reduction`` when XLA's reduction emitter
-    takes `reduce` (reading `operand`), else None (the loop emitter)."""
-    reduced = set(reduce.int_list("dimensions"))
-    kept = set(range(operand.rank)) - reduced
-    if not kept:
-        return "row reduction" if _row_fast(operand.num_elements, warp_size) else None
-    if not (_consecutive(operand, kept) or _consecutive(operand, reduced)):
-        return None
-    # Sizes of the (major, middle, minor) segments along minor-to-major.
-    middle = kept if _consecutive(operand, kept) else reduced
-    segments = [1, 1, 1]
-    segment = 2
-    for d in _minor_to_major(operand):
-        if segment == 2 and d in middle:
-            segment = 1
-        elif segment == 1 and d not in middle:
-            segment = 0
-        segments[segment] *= operand.dimensions[d]
-    major, mid, minor = segments
-    if middle is kept:
-        if mid == 1:
-            row, size = True, (1, 1, major * minor)
-        elif minor == 1:
-            row, size = False, (1, major, mid)
-        else:
-            row, size = True, (major, mid, minor)
-    elif minor == 1:
-        row, size = True, (1, major, mid)
-    else:
-        row, size = False, (major, mid, minor)
-    if row:
-        return "row reduction" if _row_fast(size[2], warp_size) else None
-    reduced_size, kept_size = size[1], size[2]
-    elemental = (
-        reduced_size < warp_size
-        or (reduced_size < 2 * warp_size and kept_size < warp_size)
-        or (reduced_size < 4 * warp_size and kept_size < 8)
-        or (reduced_size < 8 * warp_size and kept_size < 3)
-    )
-    return None if elemental else "column reduction"
-
-
-def _row_fast(reduced: int, warp_size: int) -> bool:
-    return reduced >= warp_size or warp_size % reduced == 0
 
 
 def _transposes_minor(computation: Computation, instruction: Instruction) -> bool:
@@ -175,23 +138,50 @@ _OWN_EMITTERS: dict[str, EmitterKind] = {
     "scatter": "scatter",
     "concatenate": "concatenate",
     "dynamic-update-slice": "in-place dynamic-update-slice",
+    "sort": "sort",
 }
+_MAX_CONCATENATE_EMITTER_OPERANDS = 4
+
+
+def _bits(shapes: list[Shape]) -> int:
+    widths = [element_bit_width(s.element_type) or 8 for s in shapes if not s.is_tuple]
+    return min(widths, default=64)
 
 
 def choose_emitter(module: Module, fusion: Instruction, device: Device) -> Emitter:
     """The emitter XLA runs `fusion` with (module docstring)."""
     computation = fused_computation(module, fusion)
-    for root in _roots(computation):
+    roots = _roots(computation)
+    for root in roots:
         hero = _hero(computation, root)
-        if hero.opcode == "reduce":
-            operand = computation.operand_instructions(hero)[0]
-            kind = reduction_kind(hero, operand.shape, device.warp_size)
-            if kind is not None:
-                return Emitter(kind, f"XLA's {kind} emitter's thread mapping is not modelled")
-        own = _OWN_EMITTERS.get(hero.opcode) if hero is root else None
-        if own is not None and (
-            hero.opcode != "dynamic-update-slice" or _in_place(computation, hero)
-        ):
+        if hero.opcode != "reduce":
+            continue
+        operands = computation.operand_instructions(hero)
+        dims = reduction_dims(operands[0].shape, hero.int_list("dimensions"))
+        if dims is None or not emitted_by_reduction_emitter(dims, device.warp_size):
+            continue
+        outputs = [leaf for _, leaf in fusion.shape.leaves]
+        mapping = reduction_mapping(
+            dims,
+            input_bits=_bits([module.entry.instruction(o).shape for o in fusion.operands]),
+            output_bits=_bits(outputs),
+            sm_count=device.sm_count,
+            warp_size=device.warp_size,
+        )
+        kind = cast(EmitterKind, mapping.kind)
+        if not race_free(dims, device.warp_size):
+            return Emitter(kind, "XLA splits this reduction first (it is not race-free)")
+        if len(roots) > 1 or hero is not root:
+            return Emitter(kind, "reductions with side outputs or several roots are not modelled")
+        return Emitter(kind, None, mapping, hero)
+    if len(roots) == 1 and roots[0].opcode in _OWN_EMITTERS:
+        root = roots[0]
+        own = _OWN_EMITTERS[root.opcode]
+        takes = {
+            "concatenate": len(root.operands) <= _MAX_CONCATENATE_EMITTER_OPERANDS,
+            "dynamic-update-slice": _in_place(computation, root),
+        }.get(root.opcode, True)
+        if takes:
             return Emitter(own, f"XLA's {own} emitter's thread mapping is not modelled")
     if any(_transposes_minor(computation, i) for i in computation.instructions):
         return Emitter("transpose", "XLA's transpose emitter's thread mapping is not modelled")
@@ -291,4 +281,4 @@ def loop_launch(shape: Shape, unroll: int, device: Device) -> Launch:
         constraints=[(linear, Interval(0, max(elements, 1) - 1))],
     )
     simplified = simplify(mapping).map
-    return Launch(threads, math.prod(grid), grid, unroll, device.warp_size, simplified)
+    return Launch(threads, math.prod(grid), grid, unroll, device.warp_size, simplified, 1)

@@ -14,7 +14,7 @@ module's every fusion is reported)::
                    "sectors_per_request": {"min": 4, "mean": 4.0, "max": 4},
                    "ideal_sectors": 4, "coalesced": true,
                    "requests": 625, "requests_at_ideal": 625,
-                   "worst_request": {"block": [0, 0], "warp": 0, "chunk": 0,
+                   "worst_request": {"block": [0, 0], "warp": 0,
                                      "loop_ids": [], "sectors": 4, "elements": 32},
                    "proof": {"period": 100, "breaks": 0, "requests_counted": 100}}]}
 
@@ -56,7 +56,8 @@ def fusion_json(module: str, answer: FusionCoalescing) -> dict[str, Any]:
         "blocks": launch.blocks,
         "grid": list(launch.grid),
         "unroll": launch.unroll,
-        "thread_to_output": str(launch.thread_to_output),
+        "thread_to_output": str(launch.thread_map),
+        "thread_map_to": "output" if answer.emitter.reduction is None else "reduce input",
     }
     report["operands"] = [_operand(row, launch) for row in answer.operands]
     return report
@@ -102,11 +103,10 @@ def _witness(index: tuple[int, ...], launch: Launch) -> dict[str, Any]:
     """Request number ``r`` back to its warp, block and chunk."""
     request, loops = index[0], index[1:]
     per_block = -(-launch.threads_per_block // launch.warp_size)
-    grid_x, grid_y, _ = launch.grid
+    grid_x = launch.grid[0]
     return {
         "warp": request % per_block,
-        "block": [request // per_block % grid_x, request // (per_block * grid_x) % grid_y],
-        "chunk": request // (per_block * grid_x * grid_y),
+        "block": [request // per_block % grid_x, request // (per_block * grid_x)],
         "loop_ids": list(loops),
     }
 
@@ -149,7 +149,7 @@ def _fusion_text(report: dict[str, Any]) -> str:
             f"{head}; exact: {verdict}, sectors per request min {spr['min']} / mean "
             f"{spr['mean']:.3g} / max {spr['max']} (ideal {row['ideal_sectors']} for a full "
             f"warp), {row['requests_at_ideal']} of {row['requests']} requests at their ideal; "
-            f"worst: block {worst['block']} warp {worst['warp']} chunk {worst['chunk']}"
+            f"worst: block {worst['block']} warp {worst['warp']}"
             + (f" loop ids {worst['loop_ids']}" if worst["loop_ids"] else "")
             + f", {worst['sectors']} sectors for {worst['elements']} elements"
         )
