@@ -83,20 +83,23 @@ def test_slice_whose_rows_start_off_sector() -> None:
 
 
 def test_concatenate_boundary_inside_a_warp() -> None:
-    # The first warp reads none of q1: XLA's sample is empty, so "coalesced".
+    # Five operands (XLA's concatenate emitter takes at most four): the
+    # loop emitter.  The first warp reads none of q1, so XLA's sample is
+    # empty and "coalesced"; q1 starts at output 4003, inside a warp.
     answer = _fusion(
-        ["f32[4003]", "f32[5997]", "f32[10000]"],
-        "  c = f32[10000] concatenate(q0, q1), dimensions={0}\n"
-        "  ROOT o = f32[10000] multiply(c, q2)",
+        ["f32[4003]", "f32[1000]", "f32[1000]", "f32[1000]", "f32[2997]", "f32[10000]"],
+        "  c = f32[10000] concatenate(q0, q1, q2, q3, q4), dimensions={0}\n"
+        "  ROOT o = f32[10000] multiply(c, q5)",
         "f32[10000]",
     )
+    assert answer.emitter.kind == "loop"
     assert answer.operands[1].xla_coalesced
     assert answer.operands[1].coalesced is False
     counts = answer.operands[1].sectors
     assert counts is not None and counts.period < counts.requests  # proved, not enumerated
 
     def second(i: tuple[int, ...]) -> list[tuple[int, int]]:
-        return [(0, i[0] - 4003)] if i[0] >= 4003 else []
+        return [(0, i[0] - 4003)] if 4003 <= i[0] < 5003 else []
 
     def first(i: tuple[int, ...]) -> list[tuple[int, int]]:
         return [(0, i[0])] if i[0] < 4003 else []

@@ -1,7 +1,6 @@
 """XLA's verdicts on its own coalescing test cases (`xla_cases`): the
-first-warp analysis on every case whose emitter we model, the heuristic on
-the three that ask it; the transpose emitter's case is reported as
-unsupported, never answered."""
+emitter, the first-warp analysis on all 18 cases that ask it, the
+heuristic on the three that ask it."""
 
 from __future__ import annotations
 
@@ -13,8 +12,9 @@ from verifier.coalescing.analysis import FusionCoalescing, fusion_coalescing
 from verifier.coalescing.devices import DEVICES
 from verifier.hlo import parse_module
 
-UNMODELLED = {"transpose": "transpose"}
 EMITTERS = {
+    "transpose": "transpose",
+    "param": "concatenate",
     "row_reduction": "row reduction",
     "multi_row_reduction": "multi-row reduction",
     "column_reduction": "small column reduction",
@@ -31,10 +31,6 @@ def _answer(text: str) -> FusionCoalescing:
 def test_first_warp_verdicts(name: str) -> None:
     text, expected = CASES[name]
     answer = _answer(text)
-    if name in UNMODELLED:
-        assert answer.emitter.kind == UNMODELLED[name]
-        assert answer.emitter.unsupported and answer.launch is None and not answer.operands
-        return
     assert answer.emitter.kind == EMITTERS.get(name, "loop")
     assert tuple(o.xla_coalesced for o in answer.operands) == expected
 

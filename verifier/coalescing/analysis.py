@@ -38,6 +38,7 @@ from verifier.coalescing.emitter import (
     Emitter,
     Launch,
     choose_emitter,
+    concatenate_launch,
     fused_computation,
     indexing_shape,
     loop_launch,
@@ -133,7 +134,10 @@ def module_coalescing(maps: ModuleMaps, name: str | None, device: Device) -> lis
 
 
 def _launch(module: Module, fusion: Instruction, emitter: Emitter, device: Device) -> Launch:
-    mapping = emitter.reduction
+    mapping = emitter.mapping
+    if emitter.kind == "concatenate":
+        assert emitter.hero is not None
+        return concatenate_launch(module, fusion, emitter.hero, device)
     if mapping is None:
         unroll = unroll_factor(module, fusion, device)
         return loop_launch(indexing_shape(fusion), unroll, device)
@@ -218,16 +222,17 @@ def _loop_maps(
     return _ThreadMaps(tuple(simplified), tuple(reads))
 
 
-def _reduction_maps(
+def _hero_input_maps(
     maps: ModuleMaps, fusion: Instruction, emitter: Emitter, number: int
 ) -> _ThreadMaps:
-    """Through the reduce's inputs only (XLA gives its initial values no
-    indexing): thread → normalised input → the input's logical index →
-    the fusion's parameter `number`."""
-    mapping, hero = emitter.reduction, emitter.hero
+    """Through the hero's inputs only (a reduce's initial values have no
+    indexing in XLA): thread → normalised input → the input's logical
+    index → the fusion's parameter `number`."""
+    mapping, hero = emitter.mapping, emitter.hero
     assert mapping is not None and hero is not None
     computation = fused_computation(maps.module, fusion)
-    inputs = computation.operand_instructions(hero)[: len(hero.operands) // 2]
+    operands = computation.operand_instructions(hero)
+    inputs = operands[: len(operands) // 2] if hero.opcode == "reduce" else operands
     simplified: list[IndexingMap] = []
     reads: list[IndexingMap] = []
     for reduce_input in inputs:
@@ -238,8 +243,35 @@ def _reduction_maps(
                 return _ThreadMaps(reason=f"unknown indexing: {source}", undefined=True)
             mine += [compose(thread, m) for m in source]
     if not reads:
-        return _ThreadMaps(reason="read only as the reduction's initial value, or not at all")
+        return _ThreadMaps(reason="not loaded through the hero (a reduce's initial value)")
     return _ThreadMaps(tuple(simplified), tuple(reads))
+
+
+def _concatenate_maps(
+    maps: ModuleMaps, fusion: Instruction, emitter: Emitter, launch: Launch, number: int
+) -> _ThreadMaps:
+    """Each concatenated operand's load: the launch's index, where it falls
+    inside that operand, → the fusion's parameter `number`; other reads
+    (an epilogue's) have no indexing in XLA's analysis and no model here."""
+    hero = emitter.hero
+    assert hero is not None
+    computation = fused_computation(maps.module, fusion)
+    simplified: list[IndexingMap] = []
+    reads: list[IndexingMap] = []
+    for operand in computation.operand_instructions(hero):
+        for mine, pointwise in ((simplified, False), (reads, True)):
+            source = _to_parameter(maps.module, computation, operand, number, pointwise)
+            if isinstance(source, Undefined):
+                return _ThreadMaps(reason=f"unknown indexing: {source}", undefined=True)
+            mine += [compose(launch.thread_map, m) for m in source]
+    if reads:
+        return _ThreadMaps(tuple(simplified), tuple(reads))
+    if (
+        computation.root is not hero
+        and maps.output_to_input(maps.module.entry, fusion)[number].maps
+    ):
+        return _ThreadMaps(reason="read by the concatenate emitter's epilogue: not modelled")
+    return _ThreadMaps()
 
 
 def _bitcast(shape: tuple[int, ...], target: Shape) -> IndexingMap:
@@ -291,10 +323,12 @@ def _operand(
     base = OperandCoalescing(number, operand.name, bits, True, (), None, ideal)
     if shape.is_tuple:
         return replace(base, reason="a tuple operand has no single buffer")
-    if emitter.reduction is None:
+    if emitter.kind == "concatenate":
+        found = _concatenate_maps(maps, fusion, emitter, launch, number)
+    elif emitter.mapping is None:
         found = _loop_maps(maps, fusion, launch, number, device)
     else:
-        found = _reduction_maps(maps, fusion, emitter, number)
+        found = _hero_input_maps(maps, fusion, emitter, number)
     if found.reason is not None:
         return replace(base, xla_coalesced=not found.undefined, reason=found.reason)
     if shape.rank == 0:

@@ -7,11 +7,12 @@ with its reduction emitter (``reduce`` over consecutive kept or reduced
 dims, large enough to tile: `verifier.coalescing.reduction`) runs on one of
 the four reduction emitters; one with a transpose that moves the most
 minor dimension (a superset of XLA's tiled-transpose rule) on the
-*transpose* emitter; a single scatter, sort, concatenate (of at most four
-operands) or in-place dynamic-update-slice root on its own emitter; every
-other fusion on the *loop* emitter.  The loop and the reduction emitters
-(a lone reduce root, race-free) are modelled; the others are named, with
-a reason, and get no answer.
+*transpose* emitter; a single scatter, sort or in-place
+dynamic-update-slice root on its own emitter, a concatenate hero of at
+most four operands on the *concatenate* emitter; every other fusion on the
+*loop* emitter.  The loop, concatenate, reduction (a lone reduce root,
+race-free) and transpose (32-bit and wider, no epilogue reads) emitters
+are modelled; the others are named, with a reason, and get no answer.
 
 **Loop emitter launch.**  Over the ``N`` elements of the first output
 (XLA's indexing shape), the unroll factor ``u`` is
@@ -37,17 +38,19 @@ large), ``e < N``, delinearised along the output's minor-to-major order.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal, cast
 
 from verifier.coalescing.devices import Device
+from verifier.coalescing.mapping import InputMapping
 from verifier.coalescing.reduction import (
-    ReductionMapping,
     emitted_by_reduction_emitter,
     race_free,
     reduction_dims,
     reduction_mapping,
 )
+from verifier.coalescing.transpose import normalized_transpose, tiled_transpose, transpose_mapping
 from verifier.expr import Expr, IndexingMap, Interval, const, dim, range_var
 from verifier.hlo import Computation, Instruction, Module, Shape, element_bit_width
 from verifier.indexing.elementwise import ELEMENTWISE_OPCODES
@@ -70,17 +73,17 @@ _WARPS_PER_BLOCK = 4  # XLA's warp schedulers per SM: a loop block is four warps
 _DEFAULT_UNROLL = 4
 _MAX_CONCAT_OPERANDS_FOR_UNROLLING = 10
 _MAX_REDUCE_WINDOW_FOR_UNROLLING = 8
-_MIN_DIMENSION_TO_TRANSPOSE_TILED = 16
 
 
 @dataclass(frozen=True)
 class Emitter:
     """The emitter XLA picks for a fusion, why it is not modelled when it
-    is not, and a reduction emitter's mapping and reduce."""
+    is not, and a shared-memory emitter's mapping and hero (the reduce or
+    transpose whose inputs it loads)."""
 
     kind: EmitterKind
     unsupported: str | None = None
-    reduction: ReductionMapping | None = None
+    mapping: InputMapping | None = None
     hero: Instruction | None = None
 
 
@@ -118,25 +121,8 @@ def _minor_to_major(shape: Shape) -> tuple[int, ...]:
     return shape.layout_or_default.minor_to_major
 
 
-def _transposes_minor(computation: Computation, instruction: Instruction) -> bool:
-    """A transpose whose operand's most minor dim is no longer most minor,
-    both of at least 16 elements (the tiled transpose emitter's floor)."""
-    if instruction.opcode != "transpose":
-        return False
-    (operand,) = computation.operand_instructions(instruction)
-    permutation = instruction.int_list("dimensions")
-    operand_minor = _minor_to_major(operand.shape)[0]
-    output_minor = _minor_to_major(instruction.shape)[0]
-    return (
-        permutation[output_minor] != operand_minor
-        and operand.shape.dimensions[operand_minor] >= _MIN_DIMENSION_TO_TRANSPOSE_TILED
-        and instruction.shape.dimensions[output_minor] >= _MIN_DIMENSION_TO_TRANSPOSE_TILED
-    )
-
-
 _OWN_EMITTERS: dict[str, EmitterKind] = {
     "scatter": "scatter",
-    "concatenate": "concatenate",
     "dynamic-update-slice": "in-place dynamic-update-slice",
     "sort": "sort",
 }
@@ -149,43 +135,94 @@ def _bits(shapes: list[Shape]) -> int:
 
 
 def choose_emitter(module: Module, fusion: Instruction, device: Device) -> Emitter:
-    """The emitter XLA runs `fusion` with (module docstring)."""
+    """The emitter XLA runs `fusion` with (module docstring; XLA's
+    ``GetEmitterFusionKind``)."""
     computation = fused_computation(module, fusion)
     roots = _roots(computation)
-    for root in roots:
-        hero = _hero(computation, root)
-        if hero.opcode != "reduce":
-            continue
-        operands = computation.operand_instructions(hero)
-        dims = reduction_dims(operands[0].shape, hero.int_list("dimensions"))
-        if dims is None or not emitted_by_reduction_emitter(dims, device.warp_size):
-            continue
-        outputs = [leaf for _, leaf in fusion.shape.leaves]
-        mapping = reduction_mapping(
-            dims,
-            input_bits=_bits([module.entry.instruction(o).shape for o in fusion.operands]),
-            output_bits=_bits(outputs),
-            sm_count=device.sm_count,
-            warp_size=device.warp_size,
-        )
-        kind = cast(EmitterKind, mapping.kind)
-        if not race_free(dims, device.warp_size):
-            return Emitter(kind, "XLA splits this reduction first (it is not race-free)")
-        if len(roots) > 1 or hero is not root:
-            return Emitter(kind, "reductions with side outputs or several roots are not modelled")
-        return Emitter(kind, None, mapping, hero)
+    heroes = [_hero(computation, root) for root in roots]
+    for root, hero in zip(roots, heroes, strict=True):
+        if hero.opcode == "reduce":
+            found = _reduction(module, computation, fusion, root, hero, len(roots), device)
+            if found is not None:
+                return found
+    transposes = [h for h in heroes if _tiled(computation, h) is not None]
+    if transposes:
+        return _transpose(computation, roots, transposes[0])
     if len(roots) == 1 and roots[0].opcode in _OWN_EMITTERS:
         root = roots[0]
         own = _OWN_EMITTERS[root.opcode]
-        takes = {
-            "concatenate": len(root.operands) <= _MAX_CONCATENATE_EMITTER_OPERANDS,
-            "dynamic-update-slice": _in_place(computation, root),
-        }.get(root.opcode, True)
-        if takes:
+        if root.opcode != "dynamic-update-slice" or _in_place(computation, root):
             return Emitter(own, f"XLA's {own} emitter's thread mapping is not modelled")
-    if any(_transposes_minor(computation, i) for i in computation.instructions):
-        return Emitter("transpose", "XLA's transpose emitter's thread mapping is not modelled")
+    if (
+        len(roots) == 1
+        and heroes[0].opcode == "concatenate"
+        and not roots[0].shape.is_tuple
+        and len(heroes[0].operands) <= _MAX_CONCATENATE_EMITTER_OPERANDS
+    ):
+        return Emitter("concatenate", None, None, heroes[0])
     return Emitter("loop")
+
+
+def _reduction(
+    module: Module,
+    computation: Computation,
+    fusion: Instruction,
+    root: Instruction,
+    hero: Instruction,
+    roots: int,
+    device: Device,
+) -> Emitter | None:
+    operands = computation.operand_instructions(hero)
+    dims = reduction_dims(operands[0].shape, hero.int_list("dimensions"))
+    if dims is None or not emitted_by_reduction_emitter(dims, device.warp_size):
+        return None
+    if hero is not root and not race_free(dims, device.warp_size):
+        return None
+    outputs = [leaf for _, leaf in fusion.shape.leaves]
+    mapping = reduction_mapping(
+        dims,
+        input_bits=_bits([module.entry.instruction(o).shape for o in fusion.operands]),
+        output_bits=_bits(outputs),
+        sm_count=device.sm_count,
+        warp_size=device.warp_size,
+    )
+    kind = cast(EmitterKind, mapping.kind)
+    if not race_free(dims, device.warp_size):
+        return Emitter(kind, "XLA splits this reduction first (it is not race-free)")
+    if roots > 1 or hero is not root:
+        return Emitter(kind, "reductions with side outputs or several roots are not modelled")
+    return Emitter(kind, None, mapping, hero)
+
+
+def _tiled(computation: Computation, hero: Instruction) -> object:
+    if hero.opcode != "transpose":
+        return None
+    (operand,) = computation.operand_instructions(hero)
+    normalized = normalized_transpose(operand.shape, hero.shape, hero.int_list("dimensions"))
+    bits = element_bit_width(hero.shape.element_type) or 8
+    return None if normalized is None else tiled_transpose(normalized, bits)
+
+
+def _transpose(
+    computation: Computation, roots: tuple[Instruction, ...], hero: Instruction
+) -> Emitter:
+    (operand,) = computation.operand_instructions(hero)
+    normalized = normalized_transpose(operand.shape, hero.shape, hero.int_list("dimensions"))
+    assert normalized is not None
+    if (element_bit_width(hero.shape.element_type) or 8) < 32:
+        return Emitter("transpose", "narrow elements may take XLA's packed transpose: not modelled")
+    if len(roots) > 1 or not _through_unary(computation, roots[0], hero):
+        return Emitter("transpose", "transpose epilogues that read other values are not modelled")
+    return Emitter("transpose", None, transpose_mapping(normalized), hero)
+
+
+def _through_unary(computation: Computation, root: Instruction, hero: Instruction) -> bool:
+    node = root
+    while node is not hero:
+        if len(node.operands) != 1 or not _intermediate(computation, node, 1):
+            return False
+        node = computation.operand_instructions(node)[0]
+    return True
 
 
 def _in_place(computation: Computation, update: Instruction) -> bool:
@@ -193,12 +230,76 @@ def _in_place(computation: Computation, update: Instruction) -> bool:
     return target.opcode == "parameter"
 
 
+def _intermediate(computation: Computation, instruction: Instruction, operands: int) -> bool:
+    """XLA's ``IsIntermediate``: elementwise (a copy only when it keeps the
+    shape) or a bitcast, with 1 to `operands` operands."""
+    if not 1 <= len(instruction.operands) <= operands:
+        return False
+    if instruction.opcode == "copy":
+        return instruction.shape == computation.operand_instructions(instruction)[0].shape
+    return instruction.opcode == "bitcast" or instruction.opcode in ELEMENTWISE_OPCODES
+
+
 def _hero(computation: Computation, root: Instruction) -> Instruction:
-    """The root, seen through unary elementwise ops and bitcasts."""
+    """XLA's ``FindNonTrivialHero``: up the chain of single-operand
+    intermediate ops, then a unique tiled transpose or concatenate reached
+    through intermediate ops of up to three operands with only such ops
+    after it, else the reduce at the chain's top, else the root."""
     hero = root
-    while hero.opcode in ("bitcast", *ELEMENTWISE_OPCODES) and len(hero.operands) == 1:
-        hero = computation.operand_instructions(hero)[0]
-    return hero if hero.opcode in ("reduce", "transpose") else root
+    while _intermediate(computation, hero, 1):
+        operand = computation.operand_instructions(hero)[0]
+        if operand.opcode == "parameter":
+            break
+        hero = operand
+    for wanted in (
+        lambda i: _tiled(computation, i) is not None,
+        lambda i: i.opcode == "concatenate",
+    ):
+        found = _find(computation, hero, wanted)
+        if found is not None:
+            return found
+    return hero if hero.opcode == "reduce" else root
+
+
+def _find(
+    computation: Computation, start: Instruction, wanted: Callable[[Instruction], bool]
+) -> Instruction | None:
+    found: Instruction | None = None
+    queue, seen = [start], {start.name}
+    while queue:
+        node = queue.pop(0)
+        if wanted(node):
+            if found is not None:
+                return None
+            found = node
+            continue
+        if not _intermediate(computation, node, 3):
+            continue
+        for operand in computation.operand_instructions(node):
+            if operand.name not in seen:
+                seen.add(operand.name)
+                queue.append(operand)
+    if found is None:
+        return None
+    users = _users(computation)
+    queue, seen = list(users.get(found.name, ())), set()
+    while queue:
+        node = queue.pop(0)
+        if node.name in seen:
+            continue
+        seen.add(node.name)
+        if node.opcode not in ("tuple", "parameter") and not _intermediate(computation, node, 3):
+            return None
+        queue += users.get(node.name, [])
+    return found
+
+
+def _users(computation: Computation) -> dict[str, list[Instruction]]:
+    users: dict[str, list[Instruction]] = {}
+    for instruction in computation.instructions:
+        for operand in instruction.operands:
+            users.setdefault(operand, []).append(instruction)
+    return users
 
 
 def _unroll_blocked(module: Module, computation: Computation) -> bool:
@@ -236,15 +337,34 @@ def indexing_shape(fusion: Instruction) -> Shape:
     return fusion.shape.leaves[0][1]
 
 
-def unroll_factor(module: Module, fusion: Instruction, device: Device) -> int:
-    """XLA's loop unroll factor for `fusion` (module docstring)."""
-    elements = indexing_shape(fusion).num_elements
+def unroll_factor(
+    module: Module, fusion: Instruction, device: Device, shape: Shape | None = None
+) -> int:
+    """XLA's loop unroll factor for `fusion` over `shape` (default: its
+    indexing shape; module docstring)."""
+    elements = (shape or indexing_shape(fusion)).num_elements
     unroll = 1
     if elements >= device.resident_threads and not _unroll_blocked(
         module, fused_computation(module, fusion)
     ):
         unroll = math.gcd(elements, _DEFAULT_UNROLL)
     return max(unroll, -(-8 // _smallest_output_bits(fusion)))
+
+
+def concatenate_launch(
+    module: Module, fusion: Instruction, hero: Instruction, device: Device
+) -> Launch:
+    """XLA's concatenate emitter: the loop emitter's launch over the operand
+    longest along the concatenated dim, its unroll factor also dividing
+    every operand's length there; each operand is loaded by the same
+    threads at the same indices, where they fall inside it."""
+    axis = hero.int_list("dimensions")[0]
+    operands = module.computation(fusion.called_computations[0]).operand_instructions(hero)
+    largest = max(operands, key=lambda o: o.shape.dimensions[axis]).shape
+    unroll = unroll_factor(module, fusion, device, largest)
+    for operand in operands:
+        unroll = math.gcd(unroll, operand.shape.dimensions[axis])
+    return loop_launch(largest, unroll, device)
 
 
 def loop_launch(shape: Shape, unroll: int, device: Device) -> Launch:

@@ -36,6 +36,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from verifier.coalescing.mapping import InputMapping
 from verifier.expr import Expr, IndexingMap, Interval, const, dim, range_var
 from verifier.hlo import Shape
 
@@ -52,19 +53,6 @@ class ReductionDims:
 
     row: bool
     sizes: tuple[int, int, int]
-
-
-@dataclass(frozen=True)
-class ReductionMapping:
-    """A reduction emitter's launch and thread→input map (over `input_shape`,
-    the normalised input, row-major)."""
-
-    kind: str
-    threads_per_block: int
-    blocks: int
-    vector: int
-    thread_to_input: IndexingMap
-    input_shape: tuple[int, ...]
 
 
 def _segments(shape: Shape, middle: set[int]) -> tuple[int, int, int]:
@@ -160,7 +148,7 @@ def _map(
 
 def reduction_mapping(
     dims: ReductionDims, *, input_bits: int, output_bits: int, sm_count: int, warp_size: int
-) -> ReductionMapping:
+) -> InputMapping:
     """The emitter XLA picks for `dims` and its mapping (module docstring)."""
     if dims.row:
         multi = _multi_row(dims, input_bits, output_bits, sm_count, warp_size)
@@ -170,7 +158,7 @@ def reduction_mapping(
     return _column(dims, input_bits)
 
 
-def _row(dims: ReductionDims, input_bits: int, warp_size: int) -> ReductionMapping:
+def _row(dims: ReductionDims, input_bits: int, warp_size: int) -> InputMapping:
     major, kept, minor = dims.sizes
     per_thread = -(-minor // _ROW_ELEMENTS_PER_THREAD)
     reduced_threads = min(_ROW_THREADS_LIMIT, -(-per_thread // warp_size) * warp_size)
@@ -196,7 +184,7 @@ def _row(dims: ReductionDims, input_bits: int, warp_size: int) -> ReductionMappi
     ]
     threads = kept_threads * reduced_threads
     mapping = _map(threads, math.prod(grid), results, [major, tile, vector], shape)
-    return ReductionMapping("row reduction", threads, math.prod(grid), vector, mapping, shape)
+    return InputMapping("row reduction", threads, math.prod(grid), vector, mapping, shape)
 
 
 def _multi_row_shape(dims: ReductionDims, vector: int) -> tuple[int, int, int]:
@@ -211,7 +199,7 @@ def _multi_row_shape(dims: ReductionDims, vector: int) -> tuple[int, int, int]:
 
 def _multi_row(
     dims: ReductionDims, input_bits: int, output_bits: int, sm_count: int, warp_size: int
-) -> ReductionMapping | None:
+) -> InputMapping | None:
     major, minor = dims.sizes[0], dims.sizes[2]
     if minor & (minor - 1):
         return None
@@ -235,10 +223,10 @@ def _multi_row(
     ]
     threads = kept_threads * reduced_threads
     mapping = _map(threads, blocks, results, [major, vector], dims.sizes)
-    return ReductionMapping("multi-row reduction", threads, blocks, vector, mapping, dims.sizes)
+    return InputMapping("multi-row reduction", threads, blocks, vector, mapping, dims.sizes)
 
 
-def _column(dims: ReductionDims, input_bits: int) -> ReductionMapping:
+def _column(dims: ReductionDims, input_bits: int) -> InputMapping:
     major, reduced, minor = dims.sizes
     vector = _vector_size(minor, _TILE, input_bits)
     grid = (major, -(-minor // (_TILE * vector)))
@@ -251,12 +239,12 @@ def _column(dims: ReductionDims, input_bits: int) -> ReductionMapping:
     mapping = _map(
         _TILE * _TILE, math.prod(grid), results, [-(-reduced // _TILE), vector], dims.sizes
     )
-    return ReductionMapping(
+    return InputMapping(
         "column reduction", _TILE * _TILE, math.prod(grid), vector, mapping, dims.sizes
     )
 
 
-def _small_column(dims: ReductionDims, input_bits: int) -> ReductionMapping:
+def _small_column(dims: ReductionDims, input_bits: int) -> InputMapping:
     major, reduced, minor = dims.sizes
     vector = _vector_size(reduced * minor, _TILE, input_bits)
     threads = 128
@@ -270,4 +258,4 @@ def _small_column(dims: ReductionDims, input_bits: int) -> ReductionMapping:
     linear = dim(0) * vector + range_var(1) + range_var(0) * (vector * threads)
     results = [dim(3), linear // minor, linear % minor]
     mapping = _map(threads, major, results, [loop, vector], dims.sizes)
-    return ReductionMapping("small column reduction", threads, major, vector, mapping, dims.sizes)
+    return InputMapping("small column reduction", threads, major, vector, mapping, dims.sizes)

@@ -57,7 +57,7 @@ def fusion_json(module: str, answer: FusionCoalescing) -> dict[str, Any]:
         "grid": list(launch.grid),
         "unroll": launch.unroll,
         "thread_to_output": str(launch.thread_map),
-        "thread_map_to": "output" if answer.emitter.reduction is None else "reduce input",
+        "thread_map_to": "output" if answer.emitter.mapping is None else "hero input",
     }
     report["operands"] = [_operand(row, launch) for row in answer.operands]
     return report
