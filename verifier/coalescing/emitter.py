@@ -59,10 +59,13 @@ from verifier.simplify import simplify
 EmitterKind = Literal[
     "loop",
     "row reduction",
+    "multi-row reduction",
     "column reduction",
+    "small column reduction",
     "transpose",
     "concatenate",
     "scatter",
+    "sort",
     "in-place dynamic-update-slice",
 ]
 
