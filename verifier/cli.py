@@ -606,8 +606,15 @@ def _run_utilization(args: argparse.Namespace, out: TextIO) -> int:
     from verifier.gate.files import collecting
 
     failed: list[InputError] = []
-    results = module_utilization(ModuleMaps(module), instructions, on_error=collecting(failed))
+    maps = ModuleMaps(module)
+    results = module_utilization(maps, instructions, on_error=collecting(failed))
     report = module_json(module.name, results) | errors_json(failed)
+    if args.coalescing is not None:
+        from verifier.coalescing.analysis import module_coalescing
+        from verifier.coalescing.devices import device
+        from verifier.report.coalescing import with_coalescing
+
+        report = with_coalescing(report, module_coalescing(maps, None, device(args.coalescing)))
     _emit(report, args.format, render_text, out)
     return _instructions_exit(failed)
 
@@ -846,6 +853,13 @@ def build_parser() -> argparse.ArgumentParser:
     utilization.add_argument("file", metavar="FILE.hlo", help="an HLO module in text form")
     utilization.add_argument(
         "--instruction", metavar="NAME", help="one instruction of the entry (default: all)"
+    )
+    utilization.add_argument(
+        "--coalescing",
+        nargs="?",
+        const="rtx-a6000",
+        choices=("rtx-a6000", "a100", "h100"),
+        help='add each fusion operand\'s exact sectors per warp request (JSON: "coalescing")',
     )
     utilization.set_defaults(run=_run_utilization)
 

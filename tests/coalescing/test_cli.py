@@ -46,3 +46,16 @@ def test_unknown_fusion_is_bad_input(tmp_path: Path) -> None:
     assert code == 2
     code, _ = _run("coalescing", str(path), "--device", "tpu")
     assert code == 2
+
+
+def test_utilization_coalescing_column(tmp_path: Path) -> None:
+    path = tmp_path / "m.hlo"
+    path.write_text(CASES["pad"][0])
+    code, text = _run("utilization", str(path), "--coalescing", "--format", "json")
+    assert code == 0
+    (fusion,) = json.loads(text)["instructions"]
+    column = [row["coalescing"] for row in fusion["operands"]]
+    assert column[0]["xla_coalesced"] is True and column[0]["coalesced"] is False
+    assert column[0]["sectors_per_request"] == {"min": 16, "mean": 16.5, "max": 17}
+    _, plain = _run("utilization", str(path), "--format", "json")
+    assert "coalescing" not in plain

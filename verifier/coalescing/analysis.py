@@ -112,7 +112,7 @@ def fusion_coalescing(maps: ModuleMaps, fusion: Instruction, device: Device) -> 
         return FusionCoalescing(fusion.name, device.name, emitter, heuristic, None, ())
     launch = _launch(module, fusion, emitter, device)
     operands = tuple(
-        _operand(maps, fusion, emitter, launch, number, device)
+        _unsupported_as_reason(maps, fusion, emitter, launch, number, device)
         for number in range(len(fusion.operands))
     )
     return FusionCoalescing(fusion.name, device.name, emitter, heuristic, launch, operands)
@@ -305,6 +305,24 @@ def _to_parameter(
     if isinstance(found, Undefined):
         return found
     return [counted.map for counted in found]
+
+
+def _unsupported_as_reason(
+    maps: ModuleMaps,
+    fusion: Instruction,
+    emitter: Emitter,
+    launch: Launch,
+    number: int,
+    device: Device,
+) -> OperandCoalescing:
+    """`_operand`, with what the maps or layouts do not model (a split
+    config, …) as the operand's reason rather than the whole report's
+    failure."""
+    try:
+        return _operand(maps, fusion, emitter, launch, number, device)
+    except UnsupportedError as error:
+        name = maps.module.entry.operand_instructions(fusion)[number].name
+        return OperandCoalescing(number, name, 8, False, (), None, 0, reason=str(error))
 
 
 def _operand(

@@ -120,10 +120,6 @@ def _roots(computation: Computation) -> tuple[Instruction, ...]:
     return (root,)
 
 
-def _minor_to_major(shape: Shape) -> tuple[int, ...]:
-    return shape.layout_or_default.minor_to_major
-
-
 _OWN_EMITTERS: dict[str, EmitterKind] = {
     "scatter": "scatter",
     "dynamic-update-slice": "in-place dynamic-update-slice",

@@ -99,6 +99,44 @@ def _operand(row: OperandCoalescing, launch: Launch) -> dict[str, Any]:
     return out
 
 
+def with_coalescing(report: dict[str, Any], answers: list[FusionCoalescing]) -> dict[str, Any]:
+    """`verifier utilization`'s report with a ``"coalescing"`` entry per
+    operand: for an operand of a fusion, its exact sectors per request, the
+    ideal, both verdicts and the emitter (or why it is not modelled);
+    ``null`` for other instructions' operands."""
+    by_name = {answer.instruction: answer for answer in answers}
+    instructions = []
+    for entry in report["instructions"]:
+        answer = by_name.get(entry["name"])
+        rows = {row.operand: row for row in answer.operands} if answer else {}
+        operands = [
+            operand | {"coalescing": _column(answer, rows.get(operand["operand"]))}
+            for operand in entry["operands"]
+        ]
+        instructions.append(entry | {"operands": operands})
+    return report | {"instructions": instructions}
+
+
+def _column(answer: FusionCoalescing | None, row: OperandCoalescing | None) -> Any:
+    if answer is None:
+        return None
+    if row is None:
+        return {"emitter": answer.emitter.kind, "unsupported": answer.emitter.unsupported}
+    counts = row.sectors
+    spr = (
+        {"min": counts.minimum, "mean": float(counts.mean), "max": counts.maximum}
+        if counts is not None and counts.requests
+        else None
+    )
+    return {
+        "emitter": answer.emitter.kind,
+        "sectors_per_request": spr,
+        "ideal_sectors": row.ideal_sectors,
+        "coalesced": row.coalesced,
+        "xla_coalesced": row.xla_coalesced,
+    }
+
+
 def _witness(index: tuple[int, ...], launch: Launch) -> dict[str, Any]:
     """Request number ``r`` back to its warp, block and chunk."""
     request, loops = index[0], index[1:]
