@@ -68,13 +68,14 @@ from verifier.simplify import simplify
 
 @dataclass(frozen=True)
 class OperandCoalescing:
-    """One operand: XLA's verdict, the linearised maps and the exact counts
-    (`sectors` None with `reason` when they are not known)."""
+    """One operand: XLA's verdict (None when not even XLA's maps can be
+    built here), the linearised maps and the exact counts (`sectors` None
+    with `reason` when they are not known)."""
 
     operand: int
     name: str
     element_bits: int
-    xla_coalesced: bool
+    xla_coalesced: bool | None
     linearized: tuple[IndexingMap, ...]
     sectors: SectorCounts | None
     ideal_sectors: int
@@ -322,7 +323,7 @@ def _unsupported_as_reason(
         return _operand(maps, fusion, emitter, launch, number, device)
     except UnsupportedError as error:
         name = maps.module.entry.operand_instructions(fusion)[number].name
-        return OperandCoalescing(number, name, 8, False, (), None, 0, reason=str(error))
+        return OperandCoalescing(number, name, 8, None, (), None, 0, reason=str(error))
 
 
 def _operand(

@@ -155,11 +155,15 @@ def render_text(report: dict[str, Any] | list[dict[str, Any]]) -> str:
     return "\n\n".join(_fusion_text(r) for r in reports)
 
 
+def _verdict(value: bool | None) -> str:
+    return "unknown" if value is None else "coalesced" if value else "uncoalesced"
+
+
 def _fusion_text(report: dict[str, Any]) -> str:
     lines = [
         f"{report['instruction']} ({report['module']}, {report['device']}): "
         f"{report['emitter']} emitter; XLA heuristic: "
-        f"{'coalesced' if report['xla_heuristic'] else 'uncoalesced'}"
+        f"{_verdict(report['xla_heuristic'])}"
     ]
     launch = report["launch"]
     if launch is None:
@@ -172,7 +176,7 @@ def _fusion_text(report: dict[str, Any]) -> str:
     for row in report["operands"]:
         head = (
             f"  operand {row['operand']} {row['name']} ({row['element_bytes']} B): "
-            f"XLA {'coalesced' if row['xla_coalesced'] else 'uncoalesced'}"
+            f"XLA {_verdict(row['xla_coalesced'])}"
         )
         spr = row["sectors_per_request"]
         if row["coalesced"] is None:
@@ -181,7 +185,7 @@ def _fusion_text(report: dict[str, Any]) -> str:
         if spr is None:
             lines.append(f"{head}; exact: no request reads it")
             continue
-        verdict = "coalesced" if row["coalesced"] else "uncoalesced"
+        verdict = _verdict(row["coalesced"])
         worst = row["worst_request"]
         lines.append(
             f"{head}; exact: {verdict}, sectors per request min {spr['min']} / mean "
