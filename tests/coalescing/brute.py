@@ -6,9 +6,11 @@ rules), grouped into warp requests."""
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
+
+from verifier.expr import IndexingMap
 
 WARP = 32
 SECTOR_BITS = 256
@@ -128,3 +130,8 @@ def _summary(groups: Iterable[set[int]], element_bits: int) -> Simulated:
         sum(s for s, _ in sectors),
         sum(1 for s, i in sectors if s == i),
     )
+
+
+def writes(thread_to_output: IndexingMap) -> Counter[tuple[int, ...]]:
+    """How many (thread, block, symbols) points write each output index."""
+    return Counter(thread_to_output.evaluate(p) for p in thread_to_output.domain_points())

@@ -66,6 +66,8 @@ def test_row_reduction_of_a_sum_with_a_column_major_operand() -> None:
 
     _compare(answer, 0, brute.simulate_launch(256, 4, loads((1, 0)), 32))  # type: ignore[arg-type]
     _compare(answer, 1, brute.simulate_launch(256, 4, loads((0, 1)), 32))  # type: ignore[arg-type]
+    written = brute.writes(answer.launch.thread_to_output)
+    assert set(written) == {(k,) for k in range(16)} and set(written.values()) == {1}
     assert answer.operands[2].sectors is None  # the initial value: no indexing
 
 
@@ -83,6 +85,9 @@ def test_multi_row_reduction() -> None:
         yield 0, (block * 32 + thread // 8) * 8 + thread % 8
 
     _compare(answer, 0, brute.simulate_launch(256, 128, at, 32))
+    assert answer.launch is not None
+    written = brute.writes(answer.launch.thread_to_output)
+    assert set(written) == {(k,) for k in range(4096)} and set(written.values()) == {1}
 
 
 def test_column_reduction() -> None:
@@ -122,6 +127,10 @@ def test_small_column_reduction() -> None:
                 yield s, block * 1024 + thread * 2 + v + s * 256
 
     _compare(answer, 0, brute.simulate_launch(128, 32, at, 32))
+    assert answer.launch is not None
+    written = brute.writes(answer.launch.thread_to_output)
+    assert set(written) == {(m, k) for m in range(32) for k in range(16)}
+    assert set(written.values()) == {1}
 
 
 def test_bf16_row_reduction_with_vectors_of_four() -> None:

@@ -47,6 +47,10 @@ def test_transpose_of_the_minor_dim() -> None:
 
     assert _counts(answer, 0) == brute.simulate_launch(128, 6, at, 32)
     assert answer.operands[0].coalesced
+    assert answer.launch is not None
+    written = brute.writes(answer.launch.thread_to_output)
+    assert set(written) == {(i, j) for i in range(96) for j in range(64)}
+    assert set(written.values()) == {1}
 
 
 def test_transpose_keeping_the_minor_dim() -> None:

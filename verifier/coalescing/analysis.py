@@ -151,6 +151,7 @@ def _launch(module: Module, fusion: Instruction, emitter: Emitter, device: Devic
         device.warp_size,
         mapping.thread_to_input,
         vector,
+        mapping.thread_to_output,
     )
 
 

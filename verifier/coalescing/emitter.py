@@ -97,7 +97,8 @@ class Launch:
     the output for the loop emitter, to the reduce's normalised input for
     a reduction emitter), whose dims are `THREAD_DIMS` and whose symbol
     `vector_symbol` is the vector lanes of one load (the loop emitter's
-    symbols: the chunk id ``s0`` and the unroll id ``s1``)."""
+    symbols: the chunk id ``s0`` and the unroll id ``s1``), and where the
+    threads write (`thread_to_output`)."""
 
     threads_per_block: int
     blocks: int
@@ -106,6 +107,7 @@ class Launch:
     warp_size: int
     thread_map: IndexingMap
     vector_symbol: int
+    thread_to_output: IndexingMap
 
 
 def fused_computation(module: Module, fusion: Instruction) -> Computation:
@@ -400,4 +402,6 @@ def loop_launch(shape: Shape, unroll: int, device: Device) -> Launch:
         constraints=[(linear, Interval(0, max(elements, 1) - 1))],
     )
     simplified = simplify(mapping).map
-    return Launch(threads, math.prod(grid), grid, unroll, device.warp_size, simplified, 1)
+    return Launch(
+        threads, math.prod(grid), grid, unroll, device.warp_size, simplified, 1, simplified
+    )

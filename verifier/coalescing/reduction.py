@@ -20,7 +20,9 @@ reduction, ``(major kept, reduced, minor kept)`` for a column one.  Then:
 The vector width ``v`` is XLA's (``GetVectorSizeForMlir``: 2 for 32-bit
 inputs, up to 4 for narrower ones, 1 for 64-bit or odd minor dims or too
 few elements per thread).  The map's dims are `THREAD_DIMS`; its symbols
-the per-thread loops, the vector lane last.
+the per-thread loops, the vector lane last.  The thread→output maps are
+over the normalised output: ``(kept)`` for a row reduction, ``(major
+kept, minor kept)`` for a column one.
 
 >>> from verifier.hlo import parse_shape
 >>> dims = reduction_dims(parse_shape("f32[100,64,512]"), (2,))
@@ -135,14 +137,19 @@ def _map(
     results: list[Expr],
     symbols: list[int],
     shape: tuple[int, ...],
+    writers: Expr | None = None,
 ) -> IndexingMap:
+    """Results within `shape`; `writers` (when given) must be 0."""
     bounds = [Interval(0, threads - 1), Interval(0, 0), Interval(0, 0)]
     bounds += [Interval(0, blocks - 1), Interval(0, 0), Interval(0, 0)]
+    constraints = [(e, Interval(0, n - 1)) for e, n in zip(results, shape, strict=True)]
+    if writers is not None:
+        constraints.append((writers, Interval(0, 0)))
     return IndexingMap.create(
         bounds,
         results,
         range_vars=[Interval(0, n - 1) for n in symbols],
-        constraints=[(e, Interval(0, n - 1)) for e, n in zip(results, shape, strict=True)],
+        constraints=constraints,
     )
 
 
@@ -184,7 +191,8 @@ def _row(dims: ReductionDims, input_bits: int, warp_size: int) -> InputMapping:
     ]
     threads = kept_threads * reduced_threads
     mapping = _map(threads, math.prod(grid), results, [major, tile, vector], shape)
-    return InputMapping("row reduction", threads, math.prod(grid), vector, mapping, shape)
+    output = _map(threads, math.prod(grid), [results[1]], [], (kept,), thread % reduced_threads)
+    return InputMapping("row reduction", threads, math.prod(grid), vector, mapping, shape, output)
 
 
 def _multi_row_shape(dims: ReductionDims, vector: int) -> tuple[int, int, int]:
@@ -200,7 +208,7 @@ def _multi_row_shape(dims: ReductionDims, vector: int) -> tuple[int, int, int]:
 def _multi_row(
     dims: ReductionDims, input_bits: int, output_bits: int, sm_count: int, warp_size: int
 ) -> InputMapping | None:
-    major, minor = dims.sizes[0], dims.sizes[2]
+    major, kept, minor = dims.sizes
     if minor & (minor - 1):
         return None
     smallest, largest = min(input_bits, output_bits), max(input_bits, output_bits)
@@ -223,7 +231,8 @@ def _multi_row(
     ]
     threads = kept_threads * reduced_threads
     mapping = _map(threads, blocks, results, [major, vector], dims.sizes)
-    return InputMapping("multi-row reduction", threads, blocks, vector, mapping, dims.sizes)
+    output = _map(threads, blocks, [results[1]], [], (kept,), thread % reduced_threads)
+    return InputMapping("multi-row reduction", threads, blocks, vector, mapping, dims.sizes, output)
 
 
 def _column(dims: ReductionDims, input_bits: int) -> InputMapping:
@@ -236,12 +245,14 @@ def _column(dims: ReductionDims, input_bits: int) -> InputMapping:
         thread // _TILE + range_var(0) * _TILE,
         ((block % grid[1]) * _TILE + thread % _TILE) * vector + range_var(1),
     ]
-    mapping = _map(
-        _TILE * _TILE, math.prod(grid), results, [-(-reduced // _TILE), vector], dims.sizes
-    )
-    return InputMapping(
-        "column reduction", _TILE * _TILE, math.prod(grid), vector, mapping, dims.sizes
-    )
+    threads, blocks = _TILE * _TILE, math.prod(grid)
+    mapping = _map(threads, blocks, results, [-(-reduced // _TILE), vector], dims.sizes)
+    written = [
+        block // grid[1],
+        ((block % grid[1]) * _TILE + thread // _TILE) * vector + range_var(0),
+    ]
+    output = _map(threads, blocks, written, [vector], (major, minor), thread % _TILE)
+    return InputMapping("column reduction", threads, blocks, vector, mapping, dims.sizes, output)
 
 
 def _small_column(dims: ReductionDims, input_bits: int) -> InputMapping:
@@ -254,8 +265,13 @@ def _small_column(dims: ReductionDims, input_bits: int) -> InputMapping:
         shared_rows //= 2
     if shared_rows > _TILE:
         threads //= shared_rows // _TILE
+        shared_rows = _TILE
     loop = -(-(reduced * minor) // (vector * threads))
     linear = dim(0) * vector + range_var(1) + range_var(0) * (vector * threads)
     results = [dim(3), linear // minor, linear % minor]
     mapping = _map(threads, major, results, [loop, vector], dims.sizes)
-    return InputMapping("small column reduction", threads, major, vector, mapping, dims.sizes)
+    written = [dim(3), (dim(0) + range_var(0) * threads) // shared_rows]
+    output = _map(threads, major, written, [vector], (major, minor), dim(0) % shared_rows)
+    return InputMapping(
+        "small column reduction", threads, major, vector, mapping, dims.sizes, output
+    )

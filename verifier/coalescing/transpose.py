@@ -19,7 +19,8 @@ stays: the next dim and its image, the whole minor dim as the vector);
 thread ``t`` reads, for loop id ``s`` in ``[0, 7]``, tile element ``s *
 128 + t`` in row-major order.  Its reads of the operand are the map from
 thread and block ids to the normalised operand index, bitcast to the
-operand's shape.
+operand's shape; its writes, the same tile walk over the permuted tile
+and block ids, to the normalised output index.
 
 >>> from verifier.hlo import parse_shape
 >>> t = normalized_transpose(parse_shape("f32[100,64,32]"), parse_shape("f32[32,100,64]"), (2, 0, 1))
@@ -155,10 +156,25 @@ def transpose_mapping(transpose: NormalizedTranspose) -> InputMapping:
     results = [b * s + o for b, s, o in zip(blocks, sizes, offsets, strict=True)]
     bounds = [Interval(0, threads - 1), Interval(0, 0), Interval(0, 0)]
     bounds += [Interval(0, math.prod(counts) - 1), Interval(0, 0), Interval(0, 0)]
+    symbols = [Interval(0, block // _ROWS - 1), Interval(0, vector - 1)]
     mapping = IndexingMap.create(
         bounds,
         results,
-        range_vars=[Interval(0, block // _ROWS - 1), Interval(0, vector - 1)],
+        range_vars=symbols,
         constraints=[(e, Interval(0, n - 1)) for e, n in zip(results, shape, strict=True)],
     )
-    return InputMapping("transpose", threads, math.prod(counts), vector, mapping, shape)
+    output_sizes = tuple(sizes[p] for p in permutation)
+    output_blocks = [blocks[p] for p in permutation]
+    written = [
+        b * s + o
+        for b, s, o in zip(
+            output_blocks, output_sizes, _delinearize(linear, output_sizes), strict=True
+        )
+    ]
+    output = IndexingMap.create(
+        bounds,
+        written,
+        range_vars=symbols,
+        constraints=[(e, Interval(0, n - 1)) for e, n in zip(written, transpose.dims, strict=True)],
+    )
+    return InputMapping("transpose", threads, math.prod(counts), vector, mapping, shape, output)

@@ -56,9 +56,10 @@ def fusion_json(module: str, answer: FusionCoalescing) -> dict[str, Any]:
         "blocks": launch.blocks,
         "grid": list(launch.grid),
         "unroll": launch.unroll,
-        "thread_to_output": str(launch.thread_map),
-        "thread_map_to": "output" if answer.emitter.mapping is None else "hero input",
+        "thread_to_output": str(launch.thread_to_output),
     }
+    if answer.emitter.mapping is not None:
+        report["launch"]["thread_to_hero_input"] = str(launch.thread_map)
     report["operands"] = [_operand(row, launch) for row in answer.operands]
     return report
 
