@@ -1,12 +1,11 @@
-"""Coalescing of one fusion: XLA's launch mapping, every operand's
-thread→offset map, its exact sectors per request (`sectors`) and XLA's two
-verdicts beside them (`xla_verdict`).
-
-The thread→operand map is the emitter's thread→output map composed with
-the fusion's output→operand maps (`verifier.analysis.ModuleMaps`), then with
-the operand's physical layout (`verifier.indexing.layout`: minor-to-major,
-tiles).  Symbols: the operand's loop ids first (a reduce's reduced index),
-then the chunk and the unroll id.
+"""Coalescing of one fusion: the emitter XLA picks and its launch
+(`emitter`), every operand's loads (`loads`) linearised by its physical
+layout (`verifier.indexing.layout`: minor-to-major, tiles, element size),
+their exact sectors per warp request (`requests`, `sectors`), and XLA's two
+verdicts beside them (`xla_verdict`: its first warp on XLA's own
+linearisation, without tiles).  Loads whose pieces have the same loop ids
+are one load (a pad's edges); an operand read through runtime values
+(gather, dynamic-slice) is not counted.
 
 >>> from verifier.hlo import parse_module
 >>> from verifier.analysis import ModuleMaps
@@ -29,7 +28,6 @@ then the chunk and the unroll id.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, replace
 
 from verifier.analysis import ModuleMaps
@@ -39,29 +37,21 @@ from verifier.coalescing.emitter import (
     Launch,
     choose_emitter,
     concatenate_launch,
-    fused_computation,
     indexing_shape,
     loop_launch,
     unroll_factor,
 )
+from verifier.coalescing.loads import concatenate_loads, hero_input_loads, loop_loads
 from verifier.coalescing.reduction import emitted_by_reduction_emitter, reduction_dims
-from verifier.coalescing.sectors import Request, RequestMap, SectorCounts, count_sectors
+from verifier.coalescing.requests import request_map
+from verifier.coalescing.sectors import SectorCounts, combined, count_sectors
 from verifier.coalescing.xla_verdict import Place, first_warp_coalesced, read_coalesced_heuristic
 from verifier.errors import UnsupportedError, UsageError
 from verifier.expr import (
-    Expr,
     IndexingMap,
-    Interval,
-    Undefined,
-    Var,
-    VarKind,
     compose,
-    const,
-    dim,
-    range_var,
-    substitute,
 )
-from verifier.hlo import Computation, Instruction, Module, Shape
+from verifier.hlo import Instruction, Module, Shape
 from verifier.indexing.layout import physical_offset, slot_bits
 from verifier.simplify import simplify
 
@@ -179,136 +169,6 @@ def _input_fusible_reduction(module: Module, instruction: Instruction, device: D
     return choose_emitter(module, instruction, device).kind.endswith("reduction")
 
 
-def _root_leaves(module: Module, fusion: Instruction) -> list[int]:
-    """The first output leaf of each root (one per element of a tuple root)."""
-    computation = fused_computation(module, fusion)
-    root = computation.root
-    if root.opcode != "tuple":
-        return [0]
-    leaves, first = [], 0
-    for operand in computation.operand_instructions(root):
-        leaves.append(first)
-        first += len(operand.shape.leaves)
-    return leaves
-
-
-@dataclass(frozen=True)
-class _ThreadMaps:
-    """Thread→operand-index maps of one operand: relation-simplified ones
-    (XLA's verdict) and pointwise ones (the count), or why there are none."""
-
-    simplified: tuple[IndexingMap, ...] = ()
-    reads: tuple[IndexingMap, ...] = ()
-    reason: str | None = None
-    undefined: bool = False
-
-
-def _loop_maps(
-    maps: ModuleMaps, fusion: Instruction, launch: Launch, number: int, device: Device
-) -> _ThreadMaps:
-    module = maps.module
-    simplified: list[IndexingMap] = []
-    reads: list[IndexingMap] = []
-    for leaf in _root_leaves(module, fusion):
-        output = fusion.shape.leaves[leaf][1]
-        if output.num_elements != indexing_shape(fusion).num_elements:
-            return _ThreadMaps(reason="roots of different sizes")
-        thread = loop_launch(output, launch.unroll, device).thread_map
-        for mine, source in (
-            (simplified, maps.output_to_input(module.entry, fusion, leaf)[number].maps),
-            (reads, maps.reads(module.entry, fusion, leaf)[number].maps),
-        ):
-            if isinstance(source, Undefined):
-                return _ThreadMaps(reason=f"unknown indexing: {source}", undefined=True)
-            mine += [compose(thread, counted.map) for counted in source]
-    return _ThreadMaps(tuple(simplified), tuple(reads))
-
-
-def _hero_input_maps(
-    maps: ModuleMaps, fusion: Instruction, emitter: Emitter, number: int
-) -> _ThreadMaps:
-    """Through the hero's inputs only (a reduce's initial values have no
-    indexing in XLA): thread → normalised input → the input's logical
-    index → the fusion's parameter `number`."""
-    mapping, hero = emitter.mapping, emitter.hero
-    assert mapping is not None and hero is not None
-    computation = fused_computation(maps.module, fusion)
-    operands = computation.operand_instructions(hero)
-    inputs = operands[: len(operands) // 2] if hero.opcode == "reduce" else operands
-    simplified: list[IndexingMap] = []
-    reads: list[IndexingMap] = []
-    for reduce_input in inputs:
-        thread = compose(mapping.thread_to_input, _bitcast(mapping.input_shape, reduce_input.shape))
-        for mine, pointwise in ((simplified, False), (reads, True)):
-            source = _to_parameter(maps.module, computation, reduce_input, number, pointwise)
-            if isinstance(source, Undefined):
-                return _ThreadMaps(reason=f"unknown indexing: {source}", undefined=True)
-            mine += [compose(thread, m) for m in source]
-    if not reads:
-        return _ThreadMaps(reason="not loaded through the hero (a reduce's initial value)")
-    return _ThreadMaps(tuple(simplified), tuple(reads))
-
-
-def _concatenate_maps(
-    maps: ModuleMaps, fusion: Instruction, emitter: Emitter, launch: Launch, number: int
-) -> _ThreadMaps:
-    """Each concatenated operand's load: the launch's index, where it falls
-    inside that operand, → the fusion's parameter `number`; other reads
-    (an epilogue's) have no indexing in XLA's analysis and no model here."""
-    hero = emitter.hero
-    assert hero is not None
-    computation = fused_computation(maps.module, fusion)
-    simplified: list[IndexingMap] = []
-    reads: list[IndexingMap] = []
-    for operand in computation.operand_instructions(hero):
-        for mine, pointwise in ((simplified, False), (reads, True)):
-            source = _to_parameter(maps.module, computation, operand, number, pointwise)
-            if isinstance(source, Undefined):
-                return _ThreadMaps(reason=f"unknown indexing: {source}", undefined=True)
-            mine += [compose(launch.thread_map, m) for m in source]
-    if reads:
-        return _ThreadMaps(tuple(simplified), tuple(reads))
-    if (
-        computation.root is not hero
-        and maps.output_to_input(maps.module.entry, fusion)[number].maps
-    ):
-        return _ThreadMaps(reason="read by the concatenate emitter's epilogue: not modelled")
-    return _ThreadMaps()
-
-
-def _bitcast(shape: tuple[int, ...], target: Shape) -> IndexingMap:
-    """Row-major `shape` index → the `target` index at the same physical
-    offset (XLA's bitcast map)."""
-    linear: Expr = const(0)
-    for k, size in enumerate(shape):
-        linear = linear * size + dim(k)
-    results: list[Expr] = [const(0)] * target.rank
-    divisor = 1
-    for d in target.layout_or_default.minor_to_major:
-        results[d] = (linear // divisor) % target.dimensions[d]
-        divisor *= target.dimensions[d]
-    return simplify(IndexingMap.create([Interval(0, n - 1) for n in shape], results)).map
-
-
-def _to_parameter(
-    module: Module, computation: Computation, value: Instruction, number: int, pointwise: bool
-) -> list[IndexingMap] | Undefined:
-    """Maps from `value`'s index to fusion parameter `number`'s, through
-    the fused computation (none when it does not read it)."""
-    if value.opcode == "parameter":
-        if value.parameter_number != number:
-            return []
-        return [IndexingMap.identity(value.shape.dimensions)]
-    view = Computation(
-        f"{computation.name}.{value.name}", computation.instructions, value, computation.parameters
-    )
-    view_maps = ModuleMaps(Module(module.name, (*module.computations, view), view))
-    found = view_maps.to_parameters(simplified=not pointwise)[number].maps
-    if isinstance(found, Undefined):
-        return found
-    return [counted.map for counted in found]
-
-
 def _unsupported_as_reason(
     maps: ModuleMaps,
     fusion: Instruction,
@@ -344,11 +204,11 @@ def _operand(
     if shape.is_tuple:
         return replace(base, reason="a tuple operand has no single buffer")
     if emitter.kind == "concatenate":
-        found = _concatenate_maps(maps, fusion, emitter, launch, number)
+        found = concatenate_loads(maps, fusion, emitter, launch, number)
     elif emitter.mapping is None:
-        found = _loop_maps(maps, fusion, launch, number, device)
+        found = loop_loads(maps, fusion, launch, number, device)
     else:
-        found = _hero_input_maps(maps, fusion, emitter, number)
+        found = hero_input_loads(maps, fusion, emitter, number)
     if found.reason is not None:
         return replace(base, xla_coalesced=not found.undefined, reason=found.reason)
     if shape.rank == 0:
@@ -374,7 +234,7 @@ def _operand(
         if counted is None:
             return replace(base, reason="the translation proof or the count ran out of budget")
         counts.append(counted)
-    return replace(base, sectors=_combined(counts))
+    return replace(base, sectors=combined(counts))
 
 
 def _untiled(shape: Shape) -> Shape:
@@ -384,66 +244,3 @@ def _untiled(shape: Shape) -> Shape:
 
 def _unique(indexing_maps: list[IndexingMap]) -> list[IndexingMap]:
     return list(dict.fromkeys(indexing_maps))
-
-
-def request_map(pieces: list[IndexingMap], launch: Launch) -> RequestMap:
-    """The pieces of one load (thread dims; the operand's loop ids, then
-    the launch's symbols) as maps of ``(r, loop ids…)`` with ``(lane,
-    vector id)`` as symbols (`sectors`): every symbol but the launch's
-    vector one is a loop id."""
-    return RequestMap(tuple(_requests(m, launch) for m in pieces), launch.unroll, launch.warp_size)
-
-
-def _requests(linearized: IndexingMap, launch: Launch) -> IndexingMap:
-    warp = launch.warp_size
-    per_block = -(-launch.threads_per_block // warp)
-    grid_x, grid_y, _ = launch.grid
-    own = len(launch.thread_map.range_vars)
-    vector_index = len(linearized.range_vars) - own + launch.vector_symbol
-    loops = [k for k in range(len(linearized.range_vars)) if k != vector_index]
-    r, lane = dim(0), range_var(0)
-    thread = (r % per_block) * warp + lane
-    values: dict[int, Expr] = {
-        0: thread,
-        1: const(0),
-        2: const(0),
-        3: (r // per_block) % grid_x,
-        4: r // (per_block * grid_x),
-        5: const(0),
-    }
-
-    def place(v: Var) -> Expr:
-        if v.kind is VarKind.DIM:
-            return values[v.index]
-        return range_var(1) if v.index == vector_index else dim(1 + loops.index(v.index))
-
-    requests = grid_y * grid_x * per_block
-    constraints = [(substitute(e, place), b) for e, b in linearized.constraints]
-    constraints.append((thread, Interval(0, launch.threads_per_block - 1)))
-    mapped = IndexingMap.create(
-        [Interval(0, requests - 1)] + [linearized.range_vars[k].bounds for k in loops],
-        [substitute(e, place) for e in linearized.results] or [const(0)],
-        range_vars=[Interval(0, warp - 1), linearized.range_vars[vector_index].bounds],
-        constraints=constraints,
-    )
-    return simplify(mapped).map
-
-
-def _combined(counts: list[SectorCounts]) -> SectorCounts:
-    """The counts of several loads of one operand together (none: an
-    unused operand, no request)."""
-    present = [c for c in counts if c.requests] or counts[:1]
-    if not present:
-        return SectorCounts(0, 0, 0, 0, 0, Request((), 0, 0, 0), 1, 0, 0)
-    worst = max(present, key=lambda c: c.maximum)
-    return SectorCounts(
-        requests=sum(c.requests for c in present),
-        minimum=min(c.minimum for c in present),
-        maximum=worst.maximum,
-        total=sum(c.total for c in present),
-        at_ideal=sum(c.at_ideal for c in present),
-        worst=worst.worst,
-        period=math.lcm(*(c.period for c in present)) if present else 1,
-        breaks=sum(c.breaks for c in present),
-        counted=sum(c.counted for c in counts),
-    )

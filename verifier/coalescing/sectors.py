@@ -316,3 +316,23 @@ def _shifted(indexing: IndexingMap, p: int, delta: int, requests: int) -> Indexi
         range_vars=indexing.range_vars,
         constraints=[(substitute(e, moved), b) for e, b in indexing.constraints],
     )
+
+
+def combined(counts: list[SectorCounts]) -> SectorCounts:
+    """The counts of several loads of one operand together (none: an
+    unused operand, no request)."""
+    present = [c for c in counts if c.requests] or counts[:1]
+    if not present:
+        return SectorCounts(0, 0, 0, 0, 0, Request((), 0, 0, 0), 1, 0, 0)
+    worst = max(present, key=lambda c: c.maximum)
+    return SectorCounts(
+        requests=sum(c.requests for c in present),
+        minimum=min(c.minimum for c in present),
+        maximum=worst.maximum,
+        total=sum(c.total for c in present),
+        at_ideal=sum(c.at_ideal for c in present),
+        worst=worst.worst,
+        period=math.lcm(*(c.period for c in present)) if present else 1,
+        breaks=sum(c.breaks for c in present),
+        counted=sum(c.counted for c in counts),
+    )
