@@ -37,7 +37,7 @@ def request_map(pieces: list[IndexingMap], launch: Launch) -> RequestMap:
     the launch's symbols) as maps of ``(r, loop ids…)`` with ``(lane,
     vector id)`` as symbols (`sectors`): every symbol but the launch's
     vector one is a loop id."""
-    return RequestMap(tuple(_requests(m, launch) for m in pieces), launch.unroll, launch.warp_size)
+    return RequestMap(tuple(_requests(m, launch) for m in pieces))
 
 
 def _requests(linearized: IndexingMap, launch: Launch) -> IndexingMap:

@@ -1,17 +1,17 @@
 """Exact 32-byte sectors per memory request, for every warp of a launch.
 
 A *request* is one load instruction of one warp: a warp (32 consecutive
-threads of a block), one chunk of the grid-stride loop and one value of
-every loop id of the operand's read (a reduce's reduced index, …); the
-unroll id is the vector lanes of that one load.  Its *sectors* are the
+threads of a block) and one value of every loop id of the load (the
+grid-stride chunk, a reduce's reduced index, …); the vector id is the
+lanes of that one load.  Its *sectors* are the
 distinct ``offset * bits // 256`` over its active lanes (those in the map's
 domain), its *ideal* ``ceil(distinct elements * bits / 256)``.
 
-The requests are renumbered ``r`` (warp within its block, then blocks,
-then chunks: the order of the threads' linear ids) and the thread→offset
-map becomes a map from ``(r, loop ids…)`` to offsets, with the lane and the
-unroll id as symbols.  Counting each request would loop over millions of
-warps; instead a **translation** is proved.  From the map's quasi-affine
+The warps are numbered ``r`` (within its block, then the blocks: the
+order of the threads' linear ids) and the thread→offset map becomes a map
+from ``(r, loop ids…)`` to offsets, with the lane and the vector id as
+symbols (`verifier.coalescing.requests`).  Counting each request would
+loop over millions of warps; instead a **translation** is proved.  From the map's quasi-affine
 structure (`period`), every ``floordiv``/``mod`` repeats after ``P``
 requests with the offsets moved by a whole number ``δ`` of sectors' worth
 of elements, so request ``r + P`` reads request ``r``'s elements moved by
@@ -25,7 +25,7 @@ the one ``P`` before it.  The answer is exact, and its cost grows with
 >>> from verifier.expr import parse_map
 >>> request = parse_map("(d0)[s0, s1] -> (d0 * 32 + s0 + 3), "
 ...                     "domain: d0 in [0, 99999], s0 in [0, 31], s1 in [0, 0]")
->>> counts = count_sectors(RequestMap((request,), 1, 32), element_bits=32, sector_bytes=32)
+>>> counts = count_sectors(RequestMap((request,)), element_bits=32, sector_bytes=32)
 >>> counts.minimum, counts.maximum, counts.requests, counts.at_ideal, counts.period
 (5, 5, 100000, 0, 1)
 """
@@ -52,6 +52,7 @@ from verifier.expr import (
     Mul,
     Var,
     dim,
+    range_var,
     substitute,
 )
 
@@ -65,14 +66,24 @@ BREAK_LIMIT = 1 << 14
 
 @dataclass(frozen=True)
 class RequestMap:
-    """`maps`: dims ``(r, loop ids…)``, range vars ``(lane, vector id)``,
-    one result (the element offset in the operand's buffer); the union of
-    their images at a request is what it loads (the pieces of a pad's or
-    concatenate's read are one load); `lanes` threads per warp."""
+    """`maps`: dims ``(r, loop ids…)``, range vars ``(lane, vector id)``
+    (the same for every map), one result (the element offset in the
+    operand's buffer); the union of their images at a request is what it
+    loads (the pieces of a pad's or concatenate's read are one load)."""
 
     maps: tuple[IndexingMap, ...]
-    vector: int
-    lanes: int
+
+    @property
+    def lanes(self) -> range:
+        return _values(self.maps[0].bounds(range_var(0)))
+
+    @property
+    def vector(self) -> range:
+        return _values(self.maps[0].bounds(range_var(1)))
+
+
+def _values(bounds: Interval) -> range:
+    return range(bounds.lower, bounds.upper + 1)
 
 
 @dataclass(frozen=True)
@@ -104,15 +115,23 @@ class SectorCounts:
         return Fraction(self.total, self.requests)
 
 
-class _Compiled:
-    """The maps as Python: the offsets of ``(r, loop ids…, lane, vector
-    id)`` (None outside a map's domain)."""
-
-    def __init__(self, maps: tuple[IndexingMap, ...]) -> None:
-        self.functions = [_compiled(m) for m in maps]
-
-
 def _compiled(indexing_map: IndexingMap) -> Callable[..., int | None]:
+    """The map as Python: the offset at ``(r, loop ids…, lane, vector id)``,
+    None outside its domain (`evaluate`'s semantics; through `evaluate`
+    itself when the text is too large for Python to compile)."""
+    try:
+        return _source_function(indexing_map)
+    except (RecursionError, MemoryError, SyntaxError):
+        variables = indexing_map.all_variables
+
+        def slow(*values: int) -> int | None:
+            point = dict(zip(variables, values, strict=True))
+            return indexing_map.evaluate(point)[0] if indexing_map.contains(point) else None
+
+        return slow
+
+
+def _source_function(indexing_map: IndexingMap) -> Callable[..., int | None]:
     names = {v: f"v{i}" for i, v in enumerate(indexing_map.all_variables)}
     checks = [
         f"{bounds.lower} <= ({_python(e, names)}) <= {bounds.upper}"
@@ -223,7 +242,7 @@ def count_sectors(
     requests = indexing.bounds(dim(0)).upper + 1
     loops = [indexing.bounds(dim(k)) for k in range(1, indexing.num_dims)]
     loop_count = math.prod(b.size for b in loops)
-    per_request = request.lanes * request.vector
+    per_request = len(request.lanes) * len(request.vector)
     p, delta = _request_period(request, sector_bits, element_bits)
     if p == 0 or p >= requests:
         p, delta, breaks = requests, 0, []
@@ -237,7 +256,7 @@ def count_sectors(
     roots = min(p, requests) * loop_count + len(breaks)
     if roots * per_request > ENUMERATION_LIMIT:
         return None
-    compiled = _Compiled(request.maps).functions
+    compiled = [_compiled(m) for m in request.maps]
     next_break: dict[tuple[int, ...], list[int]] = {}
     for point in breaks:
         next_break.setdefault((point[0] % p, *point[1:]), []).append(point[0])
@@ -289,8 +308,8 @@ def _touched(
     sector_bits: int,
 ) -> Request | None:
     offsets = set()
-    for lane in range(request.lanes):
-        for vector in range(request.vector):
+    for lane in request.lanes:
+        for vector in request.vector:
             for function in compiled:
                 offset = function(*index, lane, vector)
                 if offset is not None:
