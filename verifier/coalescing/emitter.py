@@ -1,7 +1,9 @@
 """Which of XLA's GPU emitters runs a fusion, and the launch mapping of its
 loop emitter.
 
-**Emitter.**  A fusion whose hero (its root, or a root of its tuple, seen
+**Emitter.**  A ``kCustom`` (Triton, cuDNN, custom) or ``kOutput``
+(library-call epilogue) fusion is not run by these emitters.  A fusion
+whose hero (its root, or a root of its tuple, seen
 through unary elementwise ops and bitcasts) is a reduce that XLA emits
 with its reduction emitter (``reduce`` over consecutive kept or reduced
 dims, large enough to tile: `verifier.coalescing.reduction`) runs on one of
@@ -67,6 +69,7 @@ EmitterKind = Literal[
     "scatter",
     "sort",
     "in-place dynamic-update-slice",
+    "custom",
 ]
 
 THREAD_DIMS = ("thread_x", "thread_y", "thread_z", "block_x", "block_y", "block_z")
@@ -128,6 +131,7 @@ _OWN_EMITTERS: dict[str, EmitterKind] = {
     "sort": "sort",
 }
 _MAX_CONCATENATE_EMITTER_OPERANDS = 4
+_LIBRARY_FUSION_KINDS = ("kCustom", "kOutput")
 
 
 def _bits(shapes: list[Shape]) -> int:
@@ -138,6 +142,9 @@ def _bits(shapes: list[Shape]) -> int:
 def choose_emitter(module: Module, fusion: Instruction, device: Device) -> Emitter:
     """The emitter XLA runs `fusion` with (module docstring; XLA's
     ``GetEmitterFusionKind``)."""
+    kind = fusion.attributes.word("kind")
+    if kind in _LIBRARY_FUSION_KINDS:
+        return Emitter("custom", f"a {kind} fusion is emitted by Triton or a library, not modelled")
     computation = fused_computation(module, fusion)
     roots = _roots(computation)
     heroes = [_hero(computation, root) for root in roots]
