@@ -39,6 +39,7 @@ large), ``e < N``, delinearised along the output's minor-to-major order.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -375,8 +376,10 @@ def concatenate_launch(
     return loop_launch(largest, unroll, device)
 
 
+@functools.lru_cache(maxsize=256)
 def loop_launch(shape: Shape, unroll: int, device: Device) -> Launch:
-    """The loop emitter's launch over `shape` with `unroll` (module docstring)."""
+    """The loop emitter's launch over `shape` with `unroll` (module
+    docstring; memoised: every operand of a fusion asks it)."""
     elements = shape.num_elements
     if elements <= 1:
         threads, grid = 1, (1, 1, 1)
