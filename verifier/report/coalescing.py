@@ -7,19 +7,21 @@ module's every fusion is reported)::
 
     {"module": "m", "instruction": "fusion", "device": "rtx-a6000",
      "emitter": "loop", "xla_heuristic": true,
-     "launch": {"threads_per_block": 128, "blocks": 157, "unroll": 1,
-                "thread_to_output": "(d0, …)[s0, s1] -> (…), domain: …"},
+     "launch": {"threads_per_block": 128, "blocks": 157, "grid": [157, 1, 1],
+                "unroll": 1, "thread_to_output": "(d0, …)[s0, s1] -> (…), domain: …"},
      "operands": [{"operand": 0, "name": "p0", "element_bytes": 4,
                    "xla_coalesced": true, "linearized": "…",
                    "sectors_per_request": {"min": 4, "mean": 4.0, "max": 4},
                    "ideal_sectors": 4, "coalesced": true,
                    "requests": 625, "requests_at_ideal": 625,
-                   "worst_request": {"block": [0, 0], "warp": 0,
-                                     "loop_ids": [], "sectors": 4, "elements": 32},
+                   "worst_request": {"block": [0, 0], "warp": 0, "loop_ids": [0],
+                                     "sectors": 4, "elements": 32, "ideal": 4},
                    "proof": {"period": 100, "breaks": 0, "requests_counted": 100}}]}
 
-A fusion whose emitter is not modelled has ``"launch": null``, no operands
-and ``"unsupported"`` saying why; an operand whose counts are not known has
+A shared-memory emitter's launch also has ``"thread_to_hero_input"`` (its
+``thread_to_output`` is over the normalised output).  A fusion whose
+emitter is not modelled has ``"launch": null``, no operands and
+``"unsupported"`` saying why; an operand whose counts are not known has
 ``null`` counts and ``"coalesced"``, and ``"reason"``.
 """
 
@@ -139,7 +141,9 @@ def _column(answer: FusionCoalescing | None, row: OperandCoalescing | None) -> A
 
 
 def _witness(index: tuple[int, ...], launch: Launch) -> dict[str, Any]:
-    """Request number ``r`` back to its warp, block and chunk."""
+    """Request ``r`` back to its block and its warp within the block; the
+    loop ids in the load's symbol order (the operand's own, then the
+    emitter's, the vector id left out)."""
     request, loops = index[0], index[1:]
     per_block = -(-launch.threads_per_block // launch.warp_size)
     grid_x = launch.grid[0]
