@@ -135,9 +135,10 @@ _MAX_CONCATENATE_EMITTER_OPERANDS = 4
 _LIBRARY_FUSION_KINDS = ("kCustom", "kOutput")
 
 
-def _bits(shapes: list[Shape]) -> int:
+def _bits(shapes: list[Shape]) -> int | None:
+    """The narrowest element width of `shapes` (None: no array shape)."""
     widths = [element_bit_width(s.element_type) or 8 for s in shapes if not s.is_tuple]
-    return min(widths, default=64)
+    return min(widths, default=None)
 
 
 def choose_emitter(module: Module, fusion: Instruction, device: Device) -> Emitter:
@@ -191,7 +192,7 @@ def _reduction(
     mapping = reduction_mapping(
         dims,
         input_bits=_bits([module.entry.instruction(o).shape for o in fusion.operands]),
-        output_bits=_bits(outputs),
+        output_bits=_bits(outputs) or 8,
         sm_count=device.sm_count,
         warp_size=device.warp_size,
     )

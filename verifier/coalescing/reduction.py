@@ -121,8 +121,9 @@ def race_free(dims: ReductionDims, warp_size: int) -> bool:
     return dims.sizes[1] <= warp_size * 128
 
 
-def _vector_size(minor: int, threads: int, input_bits: int) -> int:
-    if minor % 2 or threads * 2 > minor or input_bits >= 64:
+def _vector_size(minor: int, threads: int, input_bits: int | None) -> int:
+    """XLA's ``GetVectorSizeForMlir``; `input_bits` None: no inputs."""
+    if minor % 2 or threads * 2 > minor or input_bits is None or input_bits >= 64:
         return 1
     if input_bits >= 32:
         return 2
@@ -154,9 +155,15 @@ def _map(
 
 
 def reduction_mapping(
-    dims: ReductionDims, *, input_bits: int, output_bits: int, sm_count: int, warp_size: int
+    dims: ReductionDims,
+    *,
+    input_bits: int | None,
+    output_bits: int,
+    sm_count: int,
+    warp_size: int,
 ) -> InputMapping:
-    """The emitter XLA picks for `dims` and its mapping (module docstring)."""
+    """The emitter XLA picks for `dims` and its mapping (module docstring);
+    `input_bits`: the narrowest fusion input's width, None without inputs."""
     if dims.row:
         multi = _multi_row(dims, input_bits, output_bits, sm_count, warp_size)
         return multi if multi is not None else _row(dims, input_bits, warp_size)
@@ -165,7 +172,7 @@ def reduction_mapping(
     return _column(dims, input_bits)
 
 
-def _row(dims: ReductionDims, input_bits: int, warp_size: int) -> InputMapping:
+def _row(dims: ReductionDims, input_bits: int | None, warp_size: int) -> InputMapping:
     major, kept, minor = dims.sizes
     per_thread = -(-minor // _ROW_ELEMENTS_PER_THREAD)
     reduced_threads = min(_ROW_THREADS_LIMIT, -(-per_thread // warp_size) * warp_size)
@@ -206,12 +213,13 @@ def _multi_row_shape(dims: ReductionDims, vector: int) -> tuple[int, int, int]:
 
 
 def _multi_row(
-    dims: ReductionDims, input_bits: int, output_bits: int, sm_count: int, warp_size: int
+    dims: ReductionDims, input_bits: int | None, output_bits: int, sm_count: int, warp_size: int
 ) -> InputMapping | None:
     major, kept, minor = dims.sizes
     if minor & (minor - 1):
         return None
-    smallest, largest = min(input_bits, output_bits), max(input_bits, output_bits)
+    known = [output_bits] if input_bits is None else [input_bits, output_bits]
+    smallest, largest = min(known), max(known)
     vector = min(minor, 64 // smallest)
     if largest >= 32:
         vector = min(128 // largest, vector)
@@ -235,7 +243,7 @@ def _multi_row(
     return InputMapping("multi-row reduction", threads, blocks, vector, mapping, dims.sizes, output)
 
 
-def _column(dims: ReductionDims, input_bits: int) -> InputMapping:
+def _column(dims: ReductionDims, input_bits: int | None) -> InputMapping:
     major, reduced, minor = dims.sizes
     vector = _vector_size(minor, _TILE, input_bits)
     grid = (major, -(-minor // (_TILE * vector)))
@@ -255,7 +263,7 @@ def _column(dims: ReductionDims, input_bits: int) -> InputMapping:
     return InputMapping("column reduction", threads, blocks, vector, mapping, dims.sizes, output)
 
 
-def _small_column(dims: ReductionDims, input_bits: int) -> InputMapping:
+def _small_column(dims: ReductionDims, input_bits: int | None) -> InputMapping:
     major, reduced, minor = dims.sizes
     vector = _vector_size(reduced * minor, _TILE, input_bits)
     threads = 128
