@@ -219,6 +219,19 @@ class Analysis:
         answers for this module); `only` selects checks by name."""
         return list(run_checks(self._maps, cache or MemoryCache(), only=only))
 
+    def coalescing(
+        self, name: str | None = None, device: str = "rtx-a6000"
+    ) -> dict[str, Any] | list[dict[str, Any]]:
+        """`verifier coalescing`'s JSON: fusion `name` (default: every fusion
+        of the entry) on `device`: exact sectors per warp request beside
+        XLA's verdicts."""
+        from verifier.coalescing.analysis import module_coalescing
+        from verifier.coalescing.devices import device as device_named
+        from verifier.report.coalescing import module_json
+
+        answers = module_coalescing(self._maps, name, device_named(device))
+        return module_json(self.module.name, answers, single=name is not None)
+
 
 def _operand_maps(output: int, operand: OperandLeaf, composed: ComposedIndexing) -> OperandMaps:
     place = (output, operand.operand, operand.name)
@@ -274,4 +287,11 @@ def read_corpus(directory: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
     return read_frames(Path(directory))
 
 
-__all__ = ["Analysis", "OperandMaps", "from_jax", "load", "loads", "read_corpus"]
+__all__ = [
+    "Analysis",
+    "OperandMaps",
+    "from_jax",
+    "load",
+    "loads",
+    "read_corpus",
+]

@@ -678,10 +678,34 @@ def _run_utilization(args: argparse.Namespace, out: TextIO) -> int:
     from verifier.gate.files import collecting
 
     failed: list[InputError] = []
-    results = module_utilization(ModuleMaps(module), instructions, on_error=collecting(failed))
+    maps = ModuleMaps(module)
+    results = module_utilization(maps, instructions, on_error=collecting(failed))
     report = module_json(module.name, results) | errors_json(failed)
+    if args.coalescing is not None:
+        from verifier.coalescing.analysis import module_coalescing
+        from verifier.coalescing.devices import device
+        from verifier.report.coalescing import with_coalescing
+
+        report = with_coalescing(report, module_coalescing(maps, None, device(args.coalescing)))
     _emit(report, args.format, render_text, out)
     return _instructions_exit(failed)
+
+
+# ---------------------------------------------------------------- coalescing
+
+
+def _run_coalescing(args: argparse.Namespace, out: TextIO) -> int:
+    from verifier.analysis import ModuleMaps
+    from verifier.coalescing.analysis import module_coalescing
+    from verifier.coalescing.devices import device
+    from verifier.hlo import parse_module_file
+    from verifier.report.coalescing import module_json, render_text
+
+    module = parse_module_file(args.file)
+    answers = module_coalescing(ModuleMaps(module), args.instruction, device(args.device))
+    report = module_json(module.name, answers, single=args.instruction is not None)
+    _emit(report, args.format, render_text, out)
+    return EXIT_OK
 
 
 # ---------------------------------------------------------------- corpus
@@ -957,7 +981,26 @@ def build_parser() -> argparse.ArgumentParser:
     utilization.add_argument(
         "--instruction", metavar="NAME", help="one instruction of the entry (default: all)"
     )
+    utilization.add_argument(
+        "--coalescing",
+        nargs="?",
+        const="rtx-a6000",
+        choices=("rtx-a6000", "a100", "h100"),
+        help='add each fusion operand\'s exact sectors per warp request (JSON: "coalescing")',
+    )
     utilization.set_defaults(run=_run_utilization)
+
+    coalescing = command(
+        "coalescing", "exact 32-byte sectors per warp request of a fusion, beside XLA's verdicts"
+    )
+    coalescing.add_argument("file", metavar="FILE.hlo", help="an HLO module in text form")
+    coalescing.add_argument(
+        "--instruction", metavar="NAME", help="one fusion of the entry (default: every fusion)"
+    )
+    coalescing.add_argument(
+        "--device", choices=("rtx-a6000", "a100", "h100"), default="rtx-a6000", help="the GPU"
+    )
+    coalescing.set_defaults(run=_run_coalescing)
 
     check = commands.add_parser(
         "check",
