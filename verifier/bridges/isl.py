@@ -562,7 +562,8 @@ class IslComparison:
 
     `differs` is three-valued: `False` (equal), `True` (a witness follows),
     `None` (the operation budget ran out).  `vacuous` is set when both maps
-    are empty.  The witness is a point minimising first the sum of ``|d_i|``,
+    are empty.  The witness is any point, or (asked for the minimal one) the
+    point a bounded search finds minimising first the sum of ``|d_i|``,
     then the sum of ``|symbol|``, then lexicographically; its coordinates are
     named ``d0 …`` and symbols ``s0 … rt0 …`` (of the map in `only_in`, in
     relation mode), results ``r0 …`` (relation mode only).
@@ -600,7 +601,17 @@ def relations_equal(
         return None
 
 
-def _pointwise_refutation(pair: _PairTranslation) -> IslComparison | None:
+def _witness(
+    points: Any, *, minimal: bool, primary: range, secondary: range, nonnegative: bool
+) -> list[int]:
+    """A point of `points`: the smallest a bounded search finds when
+    `minimal`, else isl's sample."""
+    if not minimal:
+        return any_point(points)
+    return minimal_point(points, primary=primary, secondary=secondary, nonnegative=nonnegative)
+
+
+def _pointwise_refutation(pair: _PairTranslation, minimal: bool) -> IslComparison | None:
     """A cheap refutation for comparable maps (the same variables) whose
     graphs differ: a point where one map's value is not the other's, kept
     when the other map relates that ``dims -> result`` for *no* symbols — a
@@ -621,7 +632,7 @@ def _pointwise_refutation(pair: _PairTranslation) -> IslComparison | None:
             point = (
                 None
                 if candidates.is_empty()
-                else minimal_point(candidates, **groups, nonnegative=nonnegative)
+                else _witness(candidates, minimal=minimal, **groups, nonnegative=nonnegative)
             )
         if point is None:
             continue
@@ -650,9 +661,10 @@ def _point_set(space: Any, values: Sequence[int]) -> Any:
 
 
 def compare_relations(
-    a: IndexingMap, b: IndexingMap, *, max_operations: int = ISL_OPERATIONS
+    a: IndexingMap, b: IndexingMap, *, max_operations: int = ISL_OPERATIONS, minimal: bool = True
 ) -> IslComparison:
-    """Compare ``{ [d] -> [e] : exists symbols }`` of `a` and `b`.
+    """Compare ``{ [d] -> [e] : exists symbols }`` of `a` and `b`; a witness
+    is the smallest a bounded search finds (`minimal`), or any.
 
     ``(d0)[s0] -> (d0 + s0)`` and ``(d0)[s0] -> (d0 + 1 - s0)`` over
     ``d0 in [0, 3], s0 in [0, 1]`` are equal (the same pairs, different
@@ -668,7 +680,7 @@ def compare_relations(
             pair = _PairTranslation(a, b)
             if pair.graphs_equal():
                 return IslComparison(differs=False, vacuous=pair.domain_is_empty(0))
-            refuted = _pointwise_refutation(pair) if pair.comparable else None
+            refuted = _pointwise_refutation(pair, minimal) if pair.comparable else None
             if refuted is not None:
                 return refuted
             graphs = pair.graphs
@@ -686,8 +698,9 @@ def compare_relations(
                 + [f"r{i}" for i in range(shown.num_results)]
                 + [v.name for v in shown.symbols]
             )
-            coordinates = minimal_point(
+            coordinates = _witness(
                 witnesses.wrap().flatten(),
+                minimal=minimal,
                 primary=range(shown.num_dims),
                 secondary=range(shown.num_dims + shown.num_results, len(names)),
                 nonnegative=_nonnegative(shown),
@@ -726,10 +739,11 @@ def _one_sided_difference(
 
 
 def compare_pointwise(
-    a: IndexingMap, b: IndexingMap, *, max_operations: int = ISL_OPERATIONS
+    a: IndexingMap, b: IndexingMap, *, max_operations: int = ISL_OPERATIONS, minimal: bool = True
 ) -> IslComparison:
     """Compare `a` and `b` as functions of all their variables: equal iff the
     domains are equal and the results agree at every point of the domain.
+    A witness is the smallest a bounded search finds (`minimal`), or any.
 
     The maps must declare the same variables unless one of them is empty.
     """
@@ -754,8 +768,9 @@ def compare_pointwise(
                 shown = a
                 difference = pair.only_in(0).union(pair.only_in(1))
             names = variable_names(shown)
-            coordinates = minimal_point(
+            coordinates = _witness(
                 difference,
+                minimal=minimal,
                 primary=range(shown.num_dims),
                 secondary=range(shown.num_dims, len(names)),
                 nonnegative=_nonnegative(a, b),
@@ -807,20 +822,26 @@ def minimal_point(
     ``P = Σ t_i`` and ``S = Σ t_j``; at the minimum every ``t_i = |x_i|``.
     A coordinate that is never negative stands for its own ``t_i``: isl is
     asked which may be, unless the caller knows none is (`nonnegative`:
-    `points` lies in domains whose variables start at 0 or above).
+    `points` lies in domains whose variables start at 0 or above).  A
+    minimisation isl fails at (a fault of isl's, on the points read two
+    ways) keeps the sample, as one out of budget does.
     """
     width: int = points.dim(_DIM)
-    sample = points.sample_point()
-    coordinates = [_int(sample.get_coordinate_val(_DIM, i)) for i in range(width)]
+    coordinates = any_point(points)
     context = _question.context
     question_budget = context.get_max_operations()
     context.set_max_operations(ISL_MINIMISE_OPERATIONS)
     context.reset_operations()
     try:
-        coordinates = _lexmin_of_sizes(points, width, primary, secondary, nonnegative)
-    except isl.Error as error:
-        if _QUOTA_MESSAGE not in str(error):
-            raise
+        # isl's lexmin fails on some sets with divisions ("affine expression
+        # involves some of the domain dimensions": strided windows over a
+        # padded input); the same points coalesced first are read another way.
+        for candidate in (points, points.coalesce()):
+            try:
+                return _lexmin_of_sizes(candidate, width, primary, secondary, nonnegative)
+            except isl.Error as error:
+                if _QUOTA_MESSAGE in str(error):
+                    break
     except TypeError:
         if not _quota_reached():
             raise
@@ -828,6 +849,13 @@ def minimal_point(
         context.set_max_operations(question_budget)
         context.reset_operations()
     return coordinates
+
+
+def any_point(points: Any) -> list[int]:
+    """Some point of the non-empty set `points`: isl's sample point, a few
+    times cheaper than `minimal_point`."""
+    sample = points.sample_point()
+    return [_int(sample.get_coordinate_val(_DIM, i)) for i in range(points.dim(_DIM))]
 
 
 def _lexmin_of_sizes(
