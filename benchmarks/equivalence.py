@@ -164,7 +164,7 @@ def _run(command: Command, environment: dict[str, str]) -> tuple[float, float, s
         command.argv, capture_output=True, text=True, check=False, cwd=command.cwd, env=environment
     )
     wall, cpu = time.perf_counter() - wall, children_cpu() - cpu
-    if completed.returncode not in (0, 1, 3):
+    if completed.returncode not in (0, 1, 2, 3):  # 2: a line answered with an error
         raise SystemExit(f"{command.name} failed ({completed.returncode}): {completed.stderr}")
     return cpu, wall, completed.stdout
 
@@ -240,12 +240,17 @@ def _measure(
             )
     runs = _in_turns(commands, options.repeat, environment)
     count = len(pair_set.pairs)
-    verdicts = Counter(json.loads(line).get("verdict", "error") for line in runs[0][2].splitlines())
     script_equal, script_undecided = (int(n) for n in runs[1][2].split())
     print(
-        f"\n{pair_set.name}: {count} pairs in {path}; verifier: {dict(verdicts)}; "
+        f"\n{pair_set.name}: {count} pairs in {path}; "
         f"the islpy script: {script_equal} equal, {script_undecided} undecided"
     )
+    for command, (_, _, out) in zip(commands, runs, strict=True):
+        if command.argv[0] == verifier[0] and command.argv[1] == "-m":
+            verdicts = Counter(
+                json.loads(line).get("verdict", "error") for line in out.splitlines()
+            )
+            print(f"  {command.name}: {dict(verdicts)}")
     print(f"  {'path':52} {'CPU s':>7} {'wall s':>7} {'pairs/CPU-s':>11} {'/ script':>8}")
     script_cpu = runs[1][0]
     rows = [(c.name, cpu, wall) for c, (cpu, wall, _) in zip(commands, runs, strict=True)]
