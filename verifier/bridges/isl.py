@@ -303,7 +303,9 @@ def domain_set(indexing_map: IndexingMap, converter: IslExprConverter) -> Any:
         function = converter.convert(expr)
         lower_bound = converter.map_const(interval.lower)
         upper_bound = converter.map_const(interval.upper)
-        if isinstance(function, isl.Aff):
+        if isinstance(function, isl.Aff) and interval.lower == interval.upper:
+            part = function.eq_basic_set(lower_bound)  # ``mod 2 in [0, 0]``: one set, not two
+        elif isinstance(function, isl.Aff):
             part = function.ge_basic_set(lower_bound).intersect(function.le_basic_set(upper_bound))
         else:
             part = function.ge_set(_as_piecewise(lower_bound)).intersect(
