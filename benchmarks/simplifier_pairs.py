@@ -10,9 +10,10 @@ is asked under.
   the symbol reversed, ``linear + (w - 1) - s0`` (equal as relations); the
   different ones reverse it by ``w`` instead.
 
-About 70 % are equal.  ``generate(3, 0, pointwise=False)`` gives three
-relation pairs, e.g. ``((d0, d1)[s0] -> (d0 * 8 + d1 + s0, d0), …)`` beside
-``(d0, d1)[s0] -> (d0 * 8 + d1 + 2 - s0, d0)``.
+About 70 % are equal.  ``generate(3, 0, pointwise=False)[0]`` is
+``(d0, d1, d2)[s0] -> (d0 * 16 + d1 * 8 + d2 + s0, d0)`` beside
+``(d0, d1, d2)[s0] -> (d0 * 16 + d1 * 8 + d2 + 7 - s0, d0)``, both with
+``s0 in [0, 7]``: equal as relations.
 """
 
 from __future__ import annotations
