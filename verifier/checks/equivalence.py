@@ -39,7 +39,8 @@ never a silent pick.
 A counterexample is any point of isl's (its sample: the default of
 ``verifier equiv``), or with `minimal` the smallest a bounded search finds
 (``Σ|d_i|``, then the symbols): isl's comparisons of the 2,000 XLA-style
-pairs of ``benchmarks/equivalence.py`` take a third more CPU time with it.  Both domains empty is ``vacuous``, never ``equal``.
+pairs of ``benchmarks/equivalence.py`` take a third more CPU time with it.
+Both domains empty is ``vacuous``, never ``equal``.
 
 >>> from verifier.expr import parse_map
 >>> a = parse_map("(d0, d1) -> (d0 + d1 floordiv 16, d1 mod 16), "
