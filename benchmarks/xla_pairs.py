@@ -2,11 +2,11 @@
 --batch` and the simplification check are asked about real fusions.
 
 Every pair is a map as XLA's indexing analysis composes it (reshape chains,
-transposes, slices, pads, reductions and windows with range symbols, 4+
-symbols, ``mod`` and ``floordiv`` of sums) and either an equal map (the
-verifier's simplified form, or the same relation written another way) or a
-different one (one constant, bound or modulus off).  Each pair is written
-twice: XLA text (tab-separated, what ``equiv --batch`` reads) and isl text
+transposes, slices, pads, reductions and windows with range symbols, strided
+windows over padded, dilated inputs, 4+ symbols, ``mod`` and ``floordiv`` of
+sums) and either an equal map (the verifier's simplified form, or the same
+relation written another way) or a different one (one constant, bound or
+modulus off).  Each pair is written twice: XLA text (tab-separated, what ``equiv --batch`` reads) and isl text
 (what an islpy script reads).
 
 ``python benchmarks/xla_pairs.py --pairs 3000 --seed 0 OUT.tsv`` writes
@@ -132,6 +132,34 @@ def _window(rng: random.Random) -> str:
     return f"{_header(spatial + 1, spatial + 2)} -> ({', '.join(results)}), {_domain(dims, symbols, constraints)}"
 
 
+def _dilated_window(rng: random.Random) -> Pair:
+    """A strided window over a padded, base-dilated input (a pooling
+    gradient): per spatial dim the position ``d * stride + s - pad`` in the
+    dilated input, kept where it lands on an input element (``mod`` and an
+    in-bounds constraint) and divided by the dilation, then a feature dim
+    read through a reshape of two symbols — 4 symbols; and the same
+    relation written with a symbol per input position (``position - k * s
+    in [0, 0]``), 6 symbols, as a simplifier that names the quotient
+    writes it."""
+    sizes = [rng.choice((8, 16, 32, 33)) for _ in range(2)]
+    windows = [rng.choice((2, 3)) for _ in range(2)]
+    stride, dilation, pad = rng.choice((1, 2)), rng.choice((2, 3)), rng.choice((1, 2))
+    inputs = [(n * stride + dilation - 1) // dilation for n in sizes]
+    blocks, block = rng.choice((2, 4)), rng.choice((2, 4))
+    scaled = [f"d{i} * {stride}" if stride > 1 else f"d{i}" for i in range(2)]
+    positions = [f"{d} + s{i} - {pad}" for i, d in enumerate(scaled)]
+    feature = f"s2 * {block} + s3"
+    bounds = [f"{p} in [0, {(n - 1) * dilation}]" for p, n in zip(positions, inputs, strict=True)]
+    divided = [f"({p}) floordiv {dilation}" for p in positions]
+    dims, symbols = [*sizes, blocks * block], [*windows, blocks, block]
+    a = f"{_header(3, 4)} -> ({', '.join(divided)}, {feature}), " + _domain(
+        dims, symbols, [*bounds, *(f"({p}) mod {dilation} in [0, 0]" for p in positions)]
+    )
+    quotients = [f"{p} - s{4 + i} * {dilation} in [0, 0]" for i, p in enumerate(positions)]
+    b = f"{_header(3, 6)} -> (s4, s5, {feature}), " + _domain(dims, [*symbols, *inputs], quotients)
+    return a, b
+
+
 _KINDS: tuple[Callable[[random.Random], str], ...] = (
     _reshape_chain,
     _transpose_reshape,
@@ -165,8 +193,13 @@ def generate(count: int, seed: int) -> list[Pair]:
     rng = random.Random(seed)
     pairs: list[Pair] = []
     while len(pairs) < count:
-        a = rng.choice(_KINDS)(rng)
-        b = _broken(rng, _rewritten(a)) if rng.random() < 0.3 else _rewritten(a)
+        kind = rng.randrange(len(_KINDS) + 1)
+        if kind == len(_KINDS):
+            a, rewritten = _dilated_window(rng)
+        else:
+            a = _KINDS[kind](rng)
+            rewritten = _rewritten(a)
+        b = _broken(rng, rewritten) if rng.random() < 0.3 else rewritten
         try:
             parse_map(b)
         except VerifierError:  # the changed number made the map invalid: draw again

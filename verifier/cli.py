@@ -54,7 +54,7 @@ _VERDICT_EXIT = {
 
 def _worst(codes: Sequence[int]) -> int:
     """The exit code of several answers: bad input, then refuted, unknown, vacuous."""
-    for code in (EXIT_BAD_INPUT, EXIT_REFUTED, EXIT_UNKNOWN, EXIT_VACUOUS):
+    for code in (EXIT_INTERNAL_ERROR, EXIT_BAD_INPUT, EXIT_REFUTED, EXIT_UNKNOWN, EXIT_VACUOUS):
         if code in codes:
             return code
     return EXIT_OK
@@ -97,12 +97,18 @@ def _budget(args: argparse.Namespace, base: Budget | None = None) -> Budget:
     return dataclasses.replace(budget, cross_check=CrossCheck(args.cross_check))
 
 
-def _equiv_answer(text_a: str, text_b: str, pointwise: bool, budget: Budget) -> dict[str, Any]:
+def _equiv_answer(
+    text_a: str, text_b: str, pointwise: bool, budget: Budget, minimal: bool
+) -> dict[str, Any]:
     from verifier.checks.equivalence import check_equivalence
     from verifier.expr import parse_map
 
     result = check_equivalence(
-        parse_map(text_a, "MAP_A"), parse_map(text_b, "MAP_B"), pointwise=pointwise, budget=budget
+        parse_map(text_a, "MAP_A"),
+        parse_map(text_b, "MAP_B"),
+        pointwise=pointwise,
+        budget=budget,
+        minimal=minimal,
     )
     answer: dict[str, Any] = result.to_json()
     return answer
@@ -180,6 +186,7 @@ def _run_equiv(args: argparse.Namespace, out: TextIO) -> int:
                 pointwise=args.pointwise,
                 workers=args.jobs,
                 budget=budget,
+                minimal=args.minimal,
                 render=_equiv_line,
             )
         )
@@ -194,7 +201,10 @@ def _run_equiv(args: argparse.Namespace, out: TextIO) -> int:
             )
             place = _batch_place(args.batch, number)
             code, line = (
-                (EXIT_BAD_INPUT, json.dumps({"error": f"{place}: {checked.error}"}))
+                (
+                    EXIT_INTERNAL_ERROR if checked.internal else EXIT_BAD_INPUT,
+                    json.dumps({"error": f"{place}: {checked.error}"}),
+                )
                 if isinstance(checked, BatchFailure)
                 else checked
             )
@@ -208,6 +218,7 @@ def _run_equiv(args: argparse.Namespace, out: TextIO) -> int:
         _read_map_argument(args.map_b),
         args.pointwise,
         budget,
+        args.minimal,
     )
     _emit(answer, args.format, _equiv_text, out)
     return _VERDICT_EXIT[answer["verdict"]]
@@ -960,6 +971,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="check a --batch in N worker processes (default: every core); "
         "the output is the same as with --jobs 1",
+    )
+    equiv.add_argument(
+        "--minimal",
+        action="store_true",
+        help="a counterexample as small as a bounded search finds (sum of |dims|, then of "
+        "|symbols|), not the first isl samples",
     )
     _cross_check_option(equiv)
     equiv.set_defaults(run=_run_equiv)

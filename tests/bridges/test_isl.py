@@ -31,6 +31,23 @@ def test_graph_points_are_every_domain_point_with_its_results(m):
     assert set(isl_bridge.isl_points(graph)) == expected
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        # A variable beside a term over it: its coefficient is added to the
+        # term's, not set over it (the sum's variables go in as coefficients).
+        "(d0)[s0] -> (s0 + s0 mod 2 + d0 * 3 - 1), domain: d0 in [0, 2], s0 in [0, 3]",
+        "(d0, d1) -> (d1 * 2 + d0 floordiv 2 - d0), domain: d0 in [0, 5], d1 in [0, 1], "
+        "d0 + d0 mod 3 in [0, 5]",
+    ],
+)
+def test_graphs_of_sums_mixing_variables_and_terms_over_them(text):
+    m = parse_map(text)
+    graph = isl_bridge.to_isl_map(m, existential_symbols=False)
+    expected = {tuple(p[v] for v in m.all_variables) + m.evaluate(p) for p in m.domain_points()}
+    assert set(isl_bridge.isl_points(graph)) == expected
+
+
 @given(indexing_maps(allow_empty=True))
 def test_domain_points_are_the_brute_force_domain(m):
     expected = {tuple(p[v] for v in m.all_variables) for p in m.domain_points()}

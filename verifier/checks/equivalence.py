@@ -36,9 +36,11 @@ operations); its
 own.  A disagreement is a `SolverError` (a bug in a bridge or a solver),
 never a silent pick.
 
-A counterexample is a point of isl's, made small by a bounded search
-(``Σ|d_i|``, then the symbols).  Both domains empty is ``vacuous``, never
-``equal``.
+A counterexample is any point of isl's (its sample: the default of
+``verifier equiv``), or with `minimal` the smallest a bounded search finds
+(``Σ|d_i|``, then the symbols): isl's comparisons of the 2,000 XLA-style
+pairs of ``benchmarks/equivalence.py`` take a third more CPU time with it.
+Both domains empty is ``vacuous``, never ``equal``.
 
 >>> from verifier.expr import parse_map
 >>> a = parse_map("(d0, d1) -> (d0 + d1 floordiv 16, d1 mod 16), "
@@ -89,9 +91,10 @@ from verifier.expr import (
 # isl ran out of operations (min and max nest into many pieces).
 _RELATES_ENUMERATION_LIMIT = 1 << 15
 _ENUMERATION_LIMIT = 1 << 12
-# Up to this many points the evaluator beats compiling (15 µs a point
-# against 90 µs to compile; most refutations are of maps without symbols).
-_INTERPRETED_POINTS = 4
+# Up to this many points the evaluator beats compiling: a window's symbol
+# of 8 or 16 values is looked through in 0.22 ms evaluated, 0.42 ms
+# compiled (about 14 µs a point against 0.33 ms to compile).
+_INTERPRETED_POINTS = 16
 
 
 @dataclass(frozen=True)
@@ -166,8 +169,11 @@ def check_equivalence(
     *,
     pointwise: bool = False,
     budget: Budget = EQUIV_BUDGET,
+    minimal: bool = True,
 ) -> EquivalenceResult:
-    """Whether `a` and `b` are equal (as relations, or `pointwise`).
+    """Whether `a` and `b` are equal (as relations, or `pointwise`); a
+    counterexample is the smallest a bounded search finds (`minimal`), or
+    any.
 
     Maps of different shapes (numbers of dims or results) are ``different``,
     with an element one map reads and the other cannot (it has another
@@ -184,7 +190,7 @@ def check_equivalence(
         decided = _one_map(a, budget)
     else:
         compare_isl = isl_bridge.compare_pointwise if pointwise else isl_bridge.compare_relations
-        decided = compare_isl(a, b, max_operations=budget.isl_operations)
+        decided = compare_isl(a, b, max_operations=budget.isl_operations, minimal=minimal)
     decider: tuple[str, ...] = ()
     if decided.differs is None:
         if a.domain_size_bound() + b.domain_size_bound() > _ENUMERATION_LIMIT:
@@ -550,9 +556,12 @@ def _linked_groups(
 
 @dataclass(frozen=True)
 class BatchFailure:
-    """A pair of a batch that could not be checked (bad text, bad usage)."""
+    """A pair of a batch that could not be checked: bad text, bad usage, or
+    (`internal`) a solver that failed or contradicted another — a bug,
+    never the input's fault."""
 
     error: str
+    internal: bool = False
 
     def to_json(self) -> dict[str, object]:
         return {"error": self.error}
@@ -572,11 +581,13 @@ _parse_once = functools.lru_cache(maxsize=1 << 12)(MapReader().read)
 # repeated pair gets the answer it got.
 @functools.lru_cache(maxsize=1 << 12)
 def _check_pair(
-    pair: tuple[MapInput, MapInput], *, pointwise: bool, budget: Budget
+    pair: tuple[MapInput, MapInput], *, pointwise: bool, budget: Budget, minimal: bool
 ) -> EquivalenceResult | BatchFailure:
     try:
         a, b = (_parse_once(m) if isinstance(m, str) else m for m in pair)
-        return check_equivalence(a, b, pointwise=pointwise, budget=budget)
+        return check_equivalence(a, b, pointwise=pointwise, budget=budget, minimal=minimal)
+    except SolverError as error:
+        return BatchFailure(str(error), internal=True)
     except VerifierError as error:
         return BatchFailure(str(error))
 
@@ -589,11 +600,12 @@ def _check_pairs(
     *,
     pointwise: bool,
     budget: Budget,
+    minimal: bool,
     render: Callable[[EquivalenceResult], R],
 ) -> list[R | BatchFailure]:
     answers: list[R | BatchFailure] = []
     for pair in pairs:
-        result = _check_pair(pair, pointwise=pointwise, budget=budget)
+        result = _check_pair(pair, pointwise=pointwise, budget=budget, minimal=minimal)
         answers.append(result if isinstance(result, BatchFailure) else render(result))
     return answers
 
@@ -616,6 +628,7 @@ def check_equivalence_batch(
     pointwise: bool = False,
     workers: int | None = None,
     budget: Budget = EQUIV_BUDGET,
+    minimal: bool = True,
 ) -> list[EquivalenceResult | BatchFailure]: ...
 
 
@@ -626,6 +639,7 @@ def check_equivalence_batch(
     pointwise: bool = False,
     workers: int | None = None,
     budget: Budget = EQUIV_BUDGET,
+    minimal: bool = True,
     render: Callable[[EquivalenceResult], R],
 ) -> list[R | BatchFailure]: ...
 
@@ -636,6 +650,7 @@ def check_equivalence_batch(
     pointwise: bool = False,
     workers: int | None = None,
     budget: Budget = EQUIV_BUDGET,
+    minimal: bool = True,
     render: Callable[[EquivalenceResult], Any] = _as_is,
 ) -> list[Any]:
     """`check_equivalence` on every pair (maps or map text, parsed in the
@@ -648,7 +663,9 @@ def check_equivalence_batch(
     the rendering runs on every core.
     """
     tasks = list(pairs)
-    check = functools.partial(_check_pairs, pointwise=pointwise, budget=budget, render=render)
+    check = functools.partial(
+        _check_pairs, pointwise=pointwise, budget=budget, minimal=minimal, render=render
+    )
     workers = min(workers or os.cpu_count() or 1, len(tasks) // _PAIRS_PER_WORKER)
     if workers <= 1:
         return check(tasks)

@@ -51,6 +51,7 @@ from verifier.expr.nodes import (
     mul,
     range_var,
     rt_var,
+    split_term,
     var,
 )
 from verifier.expr.parser import (
@@ -138,6 +139,7 @@ __all__ = [
     "print_syntax",
     "range_var",
     "rt_var",
+    "split_term",
     "substitute",
     "subterms",
     "var",

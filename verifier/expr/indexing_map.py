@@ -211,9 +211,7 @@ class IndexingMap:
     @property
     def symbols(self) -> tuple[Var, ...]:
         """Range variables then runtime variables, as expression variables."""
-        return tuple(range_var(i) for i in range(len(self.range_vars))) + tuple(
-            rt_var(i) for i in range(len(self.rt_vars))
-        )
+        return self.all_variables[len(self.dims) :]
 
     @functools.cached_property
     def all_variables(self) -> tuple[Var, ...]:
