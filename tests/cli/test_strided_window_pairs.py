@@ -101,7 +101,9 @@ def test_a_solver_failure_in_a_batch_is_an_internal_error_never_bad_input(
     batch.write_text("\t".join(pair) + "\n")
     out = io.StringIO()
     assert main(["equiv", "--batch", str(batch), "--jobs", "1"], out) == EXIT_INTERNAL_ERROR
-    assert json.loads(out.getvalue()) == {"error": "line 1: isl failed: a fault of the solver's"}
+    assert json.loads(out.getvalue()) == {
+        "error": f"{batch}:1: isl failed: a fault of the solver's"
+    }
     assert check_equivalence_batch([pair], workers=1) == [
         BatchFailure("isl failed: a fault of the solver's", internal=True)
     ]
