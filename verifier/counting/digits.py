@@ -32,12 +32,16 @@ u + b - c * q``, both affine.  A slice of a reshape, ``(d0 * 3) floordiv
 divisor first (``d0 floordiv 100`` before ``(d0 floordiv 10) mod 10``: the
 digits of a mixed radix), one at a time until none is left.
 
+A division whose operand keeps several variables its divisor does not
+divide (``(d0 + s0) floordiv 2``, a window of stride 1 over an input
+dilated by 2; ``(d0 * 15 + d1) floordiv 10``, a ``[4, 15]`` operand
+reshaped to ``[6, 10]``), or one of negative coefficient, is split once per
+value of its variable of fewest values, which leaves one.
+
 Every variable is existential (the image is what counting asks for), so
 the pieces have no dims: each piece's variables are its range variables.
-A division whose operand keeps two variables that its divisor does not
-divide (``(d0 * 15 + d1) floordiv 10``), a ``ceildiv``, ``min`` or ``max``,
-a negative coefficient or more than `PIECE_LIMIT` pieces is not split:
-None, and the caller counts another way.
+A ``ceildiv``, ``min`` or ``max``, or more than `PIECE_LIMIT` pieces, is
+not split: None, and the caller counts another way.
 """
 
 from __future__ import annotations
@@ -89,7 +93,7 @@ class _Division:
 
     operand: Expr
     divisor: int
-    variable: Var
+    variable: Var | None  # None when c divides every coefficient
     coefficient: int
     quotient: Expr  # R: the terms c divides, divided by c
     constant: int
@@ -112,7 +116,11 @@ def without_divisions(indexing_map: IndexingMap) -> tuple[IndexingMap, ...] | No
         if division is True:
             done.append(piece)
             continue
-        split = _split(piece, division, fresh)
+        split = (
+            _enumerate(piece, division)
+            if isinstance(division, Var)
+            else _split(piece, division, fresh)
+        )
         if split is None:
             return None
         fresh += 2
@@ -122,28 +130,38 @@ def without_divisions(indexing_map: IndexingMap) -> tuple[IndexingMap, ...] | No
     return tuple(_as_map(piece) for piece in done)
 
 
-def _next_division(piece: _Piece) -> _Division | bool | None:
-    """The division to split next (largest divisor first), True when there
-    is none, None when one cannot be split."""
+def _next_division(piece: _Piece) -> _Division | Var | bool | None:
+    """The division to split next (largest divisor first); else the
+    variable to enumerate (of fewest values, in a division that keeps
+    several); True when there is no division, None for a ``ceildiv``,
+    ``min`` or ``max``."""
     found: list[_Division] = []
+    many: list[Expr] = []  # operands with several variables the divisor does not divide
     exprs = (*piece.results, *(e for e, _ in piece.constraints))
     for expr in exprs:
         for term in subterms(expr):
             match term:
                 case FloorDiv(operand, divisor) | Mod(operand, divisor):
+                    if not _is_linear(operand):
+                        continue  # an inner division is split first
                     division = _division(operand, divisor)
                     if division is None:
-                        if _is_linear(operand):
-                            return None
-                        continue  # an inner division is split first
-                    found.append(division)
+                        many.append(operand)
+                    else:
+                        found.append(division)
                 case CeilDiv() | Min() | Max():
                     return None
                 case Const() | Var() | Add() | Mul():
                     pass
-    if not found:
-        return True
-    return max(found, key=lambda d: d.divisor)
+    if found:
+        return max(found, key=lambda d: d.divisor)
+    if many:
+        bounds = dict(piece.bounds)
+        return min(
+            (v for operand in many for v in linear_terms(operand)[0] if isinstance(v, Var)),
+            key=lambda v: bounds[v].size,
+        )
+    return True
 
 
 def _is_linear(expr: Expr) -> bool:
@@ -158,10 +176,10 @@ def _division(operand: Expr, divisor: int) -> _Division | None:
     if not all(isinstance(base, Var) for base in terms):
         return None
     kept = [(v, a) for v, a in terms.items() if a % divisor]
-    if len(kept) != 1 or kept[0][1] < 0:
+    if len(kept) > 1 or (kept and kept[0][1] < 0):
         return None
-    ((variable, coefficient),) = kept
-    assert isinstance(variable, Var)
+    variable, coefficient = kept[0] if kept else (None, 0)
+    assert variable is None or isinstance(variable, Var)
     quotient = add(
         const(0),
         *(v * (a // divisor) for v, a in terms.items() if v != variable),
@@ -173,6 +191,15 @@ def _split(piece: _Piece, division: _Division, fresh: int) -> list[_Piece] | Non
     """`piece` with ``v = p * m + u`` (module doc), one piece per block of
     ``v`` and value of ``(a * u + b) floordiv c``."""
     a, c, b = division.coefficient, division.divisor, division.constant
+    if division.variable is None:
+        table = {division.operand // c: division.quotient + b // c, division.operand % c: const(b % c)}
+        return [
+            _Piece(
+                tuple(_replace(r, table) for r in piece.results),
+                tuple((_replace(e, table), i) for e, i in piece.constraints),
+                piece.bounds,
+            )
+        ]
     p = c // math.gcd(a, c)
     bounds = dict(piece.bounds)
     values = bounds.pop(division.variable)
@@ -204,6 +231,22 @@ def _split(piece: _Piece, division: _Division, fresh: int) -> list[_Piece] | Non
     return pieces
 
 
+def _enumerate(piece: _Piece, variable: Var) -> list[_Piece] | None:
+    """`piece` once per value of `variable` (None past `PIECE_LIMIT`)."""
+    bounds = dict(piece.bounds)
+    values = bounds.pop(variable)
+    if values.size > PIECE_LIMIT:
+        return None
+    return [
+        _Piece(
+            tuple(_replace(r, {}, variable, const(x)) for r in piece.results),
+            tuple((_replace(e, {}, variable, const(x)), i) for e, i in piece.constraints),
+            tuple(bounds.items()),
+        )
+        for x in range(values.lower, values.upper + 1)
+    ]
+
+
 def _blocks(values: Interval, p: int) -> list[tuple[Interval, Interval]]:
     """``(m, u)`` boxes of ``v = p * m + u`` for ``v`` in `values`: the partial
     first block, the full blocks, the partial last block (those not empty).
@@ -228,7 +271,9 @@ def _blocks(values: Interval, p: int) -> list[tuple[Interval, Interval]]:
     return blocks
 
 
-def _replace(expr: Expr, table: dict[Expr, Expr], variable: Var, value: Expr) -> Expr:
+def _replace(
+    expr: Expr, table: dict[Expr, Expr], variable: Var | None = None, value: Expr | None = None
+) -> Expr:
     """`expr` with each term of `table` replaced, then `variable` by `value`."""
     found = table.get(expr)
     if found is not None:
@@ -237,7 +282,7 @@ def _replace(expr: Expr, table: dict[Expr, Expr], variable: Var, value: Expr) ->
         case Const():
             return expr
         case Var():
-            return value if expr == variable else expr
+            return value if expr == variable and value is not None else expr
         case Add(operands):
             return add(*(_replace(o, table, variable, value) for o in operands))
         case Mul(operand, factor):
@@ -247,7 +292,7 @@ def _replace(expr: Expr, table: dict[Expr, Expr], variable: Var, value: Expr) ->
         case Mod(operand, modulus):
             return _replace(operand, table, variable, value) % modulus
         case CeilDiv() | Min() | Max():
-            return substitute(expr, lambda v: value if v == variable else v)
+            return substitute(expr, lambda v: value if v == variable and value is not None else v)
     raise AssertionError(f"not an expression: {expr!r}")
 
 
