@@ -4,6 +4,8 @@ plain Python from the ops' parameters (not from the maps)."""
 
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -14,7 +16,9 @@ from verifier.expr import IndexingMap, parse_map
 _EXAMPLES = settings(max_examples=150, deadline=None)
 
 
-def _check(maps: list[IndexingMap], dims: tuple[int, ...], expected: set[tuple[int, ...]]) -> None:
+def _check(
+    maps: list[IndexingMap], dims: tuple[int, ...], expected: AbstractSet[tuple[int, ...]]
+) -> None:
     count = count_image(maps, dims)
     assert count.method == "closed form", [str(m) for m in maps]
     assert count.value == len(expected), [str(m) for m in maps]

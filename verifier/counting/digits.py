@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Literal
 
 from verifier.expr import (
     Add,
@@ -130,7 +131,7 @@ def without_divisions(indexing_map: IndexingMap) -> tuple[IndexingMap, ...] | No
     return tuple(_as_map(piece) for piece in done)
 
 
-def _next_division(piece: _Piece) -> _Division | Var | bool | None:
+def _next_division(piece: _Piece) -> _Division | Var | Literal[True] | None:
     """The division to split next (largest divisor first); else the
     variable to enumerate (of fewest values, in a division that keeps
     several); True when there is no division, None for a ``ceildiv``,
@@ -192,11 +193,14 @@ def _split(piece: _Piece, division: _Division, fresh: int) -> list[_Piece] | Non
     ``v`` and value of ``(a * u + b) floordiv c``."""
     a, c, b = division.coefficient, division.divisor, division.constant
     if division.variable is None:
-        table = {division.operand // c: division.quotient + b // c, division.operand % c: const(b % c)}
+        constant = {
+            division.operand // c: division.quotient + b // c,
+            division.operand % c: const(b % c),
+        }
         return [
             _Piece(
-                tuple(_replace(r, table) for r in piece.results),
-                tuple((_replace(e, table), i) for e, i in piece.constraints),
+                tuple(_replace(r, constant) for r in piece.results),
+                tuple((_replace(e, constant), i) for e, i in piece.constraints),
                 piece.bounds,
             )
         ]
@@ -258,7 +262,9 @@ def _blocks(values: Interval, p: int) -> list[tuple[Interval, Interval]]:
     """
     first, last = values.lower // p, values.upper // p
     if first == last:
-        return [(Interval(first, first), Interval(values.lower - first * p, values.upper - first * p))]
+        return [
+            (Interval(first, first), Interval(values.lower - first * p, values.upper - first * p))
+        ]
     full_first = first if values.lower % p == 0 else first + 1
     full_last = last if values.upper % p == p - 1 else last - 1
     blocks = []
