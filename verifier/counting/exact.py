@@ -286,18 +286,21 @@ def image_boxes(indexing_map: IndexingMap) -> tuple[StridedBox, ...] | None:
     maps without them (`digits.without_divisions`), whose boxes together
     are the image.
     """
-    if any(isinstance(t, FloorDiv | Mod) for e in _expressions(indexing_map) for t in subterms(e)):
-        pieces = without_divisions(indexing_map)
-        if pieces is None:
+    affine = _affine_boxes(indexing_map)
+    if affine is not None or not any(
+        isinstance(t, FloorDiv | Mod) for e in _expressions(indexing_map) for t in subterms(e)
+    ):
+        return affine
+    pieces = without_divisions(indexing_map)
+    if pieces is None:
+        return None
+    boxes: list[StridedBox] = []
+    for piece in pieces:
+        found = _affine_boxes(piece)
+        if found is None or len(boxes) + len(found) > _PIECE_LIMIT:
             return None
-        boxes: list[StridedBox] = []
-        for piece in pieces:
-            found = _affine_boxes(piece)
-            if found is None or len(boxes) + len(found) > _PIECE_LIMIT:
-                return None
-            boxes += found
-        return tuple(boxes)
-    return _affine_boxes(indexing_map)
+        boxes += found
+    return tuple(boxes)
 
 
 def _expressions(indexing_map: IndexingMap) -> tuple[Expr, ...]:
