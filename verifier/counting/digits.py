@@ -69,6 +69,7 @@ from verifier.expr import (
     range_var,
     substitute,
     subterms,
+    variables_of,
 )
 
 # Most pieces one map is split into.
@@ -280,7 +281,10 @@ def _blocks(values: Interval, p: int) -> list[tuple[Interval, Interval]]:
 def _replace(
     expr: Expr, table: dict[Expr, Expr], variable: Var | None = None, value: Expr | None = None
 ) -> Expr:
-    """`expr` with each term of `table` replaced, then `variable` by `value`."""
+    """`expr` with each term of `table` replaced, then `variable` by `value`
+    (each term of `table` has `variable`, when one is given)."""
+    if variable is not None and variable not in variables_of(expr):
+        return expr
     found = table.get(expr)
     if found is not None:
         return found
