@@ -1,122 +1,180 @@
 """Exact utilization counting against numpy brute force (SPEC §8: ≥ 1,000×
-faster at 10⁷ elements; 10¹² elements in ≤ 50 ms).
+faster at 10⁷ elements for every common shape; 10¹² elements in ≤ 50 ms).
 
-The question at every size: how many elements of a ``[n, 2n]`` operand do
-two overlapping reads touch — a stride-2 slice ``(d0, d1) -> (d0, d1 * 2)``
-and a pooling window ``(d0, d1)[s0] -> (d0, d1 * 3 + s0)`` with s0 ∈ [0, 1]
-(reading two of every three columns)?  Our answer is the closed form
-(strided boxes, inclusion–exclusion).  numpy materialises every index read,
-a block of rows at a time (rows of different blocks never meet), and counts
-them two ways: ``np.unique`` (the brute force SPEC §8 names) and, faster,
-marking a boolean array of the operand's size.  All must agree; the script
-prints the times and ratios, then our time (and isl's ``count_val``, for
-reference) at 10¹² elements.
+Every kind reads a ``[n, 2n]`` operand (about ``2 n²`` elements) through the
+output→input maps XLA's ops give it (`verifier maps` prints the same ones):
 
-    python benchmarks/utilization.py [--max-elements 1e8]   # a few minutes (np.unique)
+* **strided box** — a slice with strides, ``(d0 * 2, d1 * 3 + 1)``;
+* **union** — a stride-2 slice beside a pooling window reading two of every
+  three columns, ``(d0, d1 * 2)`` ∪ ``(d0, d1 * 3 + s0)``;
+* **pad** — a pad cutting the first row and putting one element between
+  columns, ``(d0 + 1, d1 floordiv 2)`` where ``d1 mod 2 = 0``;
+* **reshape of slice** — a stride-2 slice flattened,
+  ``((d0 floordiv H) * 2 + 1, (d0 mod H) * 2)``;
+* **slice of reshape** — the operand flattened, every third element,
+  ``((d0 * 3) floordiv 2n, (d0 * 3) mod 2n)``;
+* **strided window** — a reduce-window of stride 3 and window dilation 2,
+  ``(d0 * 2 + s0, d1 * 3 + s1 * 2)``;
+* **dilated window** — a window over the input dilated by 2 and padded
+  (a transposed convolution's read), ``(d0, (d1 * 2 + s1 - 2) floordiv 2)``
+  where ``(d1 * 2 + s1 - 2) mod 2 = 0``.
+
+Our answer is `verifier.counting.exact.count_image` on the maps (its caches
+cleared before every call, so each call does the whole work).  numpy
+evaluates the same maps on every point of their domains, a block of rows at
+a time, and marks a boolean array of the operand's size (the best numpy
+brute force SPEC §8 names); both must agree.  CPU seconds (the machine is
+shared), least of several runs, then our time and method at 10¹⁰ and 10¹²
+elements, where numpy cannot go.
+
+    python benchmarks/utilization.py [--max-elements 1e7]   # about a minute
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import time
-from collections.abc import Iterator
+from collections.abc import Callable
 
 import numpy as np
 
-from verifier.bridges.isl import count_image as isl_count_image
-from verifier.counting.exact import count_image
-from verifier.expr.indexing_map import IndexingMap
-from verifier.expr.parser import parse_map
+from verifier.counting.exact import Count, count_image, image_boxes
+from verifier.errors import VerifierError
+from verifier.expr import IndexingMap, parse_map
+from verifier.expr.evaluate import evaluate
 
 
-def _maps(n: int) -> tuple[list[IndexingMap], tuple[int, int]]:
-    """The two reads of a ``[n, 2n]`` operand (about ``2 n²`` elements)."""
-    width = 2 * n
-    slice_ = parse_map(f"(d0, d1) -> (d0, d1 * 2), domain: d0 in [0, {n - 1}], d1 in [0, {n - 1}]")
-    windows = (width - 2) // 3 + 1
-    pooled = parse_map(
-        f"(d0, d1)[s0] -> (d0, d1 * 3 + s0), domain: d0 in [0, {n - 1}], "
-        f"d1 in [0, {windows - 1}], s0 in [0, 1]"
-    )
-    return [slice_, pooled], (n, width)
+def _kinds(n: int) -> dict[str, list[str]]:
+    """Each kind's maps (text) reading a ``[n, 2n]`` operand."""
+    w = 2 * n
+    half = n // 2
+    return {
+        "strided box": [
+            f"(d0, d1) -> (d0 * 2, d1 * 3 + 1), domain: d0 in [0, {half - 1}], "
+            f"d1 in [0, {(w - 2) // 3}]"
+        ],
+        "union": [
+            f"(d0, d1) -> (d0, d1 * 2), domain: d0 in [0, {n - 1}], d1 in [0, {n - 1}]",
+            f"(d0, d1)[s0] -> (d0, d1 * 3 + s0), domain: d0 in [0, {n - 1}], "
+            f"d1 in [0, {(w - 2) // 3}], s0 in [0, 1]",
+        ],
+        "pad": [
+            f"(d0, d1) -> (d0 + 1, d1 floordiv 2), domain: d0 in [0, {n - 2}], "
+            f"d1 in [0, {2 * w - 2}], d1 mod 2 in [0, 0]"
+        ],
+        "reshape of slice": [
+            f"(d0) -> ((d0 floordiv {n}) * 2 + 1, (d0 mod {n}) * 2), "
+            f"domain: d0 in [0, {half * n - 1}]"
+        ],
+        "slice of reshape": [
+            f"(d0) -> ((d0 * 3) floordiv {w}, (d0 * 3) mod {w}), "
+            f"domain: d0 in [0, {(n * w - 1) // 3}]"
+        ],
+        "strided window": [
+            f"(d0, d1)[s0, s1] -> (d0 * 2 + s0, d1 * 3 + s1 * 2), domain: "
+            f"d0 in [0, {half - 1}], d1 in [0, {(w - 5) // 3}], s0 in [0, 1], s1 in [0, 2]"
+        ],
+        "dilated window": [
+            f"(d0, d1)[s0] -> (d0, (d1 * 2 + s0 - 2) floordiv 2), domain: "
+            f"d0 in [0, {n - 1}], d1 in [0, {w}], s0 in [0, 2], "
+            f"d1 * 2 + s0 - 2 in [0, {2 * w - 2}], (d1 * 2 + s0 - 2) mod 2 in [0, 0]"
+        ],
+    }
 
 
-def _index_blocks(n: int) -> Iterator[np.ndarray]:
-    """The linear indices both maps read, one block of rows at a time."""
-    width = 2 * n
-    block = max(1, 4_000_000 // width)
-    columns_slice = np.arange(n) * 2
-    windows = (width - 2) // 3 + 1
-    columns_pool = (np.arange(windows)[:, None] * 3 + np.arange(2)[None, :]).ravel()
-    columns = np.concatenate([columns_slice, columns_pool])
-    for start in range(0, n, block):
-        rows = np.arange(start, min(n, start + block))[:, None] * width
-        yield (rows + columns[None, :]).ravel()
-
-
-def _numpy_unique(n: int) -> int:
-    return sum(int(np.unique(indices).size) for indices in _index_blocks(n))
-
-
-def _numpy_marks(n: int) -> int:
-    marked = np.zeros(n * 2 * n, dtype=bool)
-    for indices in _index_blocks(n):
-        marked[indices] = True
+def _numpy_marks(maps: list[IndexingMap], dims: tuple[int, int]) -> int:
+    """Every point of every map's domain evaluated (numpy, open grids,
+    blocks of the first variable), its element marked."""
+    marked = np.zeros(dims[0] * dims[1], dtype=bool)
+    for indexing_map in maps:
+        variables = [*indexing_map.dims, *indexing_map.range_vars]
+        names = indexing_map.all_variables
+        per_point = max(1, int(np.prod([v.bounds.size for v in variables[1:]])))
+        block = max(1, 4_000_000 // per_point)
+        first = variables[0].bounds
+        for start in range(first.lower, first.upper + 1, block):
+            stop = min(first.upper + 1, start + block)
+            grids = np.ix_(
+                np.arange(start, stop),
+                *(np.arange(v.bounds.lower, v.bounds.upper + 1) for v in variables[1:]),
+            )
+            values = dict(zip(names, grids, strict=True))
+            keep = np.ones(np.broadcast_shapes(*(g.shape for g in grids)), dtype=bool)
+            for expr, interval in indexing_map.constraints:
+                value = evaluate(expr, values)  # type: ignore[arg-type]
+                keep &= (value >= interval.lower) & (value <= interval.upper)
+            rows, columns = (
+                np.broadcast_to(evaluate(r, values), keep.shape)  # type: ignore[arg-type]
+                for r in indexing_map.results
+            )
+            keep &= (rows >= 0) & (rows < dims[0]) & (columns >= 0) & (columns < dims[1])
+            marked[(rows * dims[1] + columns)[keep]] = True
     return int(np.count_nonzero(marked))
 
 
-def _best_time(function: object, repeat: int) -> float:
+def _ours(maps: list[IndexingMap], dims: tuple[int, int]) -> Count:
+    image_boxes.cache_clear()
+    return count_image(maps, dims)
+
+
+def _cpu_seconds(function: Callable[[], object], repeat: int) -> float:
     best = float("inf")
     for _ in range(repeat):
-        start = time.perf_counter()
-        function()  # type: ignore[operator]
-        best = min(best, time.perf_counter() - start)
+        start = time.process_time()
+        function()
+        best = min(best, time.process_time() - start)
     return best
+
+
+def _per_call(function: Callable[[], object], calls: int = 200) -> float:
+    """CPU seconds of one call, from `calls` in a row (least of 3)."""
+    return _cpu_seconds(lambda: [function() for _ in range(calls)], 3) / calls
+
+
+def _setup(kind: str, elements: float) -> tuple[list[IndexingMap], tuple[int, int]]:
+    n = int((elements / 2) ** 0.5)
+    return [parse_map(text) for text in _kinds(n)[kind]], (n, 2 * n)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--max-elements", type=float, default=1e8)
+    parser.add_argument("--max-elements", type=float, default=1e7)
     args = parser.parse_args()
     print(
-        f"{'elements':>14}{'ours ms':>9}{'unique ms':>11}{'ratio':>9}"
-        f"{'marks ms':>10}{'ratio':>8}  count"
+        f"{'kind':<18}{'elements':>13}{'ours µs':>10}{'numpy ms':>10}{'ratio':>9}"
+        f"  {'method':<12}count"
     )
-    for exponent in (6, 7, 8):
-        elements = 10**exponent
-        if elements > args.max_elements:
-            break
-        n = int((elements / 2) ** 0.5)
-        maps, dims = _maps(n)
-        ours = count_image(maps, dims)
-        assert ours.method == "closed form"
-        expected = _numpy_unique(n)
-        assert ours.value == expected == _numpy_marks(n), (ours.value, expected)
-        repeat = 1 if exponent == 8 else 3
-        ours_s = _best_time(lambda m=maps, d=dims: count_image(m, d), 20)
-        unique_s = _best_time(lambda k=n: _numpy_unique(k), 1)  # seconds to minutes
-        marks_s = _best_time(lambda k=n: _numpy_marks(k), repeat)
-        print(
-            f"{n * 2 * n:>14,}{ours_s * 1e3:>9.3f}{unique_s * 1e3:>11.1f}"
-            f"{unique_s / ours_s:>9,.0f}{marks_s * 1e3:>10.1f}{marks_s / ours_s:>8,.0f}"
-            f"  {expected:,}"
-        )
-    n = int((1e12 / 2) ** 0.5)
-    maps, dims = _maps(n)
-    ours_s = _best_time(lambda: count_image(maps, dims), 20)
-    value = count_image(maps, dims).value
-    start = time.perf_counter()
-    isl_value = isl_count_image(maps, dims)
-    isl_s = time.perf_counter() - start
-    # isl scans the rows; at 10^12 elements its 10 million operations run
-    # out, which is `unknown`, never a different count.
-    assert isl_value in (value, None), (isl_value, value)
-    isl_answer = "unknown (budget spent)" if isl_value is None else "the same count"
-    print(
-        f"\n{n * 2 * n:,} elements: ours {ours_s * 1e3:.3f} ms (target ≤ 50 ms), "
-        f"isl count_val {isl_s * 1e3:.0f} ms ({isl_s / ours_s:,.0f}× ours, {isl_answer}); "
-        f"count {value:,}"
-    )
+    for kind in _kinds(4):
+        for elements in (1e6, 1e7):
+            if elements > args.max_elements:
+                break
+            maps, dims = _setup(kind, elements)
+            ours = _ours(maps, dims)
+            expected = _numpy_marks(maps, dims)
+            assert ours.value == expected, (kind, ours.value, expected)
+            ours_s = _per_call(
+                functools.partial(_ours, maps, dims), 2 if ours.method == "isl" else 200
+            )
+            numpy_s = _cpu_seconds(functools.partial(_numpy_marks, maps, dims), 3)
+            print(
+                f"{kind:<18}{dims[0] * dims[1]:>13,}{ours_s * 1e6:>10.0f}{numpy_s * 1e3:>10.1f}"
+                f"{numpy_s / ours_s:>9,.0f}  {ours.method:<12}{expected:,}"
+            )
+    print(f"\n{'kind':<18}{'elements':>20}{'ours ms':>10}  {'method':<12}count")
+    for kind in _kinds(4):
+        for elements in (1e10, 1e12):
+            maps, dims = _setup(kind, elements)
+            try:
+                ours = _ours(maps, dims)
+            except VerifierError as error:  # counting's unknown, with its reason
+                print(f"{kind:<18}{dims[0] * dims[1]:>20,}{'':>10}  unknown ({error})")
+                continue
+            ours_s = _per_call(functools.partial(_ours, maps, dims), 20)
+            print(
+                f"{kind:<18}{dims[0] * dims[1]:>20,}{ours_s * 1e3:>10.3f}  "
+                f"{ours.method:<12}{ours.value:,}"
+            )
 
 
 if __name__ == "__main__":

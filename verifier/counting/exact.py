@@ -31,6 +31,7 @@ from typing import Literal
 
 from verifier.bridges import isl
 from verifier.counting.cases import Piece, bound_of_linear, count_by_cases, split_domain
+from verifier.counting.digits import without_divisions
 from verifier.errors import SolverError, UnsupportedError
 from verifier.expr import (
     CeilDiv,
@@ -279,7 +280,50 @@ def image_boxes(indexing_map: IndexingMap) -> tuple[StridedBox, ...] | None:
     >>> image_boxes(parse_map("(d0)[s0] -> (d0 + s0 - 1), domain: "
     ...                       "d0 in [0, 7], s0 in [0, 2], d0 + s0 in [1, 8]"))
     (StridedBox(sides=(Progression(first=0, step=1, count=8),)),)
+
+    A map with ``floordiv`` or ``mod`` (a reshape of a slice, a pad with
+    interior padding, a window over a dilated input) is first split into
+    maps without them (`digits.without_divisions`), whose boxes together
+    are the image.
     """
+    affine = _affine_boxes(indexing_map)
+    if affine is not None or not any(
+        isinstance(t, FloorDiv | Mod) for e in _expressions(indexing_map) for t in subterms(e)
+    ):
+        return affine
+    pieces = without_divisions(indexing_map)
+    if pieces is None:
+        return None
+    boxes: list[StridedBox] = []
+    for piece in pieces:
+        found = _affine_boxes(piece)
+        if found is None or len(boxes) + len(found) > _PIECE_LIMIT:
+            return None
+        boxes += found
+    return tuple(boxes)
+
+
+def _expressions(indexing_map: IndexingMap) -> tuple[Expr, ...]:
+    return (*indexing_map.results, *(e for e, _ in indexing_map.constraints))
+
+
+def _factor(
+    coefficients: dict[Var, int], summed: dict[Var, int], bounds: dict[Var, Interval]
+) -> int | None:
+    """``k`` when `coefficients` are ``k`` times `summed` on its variables
+    of more than one value (its others are constants), else None."""
+    moving = {v: a for v, a in summed.items() if not bounds[v].is_point}
+    if not moving or set(moving) != set(coefficients):
+        return None
+    v, a = next(iter(moving.items()))
+    factor, remainder = divmod(coefficients[v], a)
+    if remainder or any(coefficients[w] != factor * b for w, b in moving.items()):
+        return None
+    return factor
+
+
+def _affine_boxes(indexing_map: IndexingMap) -> tuple[StridedBox, ...] | None:
+    """`image_boxes` of a map without divisions."""
     folded = _fold_bounds(indexing_map)
     if folded is None:
         return None
@@ -295,13 +339,26 @@ def image_boxes(indexing_map: IndexingMap) -> tuple[StridedBox, ...] | None:
         sums.append(terms)
     clips = [Interval(-(1 << 62) * 4, (1 << 62) * 4) for _ in sums]
     for coefficients, constant, interval in folded.coupled:
-        # Only a constraint on exactly one result's sum clips that result;
-        # anything else couples variables in a way a box cannot express.
-        position = owner.get(next(iter(coefficients)), -1)
-        if position < 0 or sums[position][0] != coefficients:
+        # Only a constraint on one result's sum (times a factor, plus
+        # variables of one value) clips that result; anything else couples
+        # variables in a way a box cannot express.
+        point = {v for v in coefficients if folded.bounds[v].is_point}
+        constant += sum(coefficients[v] * folded.bounds[v].lower for v in point)
+        moving = {v: a for v, a in coefficients.items() if v not in point}
+        if not moving:
+            if constant not in interval:
+                return ()
+            continue
+        position = owner.get(next(iter(moving)), -1)
+        if position < 0:
             return None
-        shift = sums[position][1] - constant
-        clips[position] = clips[position].intersect(interval + shift)
+        summed, offset = sums[position]
+        offset += sum(a * folded.bounds[v].lower for v, a in summed.items() if v in point)
+        factor = _factor(moving, summed, folded.bounds)
+        if factor is None:
+            return None
+        clip = bound_of_linear(factor, constant - factor * offset, interval)
+        clips[position] = clips[position].intersect(clip)
     sides: list[list[Progression]] = []
     for (coefficients, constant), clip in zip(sums, clips, strict=True):
         values = _sum_values(coefficients, constant, folded.bounds)
