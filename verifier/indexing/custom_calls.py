@@ -14,6 +14,9 @@ stays UNDEFINED, with the target named.
 
 - cuBLAS gemms and cuDNN convolutions, whose attributes carry the
   relation: see `library_calls`.
+- Transformer Engine's fused attention (``te_fused_attn_forward_ffi``,
+  ``te_fused_attn_backward_ffi``), whose configuration carries the layout
+  and mask: see `transformer_engine` and `attention`.
 
 ``SPMDFullToShardShape`` / ``SPMDShardToFullShape`` and their Shardy forms
 ``xla.sdy.GlobalToLocalShape`` / ``xla.sdy.LocalToGlobalShape`` (what
@@ -28,7 +31,7 @@ from __future__ import annotations
 
 from verifier.expr import Undefined
 from verifier.hlo import ShapeIndex
-from verifier.indexing import library_calls, whole_slices
+from verifier.indexing import library_calls, transformer_engine, whole_slices
 from verifier.indexing.forwarding import forwarding_rule
 from verifier.indexing.registry import Indexing, OpContext, OpRule, register
 
@@ -96,6 +99,8 @@ def _rule(ctx: OpContext) -> OpRule | None:
         return library_calls.GEMM
     if target in library_calls.CONVOLUTION_TARGETS:
         return library_calls.CONVOLUTION
+    if target in transformer_engine.TARGETS:
+        return transformer_engine.RULE
     return None
 
 

@@ -1,0 +1,359 @@
+"""The element relation of a fused attention call (softmax(Q·Kᵀ)·V and its
+gradients), whatever library computes it and however it lays out its
+arrays.
+
+**Logical arrays.**  Every array an attention call reads or writes is one of
+a few logical arrays, each indexed by a batch ``b``, a sequence position, a
+head and a feature:
+
+- ``Q`` (query positions, query heads, qk features), ``K`` (key positions,
+  kv heads, qk features), ``V`` (key positions, kv heads, v features);
+- ``O`` and its gradient ``dO`` (query positions, query heads, v features);
+- ``LSE``, the softmax statistics of each row (query positions, query
+  heads, no feature: a trailing dim of size 1 or none);
+- the gradients ``dQ``, ``dK``, ``dV``, indexed as Q, K, V.
+
+Query head ``h`` attends with kv head ``h // (heads / kv_heads)`` (grouped
+query attention; ``kv_heads == heads`` is plain multi-head attention).  A
+`Placement` says where a logical array lives: which operand (or output)
+leaf, and which physical dim holds ``b``, the position ``s``, the head
+``h``, the feature ``f`` — or a fixed `Slot` of a packed dim (K and V
+packed in one ``[B, S, 2, H, D]`` array are slots 0 and 1 of dim 2).
+
+**Reads.**  An element of a result reads, of each logical array it depends
+on (`Attention.reads`), the elements of the same batch, of the matching head
+(the same, its kv head, or every query head of its group), of the same
+position when both arrays are indexed by the same kind of position (query
+or key) and of every position of the other kind otherwise, and of the same
+feature where the pair says so (O[…, d] reads V[…, d] only), every feature
+otherwise.  Semantics followed for masks: a score that the mask removes
+contributes nothing (``exp(-inf) = 0``), so what it would read is not read:
+under a causal mask (aligned top-left, ``key ≤ query``, or bottom-right,
+``key ≤ query + kv_len - q_len``) the query/key pairs are restricted
+exactly.  A padding mask cuts each row at the batch's actual lengths,
+runtime values read from the sequence-length operands: as for every
+runtime value (dynamic-slice offsets), the reads are the union over every
+value they may take — every position (with the causal restriction, when
+there is one, that holds for every length: top-left only) — plus the
+lengths the batch's element reads (`SeqLens`).
+
+Worked example (forward, 1 batch, 4 query heads, 2 kv heads, 8 positions,
+qk and v features 16, causal top-left, Q/K/V as ``[b, s, h, f]``): output
+``O(d0, d1, d2, d3)`` reads ``K(d0, s0, d2 floordiv 2, s1)`` for
+``s0 in [0, 7]``, ``s1 in [0, 15]``, ``d1 - s0 in [0, 7]``, and
+``V(d0, s0, d2 floordiv 2, d3)`` likewise; ``K(d0, d1, d2, d3)`` reaches
+``O(d0, s0, d2 * 2 + s1, s2)`` for ``s0 - d1 in [0, 7]``, s1 ∈ [0, 1].
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from enum import Enum
+from typing import Literal, TypeAlias, assert_never
+
+from verifier.expr import Expr, IndexingMap, Interval, Undefined, const, dim, floordiv, range_var
+from verifier.indexing.registry import Indexing
+from verifier.indexing.shapes import dims_box
+
+
+class Logical(Enum):
+    """A logical array of attention, with the kinds of its position, head and feature."""
+
+    Q = ("query", "query", "qk")
+    K = ("key", "kv", "qk")
+    V = ("key", "kv", "v")
+    O = ("query", "query", "v")  # noqa: E741 - the attention output's name
+    DO = ("query", "query", "v")
+    LSE = ("query", "query", "one")
+    DQ = ("query", "query", "qk")
+    DK = ("key", "kv", "qk")
+    DV = ("key", "kv", "v")
+
+    def __init__(self, position: str, head: str, feature: str) -> None:
+        self.position = position
+        self.head = head
+        self.feature = feature
+
+
+@dataclass(frozen=True)
+class Slot:
+    """Element `index` of a packed dim of `count` (K is slot 0 of 2 in ``[B, S, 2, H, D]``)."""
+
+    index: int
+    count: int
+
+
+Axis: TypeAlias = Literal["b", "s", "h", "f"] | Slot
+"""What a physical dim holds: batch, position, head, feature, or a packed slot."""
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Logical array `array` lives in leaf `leaf` (of the operands or the
+    outputs), its dims holding `axes` in order."""
+
+    array: Logical
+    leaf: int
+    axes: tuple[Axis, ...]
+
+
+class Causal(Enum):
+    """Which query/key pairs a mask keeps, for every runtime length."""
+
+    NONE = "every pair"
+    TOP_LEFT = "key <= query"
+    BOTTOM_RIGHT = "key <= query + kv_len - q_len"
+
+
+@dataclass(frozen=True)
+class SeqLens:
+    """An operand of sequence lengths, one per batch (``cumulative``: the
+    batch's length is ``lens[b + 1] - lens[b]``, so ``b`` reads two)."""
+
+    leaf: int
+    cumulative: bool
+
+
+@dataclass(frozen=True)
+class Attention:
+    """One attention call: its sizes, mask, where each logical array lives,
+    and what each result reads (result → (array read, same feature?))."""
+
+    batch: int
+    heads: int
+    kv_heads: int
+    q_len: int
+    kv_len: int
+    qk_features: int
+    v_features: int
+    causal: Causal
+    seq_lens: tuple[SeqLens, ...]
+    inputs: tuple[Placement, ...]
+    outputs: tuple[Placement, ...]
+    reads: Mapping[Logical, tuple[tuple[Logical, bool], ...]]
+    unknown: Mapping[tuple[int, int], str]
+    """(output leaf, operand leaf) pairs whose relation is not modelled, and why."""
+
+    def size(self, array: Logical, axis: Axis) -> int:
+        """The extent of `axis` in `array`."""
+        if isinstance(axis, Slot):
+            return axis.count
+        match axis:
+            case "b":
+                return self.batch
+            case "s":
+                return self.q_len if array.position == "query" else self.kv_len
+            case "h":
+                return self.heads if array.head == "query" else self.kv_heads
+            case "f":
+                return {"qk": self.qk_features, "v": self.v_features, "one": 1}[array.feature]
+            case _:
+                assert_never(axis)
+
+    def mismatch(self, placement: Placement, dimensions: Sequence[int]) -> str | None:
+        """Why `dimensions` are not those `placement` describes, or None."""
+        axes = placement.axes
+        expected = [self.size(placement.array, a) for a in axes]
+        if list(dimensions) != expected:
+            return (
+                f"{placement.array.name} is {list(dimensions)}, where its layout "
+                f"({_axes_text(axes)}) and the sizes give {expected}"
+            )
+        return None
+
+    @property
+    def group(self) -> int:
+        """Query heads per kv head."""
+        return self.heads // self.kv_heads
+
+
+def _axes_text(axes: Sequence[Axis]) -> str:
+    return ", ".join(f"{a.index} of {a.count}" if isinstance(a, Slot) else a for a in axes)
+
+
+# ---------------------------------------------------------------- maps
+
+
+@dataclass
+class _Builder:
+    """A map under construction from a source placement's dims: its range
+    variables and constraints grow as target coordinates are chosen."""
+
+    attention: Attention
+    dims: tuple[int, ...]
+    ranges: list[Interval]
+    constraints: list[tuple[Expr, Interval]]
+
+    def fresh(self, size: int) -> Expr:
+        self.ranges.append(Interval(0, size - 1))
+        return range_var(len(self.ranges) - 1)
+
+    def build(self, results: Sequence[Expr]) -> IndexingMap:
+        return IndexingMap.create(
+            dims_box(self.dims), results, range_vars=self.ranges, constraints=self.constraints
+        )
+
+
+def _coordinates(builder: _Builder, source: Placement) -> dict[str, Expr]:
+    """The source's logical coordinates as dims (a packed slot is a constraint)."""
+    found: dict[str, Expr] = {}
+    for position, axis in enumerate(source.axes):
+        if isinstance(axis, Slot):
+            builder.constraints.append((dim(position), Interval(axis.index, axis.index)))
+        else:
+            found[axis] = dim(position)
+    return found
+
+
+def pair_map(
+    attention: Attention,
+    source: Placement,
+    source_dims: tuple[int, ...],
+    target: Placement,
+    same_feature: bool,
+) -> IndexingMap:
+    """From an element of `source` to the elements of `target` it is related
+    to (read, or reached), by the rules of the module docstring."""
+    builder = _Builder(attention, source_dims, [], [])
+    at = _coordinates(builder, source)
+    positions = {source.array.position: at["s"]}
+    results: list[Expr] = []
+    for axis in target.axes:
+        if isinstance(axis, Slot):
+            results.append(const(axis.index))
+            continue
+        match axis:
+            case "b":
+                results.append(at["b"])
+            case "s":
+                if target.array.position not in positions:
+                    positions[target.array.position] = builder.fresh(
+                        attention.size(target.array, "s")
+                    )
+                results.append(positions[target.array.position])
+            case "h":
+                results.append(_head(builder, source.array, target.array, at["h"]))
+            case "f":
+                same = same_feature and source.array.feature == target.array.feature
+                if same and "f" in at:
+                    results.append(at["f"])
+                else:
+                    results.append(builder.fresh(attention.size(target.array, "f")))
+            case _:
+                assert_never(axis)
+    if len(positions) == 2:
+        builder.constraints.extend(_causal(attention, positions["query"], positions["key"]))
+    return builder.build(results)
+
+
+def _head(builder: _Builder, source: Logical, target: Logical, head: Expr) -> Expr:
+    """The target head of source head `head`: the same, its kv head, or each
+    query head of its group."""
+    group = builder.attention.group
+    if source.head == target.head:
+        return head
+    if source.head == "query":
+        return floordiv(head, group)
+    return head * group + builder.fresh(group)
+
+
+def _causal(attention: Attention, query: Expr, key: Expr) -> list[tuple[Expr, Interval]]:
+    """The constraint a causal mask puts on a query/key pair."""
+    match attention.causal:
+        case Causal.NONE:
+            return []
+        case Causal.TOP_LEFT:
+            shift = 0
+        case Causal.BOTTOM_RIGHT:
+            shift = attention.kv_len - attention.q_len
+        case _:
+            assert_never(attention.causal)
+    # query - key >= -shift; the upper bound holds for every pair in range.
+    return [(query - key, Interval(-shift, attention.q_len - 1))]
+
+
+def seq_lens_read(dims: tuple[int, ...], batch_dim: int, lens: SeqLens) -> IndexingMap:
+    """An element of batch ``b`` (dim `batch_dim`) reads ``lens[b]`` (and
+    ``lens[b + 1]`` when cumulative)."""
+    if not lens.cumulative:
+        return IndexingMap.create(dims_box(dims), [dim(batch_dim)])
+    return IndexingMap.create(
+        dims_box(dims), [dim(batch_dim) + range_var(0)], range_vars=[Interval(0, 1)]
+    )
+
+
+def seq_lens_reach(
+    attention: Attention, lens: SeqLens, length: int, target: Placement, target_dims: tuple[int, ...]
+) -> IndexingMap:
+    """From ``lens[j]`` to every element of the batches that read it."""
+    ranges: list[Interval] = []
+    constraints: list[tuple[Expr, Interval]] = []
+    results: list[Expr] = []
+    for position, axis in enumerate(target.axes):
+        if isinstance(axis, Slot):
+            results.append(const(axis.index))
+        elif axis == "b" and lens.cumulative:
+            ranges.append(Interval(0, 1))
+            batch = dim(0) - range_var(len(ranges) - 1)
+            constraints.append((batch, Interval(0, attention.batch - 1)))
+            results.append(batch)
+        elif axis == "b":
+            results.append(dim(0))
+        else:
+            ranges.append(Interval(0, target_dims[position] - 1))
+            results.append(range_var(len(ranges) - 1))
+    return IndexingMap.create(
+        [Interval(0, length - 1)], results, range_vars=ranges, constraints=constraints
+    )
+
+
+# ---------------------------------------------------------------- per leaf
+
+
+def _collect(found: dict[int, list[IndexingMap]], leaf: int, indexing: IndexingMap) -> None:
+    maps = found.setdefault(leaf, [])
+    if indexing not in maps:
+        maps.append(indexing)
+
+
+def _finish(
+    found: dict[int, list[IndexingMap]], count: int, unknown: Sequence[tuple[int, str]]
+) -> tuple[Indexing, ...]:
+    result: list[Indexing] = [tuple(found.get(leaf, ())) for leaf in range(count)]
+    for leaf, reason in unknown:
+        result[leaf] = Undefined(reason)
+    return tuple(result)
+
+
+def output_to_input(
+    attention: Attention, operands: Sequence[tuple[int, ...]], out: tuple[int, ...], output: int
+) -> tuple[Indexing, ...]:
+    """Per operand leaf (of dims `operands`), what output leaf `output` (of dims `out`) reads."""
+    found: dict[int, list[IndexingMap]] = {}
+    for source in (p for p in attention.outputs if p.leaf == output):
+        for array, same_feature in attention.reads[source.array]:
+            for target in (p for p in attention.inputs if p.array is array):
+                _collect(found, target.leaf, pair_map(attention, source, out, target, same_feature))
+        for lens in attention.seq_lens:
+            _collect(found, lens.leaf, seq_lens_read(out, source.axes.index("b"), lens))
+    unknown = [(o, why) for (leaf, o), why in attention.unknown.items() if leaf == output]
+    return _finish(found, len(operands), unknown)
+
+
+def input_to_output(
+    attention: Attention, operand: tuple[int, ...], outputs: Sequence[tuple[int, ...]], leaf: int
+) -> tuple[Indexing, ...]:
+    """Per output leaf (of dims `outputs`), what operand leaf `leaf` (of dims `operand`) reaches."""
+    found: dict[int, list[IndexingMap]] = {}
+    for target in attention.outputs:
+        for array, same_feature in attention.reads[target.array]:
+            for source in (p for p in attention.inputs if p.leaf == leaf and p.array is array):
+                _collect(
+                    found, target.leaf, pair_map(attention, source, operand, target, same_feature)
+                )
+        for lens in (lens for lens in attention.seq_lens if lens.leaf == leaf):
+            reach = seq_lens_reach(attention, lens, operand[0], target, outputs[target.leaf])
+            _collect(found, target.leaf, reach)
+    unknown = [(o, why) for (o, i), why in attention.unknown.items() if i == leaf]
+    return _finish(found, len(outputs), unknown)
