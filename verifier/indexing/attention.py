@@ -60,17 +60,18 @@ from verifier.indexing.shapes import dims_box
 class Logical(Enum):
     """A logical array of attention, with the kinds of its position, head and feature."""
 
-    Q = ("query", "query", "qk")
-    K = ("key", "kv", "qk")
-    V = ("key", "kv", "v")
-    O = ("query", "query", "v")  # noqa: E741 - the attention output's name
-    DO = ("query", "query", "v")
-    LSE = ("query", "query", "one")
-    DQ = ("query", "query", "qk")
-    DK = ("key", "kv", "qk")
-    DV = ("key", "kv", "v")
+    Q = ("Q", "query", "query", "qk")
+    K = ("K", "key", "kv", "qk")
+    V = ("V", "key", "kv", "v")
+    O = ("O", "query", "query", "v")  # noqa: E741 - the attention output's name
+    DO = ("dO", "query", "query", "v")
+    LSE = ("LSE", "query", "query", "one")
+    DQ = ("dQ", "query", "query", "qk")
+    DK = ("dK", "key", "kv", "qk")
+    DV = ("dV", "key", "kv", "v")
 
-    def __init__(self, position: str, head: str, feature: str) -> None:
+    def __init__(self, label: str, position: str, head: str, feature: str) -> None:
+        self.label = label
         self.position = position
         self.head = head
         self.feature = feature
@@ -284,7 +285,11 @@ def seq_lens_read(dims: tuple[int, ...], batch_dim: int, lens: SeqLens) -> Index
 
 
 def seq_lens_reach(
-    attention: Attention, lens: SeqLens, length: int, target: Placement, target_dims: tuple[int, ...]
+    attention: Attention,
+    lens: SeqLens,
+    length: int,
+    target: Placement,
+    target_dims: tuple[int, ...],
 ) -> IndexingMap:
     """From ``lens[j]`` to every element of the batches that read it."""
     ranges: list[Interval] = []

@@ -175,7 +175,10 @@ def describe(ctx: OpContext) -> Attention | str:
     forward = ctx.instruction.attributes.word("custom_call_target") == FORWARD
     operands = [leaf.shape.dimensions for leaf in ctx.operand_leaves]
     expected_operands = 13 if forward else 16
-    if any(operand.shape.is_tuple for operand in ctx.operands) or len(operands) != expected_operands:
+    if (
+        any(operand.shape.is_tuple for operand in ctx.operands)
+        or len(operands) != expected_operands
+    ):
         return f"{len(ctx.operands)} operands where {expected_operands} arrays are expected"
     if len(ctx.output_shapes) != (4 if forward else 5):
         return f"{len(ctx.output_shapes)} results where {4 if forward else 5} are expected"
@@ -190,9 +193,8 @@ def describe(ctx: OpContext) -> Attention | str:
         )
     ]
     first_lens = 5 if forward else 8
-    seq_lens = (
-        (SeqLens(first_lens, True), SeqLens(first_lens + 1, True)) if padding else ()
-    )
+    seq_lens = (SeqLens(first_lens, True), SeqLens(first_lens + 1, True)) if padding else ()
+    outputs: tuple[Placement, ...]
     if forward:
         inputs = tuple(qkv)
         outputs = (Placement(Logical.O, 0, _BSHD), Placement(Logical.LSE, 1, _STATS))
@@ -228,7 +230,10 @@ def describe(ctx: OpContext) -> Attention | str:
 
 
 def _unmodelled(
-    config: Mapping[str, str], sizes: Mapping[str, int], operands: list[tuple[int, ...]], forward: bool
+    config: Mapping[str, str],
+    sizes: Mapping[str, int],
+    operands: list[tuple[int, ...]],
+    forward: bool,
 ) -> str | None:
     """Why the configuration is outside what is modelled, or None."""
     if sizes["qkv_layout"] not in LAYOUTS:
@@ -268,7 +273,9 @@ def _check_shapes(ctx: OpContext, described: Attention) -> Attention | str:
             return why
     for lens in described.seq_lens:
         if operands[lens.leaf] != (described.batch + 1,):
-            return f"the cumulative sequence lengths {list(operands[lens.leaf])} are not [batch + 1]"
+            return (
+                f"the cumulative sequence lengths {list(operands[lens.leaf])} are not [batch + 1]"
+            )
     return described
 
 

@@ -1,0 +1,233 @@
+"""Transformer Engine's fused attention maps, judged against a small numpy
+model of the call: perturb one operand element and see which result
+elements change (value dependence, over every feasible sequence length
+when the mask pads), and compare with the relation the maps give in both
+directions.  The model is written from the attention formulas alone:
+``O = softmax(scale·Q·Kᵀ + mask)·V`` with the row statistics ``LSE``, and
+its gradients ``dV = Pᵀ·dO``, ``dP = dO·Vᵀ``, ``dS = P∘(dP − rowsum(dO∘O))``,
+``dQ = dS·K``, ``dK = dSᵀ·Q``."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+
+from verifier.expr import IndexingMap, Undefined
+from verifier.hlo import parse_module
+from verifier.indexing.analysis import input_to_output, output_to_input
+
+B, S, H, G, D = 2, 3, 2, 1, 2
+"""batch, sequence length, query heads, kv heads, features (tiny: brute force)."""
+
+_MASKS = {0: "none", 1: "padding", 2: "causal", 3: "padding causal", 4: "causal bottom-right"}
+
+
+def _config(layout: int, mask: int) -> str:
+    return (
+        f"backend_config={{attn_heads = {H} : i64, bias_type = 0 : i64, "
+        f"dropout_probability = 0.000000e+00 : f64, input_batch = {B} : i64, "
+        f"is_training = true, kv_max_seqlen = {S} : i64, mask_type = {mask} : i64, "
+        f"max_segments_per_seq = 1 : i64, num_gqa_groups = {G} : i64, q_max_seqlen = {S} : i64, "
+        f"qk_head_dim = {D} : i64, qkv_layout = {layout} : i64, scaling_factor = 5.000000e-01 : f64, "
+        f"v_head_dim = {D} : i64, window_size_left = -1 : i64, window_size_right = -1 : i64}}"
+    )
+
+
+def _qkv_shapes(layout: int) -> list[str]:
+    if layout == 9:
+        return [f"f32[{B},{S},{H},{D}]", f"f32[{B},{S},{G},{D}]", f"f32[{B},{S},{G},{D}]"]
+    assert layout == 7
+    return [f"f32[{B},{S},{H},{D}]", f"f32[{B},{S},2,{G},{D}]", "f32[0]"]
+
+
+def _module(layout: int, mask: int, backward: bool) -> str:
+    empty = "f32[0]"
+    lens = f"s32[{B + 1}]"
+    if backward:
+        operands = [*_qkv_shapes(layout), empty, f"f32[{B},{H},{S},1]", "u32[2,4]"]
+        operands += [f"f32[{B},{S},{H},{D}]"] * 2 + [lens] * 2 + [empty] * 6
+        results = [*_qkv_shapes(layout), empty, "u8[16]"]
+        target = "te_fused_attn_backward_ffi"
+    else:
+        operands = [*_qkv_shapes(layout), empty, "u32[2]", lens, lens] + [empty] * 6
+        results = [f"f32[{B},{S},{H},{D}]", f"f32[{B},{H},{S},1]", "u32[2,4]", "u8[16]"]
+        target = "te_fused_attn_forward_ffi"
+    parameters = [f"  p{k} = {shape} parameter({k})" for k, shape in enumerate(operands)]
+    names = ", ".join(f"p{k}" for k in range(len(operands)))
+    root = (
+        f"  ROOT r = ({', '.join(results)}) custom-call({names}), "
+        f'custom_call_target="{target}", {_config(layout, mask)}'
+    )
+    return "HloModule m\nENTRY e {\n" + "\n".join([*parameters, root]) + "\n}\n"
+
+
+# ---------------------------------------------------------------- the model
+
+
+def _attention(
+    q: np.ndarray, k: np.ndarray, mask: int, q_lens: list[int], kv_lens: list[int]
+) -> tuple[np.ndarray, np.ndarray]:
+    """The probabilities P[b, h, i, j] and a 0/1 matrix of kept pairs."""
+    kv = np.repeat(k, H // G, axis=2)
+    scores = 0.5 * np.einsum("bihe,bjhe->bhij", q, kv)
+    keep = np.ones((B, H, S, S), dtype=bool)
+    for b, i, j in itertools.product(range(B), range(S), range(S)):
+        if mask in (1, 3) and (i >= q_lens[b] or j >= kv_lens[b]):
+            keep[b, :, i, j] = False
+        if mask in (2, 3) and j > i:
+            keep[b, :, i, j] = False
+    scores = np.where(keep, scores, -np.inf)
+    return scores, keep
+
+
+def _softmax(scores: np.ndarray, lse: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    top = np.max(np.where(np.isinf(scores), -1e30, scores), axis=-1, keepdims=True)
+    weights = np.exp(scores - top)
+    total = np.sum(weights, axis=-1, keepdims=True)
+    stats = top + np.log(np.where(total > 0, total, 1.0))
+    if lse is not None:
+        stats = lse
+    probabilities = np.where(np.isinf(scores), 0.0, np.exp(scores - stats))
+    return probabilities, stats
+
+
+def _unpack(layout: int, arrays: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    if layout == 9:
+        return arrays[0], arrays[1], arrays[2]
+    return arrays[0], arrays[1][:, :, 0], arrays[1][:, :, 1]
+
+
+def _lengths(cu: np.ndarray) -> list[int]:
+    return [int(cu[b + 1] - cu[b]) for b in range(B)]
+
+
+def forward(layout: int, mask: int, arrays: list[np.ndarray]) -> list[np.ndarray]:
+    """O as what the kernel computes it from: the unnormalised sum
+    ``N = Σ exp(s)·V`` and the row sum ``Z`` (``O = N / Z``; a row of one key
+    has ``O = V`` whatever Q, yet the kernel reads Q), stacked on a last
+    axis; and the statistics."""
+    q, k, v = _unpack(layout, arrays)
+    q_lens, kv_lens = _lengths(arrays[5]), _lengths(arrays[6])
+    scores, _ = _attention(q, k, mask, q_lens, kv_lens)
+    weights = np.where(np.isinf(scores), 0.0, np.exp(np.where(np.isinf(scores), 0.0, scores)))
+    _, stats = _softmax(scores, None)
+    numerator = np.einsum("bhij,bjhd->bihd", weights, np.repeat(v, H // G, axis=2))
+    total = np.broadcast_to(np.einsum("bhij->bih", weights)[..., None], numerator.shape)
+    return [np.stack([numerator, total], axis=-1), stats]
+
+
+def backward(layout: int, mask: int, arrays: list[np.ndarray]) -> list[np.ndarray]:
+    q, k, v = _unpack(layout, arrays)
+    lse, out, d_out = arrays[4], arrays[6], arrays[7]
+    q_lens, kv_lens = _lengths(arrays[8]), _lengths(arrays[9])
+    scores, _ = _attention(q, k, mask, q_lens, kv_lens)
+    probabilities, _ = _softmax(scores, lse)
+    kv_v = np.repeat(v, H // G, axis=2)
+    d_v = np.einsum("bhij,bihd->bjhd", probabilities, d_out)
+    d_p = np.einsum("bihd,bjhd->bhij", d_out, kv_v)
+    delta = np.einsum("bihd,bihd->bhi", d_out, out)[..., None]
+    d_s = probabilities * (d_p - delta) * 0.5
+    d_q = np.einsum("bhij,bjhe->bihe", d_s, np.repeat(k, H // G, axis=2))
+    d_k = np.einsum("bhij,bihe->bjhe", d_s, q)
+
+    def per_kv_head(x: np.ndarray) -> np.ndarray:
+        summed: np.ndarray = x.reshape(B, S, G, H // G, D).sum(axis=3)
+        return summed
+
+    d_k, d_v = per_kv_head(d_k), per_kv_head(d_v)
+    if layout == 9:
+        return [d_q, d_k, d_v]
+    return [d_q, np.stack([d_k, d_v], axis=2)]
+
+
+# ---------------------------------------------------------------- judging
+
+
+def _cu_choices(mask: int) -> Iterator[np.ndarray]:
+    """Every cumulative-length array of B batches of at most S (one when not padding)."""
+    if mask not in (1, 3):
+        yield np.array([S * b for b in range(B + 1)], dtype=np.int64)
+        return
+    for lengths in itertools.product(range(S + 1), repeat=B):
+        yield np.concatenate([[0], np.cumsum(lengths)])
+
+
+def _dependence(
+    layout: int, mask: int, backward_call: bool, shapes: list[tuple[int, ...]]
+) -> set[tuple[int, tuple[int, ...], int, tuple[int, ...]]]:
+    """(operand leaf, index, result leaf, index) whose value the operand element changes."""
+    model = backward if backward_call else forward
+    lens = (8, 9) if backward_call else (5, 6)
+    rng = np.random.default_rng(7)
+    found: set[tuple[int, tuple[int, ...], int, tuple[int, ...]]] = set()
+    for q_cu, kv_cu in itertools.product(list(_cu_choices(mask)), repeat=2):
+        arrays = [rng.standard_normal(shape) for shape in shapes]
+        arrays[lens[0]], arrays[lens[1]] = q_cu, kv_cu
+        base = model(layout, mask, arrays)
+        for leaf, shape in enumerate(shapes):
+            if leaf in lens:
+                continue
+            for index in itertools.product(*(range(n) for n in shape)):
+                changed = [a.copy() for a in arrays]
+                changed[leaf][index] += 1.0
+                for out, (before, after) in enumerate(
+                    zip(base, model(layout, mask, changed), strict=True)
+                ):
+                    for position in zip(*np.nonzero(np.abs(before - after) > 1e-9), strict=True):
+                        rank = len(before.shape) - (not backward_call and out == 0)
+                        found.add((leaf, index, out, tuple(int(p) for p in position[:rank])))
+    return found
+
+
+def _relation(indexing: object) -> frozenset[tuple[tuple[int, ...], tuple[int, ...]]]:
+    assert not isinstance(indexing, Undefined), indexing
+    assert isinstance(indexing, tuple)
+    pairs: set[tuple[tuple[int, ...], tuple[int, ...]]] = set()
+    for one in indexing:
+        assert isinstance(one, IndexingMap)
+        pairs |= one.relation()
+    return frozenset(pairs)
+
+
+CASES = [
+    pytest.param(
+        layout,
+        mask,
+        bwd,
+        id=f"{'bwd' if bwd else 'fwd'}-layout{layout}-{_MASKS[mask]}",
+        # Padding: every pair of length arrays (256 runs of the model), ~5 s.
+        marks=[pytest.mark.slow] if mask in (1, 3) else [],
+    )
+    for layout, mask, bwd in [
+        (9, 0, False),
+        (9, 2, False),
+        (7, 3, False),
+        (9, 1, False),
+        (9, 2, True),
+        (7, 0, True),
+    ]
+]
+
+
+@pytest.mark.parametrize(("layout", "mask", "backward_call"), CASES)
+def test_maps_are_the_models_dependence(layout: int, mask: int, backward_call: bool) -> None:
+    module = parse_module(_module(layout, mask, backward_call))
+    computation, root = module.entry, module.entry.root
+    operands = computation.operand_instructions(root)
+    shapes = [op.shape.dimensions for op in operands]
+    model = backward if backward_call else forward
+    modelled = len(model(layout, mask, [np.zeros(s) for s in shapes]))
+    expected = _dependence(layout, mask, backward_call, shapes)
+    lens = (8, 9) if backward_call else (5, 6)
+    for out in range(modelled):
+        o2i = output_to_input(computation, root, out)
+        for leaf in range(len(shapes)):
+            if leaf in lens:
+                continue
+            wanted = {(o, i) for (k, i, r, o) in expected if k == leaf and r == out}
+            assert _relation(o2i[leaf]) == wanted, (out, leaf)
+            i2o = input_to_output(computation, root, leaf)[out]
+            assert {(o, i) for i, o in _relation(i2o)} == wanted, (leaf, out)
