@@ -10,7 +10,8 @@ its gradients ``dV = Pᵀ·dO``, ``dP = dO·Vᵀ``, ``dS = P∘(dP − rowsum(dO
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Callable
+from typing import TypeAlias
 
 import numpy as np
 import pytest
@@ -104,26 +105,32 @@ def _lengths(cu: np.ndarray) -> list[int]:
     return [int(cu[b + 1] - cu[b]) for b in range(B)]
 
 
-def forward(layout: int, mask: int, arrays: list[np.ndarray]) -> list[np.ndarray]:
-    """O as what the kernel computes it from: the unnormalised sum
-    ``N = Σ exp(s)·V`` and the row sum ``Z`` (``O = N / Z``; a row of one key
-    has ``O = V`` whatever Q, yet the kernel reads Q), stacked on a last
-    axis; and the statistics."""
-    q, k, v = _unpack(layout, arrays)
-    q_lens, kv_lens = _lengths(arrays[5]), _lengths(arrays[6])
-    scores, _ = _attention(q, k, mask, q_lens, kv_lens)
+def forward_core(
+    q: np.ndarray, k: np.ndarray, v: np.ndarray, mask: int, lens: tuple[list[int], list[int]]
+) -> tuple[np.ndarray, np.ndarray]:
+    """O ``[b, s, h, d]`` as what the kernel computes it from: the
+    unnormalised sum ``N = Σ exp(s)·V`` and the row sum ``Z`` (``O = N / Z``;
+    a row of one key has ``O = V`` whatever Q, yet the kernel reads Q),
+    stacked on a last axis; and the statistics ``[b, h, s, 1]``."""
+    scores, _ = _attention(q, k, mask, *lens)
     weights = np.where(np.isinf(scores), 0.0, np.exp(np.where(np.isinf(scores), 0.0, scores)))
     _, stats = _softmax(scores, None)
     numerator = np.einsum("bhij,bjhd->bihd", weights, np.repeat(v, H // G, axis=2))
     total = np.broadcast_to(np.einsum("bhij->bih", weights)[..., None], numerator.shape)
-    return [np.stack([numerator, total], axis=-1), stats]
+    return np.stack([numerator, total], axis=-1), stats
 
 
-def backward(layout: int, mask: int, arrays: list[np.ndarray]) -> list[np.ndarray]:
-    q, k, v = _unpack(layout, arrays)
-    lse, out, d_out = arrays[4], arrays[6], arrays[7]
-    q_lens, kv_lens = _lengths(arrays[8]), _lengths(arrays[9])
-    scores, _ = _attention(q, k, mask, q_lens, kv_lens)
+def backward_core(
+    qkv: tuple[np.ndarray, np.ndarray, np.ndarray],
+    lse: np.ndarray,
+    out: np.ndarray,
+    d_out: np.ndarray,
+    mask: int,
+    lens: tuple[list[int], list[int]],
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """dQ, dK, dV ``[b, s, h, d]`` from the statistics ``[b, h, s, 1]``, O and dO."""
+    q, k, v = qkv
+    scores, _ = _attention(q, k, mask, *lens)
     probabilities, _ = _softmax(scores, lse)
     kv_v = np.repeat(v, H // G, axis=2)
     d_v = np.einsum("bhij,bihd->bjhd", probabilities, d_out)
@@ -137,48 +144,81 @@ def backward(layout: int, mask: int, arrays: list[np.ndarray]) -> list[np.ndarra
         summed: np.ndarray = x.reshape(B, S, G, H // G, D).sum(axis=3)
         return summed
 
-    d_k, d_v = per_kv_head(d_k), per_kv_head(d_v)
+    return d_q, per_kv_head(d_k), per_kv_head(d_v)
+
+
+def te_forward(layout: int, mask: int, arrays: list[np.ndarray]) -> list[np.ndarray]:
+    q, k, v = _unpack(layout, arrays)
+    out, stats = forward_core(q, k, v, mask, (_lengths(arrays[5]), _lengths(arrays[6])))
+    return [out, stats]
+
+
+def te_backward(layout: int, mask: int, arrays: list[np.ndarray]) -> list[np.ndarray]:
+    lens = (_lengths(arrays[8]), _lengths(arrays[9]))
+    qkv = _unpack(layout, arrays)
+    d_q, d_k, d_v = backward_core(qkv, arrays[4], arrays[6], arrays[7], mask, lens)
     if layout == 9:
         return [d_q, d_k, d_v]
     return [d_q, np.stack([d_k, d_v], axis=2)]
 
 
+def _bhsd(x: np.ndarray) -> np.ndarray:
+    return np.swapaxes(x, 1, 2)
+
+
+def cudnn_forward(mask: int, arrays: list[np.ndarray]) -> list[np.ndarray]:
+    """cuDNN: Q, K, V ``[b, s, h, d]``, lengths per batch; O ``[b, h, s, d]``, stats ``[b, h, s]``."""
+    lens = ([int(n) for n in arrays[3]], [int(n) for n in arrays[4]]) if mask in (1, 3) else _FULL
+    out, stats = forward_core(arrays[0], arrays[1], arrays[2], mask, lens)
+    return [_bhsd(out), stats[..., 0]]
+
+
+def cudnn_backward(mask: int, arrays: list[np.ndarray]) -> list[np.ndarray]:
+    """cuDNN: (Q, K, V, stats, dO, O[, lengths]); dQ, dK, dV ``[b, h, s, d]``."""
+    lens = ([int(n) for n in arrays[6]], [int(n) for n in arrays[7]]) if mask in (1, 3) else _FULL
+    qkv = (arrays[0], arrays[1], arrays[2])
+    grads = backward_core(qkv, arrays[3][..., None], arrays[5], arrays[4], mask, lens)
+    return [_bhsd(g) for g in grads]
+
+
+_FULL = ([S] * B, [S] * B)
+
+
 # ---------------------------------------------------------------- judging
 
+Model: TypeAlias = Callable[[list[np.ndarray]], list[np.ndarray]]
 
-def _cu_choices(mask: int) -> Iterator[np.ndarray]:
-    """Every cumulative-length array of B batches of at most S (one when not padding)."""
-    if mask not in (1, 3):
-        yield np.array([S * b for b in range(B + 1)], dtype=np.int64)
-        return
-    for lengths in itertools.product(range(S + 1), repeat=B):
-        yield np.concatenate([[0], np.cumsum(lengths)])
+
+def _length_choices(padding: bool, cumulative: bool) -> list[np.ndarray]:
+    """Every length array of B batches of at most S (the full lengths when not padding)."""
+    choices = list(itertools.product(range(S + 1), repeat=B)) if padding else [(S,) * B]
+    if cumulative:
+        return [np.concatenate([[0], np.cumsum(lengths)]) for lengths in choices]
+    return [np.array(lengths) for lengths in choices]
 
 
 def _dependence(
-    layout: int, mask: int, backward_call: bool, shapes: list[tuple[int, ...]]
+    model: Model, shapes: list[tuple[int, ...]], lens: tuple[int, ...], choices: list[np.ndarray]
 ) -> set[tuple[int, tuple[int, ...], int, tuple[int, ...]]]:
-    """(operand leaf, index, result leaf, index) whose value the operand element changes."""
-    model = backward if backward_call else forward
-    lens = (8, 9) if backward_call else (5, 6)
+    """(operand leaf, index, result leaf, index) whose value the operand
+    element changes, for some lengths; a result of one more dim than the
+    call's (O's stacked components) is compared on its leading dims."""
     rng = np.random.default_rng(7)
     found: set[tuple[int, tuple[int, ...], int, tuple[int, ...]]] = set()
-    for q_cu, kv_cu in itertools.product(list(_cu_choices(mask)), repeat=2):
+    for q_lens, kv_lens in itertools.product(choices, repeat=2):
         arrays = [rng.standard_normal(shape) for shape in shapes]
-        arrays[lens[0]], arrays[lens[1]] = q_cu, kv_cu
-        base = model(layout, mask, arrays)
+        if lens:
+            arrays[lens[0]], arrays[lens[1]] = q_lens, kv_lens
+        base = model(arrays)
         for leaf, shape in enumerate(shapes):
             if leaf in lens:
                 continue
             for index in itertools.product(*(range(n) for n in shape)):
                 changed = [a.copy() for a in arrays]
                 changed[leaf][index] += 1.0
-                for out, (before, after) in enumerate(
-                    zip(base, model(layout, mask, changed), strict=True)
-                ):
+                for out, (before, after) in enumerate(zip(base, model(changed), strict=True)):
                     for position in zip(*np.nonzero(np.abs(before - after) > 1e-9), strict=True):
-                        rank = len(before.shape) - (not backward_call and out == 0)
-                        found.add((leaf, index, out, tuple(int(p) for p in position[:rank])))
+                        found.add((leaf, index, out, tuple(int(p) for p in position)))
     return found
 
 
@@ -192,14 +232,38 @@ def _relation(indexing: object) -> frozenset[tuple[tuple[int, ...], tuple[int, .
     return frozenset(pairs)
 
 
-CASES = [
+def _judge(text: str, model: Model, lens: tuple[int, ...], padding: bool, cumulative: bool) -> None:
+    """Every modelled result's maps, both directions, against the model's dependence."""
+    module = parse_module(text)
+    computation, root = module.entry, module.entry.root
+    shapes = [op.shape.dimensions for op in computation.operand_instructions(root)]
+    results = [s.dimensions for s in root.shape.tuple_shapes or ()]
+    modelled = len(model([np.zeros(s) for s in shapes]))
+    expected = _dependence(model, shapes, lens, _length_choices(padding, cumulative))
+    for out in range(modelled):
+        rank = len(results[out])
+        o2i = output_to_input(computation, root, out)
+        for leaf in range(len(shapes)):
+            if leaf in lens:
+                continue
+            wanted = {(o[:rank], i) for (k, i, r, o) in expected if k == leaf and r == out}
+            assert _relation(o2i[leaf]) == wanted, (out, leaf)
+            i2o = input_to_output(computation, root, leaf)[out]
+            assert {(o, i) for i, o in _relation(i2o)} == wanted, (leaf, out)
+
+
+def _slow_when_padding(padding: bool) -> list[pytest.MarkDecorator]:
+    # Padding: every pair of length arrays (256 runs of the model), ~5 s.
+    return [pytest.mark.slow] if padding else []
+
+
+TE_CASES = [
     pytest.param(
         layout,
         mask,
         bwd,
         id=f"{'bwd' if bwd else 'fwd'}-layout{layout}-{_MASKS[mask]}",
-        # Padding: every pair of length arrays (256 runs of the model), ~5 s.
-        marks=[pytest.mark.slow] if mask in (1, 3) else [],
+        marks=_slow_when_padding(mask in (1, 3)),
     )
     for layout, mask, bwd in [
         (9, 0, False),
@@ -212,22 +276,80 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize(("layout", "mask", "backward_call"), CASES)
-def test_maps_are_the_models_dependence(layout: int, mask: int, backward_call: bool) -> None:
-    module = parse_module(_module(layout, mask, backward_call))
-    computation, root = module.entry, module.entry.root
-    operands = computation.operand_instructions(root)
-    shapes = [op.shape.dimensions for op in operands]
-    model = backward if backward_call else forward
-    modelled = len(model(layout, mask, [np.zeros(s) for s in shapes]))
-    expected = _dependence(layout, mask, backward_call, shapes)
+@pytest.mark.parametrize(("layout", "mask", "backward_call"), TE_CASES)
+def test_transformer_engine_maps_are_the_models_dependence(
+    layout: int, mask: int, backward_call: bool
+) -> None:
+    def model(arrays: list[np.ndarray]) -> list[np.ndarray]:
+        return (te_backward if backward_call else te_forward)(layout, mask, arrays)
+
     lens = (8, 9) if backward_call else (5, 6)
-    for out in range(modelled):
-        o2i = output_to_input(computation, root, out)
-        for leaf in range(len(shapes)):
-            if leaf in lens:
-                continue
-            wanted = {(o, i) for (k, i, r, o) in expected if k == leaf and r == out}
-            assert _relation(o2i[leaf]) == wanted, (out, leaf)
-            i2o = input_to_output(computation, root, leaf)[out]
-            assert {(o, i) for i, o in _relation(i2o)} == wanted, (leaf, out)
+    _judge(_module(layout, mask, backward_call), model, lens, mask in (1, 3), cumulative=True)
+
+
+def _dims(key: str, lhs: tuple[list[int], list[int]], rhs: tuple[list[int], list[int]]) -> str:
+    def text(values: list[int]) -> str:
+        return "[" + ", ".join(f'"{v}"' for v in values) + "]"
+
+    return (
+        f'"{key}": {{"lhs_contracting_dimensions": {text(lhs[1])}, '
+        f'"rhs_contracting_dimensions": {text(rhs[1])}, '
+        f'"lhs_batch_dimensions": {text(lhs[0])}, "rhs_batch_dimensions": {text(rhs[0])}}}'
+    )
+
+
+def _cudnn_module(mask: str, backward: bool) -> str:
+    """A cuDNN fMHA call as XLA writes it: Q, K, V, dO, O ``[b, s, h, d]``,
+    results and statistics ``[b, h, s(, d)]``."""
+    bshd = f"f32[{B},{S},{H},{D}]"
+    kv = f"f32[{B},{S},{G},{D}]"
+    bhsd = f"f32[{B},{H},{S},{D}]"
+    lens = [f"s32[{B}]"] * 2 if "PADDING" in mask else []
+    if backward:
+        operands = [bshd, kv, kv, f"f32[{B},{H},{S}]", bshd, bshd, *lens]
+        results = [bhsd, f"f32[{B},{G},{S},{D}]", f"f32[{B},{G},{S},{D}]", "u8[0]"]
+        target = "__cudnn$fmhaSoftmaxBackward"
+        numbers = [
+            _dims("bmm1_grad_gemm1_dot_dimension_numbers", ([0, 1], [2]), ([0, 2], [1])),
+            _dims("bmm1_grad_gemm2_dot_dimension_numbers", ([0, 1], [3]), ([0, 2], [1])),
+            _dims("bmm2_grad_gemm1_dot_dimension_numbers", ([0, 1], [2]), ([0, 2], [1])),
+            _dims("bmm2_grad_gemm2_dot_dimension_numbers", ([0, 2], [3]), ([0, 2], [3])),
+        ]
+    else:
+        operands = [bshd, kv, kv, *lens]
+        results = [bhsd, f"f32[{B},{H},{S}]", "u8[0]"]
+        target = "__cudnn$fmhaSoftmax"
+        numbers = [
+            _dims("bmm1_dot_dimension_numbers", ([0, 2], [3]), ([0, 2], [3])),
+            _dims("bmm2_dot_dimension_numbers", ([0, 1], [3]), ([0, 2], [1])),
+        ]
+    config = (
+        f'{{"cudnn_fmha_backend_config": {{"fmha_scale": 0.5, "dropout_rate": 0, '
+        f'"mask_type": "{mask}", {", ".join(numbers)}, "sliding_window_length": 0}}}}'
+    )
+    parameters = [f"  p{k} = {shape} parameter({k})" for k, shape in enumerate(operands)]
+    names = ", ".join(f"p{k}" for k in range(len(operands)))
+    root = (
+        f"  ROOT r = ({', '.join(results)}) custom-call({names}), "
+        f'custom_call_target="{target}", backend_config={config}'
+    )
+    return "HloModule m\nENTRY e {\n" + "\n".join([*parameters, root]) + "\n}\n"
+
+
+_CUDNN_MASKS = {"NO_MASK": 0, "PADDING": 1, "CAUSAL": 2, "PADDING_CAUSAL": 3}
+
+
+@pytest.mark.parametrize(
+    ("mask", "backward_call"),
+    [
+        pytest.param(mask, bwd, marks=_slow_when_padding("PADDING" in mask))
+        for mask, bwd in [("CAUSAL", False), ("NO_MASK", True), ("PADDING_CAUSAL", False)]
+    ],
+)
+def test_cudnn_maps_are_the_models_dependence(mask: str, backward_call: bool) -> None:
+    def model(arrays: list[np.ndarray]) -> list[np.ndarray]:
+        return (cudnn_backward if backward_call else cudnn_forward)(_CUDNN_MASKS[mask], arrays)
+
+    padding = "PADDING" in mask
+    lens = ((6, 7) if backward_call else (3, 4)) if padding else ()
+    _judge(_cudnn_module(mask, backward_call), model, lens, padding, cumulative=False)

@@ -47,13 +47,13 @@ qk and v features 16, causal top-left, Q/K/V as ``[b, s, h, f]``): output
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from typing import Literal, TypeAlias, assert_never
 
 from verifier.expr import Expr, IndexingMap, Interval, Undefined, const, dim, floordiv, range_var
-from verifier.indexing.registry import Indexing
+from verifier.indexing.registry import Indexing, OpContext, OpRule
 from verifier.indexing.shapes import dims_box
 
 
@@ -169,8 +169,43 @@ class Attention:
         return self.heads // self.kv_heads
 
 
+FORWARD_READS: Mapping[Logical, tuple[tuple[Logical, bool], ...]] = {
+    Logical.O: ((Logical.Q, False), (Logical.K, False), (Logical.V, True)),
+    Logical.LSE: ((Logical.Q, False), (Logical.K, False)),
+}
+"""What a forward call's results read: O[…, d] reads V's feature d only."""
+
+_EVERYTHING = (Logical.Q, Logical.K, Logical.V, Logical.LSE, Logical.O, Logical.DO)
+BACKWARD_READS: Mapping[Logical, tuple[tuple[Logical, bool], ...]] = {
+    Logical.DQ: tuple((a, False) for a in _EVERYTHING),
+    Logical.DK: tuple((a, False) for a in _EVERYTHING),
+    # dV = Pᵀ·dO: the probabilities (q, k, statistics) and dO of the same feature.
+    Logical.DV: ((Logical.Q, False), (Logical.K, False), (Logical.LSE, False), (Logical.DO, True)),
+}
+"""What a backward call's gradients read (dS = P∘(dO·Vᵀ − rowsum(dO∘O)),
+dQ = dS·K, dK = dSᵀ·Q)."""
+
+
 def _axes_text(axes: Sequence[Axis]) -> str:
     return ", ".join(f"{a.index} of {a.count}" if isinstance(a, Slot) else a for a in axes)
+
+
+def checked(
+    described: Attention, operands: Sequence[tuple[int, ...]], outputs: Sequence[tuple[int, ...]]
+) -> Attention | str:
+    """`described`, when every placed array has the shape its layout gives
+    (and each length operand one element per batch, or one more when
+    cumulative); else why not."""
+    for placements, dims in ((described.inputs, operands), (described.outputs, outputs)):
+        for placement in placements:
+            why = described.mismatch(placement, dims[placement.leaf])
+            if why is not None:
+                return why
+    for lens in described.seq_lens:
+        expected = (described.batch + lens.cumulative,)
+        if operands[lens.leaf] != expected:
+            return f"the sequence lengths {list(operands[lens.leaf])} are not {list(expected)}"
+    return described
 
 
 # ---------------------------------------------------------------- maps
@@ -362,3 +397,30 @@ def input_to_output(
             _collect(found, target.leaf, reach)
     unknown = [(o, why) for (o, i), why in attention.unknown.items() if i == leaf]
     return _finish(found, len(outputs), unknown)
+
+
+def rule(describe: Callable[[OpContext], Attention | str]) -> OpRule:
+    """The indexing rule of a call that `describe` reads as an attention (or
+    says why not: every indexing UNDEFINED, with the target and the reason)."""
+
+    def undefined(ctx: OpContext, reason: str, count: int) -> tuple[Indexing, ...]:
+        target = ctx.instruction.attributes.word("custom_call_target")
+        return (Undefined(f"custom-call target {target}: {reason}"),) * count
+
+    def o2i(ctx: OpContext, output: int) -> tuple[Indexing, ...]:
+        described = describe(ctx)
+        operands = [leaf.shape.dimensions for leaf in ctx.operand_leaves]
+        if isinstance(described, str):
+            return undefined(ctx, described, len(operands))
+        out = ctx.output_shapes[output].dimensions
+        return output_to_input(described, operands, out, output)
+
+    def i2o(ctx: OpContext, operand: int) -> tuple[Indexing, ...]:
+        described = describe(ctx)
+        outputs = [shape.dimensions for shape in ctx.output_shapes]
+        if isinstance(described, str):
+            return undefined(ctx, described, len(outputs))
+        dims = ctx.operand_leaves[operand].shape.dimensions
+        return input_to_output(described, dims, outputs, operand)
+
+    return OpRule(o2i, i2o, whole_tuples=True)

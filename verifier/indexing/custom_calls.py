@@ -16,7 +16,10 @@ stays UNDEFINED, with the target named.
   relation: see `library_calls`.
 - Transformer Engine's fused attention (``te_fused_attn_forward_ffi``,
   ``te_fused_attn_backward_ffi``), whose configuration carries the layout
-  and mask: see `transformer_engine` and `attention`.
+  and mask, and cuDNN's (``__cudnn$fmhaSoftmax``,
+  ``__cudnn$fmhaSoftmaxBackward``), whose configuration carries the
+  matmuls' dimension numbers: see `transformer_engine`, `cudnn_attention`
+  and `attention`.
 
 ``SPMDFullToShardShape`` / ``SPMDShardToFullShape`` and their Shardy forms
 ``xla.sdy.GlobalToLocalShape`` / ``xla.sdy.LocalToGlobalShape`` (what
@@ -31,7 +34,7 @@ from __future__ import annotations
 
 from verifier.expr import Undefined
 from verifier.hlo import ShapeIndex
-from verifier.indexing import library_calls, transformer_engine, whole_slices
+from verifier.indexing import cudnn_attention, library_calls, transformer_engine, whole_slices
 from verifier.indexing.forwarding import forwarding_rule
 from verifier.indexing.registry import Indexing, OpContext, OpRule, register
 
@@ -101,6 +104,8 @@ def _rule(ctx: OpContext) -> OpRule | None:
         return library_calls.CONVOLUTION
     if target in transformer_engine.TARGETS:
         return transformer_engine.RULE
+    if target in cudnn_attention.TARGETS:
+        return cudnn_attention.RULE
     return None
 
 

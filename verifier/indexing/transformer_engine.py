@@ -43,11 +43,10 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from verifier.expr import Undefined
 from verifier.hlo import BackendConfig
 from verifier.indexing import attention
 from verifier.indexing.attention import Attention, Axis, Causal, Logical, Placement, SeqLens, Slot
-from verifier.indexing.registry import Indexing, OpContext, OpRule, remember_last
+from verifier.indexing.registry import OpContext, remember_last
 
 FORWARD = "te_fused_attn_forward_ffi"
 BACKWARD = "te_fused_attn_backward_ffi"
@@ -83,18 +82,6 @@ _MASKS: dict[int, tuple[Causal, bool]] = {
     5: (Causal.NONE, True),
 }
 """mask_type → (the causal restriction that holds for every length, padding?)."""
-
-_FORWARD_READS = {
-    Logical.O: ((Logical.Q, False), (Logical.K, False), (Logical.V, True)),
-    Logical.LSE: ((Logical.Q, False), (Logical.K, False)),
-}
-_EVERYTHING = (Logical.Q, Logical.K, Logical.V, Logical.LSE, Logical.O, Logical.DO)
-_BACKWARD_READS = {
-    Logical.DQ: tuple((a, False) for a in _EVERYTHING),
-    Logical.DK: tuple((a, False) for a in _EVERYTHING),
-    # dV = Pᵀ·dO: the probabilities (q, k, statistics) and dO of the same feature.
-    Logical.DV: ((Logical.Q, False), (Logical.K, False), (Logical.LSE, False), (Logical.DO, True)),
-}
 
 _GENERATOR = "the generator state derives from the seed and TE's own counter"
 
@@ -198,7 +185,7 @@ def describe(ctx: OpContext) -> Attention | str:
     if forward:
         inputs = tuple(qkv)
         outputs = (Placement(Logical.O, 0, _BSHD), Placement(Logical.LSE, 1, _STATS))
-        reads = _FORWARD_READS
+        reads = attention.FORWARD_READS
         unknown = {(2, 4): f"custom-call target {FORWARD}: {_GENERATOR}"}
     else:
         inputs = (
@@ -209,7 +196,7 @@ def describe(ctx: OpContext) -> Attention | str:
         )
         gradient = {Logical.Q: Logical.DQ, Logical.K: Logical.DK, Logical.V: Logical.DV}
         outputs = tuple(Placement(gradient[p.array], p.leaf, p.axes) for p in qkv)
-        reads = _BACKWARD_READS
+        reads = attention.BACKWARD_READS
         unknown = {}
     described = Attention(
         batch=sizes["input_batch"],
@@ -226,7 +213,8 @@ def describe(ctx: OpContext) -> Attention | str:
         reads=reads,
         unknown=unknown,
     )
-    return _check_shapes(ctx, described)
+    outputs_dims = [shape.dimensions for shape in ctx.output_shapes]
+    return attention.checked(described, operands, outputs_dims)
 
 
 def _unmodelled(
@@ -259,47 +247,4 @@ def _unmodelled(
     return None
 
 
-def _check_shapes(ctx: OpContext, described: Attention) -> Attention | str:
-    """`described`, when every placed array has the shape its layout gives."""
-    operands = [leaf.shape.dimensions for leaf in ctx.operand_leaves]
-    outputs = [shape.dimensions for shape in ctx.output_shapes]
-    for placement in described.inputs:
-        why = described.mismatch(placement, operands[placement.leaf])
-        if why is not None:
-            return why
-    for placement in described.outputs:
-        why = described.mismatch(placement, outputs[placement.leaf])
-        if why is not None:
-            return why
-    for lens in described.seq_lens:
-        if operands[lens.leaf] != (described.batch + 1,):
-            return (
-                f"the cumulative sequence lengths {list(operands[lens.leaf])} are not [batch + 1]"
-            )
-    return described
-
-
-def _undefined(ctx: OpContext, reason: str, count: int) -> tuple[Indexing, ...]:
-    target = ctx.instruction.attributes.word("custom_call_target")
-    return (Undefined(f"custom-call target {target}: {reason}"),) * count
-
-
-def _o2i(ctx: OpContext, output: int) -> tuple[Indexing, ...]:
-    described = describe(ctx)
-    operands = [leaf.shape.dimensions for leaf in ctx.operand_leaves]
-    if isinstance(described, str):
-        return _undefined(ctx, described, len(operands))
-    out = ctx.output_shapes[output].dimensions
-    return attention.output_to_input(described, operands, out, output)
-
-
-def _i2o(ctx: OpContext, operand: int) -> tuple[Indexing, ...]:
-    described = describe(ctx)
-    outputs = [shape.dimensions for shape in ctx.output_shapes]
-    if isinstance(described, str):
-        return _undefined(ctx, described, len(outputs))
-    dims = ctx.operand_leaves[operand].shape.dimensions
-    return attention.input_to_output(described, dims, outputs, operand)
-
-
-RULE = OpRule(_o2i, _i2o, whole_tuples=True)
+RULE = attention.rule(describe)
