@@ -10,7 +10,7 @@ its gradients ``dV = Pᵀ·dO``, ``dP = dO·Vᵀ``, ``dS = P∘(dP − rowsum(dO
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TypeAlias
 
 import numpy as np
@@ -197,28 +197,56 @@ def _length_choices(padding: bool, cumulative: bool) -> list[np.ndarray]:
     return [np.array(lengths) for lengths in choices]
 
 
+def _feasible(lens: np.ndarray, cumulative: bool) -> bool:
+    lengths = np.diff(lens) if cumulative else lens
+    return bool(np.all((lengths >= 0) & (lengths <= S)))
+
+
+def _changes(
+    model: Model,
+    arrays: list[np.ndarray],
+    base: list[np.ndarray],
+    leaf: int,
+    index: tuple[int, ...],
+    value: float,
+) -> Iterator[tuple[int, tuple[int, ...]]]:
+    """The result elements that change when operand `leaf` at `index` becomes `value`."""
+    changed = [a.copy() for a in arrays]
+    changed[leaf][index] = value
+    for out, (before, after) in enumerate(zip(base, model(changed), strict=True)):
+        for position in zip(*np.nonzero(np.abs(before - after) > 1e-9), strict=True):
+            yield out, tuple(int(p) for p in position)
+
+
 def _dependence(
-    model: Model, shapes: list[tuple[int, ...]], lens: tuple[int, ...], choices: list[np.ndarray]
+    model: Model, shapes: list[tuple[int, ...]], lens: tuple[int, ...], cumulative: bool
 ) -> set[tuple[int, tuple[int, ...], int, tuple[int, ...]]]:
     """(operand leaf, index, result leaf, index) whose value the operand
-    element changes, for some lengths; a result of one more dim than the
-    call's (O's stacked components) is compared on its leading dims."""
+    element changes, for some feasible lengths (a length element: changed
+    to another feasible value); a result of one more dim than the call's
+    (O's stacked components) is compared on its leading dims."""
     rng = np.random.default_rng(7)
     found: set[tuple[int, tuple[int, ...], int, tuple[int, ...]]] = set()
+    choices = _length_choices(bool(lens), cumulative)
     for q_lens, kv_lens in itertools.product(choices, repeat=2):
         arrays = [rng.standard_normal(shape) for shape in shapes]
         if lens:
             arrays[lens[0]], arrays[lens[1]] = q_lens, kv_lens
         base = model(arrays)
         for leaf, shape in enumerate(shapes):
-            if leaf in lens:
-                continue
             for index in itertools.product(*(range(n) for n in shape)):
-                changed = [a.copy() for a in arrays]
-                changed[leaf][index] += 1.0
-                for out, (before, after) in enumerate(zip(base, model(changed), strict=True)):
-                    for position in zip(*np.nonzero(np.abs(before - after) > 1e-9), strict=True):
-                        found.add((leaf, index, out, tuple(int(p) for p in position)))
+                if leaf not in lens:
+                    values = [float(arrays[leaf][index]) + 1.0]
+                else:
+                    values = []
+                    for value in range(B * S + 1):
+                        trial = arrays[leaf].copy()
+                        trial[index] = value
+                        if value != arrays[leaf][index] and _feasible(trial, cumulative):
+                            values.append(float(value))
+                for value in values:
+                    for out, position in _changes(model, arrays, base, leaf, index, value):
+                        found.add((leaf, index, out, position))
     return found
 
 
@@ -239,13 +267,11 @@ def _judge(text: str, model: Model, lens: tuple[int, ...], padding: bool, cumula
     shapes = [op.shape.dimensions for op in computation.operand_instructions(root)]
     results = [s.dimensions for s in root.shape.tuple_shapes or ()]
     modelled = len(model([np.zeros(s) for s in shapes]))
-    expected = _dependence(model, shapes, lens, _length_choices(padding, cumulative))
+    expected = _dependence(model, shapes, lens if padding else (), cumulative)
     for out in range(modelled):
         rank = len(results[out])
         o2i = output_to_input(computation, root, out)
         for leaf in range(len(shapes)):
-            if leaf in lens:
-                continue
             wanted = {(o[:rank], i) for (k, i, r, o) in expected if k == leaf and r == out}
             assert _relation(o2i[leaf]) == wanted, (out, leaf)
             i2o = input_to_output(computation, root, leaf)[out]
@@ -353,3 +379,42 @@ def test_cudnn_maps_are_the_models_dependence(mask: str, backward_call: bool) ->
     padding = "PADDING" in mask
     lens = ((6, 7) if backward_call else (3, 4)) if padding else ()
     _judge(_cudnn_module(mask, backward_call), model, lens, padding, cumulative=False)
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        (_module(9, 2, False).replace("qkv_layout = 9", "qkv_layout = 4"), "qkv_layout 4"),
+        (_module(9, 2, False).replace("mask_type = 2", "mask_type = 6"), "mask_type 6"),
+        (_module(9, 2, True).replace("bias_type = 0", "bias_type = 2"), "bias"),
+        (
+            _module(9, 0, False).replace("0.000000e+00 : f64", "1.000000e-01 : f64"),
+            "dropout",
+        ),
+        (
+            _module(9, 2, False).replace("window_size_left = -1", "window_size_left = 2"),
+            "sliding window [2, -1]",
+        ),
+        (_module(9, 0, False).replace("num_gqa_groups = 1", "num_gqa_groups = 2"), "K is"),
+        (_module(9, 0, False).replace("qk_head_dim = 2 : i64, ", ""), "no integer qk_head_dim"),
+        (
+            _cudnn_module("CAUSAL", False).replace(
+                '"sliding_window_length": 0', '"sliding_window_length": 2'
+            ),
+            "sliding window",
+        ),
+        (_cudnn_module("ALIBI", True), "mask_type ALIBI"),
+        (
+            _cudnn_module("NO_MASK", False).replace('"dropout_rate": 0', '"dropout_rate": 0.1'),
+            "dropout",
+        ),
+    ],
+)
+def test_unmodelled_attention_is_undefined_naming_the_reason(text: str, reason: str) -> None:
+    module = parse_module(text)
+    computation, root = module.entry, module.entry.root
+    target = root.attributes.word("custom_call_target")
+    for indexing in output_to_input(computation, root, 0):
+        assert isinstance(indexing, Undefined)
+        assert f"custom-call target {target}: " in indexing.reason
+        assert reason in indexing.reason, indexing.reason
