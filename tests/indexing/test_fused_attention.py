@@ -69,11 +69,18 @@ def _module(layout: int, mask: int, backward: bool) -> str:
 
 
 def _attention(
-    q: np.ndarray, k: np.ndarray, mask: int, q_lens: list[int], kv_lens: list[int]
+    q: np.ndarray,
+    k: np.ndarray,
+    mask: int,
+    q_lens: list[int],
+    kv_lens: list[int],
+    bias: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The probabilities P[b, h, i, j] and a 0/1 matrix of kept pairs."""
+    """The masked scores S[b, h, i, j] (plus `bias`, broadcast) and the kept pairs."""
     kv = np.repeat(k, H // G, axis=2)
     scores = 0.5 * np.einsum("bihe,bjhe->bhij", q, kv)
+    if bias is not None:
+        scores = scores + bias
     keep = np.ones((B, H, S, S), dtype=bool)
     for b, i, j in itertools.product(range(B), range(S), range(S)):
         if mask in (1, 3) and (i >= q_lens[b] or j >= kv_lens[b]):
@@ -106,13 +113,18 @@ def _lengths(cu: np.ndarray) -> list[int]:
 
 
 def forward_core(
-    q: np.ndarray, k: np.ndarray, v: np.ndarray, mask: int, lens: tuple[list[int], list[int]]
+    q: np.ndarray,
+    k: np.ndarray,
+    v: np.ndarray,
+    mask: int,
+    lens: tuple[list[int], list[int]],
+    bias: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """O ``[b, s, h, d]`` as what the kernel computes it from: the
     unnormalised sum ``N = Σ exp(s)·V`` and the row sum ``Z`` (``O = N / Z``;
     a row of one key has ``O = V`` whatever Q, yet the kernel reads Q),
     stacked on a last axis; and the statistics ``[b, h, s, 1]``."""
-    scores, _ = _attention(q, k, mask, *lens)
+    scores, _ = _attention(q, k, mask, *lens, bias)
     weights = np.where(np.isinf(scores), 0.0, np.exp(np.where(np.isinf(scores), 0.0, scores)))
     _, stats = _softmax(scores, None)
     numerator = np.einsum("bhij,bjhd->bihd", weights, np.repeat(v, H // G, axis=2))
@@ -127,10 +139,12 @@ def backward_core(
     d_out: np.ndarray,
     mask: int,
     lens: tuple[list[int], list[int]],
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """dQ, dK, dV ``[b, s, h, d]`` from the statistics ``[b, h, s, 1]``, O and dO."""
+    bias: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """dQ, dK, dV ``[b, s, h, d]`` from the statistics ``[b, h, s, 1]``, O
+    and dO; and dS ``[b, h, i, j]``, summed over the dims `bias` is broadcast along."""
     q, k, v = qkv
-    scores, _ = _attention(q, k, mask, *lens)
+    scores, _ = _attention(q, k, mask, *lens, bias)
     probabilities, _ = _softmax(scores, lse)
     kv_v = np.repeat(v, H // G, axis=2)
     d_v = np.einsum("bhij,bihd->bjhd", probabilities, d_out)
@@ -144,7 +158,11 @@ def backward_core(
         summed: np.ndarray = x.reshape(B, S, G, H // G, D).sum(axis=3)
         return summed
 
-    return d_q, per_kv_head(d_k), per_kv_head(d_v)
+    d_bias = d_s
+    if bias is not None:
+        broadcast = tuple(k for k in range(2) if bias.shape[k] == 1)
+        d_bias = d_s.sum(axis=broadcast, keepdims=True)
+    return d_q, per_kv_head(d_k), per_kv_head(d_v), d_bias
 
 
 def te_forward(layout: int, mask: int, arrays: list[np.ndarray]) -> list[np.ndarray]:
@@ -156,7 +174,7 @@ def te_forward(layout: int, mask: int, arrays: list[np.ndarray]) -> list[np.ndar
 def te_backward(layout: int, mask: int, arrays: list[np.ndarray]) -> list[np.ndarray]:
     lens = (_lengths(arrays[8]), _lengths(arrays[9]))
     qkv = _unpack(layout, arrays)
-    d_q, d_k, d_v = backward_core(qkv, arrays[4], arrays[6], arrays[7], mask, lens)
+    d_q, d_k, d_v, _ = backward_core(qkv, arrays[4], arrays[6], arrays[7], mask, lens)
     if layout == 9:
         return [d_q, d_k, d_v]
     return [d_q, np.stack([d_k, d_v], axis=2)]
@@ -166,19 +184,33 @@ def _bhsd(x: np.ndarray) -> np.ndarray:
     return np.swapaxes(x, 1, 2)
 
 
-def cudnn_forward(mask: int, arrays: list[np.ndarray]) -> list[np.ndarray]:
-    """cuDNN: Q, K, V ``[b, s, h, d]``, lengths per batch; O ``[b, h, s, d]``, stats ``[b, h, s]``."""
-    lens = ([int(n) for n in arrays[3]], [int(n) for n in arrays[4]]) if mask in (1, 3) else _FULL
-    out, stats = forward_core(arrays[0], arrays[1], arrays[2], mask, lens)
+def cudnn_forward(mask: int, bias: bool, arrays: list[np.ndarray]) -> list[np.ndarray]:
+    """cuDNN: (Q, K, V ``[b, s, h, d]``[, bias][, lengths per batch]); O ``[b, h, s, d]``, stats ``[b, h, s]``."""
+    at = 3 + bias
+    lens = (
+        ([int(n) for n in arrays[at]], [int(n) for n in arrays[at + 1]])
+        if mask in (1, 3)
+        else _FULL
+    )
+    added = arrays[3] if bias else None
+    out, stats = forward_core(arrays[0], arrays[1], arrays[2], mask, lens, added)
     return [_bhsd(out), stats[..., 0]]
 
 
-def cudnn_backward(mask: int, arrays: list[np.ndarray]) -> list[np.ndarray]:
-    """cuDNN: (Q, K, V, stats, dO, O[, lengths]); dQ, dK, dV ``[b, h, s, d]``."""
-    lens = ([int(n) for n in arrays[6]], [int(n) for n in arrays[7]]) if mask in (1, 3) else _FULL
+def cudnn_backward(mask: int, bias: bool, arrays: list[np.ndarray]) -> list[np.ndarray]:
+    """cuDNN: (Q, K, V, stats, dO[, bias], O[, lengths]); dQ, dK, dV ``[b, h, s, d]``[, dbias]."""
+    at = 6 + bias
+    lens = (
+        ([int(n) for n in arrays[at]], [int(n) for n in arrays[at + 1]])
+        if mask in (1, 3)
+        else _FULL
+    )
     qkv = (arrays[0], arrays[1], arrays[2])
-    grads = backward_core(qkv, arrays[3][..., None], arrays[5], arrays[4], mask, lens)
-    return [_bhsd(g) for g in grads]
+    added = arrays[5] if bias else None
+    *grads, d_bias = backward_core(
+        qkv, arrays[3][..., None], arrays[5 + bias], arrays[4], mask, lens, added
+    )
+    return [_bhsd(g) for g in grads] + ([d_bias] if bias else [])
 
 
 _FULL = ([S] * B, [S] * B)
@@ -324,17 +356,20 @@ def _dims(key: str, lhs: tuple[list[int], list[int]], rhs: tuple[list[int], list
     )
 
 
-def _cudnn_module(mask: str, backward: bool) -> str:
+def _cudnn_module(mask: str, backward: bool, bias: bool = False) -> str:
     """A cuDNN fMHA call as XLA writes it: Q, K, V, dO, O ``[b, s, h, d]``,
-    results and statistics ``[b, h, s(, d)]``."""
+    results and statistics ``[b, h, s(, d)]``, a bias ``[1, h, s, s]``
+    (broadcast along the batch) and its gradient."""
+    added = [f"f32[1,{H},{S},{S}]"] if bias else []
     bshd = f"f32[{B},{S},{H},{D}]"
     kv = f"f32[{B},{S},{G},{D}]"
     bhsd = f"f32[{B},{H},{S},{D}]"
     lens = [f"s32[{B}]"] * 2 if "PADDING" in mask else []
     if backward:
-        operands = [bshd, kv, kv, f"f32[{B},{H},{S}]", bshd, bshd, *lens]
-        results = [bhsd, f"f32[{B},{G},{S},{D}]", f"f32[{B},{G},{S},{D}]", "u8[0]"]
-        target = "__cudnn$fmhaSoftmaxBackward"
+        operands = [bshd, kv, kv, f"f32[{B},{H},{S}]", bshd, *added, bshd, *lens]
+        gradients = [bhsd, f"f32[{B},{G},{S},{D}]", f"f32[{B},{G},{S},{D}]"]
+        results = [*gradients, *added, "u8[0]"]
+        target = "__cudnn$fmhaScaleBiasSoftmaxBackward" if bias else "__cudnn$fmhaSoftmaxBackward"
         numbers = [
             _dims("bmm1_grad_gemm1_dot_dimension_numbers", ([0, 1], [2]), ([0, 2], [1])),
             _dims("bmm1_grad_gemm2_dot_dimension_numbers", ([0, 1], [3]), ([0, 2], [1])),
@@ -342,9 +377,9 @@ def _cudnn_module(mask: str, backward: bool) -> str:
             _dims("bmm2_grad_gemm2_dot_dimension_numbers", ([0, 2], [3]), ([0, 2], [3])),
         ]
     else:
-        operands = [bshd, kv, kv, *lens]
+        operands = [bshd, kv, kv, *added, *lens]
         results = [bhsd, f"f32[{B},{H},{S}]", "u8[0]"]
-        target = "__cudnn$fmhaSoftmax"
+        target = "__cudnn$fmhaScaleBiasSoftmax" if bias else "__cudnn$fmhaSoftmax"
         numbers = [
             _dims("bmm1_dot_dimension_numbers", ([0, 2], [3]), ([0, 2], [3])),
             _dims("bmm2_dot_dimension_numbers", ([0, 1], [3]), ([0, 2], [1])),
@@ -366,19 +401,26 @@ _CUDNN_MASKS = {"NO_MASK": 0, "PADDING": 1, "CAUSAL": 2, "PADDING_CAUSAL": 3}
 
 
 @pytest.mark.parametrize(
-    ("mask", "backward_call"),
+    ("mask", "backward_call", "bias"),
     [
-        pytest.param(mask, bwd, marks=_slow_when_padding("PADDING" in mask))
-        for mask, bwd in [("CAUSAL", False), ("NO_MASK", True), ("PADDING_CAUSAL", False)]
+        pytest.param(mask, bwd, bias, marks=_slow_when_padding("PADDING" in mask))
+        for mask, bwd, bias in [
+            ("CAUSAL", False, False),
+            ("NO_MASK", True, False),
+            ("CAUSAL", False, True),
+            ("CAUSAL", True, True),
+            ("PADDING_CAUSAL", False, False),
+        ]
     ],
 )
-def test_cudnn_maps_are_the_models_dependence(mask: str, backward_call: bool) -> None:
+def test_cudnn_maps_are_the_models_dependence(mask: str, backward_call: bool, bias: bool) -> None:
     def model(arrays: list[np.ndarray]) -> list[np.ndarray]:
-        return (cudnn_backward if backward_call else cudnn_forward)(_CUDNN_MASKS[mask], arrays)
+        call = cudnn_backward if backward_call else cudnn_forward
+        return call(_CUDNN_MASKS[mask], bias, arrays)
 
     padding = "PADDING" in mask
-    lens = ((6, 7) if backward_call else (3, 4)) if padding else ()
-    _judge(_cudnn_module(mask, backward_call), model, lens, padding, cumulative=False)
+    lens = tuple(k + bias for k in ((6, 7) if backward_call else (3, 4))) if padding else ()
+    _judge(_cudnn_module(mask, backward_call, bias), model, lens, padding, cumulative=False)
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,10 @@ head and a feature:
 - ``O`` and its gradient ``dO`` (query positions, query heads, v features);
 - ``LSE``, the softmax statistics of each row (query positions, query
   heads, no feature: a trailing dim of size 1 or none);
-- the gradients ``dQ``, ``dK``, ``dV``, indexed as Q, K, V.
+- the gradients ``dQ``, ``dK``, ``dV``, indexed as Q, K, V;
+- a ``bias`` added to the scores and its gradient ``dbias``, indexed by a
+  batch, a query head, a query position ``sq`` and a key position ``sk``
+  (a dim of size 1 broadcast).
 
 Query head ``h`` attends with kv head ``h // (heads / kv_heads)`` (grouped
 query attention; ``kv_heads == heads`` is plain multi-head attention).  A
@@ -69,6 +72,8 @@ class Logical(Enum):
     DQ = ("dQ", "query", "query", "qk")
     DK = ("dK", "key", "kv", "qk")
     DV = ("dV", "key", "kv", "v")
+    BIAS = ("bias", "pair", "query", "none")
+    DBIAS = ("dbias", "pair", "query", "none")
 
     def __init__(self, label: str, position: str, head: str, feature: str) -> None:
         self.label = label
@@ -85,8 +90,10 @@ class Slot:
     count: int
 
 
-Axis: TypeAlias = Literal["b", "s", "h", "f"] | Slot
-"""What a physical dim holds: batch, position, head, feature, or a packed slot."""
+Axis: TypeAlias = Literal["b", "s", "sq", "sk", "h", "f"] | Slot
+"""What a physical dim holds: batch, position (of an array of one kind of
+position), query or key position (of the bias, indexed by both), head,
+feature, or a packed slot (a broadcast dim of size 1 is ``Slot(0, 1)``)."""
 
 
 @dataclass(frozen=True)
@@ -145,10 +152,15 @@ class Attention:
                 return self.batch
             case "s":
                 return self.q_len if array.position == "query" else self.kv_len
+            case "sq":
+                return self.q_len
+            case "sk":
+                return self.kv_len
             case "h":
                 return self.heads if array.head == "query" else self.kv_heads
             case "f":
-                return {"qk": self.qk_features, "v": self.v_features, "one": 1}[array.feature]
+                features = {"qk": self.qk_features, "v": self.v_features, "one": 1, "none": 0}
+                return features[array.feature]
             case _:
                 assert_never(axis)
 
@@ -184,6 +196,24 @@ BACKWARD_READS: Mapping[Logical, tuple[tuple[Logical, bool], ...]] = {
 }
 """What a backward call's gradients read (dS = P∘(dO·Vᵀ − rowsum(dO∘O)),
 dQ = dS·K, dK = dSᵀ·Q)."""
+
+
+def biased(
+    reads: Mapping[Logical, tuple[tuple[Logical, bool], ...]],
+) -> Mapping[Logical, tuple[tuple[Logical, bool], ...]]:
+    """`reads` of a call that adds a bias to the scores: every result reads
+    it (the probabilities do), and its gradient dS (summed over the dims
+    the bias is broadcast along) reads what dQ reads and the bias."""
+    found = {result: (*arrays, (Logical.BIAS, False)) for result, arrays in reads.items()}
+    found[Logical.DBIAS] = tuple((a, False) for a in (*_EVERYTHING, Logical.BIAS))
+    return found
+
+
+def bias_axes(dimensions: Sequence[int]) -> tuple[Axis, ...]:
+    """The axes of a bias ``[b, h, q, k]``, a dim of size 1 broadcast."""
+    b: Axis = Slot(0, 1) if dimensions[0] == 1 else "b"
+    h: Axis = Slot(0, 1) if dimensions[1] == 1 else "h"
+    return (b, h, "sq", "sk")
 
 
 def _axes_text(axes: Sequence[Axis]) -> str:
@@ -253,7 +283,9 @@ def pair_map(
     to (read, or reached), by the rules of the module docstring."""
     builder = _Builder(attention, source_dims, [], [])
     at = _coordinates(builder, source)
-    positions = {source.array.position: at["s"]}
+    positions = {kind: at[axis] for axis, kind in _POSITIONS.items() if axis in at}
+    if "s" in at:
+        positions[source.array.position] = at["s"]
     results: list[Expr] = []
     for axis in target.axes:
         if isinstance(axis, Slot):
@@ -261,15 +293,17 @@ def pair_map(
             continue
         match axis:
             case "b":
-                results.append(at["b"])
-            case "s":
-                if target.array.position not in positions:
-                    positions[target.array.position] = builder.fresh(
-                        attention.size(target.array, "s")
-                    )
-                results.append(positions[target.array.position])
+                results.append(at["b"] if "b" in at else builder.fresh(attention.batch))
+            case "s" | "sq" | "sk":
+                kind = target.array.position if axis == "s" else _POSITIONS[axis]
+                if kind not in positions:
+                    positions[kind] = builder.fresh(attention.size(target.array, axis))
+                results.append(positions[kind])
             case "h":
-                results.append(_head(builder, source.array, target.array, at["h"]))
+                if "h" in at:
+                    results.append(_head(builder, source.array, target.array, at["h"]))
+                else:  # a bias broadcast along heads reaches every head
+                    results.append(builder.fresh(attention.size(target.array, "h")))
             case "f":
                 same = same_feature and source.array.feature == target.array.feature
                 if same and "f" in at:
@@ -281,6 +315,9 @@ def pair_map(
     if len(positions) == 2:
         builder.constraints.extend(_causal(attention, positions["query"], positions["key"]))
     return builder.build(results)
+
+
+_POSITIONS = {"sq": "query", "sk": "key"}
 
 
 def _head(builder: _Builder, source: Logical, target: Logical, head: Expr) -> Expr:

@@ -1,6 +1,7 @@
 """cuDNN's fused attention custom-calls, as XLA's GPU compiler writes them
-(``__cudnn$fmhaSoftmax`` and ``__cudnn$fmhaSoftmaxBackward``), their
-configuration in ``backend_config={"cudnn_fmha_backend_config": {…}}``.
+(``__cudnn$fmhaSoftmax``, ``__cudnn$fmhaScaleBiasSoftmax`` and their
+``…Backward``), their configuration in
+``backend_config={"cudnn_fmha_backend_config": {…}}``.
 
 The layout of each operand is in the dot dimension numbers of the matmuls
 that read it, as XLA's cuDNN graph builder reads them: batch dims are the
@@ -19,13 +20,20 @@ free dim are the position or the feature, as the matmul says.
   rhs of ``bmm2_grad_gemm2`` (dP = dO·Vᵀ, contracting v features), dO the
   rhs of ``bmm2_grad_gemm1`` (dV = Pᵀ·dO, contracting query positions); O
   is laid out as dO.
+- The ``ScaleBias`` targets add a bias ``[b, h, q, k]`` to the scores (a
+  dim of size 1 broadcast: ``bf16[1,6,1024,1024]`` is one bias per head),
+  the operand after V (forward) or after dO (backward); the backward call
+  may return its gradient (before the workspace), the score gradient
+  summed over the broadcast dims.  Every result reads the bias at its
+  batch, head and query (every key; causal: up to the query).
 
 ``mask_type``: ``NO_MASK``, ``CAUSAL`` (cuDNN's causal mask, aligned
 top-left), ``PADDING`` and ``PADDING_CAUSAL`` (the actual lengths of each
 batch in ``seq_q``, ``seq_kv``: batch ``b`` reads element ``b`` of each).
-What each result reads follows `attention`.  A bias, dropout, a sliding
+What each result reads follows `attention`.  Dropout, a sliding
 window, a score modifier computation, packed segments or paged attention
-are not modelled: UNDEFINED with the reason.
+are not modelled: UNDEFINED with the reason (so are the dropout and fp8
+targets, which this module does not claim).
 
     r = (bf16[2,4,8,16], f32[2,4,8], u8[0]) custom-call(q, k, v),
         custom_call_target="__cudnn$fmhaSoftmax",
@@ -52,7 +60,9 @@ from verifier.indexing.registry import OpContext, remember_last
 
 FORWARD = "__cudnn$fmhaSoftmax"
 BACKWARD = "__cudnn$fmhaSoftmaxBackward"
-TARGETS = frozenset({FORWARD, BACKWARD})
+BIAS_FORWARD = "__cudnn$fmhaScaleBiasSoftmax"
+BIAS_BACKWARD = "__cudnn$fmhaScaleBiasSoftmaxBackward"
+TARGETS = frozenset({FORWARD, BACKWARD, BIAS_FORWARD, BIAS_BACKWARD})
 
 _MASKS: dict[str, tuple[Causal, bool]] = {
     "NO_MASK": (Causal.NONE, False),
@@ -124,14 +134,21 @@ def describe(ctx: OpContext) -> Attention | str:
     if why is not None:
         return why
     causal, padding = _MASKS[str(config.get("mask_type", "NO_MASK"))]
-    forward = ctx.instruction.attributes.word("custom_call_target") == FORWARD
+    target = ctx.instruction.attributes.word("custom_call_target")
+    forward = target in (FORWARD, BIAS_FORWARD)
+    bias = target in (BIAS_FORWARD, BIAS_BACKWARD)
     operands = [leaf.shape.dimensions for leaf in ctx.operand_leaves]
     outputs = [shape.dimensions for shape in ctx.output_shapes]
-    arrays = 3 if forward else 6
+    arrays = (3 if forward else 6) + bias
     if any(op.shape.is_tuple for op in ctx.operands) or len(operands) != arrays + 2 * padding:
         return f"{len(ctx.operands)} operands where {arrays + 2 * padding} arrays are expected"
-    if len(outputs) not in ((2, 3) if forward else (4,)):
-        return f"{len(outputs)} results where {'2 or 3' if forward else '4'} are expected"
+    if len(outputs) not in ((2, 3) if forward else (4, 5)):
+        return f"{len(outputs)} results where {'2 or 3' if forward else '4 or 5'} are expected"
+    if bias and len(operands[3 if forward else 5]) != 4:
+        return f"a bias of rank {len(operands[3 if forward else 5])} where 4 is expected"
+    if len(outputs) == 5 and len(outputs[3]) != 4:
+        return f"a bias gradient of rank {len(outputs[3])} where 4 is expected"
+    layouts: list[tuple[str, str, Axis, Axis]]
     if forward:
         layouts = [
             ("bmm1_dot_dimension_numbers", "lhs", "f", "s"),
@@ -157,19 +174,27 @@ def describe(ctx: OpContext) -> Attention | str:
         result = [Placement(Logical.O, 0, _OUTPUT)]
         result += [Placement(Logical.LSE, 1, _STATS)] if len(outputs) == 3 else []
         reads = attention.FORWARD_READS
+        if bias:
+            inputs.append(Placement(Logical.BIAS, 3, attention.bias_axes(operands[3])))
     else:
         d_out = axes[3]
         inputs += [
             Placement(Logical.LSE, 3, _STATS),
             Placement(Logical.DO, 4, d_out),
-            Placement(Logical.O, 5, d_out),
+            Placement(Logical.O, 5 + bias, d_out),
         ]
         result = [
             Placement(Logical.DQ, 0, _OUTPUT),
             Placement(Logical.DK, 1, _OUTPUT),
             Placement(Logical.DV, 2, _OUTPUT),
         ]
+        if bias:
+            inputs.append(Placement(Logical.BIAS, 5, attention.bias_axes(operands[5])))
+        if len(outputs) == 5:
+            result.append(Placement(Logical.DBIAS, 3, attention.bias_axes(outputs[3])))
         reads = attention.BACKWARD_READS
+    if bias:
+        reads = attention.biased(reads)
 
     def size(placement: Placement, axis: Axis) -> int:
         return operands[placement.leaf][placement.axes.index(axis)]
