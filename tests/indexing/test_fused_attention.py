@@ -271,11 +271,11 @@ def _dependence(
                     values = [float(arrays[leaf][index]) + 1.0]
                 else:
                     values = []
-                    for value in range(B * S + 1):
+                    for length in range(B * S + 1):
                         trial = arrays[leaf].copy()
-                        trial[index] = value
-                        if value != arrays[leaf][index] and _feasible(trial, cumulative):
-                            values.append(float(value))
+                        trial[index] = length
+                        if length != arrays[leaf][index] and _feasible(trial, cumulative):
+                            values.append(float(length))
                 for value in values:
                     for out, position in _changes(model, arrays, base, leaf, index, value):
                         found.add((leaf, index, out, position))
