@@ -330,6 +330,7 @@ TE_CASES = [
         (9, 1, False),
         (9, 2, True),
         (7, 0, True),
+        (9, 3, True),
     ]
 ]
 
