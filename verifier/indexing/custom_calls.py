@@ -6,11 +6,20 @@ stays UNDEFINED, with the target named.
   row, ``(d0, d1)[s0] -> (d0, s0)``.
 - Annotations that return their operand unchanged (same shape): the
   sharding annotations ``Sharding`` and Shardy's ``xla.sdy.*``, and the
-  host-offload annotations ``MoveToHost`` / ``MoveToDevice`` (they only say
-  where the value lives): identity, leaf by leaf.
+  host-offload annotations ``MoveToHost`` / ``MoveToDevice`` and JAX's
+  ``annotate_device_placement`` (they only say where the value lives, e.g.
+  ``f32[8,4] custom-call(f32[8,4] x), custom_call_target="annotate_device_placement",
+  frontend_attributes={_xla_buffer_placement="pinned_host"}``: output
+  ``(d0, d1) -> (d0, d1)`` of x): identity, leaf by leaf.
 
 - cuBLAS gemms and cuDNN convolutions, whose attributes carry the
   relation: see `library_calls`.
+- Transformer Engine's fused attention (``te_fused_attn_forward_ffi``,
+  ``te_fused_attn_backward_ffi``), whose configuration carries the layout
+  and mask, and cuDNN's (``__cudnn$fmhaSoftmax``,
+  ``__cudnn$fmhaSoftmaxBackward``), whose configuration carries the
+  matmuls' dimension numbers: see `transformer_engine`, `cudnn_attention`
+  and `attention`.
 
 ``SPMDFullToShardShape`` / ``SPMDShardToFullShape`` and their Shardy forms
 ``xla.sdy.GlobalToLocalShape`` / ``xla.sdy.LocalToGlobalShape`` (what
@@ -25,11 +34,11 @@ from __future__ import annotations
 
 from verifier.expr import Undefined
 from verifier.hlo import ShapeIndex
-from verifier.indexing import library_calls, whole_slices
+from verifier.indexing import cudnn_attention, library_calls, transformer_engine, whole_slices
 from verifier.indexing.forwarding import forwarding_rule
 from verifier.indexing.registry import Indexing, OpContext, OpRule, register
 
-ANNOTATIONS = frozenset({"Sharding", "MoveToHost", "MoveToDevice"})
+ANNOTATIONS = frozenset({"Sharding", "MoveToHost", "MoveToDevice", "annotate_device_placement"})
 """Targets (besides ``xla.sdy.*``) that return their operand unchanged."""
 
 _SHARD_SHAPES = frozenset(
@@ -93,6 +102,10 @@ def _rule(ctx: OpContext) -> OpRule | None:
         return library_calls.GEMM
     if target in library_calls.CONVOLUTION_TARGETS:
         return library_calls.CONVOLUTION
+    if target in transformer_engine.TARGETS:
+        return transformer_engine.RULE
+    if target in cudnn_attention.TARGETS:
+        return cudnn_attention.RULE
     return None
 
 
