@@ -480,22 +480,27 @@ tables in DIR:
 
   modules.parquet   one row per module file: file, sha256, verifier_version,
                     module, status (ok|error|timeout), seconds (wall),
-                    cpu_seconds (null for a timeout), instructions,
-                    findings per outcome (proved ... vacuous), error
+                    cpu_seconds (null for a timeout), coalescing_device,
+                    instructions, findings per outcome (proved ... vacuous),
+                    error
   operands.parquet  one row per (file, instruction, operand): opcode, operand,
                     operand_name, elements, distinct_read (null when it
                     depends on run-time values; distinct_read_min/_max then
                     give the exact span), reads, utilization (float),
                     utilization_exact ("p/q"), xla_heuristic_elements,
-                    undefined_reason
+                    undefined_reason; with --coalescing DEVICE, per fusion
+                    operand: coalescing_emitter, sectors_per_request_min/
+                    _mean/_max (exact, every warp request), ideal_sectors,
+                    coalesced, xla_coalesced, xla_heuristic_coalesced,
+                    coalescing_reason (why the counts are null)
 
 The modules run on Dask: a local cluster of --jobs threads, each driving its
 own analysis process, or the cluster of --scheduler tcp://host:8786 (the
 workers need this package installed; the module texts are sent to them).
 Each module has its own process and --timeout: a module that hangs or
 crashes is a row with status timeout or error, never a stop. --resume keeps
-the rows of modules whose file, content hash and verifier version already
-have rows in DIR. Rows are sorted: runs over the same files — local, on a
+the rows of modules whose file, content hash, verifier version and
+--coalescing device already have rows in DIR. Rows are sorted: runs over the same files — local, on a
 cluster, resumed — give the same tables except the `seconds` and
 `cpu_seconds` columns, the only timings (leave them out when comparing).
 Needs the research extra: pip install 'hlo-verifier[research]'.
@@ -737,7 +742,13 @@ def _run_corpus(args: argparse.Namespace, out: TextIO) -> int:
         raise UsageError("; ".join(str(e) for e in errors))
     if args.jobs < 1 or args.timeout <= 0:
         raise UsageError("--jobs must be at least 1 and --timeout positive")
-    options = CorpusOptions(Path(args.output), args.scheduler, args.jobs, args.resume, args.timeout)
+    if args.coalescing is not None:
+        from verifier.coalescing.devices import device
+
+        device(args.coalescing)  # an unknown device is refused before any work
+    options = CorpusOptions(
+        Path(args.output), args.scheduler, args.jobs, args.resume, args.timeout, args.coalescing
+    )
     show_progress = sys.stderr.isatty() if args.progress is None else args.progress
     bar = None
 
@@ -1111,6 +1122,12 @@ def build_parser() -> argparse.ArgumentParser:
         action=argparse.BooleanOptionalAction,
         default=None,
         help="a progress bar on stderr (default: when stderr is a terminal)",
+    )
+    corpus.add_argument(
+        "--coalescing",
+        metavar="DEVICE",
+        help="add each fusion operand's exact sectors per warp request and XLA's verdicts "
+        "on DEVICE (rtx-a6000, a100, h100) as columns of operands.parquet",
     )
     corpus.set_defaults(run=_run_corpus)
 
