@@ -13,7 +13,8 @@ minor dimension (a superset of XLA's tiled-transpose rule) on the
 dynamic-update-slice root on its own emitter, a concatenate hero of at
 most four operands on the *concatenate* emitter; every other fusion on the
 *loop* emitter.  The loop, concatenate, reduction (a lone reduce root,
-race-free) and transpose (32-bit and wider, no epilogue reads) emitters
+race-free) and transpose (32-bit and wider, or XLA's packed transpose of
+narrower elements; no epilogue reads) emitters
 are modelled; the others are named, with a reason, and get no answer.
 
 **Loop emitter launch.**  Over the ``N`` elements of the first output
@@ -53,7 +54,13 @@ from verifier.coalescing.reduction import (
     reduction_dims,
     reduction_mapping,
 )
-from verifier.coalescing.transpose import normalized_transpose, tiled_transpose, transpose_mapping
+from verifier.coalescing.transpose import (
+    normalized_transpose,
+    packed_transpose,
+    packed_transpose_mapping,
+    tiled_transpose,
+    transpose_mapping,
+)
 from verifier.expr import Expr, IndexingMap, Interval, const, dim, range_var
 from verifier.hlo import Computation, Instruction, Module, Shape, element_bit_width
 from verifier.indexing.elementwise import ELEMENTWISE_OPCODES
@@ -205,12 +212,23 @@ def _reduction(
 
 
 def _tiled(computation: Computation, hero: Instruction) -> object:
+    """XLA's ``GetDescriptionForTiledTransposeEmitter``: the packed
+    transpose first (narrow elements), else the tiled one; None."""
     if hero.opcode != "transpose":
         return None
     (operand,) = computation.operand_instructions(hero)
     normalized = normalized_transpose(operand.shape, hero.shape, hero.int_list("dimensions"))
-    bits = element_bit_width(hero.shape.element_type) or 8
-    return None if normalized is None else tiled_transpose(normalized, bits)
+    if normalized is None:
+        return None
+    bits = _gpu_bits(hero.shape)
+    return packed_transpose(normalized, bits) or tiled_transpose(normalized, bits)
+
+
+def _gpu_bits(shape: Shape) -> int:
+    """XLA's ``GetBitwidth``: a pred is a byte."""
+    if shape.element_type == "pred":
+        return 8
+    return element_bit_width(shape.element_type) or 8
 
 
 def _transpose(
@@ -219,10 +237,15 @@ def _transpose(
     (operand,) = computation.operand_instructions(hero)
     normalized = normalized_transpose(operand.shape, hero.shape, hero.int_list("dimensions"))
     assert normalized is not None
-    if (element_bit_width(hero.shape.element_type) or 8) < 32:
-        return Emitter("transpose", "narrow elements may take XLA's packed transpose: not modelled")
     if len(roots) > 1 or not _through_unary(computation, roots[0], hero):
         return Emitter("transpose", "transpose epilogues that read other values are not modelled")
+    packed = packed_transpose(normalized, _gpu_bits(hero.shape))
+    if packed is not None:
+        return Emitter("transpose", None, packed_transpose_mapping(packed), hero)
+    if _gpu_bits(hero.shape) < 32:
+        return Emitter(
+            "transpose", "narrow elements on the tiled (not packed) transpose: not modelled"
+        )
     return Emitter("transpose", None, transpose_mapping(normalized), hero)
 
 
