@@ -138,3 +138,22 @@ def test_narrow_transpose_the_packed_emitter_does_not_take_is_named() -> None:
     assert answer.emitter.unsupported == (
         "narrow elements on the tiled (not packed) transpose: not modelled"
     )
+
+
+def test_the_hero_is_found_through_a_reshape_that_is_a_bitcast() -> None:
+    # The transpose of test_transpose_of_the_minor_dim, its result reshaped
+    # (row-major both sides: a bitcast): still XLA's transpose emitter.
+    answer = _fusion(
+        ["f32[64,96]"],
+        "  t = f32[96,64] transpose(q0), dimensions={1,0}\n  ROOT o = f32[96,8,8] reshape(t)",
+        "f32[96,8,8]",
+    )
+    assert answer.emitter.kind == "transpose" and answer.emitter.unsupported is None
+
+    def at(block: int, thread: int) -> Iterator[tuple[int, int]]:
+        for s in range(8):
+            row = (block // 3) * 32 + (s * 128 + thread) // 32
+            column = (block % 3) * 32 + (s * 128 + thread) % 32
+            yield s, row * 96 + column
+
+    assert _counts(answer, 0) == brute.simulate_launch(128, 6, at, 32)

@@ -4,7 +4,8 @@ loop emitter.
 **Emitter.**  A ``kCustom`` (Triton, cuDNN, custom) or ``kOutput``
 (library-call epilogue) fusion is not run by these emitters.  A fusion
 whose hero (its root, or a root of its tuple, seen
-through unary elementwise ops and bitcasts) is a reduce that XLA emits
+through unary elementwise ops and bitcast-like ops: bitcasts, and
+reshapes and transposes that keep the bytes in place) is a reduce that XLA emits
 with its reduction emitter (``reduce`` over consecutive kept or reduced
 dims, large enough to tile: `verifier.coalescing.reduction`) runs on one of
 the four reduction emitters; one with a transpose that moves the most
@@ -265,12 +266,32 @@ def _in_place(computation: Computation, update: Instruction) -> bool:
 
 def _intermediate(computation: Computation, instruction: Instruction, operands: int) -> bool:
     """XLA's ``IsIntermediate``: elementwise (a copy only when it keeps the
-    shape) or a bitcast, with 1 to `operands` operands."""
+    shape) or bitcast-like — a bitcast, a reshape that is one (here: both
+    layouts row-major, where a reshape keeps the physical order; XLA also
+    finds some with other layouts), a transpose that is one (the operand's
+    minor-to-major is the output's mapped through the permutation) — with
+    1 to `operands` operands."""
     if not 1 <= len(instruction.operands) <= operands:
         return False
-    if instruction.opcode == "copy":
-        return instruction.shape == computation.operand_instructions(instruction)[0].shape
-    return instruction.opcode == "bitcast" or instruction.opcode in ELEMENTWISE_OPCODES
+    operand = computation.operand_instructions(instruction)[0]
+    match instruction.opcode:
+        case "copy":
+            return instruction.shape == operand.shape
+        case "bitcast":
+            return True
+        case "reshape":
+            return _row_major(operand.shape) and _row_major(instruction.shape)
+        case "transpose":
+            output_order = instruction.shape.layout_or_default.minor_to_major
+            dimensions = instruction.int_list("dimensions")
+            return tuple(dimensions[d] for d in output_order) == (
+                operand.shape.layout_or_default.minor_to_major
+            )
+    return instruction.opcode in ELEMENTWISE_OPCODES
+
+
+def _row_major(shape: Shape) -> bool:
+    return shape.layout_or_default.minor_to_major == tuple(range(shape.rank - 1, -1, -1))
 
 
 def _hero(computation: Computation, root: Instruction) -> Instruction:
