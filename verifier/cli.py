@@ -1136,7 +1136,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="figures of a corpus's tables: exact utilization against XLA's heuristic, time per module",
         description="Two panels from the tables `verifier corpus` wrote: every operand's exact "
         "distinct elements read against XLA's heuristic (log-log; the largest disagreements "
-        "labelled), and the CPU seconds each module's analysis took against its size.",
+        "labelled), and the CPU seconds each module's analysis took against its size; with "
+        "the coalescing columns (corpus --coalescing) a third: each fusion operand's exact "
+        "sectors per warp request against XLA's first-warp verdict.",
     )
     plot.add_argument("directory", metavar="DIR", help="the output directory of verifier corpus")
     plot.add_argument(

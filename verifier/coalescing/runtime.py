@@ -15,7 +15,8 @@ offset as ``c * rt`` added to the rest (not under a ``floordiv`` or
 ``mod``, nor in a constraint) moves every element by ``c * rt``, and a
 move by a multiple of a sector's elements ``S`` changes no count, so its
 values ``lo … lo + S / gcd(c, S) - 1`` stand for all; any other variable
-takes every value of its range.  A runtime value that differs between the
+takes every value of its range; past `ASSIGNMENT_LIMIT` assignments there
+is no count, and the reason says how many there would be.  A runtime value that differs between the
 threads of a launch (a gather's indices) has no such answer: the reason
 says so.
 
