@@ -491,22 +491,27 @@ tables in DIR:
 
   modules.parquet   one row per module file: file, sha256, verifier_version,
                     module, status (ok|error|timeout), seconds (wall),
-                    cpu_seconds (null for a timeout), instructions,
-                    findings per outcome (proved ... vacuous), error
+                    cpu_seconds (null for a timeout), coalescing_device,
+                    instructions, findings per outcome (proved ... vacuous),
+                    error
   operands.parquet  one row per (file, instruction, operand): opcode, operand,
                     operand_name, elements, distinct_read (null when it
                     depends on run-time values; distinct_read_min/_max then
                     give the exact span), reads, utilization (float),
                     utilization_exact ("p/q"), xla_heuristic_elements,
-                    undefined_reason
+                    undefined_reason; with --coalescing DEVICE, per fusion
+                    operand: coalescing_emitter, sectors_per_request_min/
+                    _mean/_max (exact, every warp request), ideal_sectors,
+                    coalesced, xla_coalesced, xla_heuristic_coalesced,
+                    coalescing_reason (why the counts are null)
 
 The modules run on Dask: a local cluster of --jobs threads, each driving its
 own analysis process, or the cluster of --scheduler tcp://host:8786 (the
 workers need this package installed; the module texts are sent to them).
 Each module has its own process and --timeout: a module that hangs or
 crashes is a row with status timeout or error, never a stop. --resume keeps
-the rows of modules whose file, content hash and verifier version already
-have rows in DIR. Rows are sorted: runs over the same files — local, on a
+the rows of modules whose file, content hash, verifier version and
+--coalescing device already have rows in DIR. Rows are sorted: runs over the same files — local, on a
 cluster, resumed — give the same tables except the `seconds` and
 `cpu_seconds` columns, the only timings (leave them out when comparing).
 Needs the research extra: pip install 'hlo-verifier[research]'.
@@ -748,7 +753,13 @@ def _run_corpus(args: argparse.Namespace, out: TextIO) -> int:
         raise UsageError("; ".join(str(e) for e in errors))
     if args.jobs < 1 or args.timeout <= 0:
         raise UsageError("--jobs must be at least 1 and --timeout positive")
-    options = CorpusOptions(Path(args.output), args.scheduler, args.jobs, args.resume, args.timeout)
+    if args.coalescing is not None:
+        from verifier.coalescing.devices import device
+
+        device(args.coalescing)  # an unknown device is refused before any work
+    options = CorpusOptions(
+        Path(args.output), args.scheduler, args.jobs, args.resume, args.timeout, args.coalescing
+    )
     show_progress = sys.stderr.isatty() if args.progress is None else args.progress
     bar = None
 
@@ -1129,6 +1140,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="a progress bar on stderr (default: when stderr is a terminal)",
     )
+    corpus.add_argument(
+        "--coalescing",
+        metavar="DEVICE",
+        help="add each fusion operand's exact sectors per warp request and XLA's verdicts "
+        "on DEVICE (rtx-a6000, a100, h100) as columns of operands.parquet",
+    )
     corpus.set_defaults(run=_run_corpus)
 
     plot = commands.add_parser(
@@ -1136,7 +1153,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="figures of a corpus's tables: exact utilization against XLA's heuristic, time per module",
         description="Two panels from the tables `verifier corpus` wrote: every operand's exact "
         "distinct elements read against XLA's heuristic (log-log; the largest disagreements "
-        "labelled), and the CPU seconds each module's analysis took against its size.",
+        "labelled), and the CPU seconds each module's analysis took against its size; with "
+        "the coalescing columns (corpus --coalescing) a third: each fusion operand's exact "
+        "sectors per warp request against XLA's first-warp verdict.",
     )
     plot.add_argument("directory", metavar="DIR", help="the output directory of verifier corpus")
     plot.add_argument(

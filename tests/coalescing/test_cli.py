@@ -56,6 +56,7 @@ def test_utilization_coalescing_column(tmp_path: Path) -> None:
     (fusion,) = json.loads(text)["instructions"]
     column = [row["coalescing"] for row in fusion["operands"]]
     assert column[0]["xla_coalesced"] is True and column[0]["coalesced"] is False
-    assert column[0]["sectors_per_request"] == {"min": 16, "mean": 16.5, "max": 17}
+    # As every warp simulated gives them (test_exact.test_the_readme_pad).
+    assert column[0]["sectors_per_request"] == {"min": 10, "mean": 56329 / 3988, "max": 17}
     _, plain = _run("utilization", str(path), "--format", "json")
     assert "coalescing" not in plain

@@ -9,6 +9,7 @@ from collections.abc import Callable
 import pytest
 
 from tests.coalescing import brute
+from tests.coalescing.xla_cases import CASES
 from verifier.analysis import ModuleMaps
 from verifier.coalescing.analysis import FusionCoalescing, fusion_coalescing
 from verifier.coalescing.devices import DEVICES
@@ -172,3 +173,18 @@ def test_bf16_operand(layout: str) -> None:
         16,
         1,
     )
+
+
+def test_the_readme_pad() -> None:
+    # XLA's pad case: its first warp lies in the padding; every row's
+    # first and last chunks are partial, and most rows start off a sector.
+    text = CASES["pad"][0]
+    module = parse_module(text)
+    answer = fusion_coalescing(ModuleMaps(module), module.entry.root, DEVICES["rtx-a6000"])
+
+    def body(i: tuple[int, ...]) -> list[tuple[int, int]]:
+        a, b = i[0] - 10, i[1] - 24
+        return [(0, a * 436 + b)] if 0 <= a < 997 and 0 <= b < 436 else []
+
+    _check(answer, 0, ([1024, 512], [1, 0]), body, 32, 4)
+    assert answer.operands[0].xla_coalesced is True

@@ -152,3 +152,27 @@ def test_bf16_row_reduction_with_vectors_of_four() -> None:
                 yield s, row * 2048 + (s * 128 + lane) * 4 + v
 
     _compare(answer, 0, brute.simulate_launch(256, 4, at, 16))
+
+
+def test_a_transpose_that_is_a_bitcast_is_an_intermediate_not_a_hero() -> None:
+    # [8,8]{1,0} -> [8,8]{0,1} with dimensions={1,0}: the same bytes, as is
+    # the row-major reshape before it; the reduce behind both is the hero
+    # (a row reduction; an epilogue after it is not modelled).
+    answer = _fusion(
+        ["f32[64,4096]", "f32[]"],
+        "  r = f32[64] reduce(q0, q1), dimensions={1}, to_apply=sum\n"
+        "  b = f32[8,8] reshape(r)\n"
+        "  ROOT o = f32[8,8]{0,1} transpose(b), dimensions={1,0}",
+        "f32[8,8]{0,1}",
+    )
+    assert answer.emitter.kind == "row reduction"
+    assert answer.emitter.unsupported is not None
+    # Not a bitcast (the layout does not follow the permutation): the loop.
+    answer = _fusion(
+        ["f32[64,4096]", "f32[]"],
+        "  r = f32[64] reduce(q0, q1), dimensions={1}, to_apply=sum\n"
+        "  b = f32[8,8] reshape(r)\n"
+        "  ROOT o = f32[8,8] transpose(b), dimensions={1,0}",
+        "f32[8,8]",
+    )
+    assert answer.emitter.kind == "loop"

@@ -91,3 +91,69 @@ def test_concatenate_emitter() -> None:
                 yield 0, index
 
         assert _counts(answer, operand) == brute.simulate_launch(128, 8, at, 32)
+
+
+def _packed_reads(rows: int, columns: int, vector: int, tile: int) -> brute.Simulated:
+    """XLA's packed transpose of a row-major ``[rows, columns]`` operand:
+    blocks of ``tile`` columns; lane ``l`` of group ``g`` (32 lanes, 4
+    groups) loads, at loop id ``s``, the ``vector`` elements of row
+    ``4 s + g`` from column ``l * vector`` of its block."""
+    blocks = -(-columns // tile)
+
+    def at(block: int, thread: int) -> Iterator[tuple[int, int]]:
+        lane, group = thread % 32, thread // 32
+        for s in range(-(-rows // 4)):
+            for v in range(vector):
+                row, column = 4 * s + group, block * tile + lane * vector + v
+                if row < rows and column < columns and lane * vector + v < tile:
+                    yield s, row * columns + column
+
+    return brute.simulate_launch(128, blocks, at, 32 // vector)
+
+
+def test_packed_transpose_of_bf16_and_s8() -> None:
+    for element, vector, rows, columns in (("bf16", 2, 64, 96), ("s8", 4, 128, 200)):
+        answer = _fusion(
+            [f"{element}[{rows},{columns}]"],
+            f"  ROOT o = {element}[{columns},{rows}] transpose(q0), dimensions={{1,0}}",
+            f"{element}[{columns},{rows}]",
+        )
+        assert answer.emitter.kind == "transpose" and answer.emitter.unsupported is None
+        assert answer.launch is not None and answer.launch.unroll == vector
+        tile = min(columns, 32 * vector)
+        assert _counts(answer, 0) == _packed_reads(rows, columns, vector, tile)
+        # Over the canonical output [columns, A = 1, rows, B = 1].
+        written = brute.writes(answer.launch.thread_to_output)
+        assert set(written) == {(i, 0, j, 0) for i in range(columns) for j in range(rows)}
+        assert set(written.values()) == {1}
+
+
+def test_narrow_transpose_the_packed_emitter_does_not_take_is_named() -> None:
+    # 18 rows: fewer than 10 vectors (20 bf16) of shared-memory rows, so
+    # not the packed emitter; 96 x 18 is still XLA's tiled transpose.
+    answer = _fusion(
+        ["bf16[18,96]"], "  ROOT o = bf16[96,18] transpose(q0), dimensions={1,0}", "bf16[96,18]"
+    )
+    assert answer.emitter.kind == "transpose"
+    assert answer.emitter.unsupported == (
+        "narrow elements on the tiled (not packed) transpose: not modelled"
+    )
+
+
+def test_the_hero_is_found_through_a_reshape_that_is_a_bitcast() -> None:
+    # The transpose of test_transpose_of_the_minor_dim, its result reshaped
+    # (row-major both sides: a bitcast): still XLA's transpose emitter.
+    answer = _fusion(
+        ["f32[64,96]"],
+        "  t = f32[96,64] transpose(q0), dimensions={1,0}\n  ROOT o = f32[96,8,8] reshape(t)",
+        "f32[96,8,8]",
+    )
+    assert answer.emitter.kind == "transpose" and answer.emitter.unsupported is None
+
+    def at(block: int, thread: int) -> Iterator[tuple[int, int]]:
+        for s in range(8):
+            row = (block // 3) * 32 + (s * 128 + thread) // 32
+            column = (block % 3) * 32 + (s * 128 + thread) % 32
+            yield s, row * 96 + column
+
+    assert _counts(answer, 0) == brute.simulate_launch(128, 6, at, 32)

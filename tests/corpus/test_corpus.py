@@ -193,3 +193,46 @@ def test_a_process_killed_at_staggered_times_then_resumed_gives_the_clean_tables
     assert f"{len(MODULES) + 3} modules" in summary
     assert _tables(tmp_path) == _tables(local)
     assert sorted(p.name for p in tmp_path.iterdir()) == [MODULES_FILE, OPERANDS_FILE]
+
+
+def test_coalescing_columns_agree_with_verifier_coalescing_and_resume_by_device(
+    tmp_path: Path,
+) -> None:
+    from tests.coalescing.xla_cases import CASES
+
+    corpus, output = tmp_path / "corpus", tmp_path / "out"
+    corpus.mkdir()
+    for name in ("pad", "transpose", "rhs_transposed_layout"):
+        (corpus / f"{name}.hlo").write_text(CASES[name][0])
+    _run(str(corpus), "--output", str(output), "--coalescing", "rtx-a6000")
+    rows = pq.read_table(output / OPERANDS_FILE).to_pylist()
+    compared = 0
+    for path in sorted(corpus.iterdir()):
+        out = io.StringIO()
+        assert main(["coalescing", str(path), "--format", "json"], out) == 0
+        for fusion in json.loads(out.getvalue()):
+            for want in fusion["operands"]:
+                (row,) = [
+                    r
+                    for r in rows
+                    if (r["file"], r["instruction"], r["operand"])
+                    == (str(path), fusion["instruction"], want["operand"])
+                ]
+                spr = want["sectors_per_request"] or {"min": None, "mean": None, "max": None}
+                assert (
+                    row["sectors_per_request_min"],
+                    row["sectors_per_request_mean"],
+                    row["sectors_per_request_max"],
+                ) == (spr["min"], spr["mean"], spr["max"])
+                assert row["coalesced"] == want["coalesced"]
+                assert row["xla_coalesced"] == want["xla_coalesced"]
+                assert row["xla_heuristic_coalesced"] == fusion["xla_heuristic"]
+                compared += 1
+    assert compared >= 4
+    modules = pq.read_table(output / MODULES_FILE).to_pylist()
+    assert {row["coalescing_device"] for row in modules} == {"rtx-a6000"}
+    # Rows of another device (or none) are not kept by --resume.
+    assert "3 analysed, 0 kept" in _run(str(corpus), "--output", str(output), "--resume")
+    assert "0 analysed, 3 kept" in _run(str(corpus), "--output", str(output), "--resume")
+    plain = pq.read_table(output / OPERANDS_FILE).to_pylist()
+    assert all(row["coalescing_emitter"] is None for row in plain)

@@ -18,6 +18,7 @@ pytest.importorskip("pyarrow")
 
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.collections import PathCollection
 from matplotlib.text import Annotation, Text
 
 from verifier.cli import EXIT_BAD_INPUT, EXIT_OK, main
@@ -151,3 +152,43 @@ def test_a_symlink_at_the_image_path_is_refused(tables: Path) -> None:
     link.symlink_to(target)
     assert main(["plot", str(tables), "--output", str(link)], io.StringIO()) == EXIT_BAD_INPUT
     assert target.read_text() == "keep" and os.path.islink(link)
+
+
+def test_the_coalescing_panel_draws_every_counted_operand_in_its_verdicts_row(
+    tmp_path: Path,
+) -> None:
+    modules = [module_row(k, *m) for k, m in enumerate(MODULES)]
+    # (xla_coalesced, coalesced, min, mean, max): XLA's sample misses two.
+    verdicts = [(True, True, 4, 4.0, 4)] * 3 + [(True, False, 4, 4.5, 5)] * 2
+    verdicts += [(False, False, 32, 32.0, 32)]
+    operands = [operand_row(k, 10, 10.0) for k in range(len(verdicts) + 1)]
+    for row, (xla, exact, low, mean, high) in zip(operands, verdicts, strict=False):
+        row |= {"xla_coalesced": xla, "coalesced": exact, "ideal_sectors": 4}
+        row |= {
+            "sectors_per_request_min": low,
+            "sectors_per_request_mean": mean,
+            "sectors_per_request_max": high,
+        }
+    write_tables(tmp_path, modules, operands)  # the last operand has no counts
+    figure = corpus_figure(tmp_path)
+    try:
+        panel = figure.axes[3]
+        legend = panel.get_legend()
+        assert legend is not None
+        assert [t.get_text() for t in legend.get_texts()] == [
+            "XLA coalesced, exact coalesced (3)",
+            "XLA coalesced, exact uncoalesced (2)",
+            "XLA uncoalesced, exact uncoalesced (1)",
+        ]
+        scattered = [c for c in panel.collections if isinstance(c, PathCollection)]
+        points = np.concatenate([c.get_offsets() for c in scattered])
+        assert sorted(round(x, 3) for x in points[:, 0]) == [1.0] * 3 + [1.125] * 2 + [8.0]
+        # Each point in its verdict's row: XLA coalesced at y near 1, not near 0.
+        assert sorted(round(y) for y in points[:, 1]) == [0, 1, 1, 1, 1, 1]
+    finally:
+        plt.close(figure)
+    # Tables without the columns keep the two panels.
+    write_tables(tmp_path, modules, [operand_row(0, 10, 10.0)])
+    figure = corpus_figure(tmp_path)
+    assert len(figure.axes) == 3
+    plt.close(figure)

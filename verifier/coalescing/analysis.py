@@ -3,9 +3,12 @@
 layout (`verifier.indexing.layout`: minor-to-major, tiles, element size),
 their exact sectors per warp request (`requests`, `sectors`), and XLA's two
 verdicts beside them (`xla_verdict`: its first warp on XLA's own
-linearisation, without tiles).  Loads whose pieces have the same loop ids
-are one load (a pad's edges); an operand read through runtime values
-(gather, dynamic-slice) is not counted.
+linearisation, without tiles).  Maps with the same loop ids whose domains
+never meet are one load (a pad's edges, a concatenate's pieces), other
+reads are loads of their own (`load_groups`); an operand read at runtime
+offsets (a dynamic-slice's) is counted at every runtime alignment and
+reported at its worst (`runtime`); one read through per-thread runtime
+values (a gather's indices) is not counted.
 
 >>> from verifier.hlo import parse_module
 >>> from verifier.analysis import ModuleMaps
@@ -29,6 +32,7 @@ are one load (a pad's edges); an operand read through runtime values
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from fractions import Fraction
 
 from verifier.analysis import ModuleMaps
 from verifier.coalescing.devices import Device
@@ -41,9 +45,11 @@ from verifier.coalescing.emitter import (
     loop_launch,
     unroll_factor,
 )
+from verifier.coalescing.load_groups import loads
 from verifier.coalescing.loads import concatenate_loads, hero_input_loads, loop_loads
 from verifier.coalescing.reduction import emitted_by_reduction_emitter, reduction_dims
 from verifier.coalescing.requests import request_map
+from verifier.coalescing.runtime import assignments, fixed, runtime_keys
 from verifier.coalescing.sectors import SectorCounts, combined, count_sectors
 from verifier.coalescing.xla_verdict import Place, first_warp_coalesced, read_coalesced_heuristic
 from verifier.errors import UnsupportedError, UsageError
@@ -70,13 +76,35 @@ class OperandCoalescing:
     sectors: SectorCounts | None
     ideal_sectors: int
     reason: str | None = None
+    runtime: RuntimeAlignments | None = None  # read at runtime offsets: `sectors` the worst
 
     @property
     def coalesced(self) -> bool | None:
-        """Every request at its ideal sector count (None: not known)."""
+        """Every request at its ideal sector count (None: not known), at
+        every runtime alignment."""
         if self.sectors is None:
             return None
+        if self.runtime is not None:
+            return self.runtime.every_coalesced
         return self.sectors.at_ideal == self.sectors.requests
+
+
+@dataclass(frozen=True)
+class RuntimeAlignments:
+    """An operand read at runtime offsets (`verifier.coalescing.runtime`):
+    its runtime values (source instruction, and element when not a
+    scalar), how many assignments of them were counted, the worst
+    alignment's values (the operand's `sectors`: the most sectors per
+    request on average, then the largest request), the best one's values
+    and counts, and whether every assignment leaves every request at its
+    ideal."""
+
+    values: tuple[str, ...]
+    counted: int
+    worst: tuple[int, ...]
+    best: tuple[int, ...]
+    best_sectors: SectorCounts
+    every_coalesced: bool
 
 
 @dataclass(frozen=True)
@@ -223,18 +251,69 @@ def _operand(
     linearized = tuple(simplify(compose(m, offsets)).map for m in _unique(list(found.reads)))
     base = replace(base, xla_coalesced=xla, linearized=linearized)
     if any(m.rt_vars for m in linearized):
-        return replace(base, reason="the offsets depend on runtime values")
+        return _at_runtime_offsets(base, linearized, launch, device)
+    counts = _count(linearized, launch, bits, device)
+    if counts is None:
+        return replace(base, reason=BUDGET)
+    return replace(base, sectors=counts)
+
+
+BUDGET = "the translation proof or the count ran out of budget"
+
+
+def _count(
+    linearized: tuple[IndexingMap, ...], launch: Launch, bits: int, device: Device
+) -> SectorCounts | None:
+    """Every load's requests counted (`load_groups`), combined; None when
+    a count ran out of budget."""
     counts: list[SectorCounts] = []
-    loads: dict[int, list[IndexingMap]] = {}
-    for indexing in linearized:
-        loads.setdefault(len(indexing.range_vars), []).append(indexing)
-    for group in loads.values():
+    for group in loads(list(linearized)):
         request = request_map(group, launch)
         counted = count_sectors(request, element_bits=bits, sector_bytes=device.sector_bytes)
         if counted is None:
-            return replace(base, reason="the translation proof or the count ran out of budget")
+            return None
         counts.append(counted)
-    return replace(base, sectors=combined(counts))
+    return combined(counts)
+
+
+def _at_runtime_offsets(
+    base: OperandCoalescing, linearized: tuple[IndexingMap, ...], launch: Launch, device: Device
+) -> OperandCoalescing:
+    """The counts of every runtime alignment (`runtime`): the worst one's
+    as the operand's, the best one's beside them."""
+    keys = runtime_keys(linearized)
+    if isinstance(keys, str):
+        return replace(base, reason=keys)
+    bits = base.element_bits
+    values = assignments(linearized, keys, bits, device.sector_bytes * 8)
+    if isinstance(values, str):
+        return replace(base, reason=values)
+    counted: list[tuple[tuple[int, ...], SectorCounts]] = []
+    for assignment in values:
+        fixed_loads = tuple(_unique([fixed(m, keys, assignment) for m in linearized]))
+        counts = _count(fixed_loads, launch, bits, device)
+        if counts is None:
+            return replace(base, reason=BUDGET)
+        counted.append((assignment, counts))
+    present = [c for c in counted if c[1].requests] or counted
+
+    def badness(entry: tuple[tuple[int, ...], SectorCounts]) -> tuple[Fraction, int]:
+        counts = entry[1]
+        return (counts.mean if counts.requests else Fraction(0), counts.maximum)
+
+    worst, best = max(present, key=badness), min(present, key=badness)
+    names = tuple(
+        f"{instruction}[{element}]" if element else instruction for instruction, element in keys
+    )
+    alignments = RuntimeAlignments(
+        names,
+        len(values),
+        worst[0],
+        best[0],
+        best[1],
+        all(c.at_ideal == c.requests for _, c in counted),
+    )
+    return replace(base, sectors=worst[1], runtime=alignments)
 
 
 def _untiled(shape: Shape) -> Shape:

@@ -4,7 +4,8 @@ loop emitter.
 **Emitter.**  A ``kCustom`` (Triton, cuDNN, custom) or ``kOutput``
 (library-call epilogue) fusion is not run by these emitters.  A fusion
 whose hero (its root, or a root of its tuple, seen
-through unary elementwise ops and bitcasts) is a reduce that XLA emits
+through unary elementwise ops and bitcast-like ops: bitcasts, and
+reshapes and transposes that keep the bytes in place) is a reduce that XLA emits
 with its reduction emitter (``reduce`` over consecutive kept or reduced
 dims, large enough to tile: `verifier.coalescing.reduction`) runs on one of
 the four reduction emitters; one with a transpose that moves the most
@@ -13,7 +14,8 @@ minor dimension (a superset of XLA's tiled-transpose rule) on the
 dynamic-update-slice root on its own emitter, a concatenate hero of at
 most four operands on the *concatenate* emitter; every other fusion on the
 *loop* emitter.  The loop, concatenate, reduction (a lone reduce root,
-race-free) and transpose (32-bit and wider, no epilogue reads) emitters
+race-free) and transpose (32-bit and wider, or XLA's packed transpose of
+narrower elements; no epilogue reads) emitters
 are modelled; the others are named, with a reason, and get no answer.
 
 **Loop emitter launch.**  Over the ``N`` elements of the first output
@@ -53,7 +55,13 @@ from verifier.coalescing.reduction import (
     reduction_dims,
     reduction_mapping,
 )
-from verifier.coalescing.transpose import normalized_transpose, tiled_transpose, transpose_mapping
+from verifier.coalescing.transpose import (
+    normalized_transpose,
+    packed_transpose,
+    packed_transpose_mapping,
+    tiled_transpose,
+    transpose_mapping,
+)
 from verifier.expr import Expr, IndexingMap, Interval, const, dim, range_var
 from verifier.hlo import Computation, Instruction, Module, Shape, element_bit_width
 from verifier.indexing.elementwise import ELEMENTWISE_OPCODES
@@ -205,12 +213,23 @@ def _reduction(
 
 
 def _tiled(computation: Computation, hero: Instruction) -> object:
+    """XLA's ``GetDescriptionForTiledTransposeEmitter``: the packed
+    transpose first (narrow elements), else the tiled one; None."""
     if hero.opcode != "transpose":
         return None
     (operand,) = computation.operand_instructions(hero)
     normalized = normalized_transpose(operand.shape, hero.shape, hero.int_list("dimensions"))
-    bits = element_bit_width(hero.shape.element_type) or 8
-    return None if normalized is None else tiled_transpose(normalized, bits)
+    if normalized is None:
+        return None
+    bits = _gpu_bits(hero.shape)
+    return packed_transpose(normalized, bits) or tiled_transpose(normalized, bits)
+
+
+def _gpu_bits(shape: Shape) -> int:
+    """XLA's ``GetBitwidth``: a pred is a byte."""
+    if shape.element_type == "pred":
+        return 8
+    return element_bit_width(shape.element_type) or 8
 
 
 def _transpose(
@@ -219,10 +238,15 @@ def _transpose(
     (operand,) = computation.operand_instructions(hero)
     normalized = normalized_transpose(operand.shape, hero.shape, hero.int_list("dimensions"))
     assert normalized is not None
-    if (element_bit_width(hero.shape.element_type) or 8) < 32:
-        return Emitter("transpose", "narrow elements may take XLA's packed transpose: not modelled")
     if len(roots) > 1 or not _through_unary(computation, roots[0], hero):
         return Emitter("transpose", "transpose epilogues that read other values are not modelled")
+    packed = packed_transpose(normalized, _gpu_bits(hero.shape))
+    if packed is not None:
+        return Emitter("transpose", None, packed_transpose_mapping(packed), hero)
+    if _gpu_bits(hero.shape) < 32:
+        return Emitter(
+            "transpose", "narrow elements on the tiled (not packed) transpose: not modelled"
+        )
     return Emitter("transpose", None, transpose_mapping(normalized), hero)
 
 
@@ -242,12 +266,32 @@ def _in_place(computation: Computation, update: Instruction) -> bool:
 
 def _intermediate(computation: Computation, instruction: Instruction, operands: int) -> bool:
     """XLA's ``IsIntermediate``: elementwise (a copy only when it keeps the
-    shape) or a bitcast, with 1 to `operands` operands."""
+    shape) or bitcast-like — a bitcast, a reshape that is one (here: both
+    layouts row-major, where a reshape keeps the physical order; XLA also
+    finds some with other layouts), a transpose that is one (the operand's
+    minor-to-major is the output's mapped through the permutation) — with
+    1 to `operands` operands."""
     if not 1 <= len(instruction.operands) <= operands:
         return False
-    if instruction.opcode == "copy":
-        return instruction.shape == computation.operand_instructions(instruction)[0].shape
-    return instruction.opcode == "bitcast" or instruction.opcode in ELEMENTWISE_OPCODES
+    operand = computation.operand_instructions(instruction)[0]
+    match instruction.opcode:
+        case "copy":
+            return instruction.shape == operand.shape
+        case "bitcast":
+            return True
+        case "reshape":
+            return _row_major(operand.shape) and _row_major(instruction.shape)
+        case "transpose":
+            output_order = instruction.shape.layout_or_default.minor_to_major
+            dimensions = instruction.int_list("dimensions")
+            return tuple(dimensions[d] for d in output_order) == (
+                operand.shape.layout_or_default.minor_to_major
+            )
+    return instruction.opcode in ELEMENTWISE_OPCODES
+
+
+def _row_major(shape: Shape) -> bool:
+    return shape.layout_or_default.minor_to_major == tuple(range(shape.rank - 1, -1, -1))
 
 
 def _hero(computation: Computation, root: Instruction) -> Instruction:

@@ -66,6 +66,9 @@ def _requests(linearized: IndexingMap, launch: Launch) -> IndexingMap:
     requests = grid_y * grid_x * per_block
     constraints = [(substitute(e, place), b) for e, b in linearized.constraints]
     constraints.append((thread, Interval(0, launch.threads_per_block - 1)))
+    # The map's own bounds on its thread and block ids (a simplified map
+    # may have tightened them past the launch's).
+    constraints += [(values[k], linearized.dims[k].bounds) for k in range(len(linearized.dims))]
     mapped = IndexingMap.create(
         [Interval(0, requests - 1)] + [linearized.range_vars[k].bounds for k in loops],
         [substitute(e, place) for e in linearized.results] or [const(0)],

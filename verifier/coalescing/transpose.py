@@ -9,10 +9,13 @@ dim ``perm[i]``).  The tiled emitter takes it when there are at least two
 dims and either the most minor dim stays (its bytes fit 8 bytes and, times
 the smaller of the two next dims, reach 16 bytes) or it moves and both the
 operand's and the output's minor dims have 16 elements (or 8 each and 8,192
-together); narrower than 32-bit elements go to XLA's packed transpose
-emitter, which is not modelled.
+together).  Elements narrower than 32 bits go first to XLA's *packed*
+transpose (`packed_transpose`: ``32 / bits`` elements to a shared-memory
+bank loaded as one vector, when the tile has enough rows and columns);
+narrow ones it does not take stay on the tiled emitter, whose vectorised
+narrow mapping is not modelled.
 
-**Mapping** (32-bit and wider: no vectors): 128 threads (4 rows of 32)
+**Tiled mapping** (32-bit and wider: no vectors): 128 threads (4 rows of 32)
 per block; a block covers a tile of 32 elements along the operand's minor
 dim and along the dim that becomes the output's minor (when the minor dim
 stays: the next dim and its image, the whole minor dim as the vector);
@@ -178,3 +181,143 @@ def transpose_mapping(transpose: NormalizedTranspose) -> InputMapping:
         constraints=[(e, Interval(0, n - 1)) for e, n in zip(written, transpose.dims, strict=True)],
     )
     return InputMapping("transpose", threads, math.prod(counts), vector, mapping, shape, output)
+
+
+_BANKS = 32
+_BANK_BITS = 32
+_MIN_POPULATED_VECTORS = 10
+
+
+@dataclass(frozen=True)
+class PackedTranspose:
+    """XLA's packed transpose (elements narrower than a shared-memory bank):
+    the transpose made canonical — ``[..., T2, ..., A, T1, B]`` in, with a
+    size-1 ``A`` and ``B`` inserted where missing — and its block tile over
+    the canonical output."""
+
+    input_dims: tuple[int, ...]
+    output_dims: tuple[int, ...]
+    permutation: tuple[int, ...]
+    tile: tuple[int, ...]
+    vector: int
+
+    @property
+    def inverse(self) -> tuple[int, ...]:
+        return _inverse(self.permutation)
+
+
+def _inverse(permutation: tuple[int, ...]) -> tuple[int, ...]:
+    inverse = [0] * len(permutation)
+    for i, p in enumerate(permutation):
+        inverse[p] = i
+    return tuple(inverse)
+
+
+def packed_transpose(transpose: NormalizedTranspose, bits: int) -> PackedTranspose | None:
+    """`transpose` as XLA's packed transpose emitter takes it (elements of
+    `bits` < 32 bits, ``32 / bits`` to a bank: the vector), else None: a
+    tile of ``min(T1, 32 v)`` by ``min(T2, 32 v)`` (times ``A`` while it
+    fits) with at least ``10 v`` populated rows and columns, each a
+    multiple of ``v``, and ``B = 1``."""
+    if bits >= _BANK_BITS or len(transpose.dims) < 2:
+        return None
+    output, permutation = list(transpose.dims), list(transpose.permutation)
+    if permutation[-1] != len(output) - 1:
+        permutation.append(len(output))
+        output.append(1)
+    rank = len(output)
+    if permutation[rank - 3] != rank - 3:
+        output.insert(rank - 2, 1)
+        permutation = [p + 1 if p > rank - 3 else p for p in permutation]
+        permutation.insert(rank - 2, rank - 2)
+    inverse = _inverse(tuple(permutation))
+    inputs = [output[inverse[i]] for i in range(len(output))]
+    rank = len(inputs)
+    t1_size, a_size, t2_size = inputs[rank - 2], inputs[rank - 3], inputs[permutation[rank - 2]]
+    vector = _BANK_BITS // bits
+    side = _BANKS * vector
+    t1 = min(t1_size, side)
+    a = min(a_size, side // t1)
+    t2 = min(t2_size, side)
+    rows, columns = t2, a * t1
+    least = _MIN_POPULATED_VECTORS * vector
+    if columns < least or rows < least:
+        return None
+    if inputs[-1] != 1 or rows % vector or columns % vector or t2_size % t2 % vector:
+        return None
+    tile = [1] * rank
+    tile[inverse[rank - 2]] = t1
+    tile[rank - 2] = t2
+    tile[rank - 3] = a
+    return PackedTranspose(tuple(inputs), tuple(output), tuple(permutation), tuple(tile), vector)
+
+
+def packed_transpose_mapping(packed: PackedTranspose) -> InputMapping:
+    """The packed emitter's launch: 128 threads in 4 groups of 32 lanes,
+    a block per output tile; lane ``l`` of group ``g`` loads, at loop id
+    ``s``, the ``v`` consecutive elements of shared-memory row ``4 s + g``
+    from column ``l v`` (column ``c`` is ``A`` offset ``c / T1`` and ``T1``
+    offset ``c mod T1``, the row the ``T2`` offset); it writes column
+    ``(4 s + g) v + h`` rows ``l v + w`` of the transposed tile."""
+    rank = len(packed.input_dims)
+    permutation, inverse, vector = packed.permutation, packed.inverse, packed.vector
+    output_tile = packed.tile
+    input_tile = tuple(output_tile[inverse[i]] for i in range(rank))
+    t1, a_id, t1_in, t2_in = input_tile[rank - 2], rank - 3, rank - 2, permutation[rank - 2]
+    rows, columns = input_tile[t2_in], input_tile[a_id] * t1
+    groups = _ROWS
+    threads = groups * _BANKS
+    counts = tuple(-(-n // s) for n, s in zip(packed.output_dims, output_tile, strict=True))
+    output_blocks = _delinearize(dim(3), counts)
+    lane, group = dim(0) % _BANKS, dim(0) // _BANKS
+    bounds = [Interval(0, threads - 1), Interval(0, 0), Interval(0, 0)]
+    bounds += [Interval(0, math.prod(counts) - 1), Interval(0, 0), Interval(0, 0)]
+
+    row, column = range_var(0) * groups + group, lane * vector + range_var(1)
+    offsets: list[Expr] = [dim(1) * 0] * rank
+    offsets[a_id], offsets[t1_in], offsets[t2_in] = column // t1, column % t1, row
+    blocks = [output_blocks[inverse[i]] for i in range(rank)]
+    read = [b * s + o for b, s, o in zip(blocks, input_tile, offsets, strict=True)]
+    thread_to_input = IndexingMap.create(
+        bounds,
+        read,
+        range_vars=[Interval(0, -(-rows // groups) - 1), Interval(0, vector - 1)],
+        constraints=[
+            (column, Interval(0, columns - 1)),
+            (row, Interval(0, rows - 1)),
+            *[(e, Interval(0, n - 1)) for e, n in zip(read, packed.input_dims, strict=True)],
+        ],
+    )
+
+    out_column = (range_var(0) * groups + group) * vector + range_var(1)
+    out_row = lane * vector + range_var(2)
+    placed: list[Expr] = [dim(1) * 0] * rank
+    placed[a_id], placed[inverse[rank - 2]], placed[rank - 2] = (
+        out_column // t1,
+        out_column % t1,
+        out_row,
+    )
+    written = [b * s + o for b, s, o in zip(output_blocks, output_tile, placed, strict=True)]
+    thread_to_output = IndexingMap.create(
+        bounds,
+        written,
+        range_vars=[
+            Interval(0, -(-columns // (vector * groups)) - 1),
+            Interval(0, vector - 1),
+            Interval(0, vector - 1),
+        ],
+        constraints=[
+            (out_column, Interval(0, columns - 1)),
+            (out_row, Interval(0, rows - 1)),
+            *[(e, Interval(0, n - 1)) for e, n in zip(written, packed.output_dims, strict=True)],
+        ],
+    )
+    return InputMapping(
+        "transpose",
+        threads,
+        math.prod(counts),
+        vector,
+        thread_to_input,
+        packed.input_dims,
+        thread_to_output,
+    )

@@ -83,16 +83,18 @@ class IsolatedAnalyser:
                 process.wait()
             process.stdout.close()
 
-    def analyse(self, file: str, text: str) -> Attempt:
-        """Analyse the module `text` (named `file`) within the timeout (which
-        does not count the start of a new analysis process)."""
+    def analyse(self, file: str, text: str, coalescing: str | None = None) -> Attempt:
+        """Analyse the module `text` (named `file`; with the coalescing
+        columns on device `coalescing`) within the timeout (which does not
+        count the start of a new analysis process)."""
         try:
             process = self._started()
         except _Died as died:
             return Attempt("error", None, str(died), 0.0)
         start = time.monotonic()
         try:
-            reply = self._ask(process, {"file": file, "text": text}, start + self.timeout)
+            request = {"file": file, "text": text, "coalescing": coalescing}
+            reply = self._ask(process, request, start + self.timeout)
         except TimeoutError:
             self._kill()
             return Attempt("timeout", None, f"no answer within {self.timeout:g} s", _since(start))

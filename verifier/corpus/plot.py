@@ -19,7 +19,14 @@ a PNG at 200 dpi; written whole or not at all (`verifier.outputs`).
   not the wall time a loaded machine stretches) against its number of
   instructions, coloured by status; a timeout has no CPU time (its process
   was killed) and is a cross at its wall time, the timeout; rows of tables
-  written before CPU time was recorded are hollow, at their wall time.
+  written before CPU time was recorded are hollow, at their wall time;
+* **coalescing** (a third panel, when the tables have the coalescing
+  columns: ``verifier corpus --coalescing DEVICE``) — every fusion operand
+  with exact counts at its mean sectors per warp request over the ideal
+  (x, log; a bar from the minimum to the maximum), in the row of XLA's
+  first-warp verdict (y: coalesced or not, spread within the row), coloured
+  by the exact verdict: a red point in XLA's "coalesced" row is a request
+  XLA's sample misses.
 """
 
 from __future__ import annotations
@@ -35,6 +42,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.ticker import FormatStrFormatter, LogLocator, NullFormatter
 
 from verifier.corpus.rows import Row
 from verifier.corpus.tables import read_rows
@@ -83,13 +91,21 @@ def corpus_figure(directory: Path, labels: int = 6) -> Figure:
     modules, operands = read_rows(directory)
     if not modules:
         raise UsageError(f"{directory}: no corpus tables here (run verifier corpus first)")
+    coalescing = [r for r in operands if r.get("sectors_per_request_max") is not None]
     # Between the panels, a column of its own for the labels' names.
-    figure, (left, names, right) = plt.subplots(
-        1, 3, figsize=(16.0, 6.0), gridspec_kw={"width_ratios": [5.0, 2.6, 5.0]}
+    ratios = [5.0, 2.6, 5.0] + ([5.0] if coalescing else [])
+    figure, panels = plt.subplots(
+        1,
+        len(ratios),
+        figsize=(16.0 + 5.5 * bool(coalescing), 6.0),
+        gridspec_kw={"width_ratios": ratios},
     )
+    left, names, right = panels[:3]
     names.set_axis_off()
     chosen = _utilization(left, operands, labels)
     _timing(right, modules)
+    if coalescing:
+        _coalescing(panels[3], coalescing)
     figure.suptitle(f"{len(modules)} modules, {len(operands)} operands: {directory}")
     figure.tight_layout()  # the axes' final places, which the labels are fitted to
     _label(left, names, chosen)
@@ -249,3 +265,49 @@ def _timing(axes: Axes, modules: list[Row]) -> None:
     axes.set_title("Time per module against its size")
     axes.legend(loc="best", fontsize=8)
     axes.grid(True, which="major", linewidth=0.3)
+
+
+def _coalescing(axes: Axes, operands: list[Row]) -> None:
+    """Exact sectors per request (over the ideal) against XLA's verdict."""
+    rows: dict[bool | None, list[Row]] = {True: [], False: [], None: []}
+    for row in operands:
+        rows[row["xla_coalesced"]].append(row)
+    levels = {True: 1.0, False: 0.0, None: -1.0}
+    for verdict, chosen in rows.items():
+        for exact, colour in ((True, "tab:green"), (False, "tab:red")):
+            drawn = [r for r in chosen if r["coalesced"] is exact]
+            if not drawn:
+                continue
+            ideal = [r["ideal_sectors"] for r in drawn]
+            # Spread within the row (golden-ratio steps: no two points alike).
+            ys = [levels[verdict] + ((k * 0.618) % 1.0 - 0.5) * 0.5 for k in range(len(drawn))]
+            xs = [r["sectors_per_request_mean"] / i for r, i in zip(drawn, ideal, strict=True)]
+            axes.hlines(
+                ys,
+                [r["sectors_per_request_min"] / i for r, i in zip(drawn, ideal, strict=True)],
+                [r["sectors_per_request_max"] / i for r, i in zip(drawn, ideal, strict=True)],
+                color=colour,
+                linewidth=0.6,
+                alpha=0.5,
+            )
+            axes.scatter(
+                xs,
+                ys,
+                color=colour,
+                s=18,
+                alpha=0.7,
+                label=f"XLA {_VERDICTS[verdict]}, exact {_VERDICTS[exact]} ({len(drawn)})",
+            )
+    axes.set_xscale("log")
+    axes.xaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+    axes.xaxis.set_minor_formatter(NullFormatter())
+    axes.xaxis.set_major_formatter(FormatStrFormatter("%g"))
+    axes.set_yticks([1.0, 0.0, -1.0], ["XLA coalesced", "XLA uncoalesced", "XLA: no verdict"])
+    axes.set_ylim(-1.5, 1.5)
+    axes.set_xlabel("exact sectors per warp request / ideal (mean; bar: min to max)")
+    axes.set_title("Coalescing: XLA's first warp against every warp")
+    axes.legend(loc="best", fontsize=8)
+    axes.grid(True, which="major", axis="x", linewidth=0.3)
+
+
+_VERDICTS = {True: "coalesced", False: "uncoalesced", None: "unknown"}

@@ -14,7 +14,8 @@ modules are analysed at once), or the one whose scheduler is at
 With `resume`, a module whose file, content hash (SHA-256) and verifier
 version (package version and a digest of its source) already have a row in
 the output directory keeps that row and its operand rows, and is not
-analysed again.  The output directory is checked (created, written to)
+analysed again (when it was analysed with the same `coalescing` device,
+or both without).  The output directory is checked (created, written to)
 before any module is read.  The tables are committed together
 (`tables.write_tables`) every `CHECKPOINT_SECONDS` during a run and when it
 is interrupted, so a run stopped at any instant — killed, interrupted, out
@@ -57,6 +58,7 @@ class CorpusOptions:
     jobs: int = 2
     resume: bool = False
     timeout: float = 300.0
+    coalescing: str | None = None  # a device name: the coalescing columns
 
 
 @dataclass(frozen=True)
@@ -141,7 +143,9 @@ def _kept(
     kept = {
         row["file"]: row
         for row in old_modules
-        if (row["file"], row["sha256"]) in current and row["verifier_version"] == version
+        if (row["file"], row["sha256"]) in current
+        and row["verifier_version"] == version
+        and row.get("coalescing_device") == options.coalescing
     }
     operands: dict[str, list[Row]] = {}
     for row in old_operands:
@@ -174,6 +178,7 @@ def _analysed(
                 module.sha256,
                 module.path.read_bytes(),
                 options.timeout,
+                options.coalescing,
                 pure=False,
             )
             submitted[future.key] = module
@@ -188,7 +193,10 @@ def _analysed(
             try:
                 module_row, operands = future.result()
             except Exception as error:  # a lost worker is one module's row
-                module_row, operands = _failed(module, version, "error", f"dask: {error!r}"), []
+                module_row, operands = (
+                    _failed(module, version, "error", f"dask: {error!r}", options.coalescing),
+                    [],
+                )
             yield module_row, operands
             following = next(waiting, None)
             if following is not None:
@@ -217,8 +225,12 @@ def _client(options: CorpusOptions) -> Iterator[Client]:
         yield client
 
 
-def _failed(module: _Module, version: str, status: Status, error: str) -> Row:
-    return _module_row(module.file, module.sha256, version, status, 0.0, error=error)
+def _failed(
+    module: _Module, version: str, status: Status, error: str, coalescing: str | None
+) -> Row:
+    return _module_row(
+        module.file, module.sha256, version, status, 0.0, error=error, coalescing=coalescing
+    )
 
 
 def _module_row(
@@ -230,6 +242,7 @@ def _module_row(
     counts: Row | None = None,
     error: str | None = None,
     cpu_seconds: float | None = None,
+    coalescing: str | None = None,
 ) -> Row:
     empty: Row = {"module": None, "instructions": None, **dict.fromkeys(OUTCOME_COLUMNS)}
     return {
@@ -239,6 +252,7 @@ def _module_row(
         "status": status,
         "seconds": seconds,
         "cpu_seconds": cpu_seconds,
+        "coalescing_device": coalescing,
         **(counts or empty),
         "error": error,
     }
@@ -250,7 +264,9 @@ _IDLE: queue.SimpleQueue[IsolatedAnalyser] = queue.SimpleQueue()
 _ALL: list[IsolatedAnalyser] = []
 
 
-def analyse_module(file: str, sha256: str, data: bytes, timeout: float) -> tuple[Row, list[Row]]:
+def analyse_module(
+    file: str, sha256: str, data: bytes, timeout: float, coalescing: str | None = None
+) -> tuple[Row, list[Row]]:
     """The Dask task: one module's row and operand rows, analysed by an idle
     analysis process of this worker (a new one when every one is busy)."""
     version = corpus_version()
@@ -258,7 +274,13 @@ def analyse_module(file: str, sha256: str, data: bytes, timeout: float) -> tuple
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
         return _module_row(
-            file, sha256, version, "error", 0.0, error=f"not UTF-8 text ({error})"
+            file,
+            sha256,
+            version,
+            "error",
+            0.0,
+            error=f"not UTF-8 text ({error})",
+            coalescing=coalescing,
         ), []
     try:
         analyser = _IDLE.get_nowait()
@@ -267,7 +289,7 @@ def analyse_module(file: str, sha256: str, data: bytes, timeout: float) -> tuple
         _ALL.append(analyser)
     try:
         analyser.timeout = timeout
-        attempt = analyser.analyse(file, text)
+        attempt = analyser.analyse(file, text, coalescing)
     finally:
         _IDLE.put(analyser)
     if attempt.answer is None:
@@ -279,6 +301,7 @@ def analyse_module(file: str, sha256: str, data: bytes, timeout: float) -> tuple
             attempt.seconds,
             error=attempt.error,
             cpu_seconds=attempt.cpu_seconds,
+            coalescing=coalescing,
         )
         return row, []
     row = _module_row(
@@ -290,6 +313,7 @@ def analyse_module(file: str, sha256: str, data: bytes, timeout: float) -> tuple
         attempt.answer.module,
         None,
         attempt.cpu_seconds,
+        coalescing,
     )
     return row, list(attempt.answer.operands)
 

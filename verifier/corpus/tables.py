@@ -62,6 +62,7 @@ MODULE_SCHEMA = pa.schema(
         ("status", pa.string()),
         ("seconds", pa.float64()),
         ("cpu_seconds", pa.float64()),
+        ("coalescing_device", pa.string()),
         ("instructions", pa.int64()),
         *[(outcome, pa.int64()) for outcome in OUTCOME_COLUMNS],
         ("error", pa.string()),
@@ -84,6 +85,15 @@ OPERAND_SCHEMA = pa.schema(
         ("utilization_exact", pa.string()),
         ("xla_heuristic_elements", pa.float64()),
         ("undefined_reason", pa.string()),
+        ("coalescing_emitter", pa.string()),
+        ("sectors_per_request_min", pa.int64()),
+        ("sectors_per_request_mean", pa.float64()),
+        ("sectors_per_request_max", pa.int64()),
+        ("ideal_sectors", pa.int64()),
+        ("coalesced", pa.bool_()),
+        ("xla_coalesced", pa.bool_()),
+        ("xla_heuristic_coalesced", pa.bool_()),
+        ("coalescing_reason", pa.string()),
     ]
 )
 
@@ -180,6 +190,7 @@ def _nullable() -> Callable[[pa.DataType], Any]:
         pa.int64(): pd.Int64Dtype(),
         pa.float64(): pd.Float64Dtype(),
         pa.string(): pd.StringDtype(),
+        pa.bool_(): pd.BooleanDtype(),
     }
     return dtypes.get
 

@@ -1,5 +1,5 @@
 """The analysis process of a corpus run: reads one request per line on its
-standard input, ``{"file": NAME, "text": HLO}``, analyses the module
+standard input, ``{"file": NAME, "text": HLO, "coalescing": DEVICE or null}``, analyses the module
 (`rows.analyse_text`) and writes one answer per line — after a first line,
 ``ready``, once its imports are done — on the descriptor that was its
 standard output — ``{"module": {...}, "operands": [...]}``, or
@@ -29,7 +29,7 @@ from verifier.errors import VerifierError
 def answer(request: dict[str, Any]) -> dict[str, Any]:
     """The answer to one request."""
     try:
-        result = analyse_text(request["text"], request["file"])
+        result = analyse_text(request["text"], request["file"], request.get("coalescing"))
     except VerifierError as error:
         return {"error": str(error)}
     except RecursionError:

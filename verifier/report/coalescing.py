@@ -22,7 +22,12 @@ A shared-memory emitter's launch also has ``"thread_to_hero_input"`` (its
 ``thread_to_output`` is over the normalised output).  A fusion whose
 emitter is not modelled has ``"launch": null``, no operands and
 ``"unsupported"`` saying why; an operand whose counts are not known has
-``null`` counts and ``"coalesced"``, and ``"reason"``.
+``null`` counts and ``"coalesced"``, and ``"reason"``.  An operand read
+at runtime offsets (a dynamic-slice's) has the counts of its worst runtime
+alignment and ``"runtime_alignments"``: ``{"values": ["q1", …] (their
+source instructions), "counted": int, "worst": [int, …], "best": [int, …],
+"best_sectors_per_request": {"min", "mean", "max"}}``; its ``"coalesced"``
+holds at every alignment.
 """
 
 from __future__ import annotations
@@ -99,6 +104,22 @@ def _operand(row: OperandCoalescing, launch: Launch) -> dict[str, Any]:
         "breaks": counts.breaks,
         "requests_counted": counts.counted,
     }
+    runtime = row.runtime
+    if runtime is not None:
+        best = runtime.best_sectors
+        out["runtime_alignments"] = {
+            "values": list(runtime.values),
+            "counted": runtime.counted,
+            "worst": list(runtime.worst),
+            "best": list(runtime.best),
+            "best_sectors_per_request": {
+                "min": best.minimum,
+                "mean": float(best.mean),
+                "max": best.maximum,
+            }
+            if best.requests
+            else None,
+        }
     return out
 
 
@@ -199,5 +220,20 @@ def _fusion_text(report: dict[str, Any]) -> str:
             f"worst: block {worst['block']} warp {worst['warp']}"
             + (f" loop ids {worst['loop_ids']}" if worst["loop_ids"] else "")
             + f", {worst['sectors']} sectors for {worst['elements']} elements"
+            + _alignments_text(row.get("runtime_alignments"))
         )
     return "\n".join(lines)
+
+
+def _alignments_text(alignments: dict[str, Any] | None) -> str:
+    if alignments is None:
+        return ""
+    names = ", ".join(alignments["values"])
+    best = alignments["best_sectors_per_request"]
+    text = (
+        f"; at runtime offsets ({names}): worst of {alignments['counted']} alignments at "
+        f"{alignments['worst']}"
+    )
+    if best is not None:
+        text += f", best at {alignments['best']} (max {best['max']}, mean {best['mean']:.3g})"
+    return text
