@@ -87,6 +87,8 @@ from verifier.xla_tests.matchers import (
     unrecognised,
 )
 from verifier.xla_tests.result import Agreement, Expectation, Kind
+from verifier.xla_tests.tile_text import read_tile, read_tile_parts
+from verifier.xla_tests.tiles import compare_tile
 from verifier.xla_tests.transforms import (
     affine_map,
     logical_to_physical,
@@ -164,6 +166,13 @@ class ExprValue:
 
 
 @dataclass(frozen=True)
+class TileValue:
+    """``SymbolicTile::FromIndexingMap(map)``: the tile of `map`."""
+
+    map: IndexingMap
+
+
+@dataclass(frozen=True)
 class Unfollowed:
     """A value this reader does not follow, and why."""
 
@@ -171,7 +180,14 @@ class Unfollowed:
 
 
 Value: TypeAlias = (
-    Tracked | HloValue | HloIndexing | FusionValue | GroupedValue | ExprValue | Unfollowed
+    Tracked
+    | HloValue
+    | HloIndexing
+    | FusionValue
+    | GroupedValue
+    | ExprValue
+    | TileValue
+    | Unfollowed
 )
 
 _SIMPLIFYING = ("Simplify", "RemoveUnusedSymbols", "RemoveUnusedVars", "RescaleSymbols")
@@ -187,6 +203,8 @@ _PARSERS = frozenset({"Parse", "ParseIndexingMap", "ParseIndexingMapOrDie"})
 _AFFINE_PARSERS = frozenset({"ParseAffineMap", "ParseSymbolicMap"})
 _EXPR_PARSERS = frozenset({"ParseAffineExpr", "ParseSymbolicExpr"})
 _HLO_PARSERS = frozenset({"ParseAndGetRoot", "ParseAndReturnVerifiedModule"})
+_TRUTHS = frozenset({"EXPECT_TRUE", "EXPECT_FALSE", "ASSERT_TRUE", "ASSERT_FALSE"})
+_TILE_MATCHERS = frozenset({"MatchSymbolicTileString", "MatchSymbolicTile"})
 
 
 class _Test:
@@ -222,6 +240,11 @@ class _Test:
         if name in _EQUALS and isinstance(value, Call) and len(value.args) == 2:
             yield from self.equality(statement, value.args[0], value.args[1])
             return
+        if name in _TRUTHS and isinstance(value, Call) and len(value.args) == 1:
+            found = self.tile_presence(statement, name or "", value.args[0])
+            if found is not None:
+                yield found
+                return
         self.effects(value)
         if (
             statement.target is not None
@@ -306,8 +329,16 @@ class _Test:
                 )
             case Unary("*", inner):
                 return self.evaluate(inner)
-            case Call(Member(inner, "value" | "ToString"), ()) | Member(inner, "indexing_maps"):
+            case Call(Member(inner, "value" | "ToString" | "begin" | "map"), ()) | Member(
+                inner, "indexing_maps"
+            ):
                 return self.evaluate(inner)
+            case Call(_, (inner,)) if name == "FromIndexingMap":
+                return self.tile_of(self.evaluate(inner))
+            case Call(Member(inner, "[]"), (Literal(index, is_string=False),)) if isinstance(
+                indexing := self.evaluate(inner), HloIndexing
+            ):
+                return self.operand_map(indexing, int(index))
             case Call(Name("ToString"), (inner,)):
                 return self.evaluate(inner)
             case Call(Member(inner, method), args) if method in _SIMPLIFYING:
@@ -568,6 +599,12 @@ class _Test:
     def expectation(self, statement: Statement, actual: Node, matcher: Node) -> Expectation | None:
         matcher = self.resolved(matcher)
         name = callee_name(matcher)
+        if name == "Optional" and isinstance(matcher, Call) and len(matcher.args) == 1:
+            inner = matcher.args[0]
+            if callee_name(inner) in _TILE_MATCHERS and isinstance(inner, Call):
+                return self.place(statement, "tile", self.compare_tile(actual, inner))
+        if name in _TILE_MATCHERS and isinstance(matcher, Call):
+            return self.place(statement, "tile", self.compare_tile(actual, matcher))
         if name in _MATCHERS and isinstance(matcher, Call):
             text = next(literals(matcher), None)
             value = self.evaluate(actual)
@@ -614,12 +651,97 @@ class _Test:
         self.effects(lhs)
         self.effects(rhs)
         left, right = self.evaluate(lhs), self.evaluate(rhs)
+        if isinstance(rhs, Name) and rhs.text == "std::nullopt" and self.tile_file:
+            yield self.place(statement, "tile", self.nullopt(left))
+            return
         if isinstance(left, Tracked) and isinstance(right, Tracked):
             pointwise = left.pointwise and right.pointwise
             comparison = compare_maps(left.reference, right.reference, pointwise=pointwise)
             yield self.place(statement, self.kind(left), comparison)
         elif mentions_map_text(rhs) or mentions_map_text(lhs):
             yield self.place(statement, "other", not_comparable(unrecognised(rhs)))
+
+    # ------------------------------------------------------------ tiles
+
+    def operand_map(self, indexing: HloIndexing, index: int) -> Value:
+        """``indexing.indexing_maps[index].begin()``: operand `index`'s one map."""
+        hlo = indexing.hlo
+        if indexing.operand is not None or indexing.physical:
+            return Unfollowed("a map of an input-to-output or physical indexing")
+        try:
+            computed = hlo.maps.output_to_input(hlo.module.entry, hlo.instruction, indexing.output)
+        except VerifierError as error:
+            return Unfollowed(f"verifier computes no maps for it: {error}")
+        if index >= len(computed):
+            return Unfollowed(f"verifier has no operand {index}")
+        maps = computed[index].maps
+        if isinstance(maps, Undefined):
+            return Unfollowed(f"verifier: {maps}")
+        if len(maps) != 1:
+            return Unfollowed(
+                f"operand {index} has {len(maps)} maps: which one begin() is depends on "
+                "XLA's set order"
+            )
+        return Tracked(maps[0].map, False, ("GetOutputToInputIndexing",))
+
+    def tile_of(self, value: Value) -> Value:
+        if isinstance(value, Tracked):
+            return TileValue(value.reference)
+        return value if isinstance(value, Unfollowed) else Unfollowed("a tile of a non-map")
+
+    def compare_tile(self, actual: Node, matcher: Call) -> Comparison:
+        value = self.evaluate(actual)
+        if not isinstance(value, TileValue):
+            return not_comparable(
+                value.reason if isinstance(value, Unfollowed) else "a tile of a non-map"
+            )
+        texts = [lit.value for lit in literals(matcher)]
+        try:
+            if callee_name(matcher) == "MatchSymbolicTileString" and len(texts) == 1:
+                expected = read_tile(texts[0])
+            elif len(texts) in (3, 4):
+                ranges = re.findall(
+                    r"(s\d+|rt\d+)\s+in\s+\[\s*(-?\d+)\s*,\s*(-?\d+)",
+                    texts[3] if len(texts) == 4 else "",
+                )
+                expected = read_tile_parts(
+                    *texts[:3], None, [(n, int(lo), int(hi)) for n, lo, hi in ranges]
+                )
+            else:
+                return not_comparable("a tile matcher of texts this reader does not resolve")
+        except VerifierError as error:
+            return not_comparable(f"XLA's expected tile is not read: {error}")
+        return compare_tile(value.map, expected)
+
+    def nullopt(self, value: Value) -> Comparison:
+        if isinstance(value, TileValue):
+            return compare_tile(value.map, None)
+        return not_comparable(
+            value.reason if isinstance(value, Unfollowed) else "nullopt of a value not followed"
+        )
+
+    def tile_presence(self, statement: Statement, name: str, node: Node) -> Expectation | None:
+        """``EXPECT_FALSE(FromIndexingMap(m).has_value())`` (or TRUE)."""
+        match node:
+            case Call(Member(inner, "has_value"), ()) if callee_name(
+                inner
+            ) == "FromIndexingMap" or isinstance(self.evaluate(inner), TileValue):
+                value = self.evaluate(inner)
+            case _:
+                return None
+        if "FALSE" in name:
+            return self.place(statement, "tile", self.nullopt(value))
+        if not isinstance(value, TileValue):
+            return self.place(statement, "tile", self.nullopt(value))
+        derived = compare_tile(value.map, None)
+        # EXPECT_TRUE: a tile exists; equal when verifier derives one too.
+        if derived.verdict is Agreement.DIFFERENT:
+            return self.place(statement, "tile", Comparison(Agreement.EQUAL))
+        return self.place(
+            statement,
+            "tile",
+            Comparison(Agreement.DIFFERENT, witness="XLA derives a tile, verifier none"),
+        )
 
     def compare(self, value: Value, text: str) -> Comparison:
         match value:
@@ -737,6 +859,7 @@ class _Test:
             comparison.witness_point,
             comparison.expected,
             comparison.computed,
+            comparison.note,
         )
 
 
