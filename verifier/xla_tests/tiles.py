@@ -31,8 +31,9 @@ one side only is ``different``, with the reason.
 ...   stride_map: (d0) -> (1, 1)'''))
 >>> found.verdict.value
 'different'
->>> print(found.witness.replace("; ", ";\n"))
-tile sizes (4): XLA admits them, verifier does not (its condition: 6 mod d0 in [0, 0] || d0 mod 6 in [0, 0]);
+>>> for clause in found.witness.split("; "):
+...     print(clause)
+tile sizes (4): XLA admits them, verifier does not (its condition: 6 mod d0 in [0, 0] || d0 mod 6 in [0, 0])
 isl: XLA's tile is refuted there (sizes (4), tile (1): element (1, 0) is read but lies outside the tile)
 """
 
