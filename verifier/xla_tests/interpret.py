@@ -87,7 +87,14 @@ from verifier.xla_tests.matchers import (
     unrecognised,
 )
 from verifier.xla_tests.result import Agreement, Expectation, Kind
-from verifier.xla_tests.tile_text import read_tile, read_tile_parts
+from verifier.xla_tests.tile_text import read_constraints, read_tile, read_tile_parts
+from verifier.xla_tests.tiled import (
+    TiledInstruction,
+    compare_constraints,
+    compare_tiled,
+    operand_of,
+    tiled_root,
+)
 from verifier.xla_tests.tiles import compare_tile
 from verifier.xla_tests.transforms import (
     affine_map,
@@ -173,6 +180,20 @@ class TileValue:
 
 
 @dataclass(frozen=True)
+class AnalysisValue:
+    """``SymbolicTileAnalysis`` of the fusion `hlo`."""
+
+    hlo: HloValue
+
+
+@dataclass(frozen=True)
+class ConstraintsValue:
+    """The constraints of an analysis's tiling specification."""
+
+    hlo: HloValue
+
+
+@dataclass(frozen=True)
 class Unfollowed:
     """A value this reader does not follow, and why."""
 
@@ -187,6 +208,9 @@ Value: TypeAlias = (
     | GroupedValue
     | ExprValue
     | TileValue
+    | AnalysisValue
+    | ConstraintsValue
+    | TiledInstruction
     | Unfollowed
 )
 
@@ -329,7 +353,24 @@ class _Test:
                 )
             case Unary("*", inner):
                 return self.evaluate(inner)
-            case Call(Member(inner, "value" | "ToString" | "begin" | "map"), ()) | Member(
+            case Call(Member(inner, "fused_expression_root"), ()):
+                return self.fused_root(self.evaluate(inner))
+            case Call(_, (inner,)) if name == "TryAnalyzeModule":
+                base = self.evaluate(inner)
+                return AnalysisValue(base) if isinstance(base, HloValue) else base
+            case Call(Member(inner, "ComputeTiledComputation"), args) if args:
+                return self.tiled_computation(self.evaluate(inner), args[0])
+            case Call(_, (inner,)) if name == "GetFirstRoot":
+                return self.evaluate(inner)
+            case Call(Member(inner, "operand"), (Literal(index, is_string=False),)) if isinstance(
+                tiled := self.evaluate(inner), TiledInstruction
+            ):
+                found = operand_of(tiled, int(index))
+                return Unfollowed(found) if isinstance(found, str) else found
+            case Call(Member(Call(Member(inner, "GetTilingSpecification"), ()), "constraints"), ()):
+                base = self.evaluate(inner)
+                return ConstraintsValue(base.hlo) if isinstance(base, AnalysisValue) else base
+            case Call(Member(inner, "value" | "ToString" | "begin" | "map" | "get"), ()) | Member(
                 inner, "indexing_maps"
             ):
                 return self.evaluate(inner)
@@ -605,6 +646,10 @@ class _Test:
                 return self.place(statement, "tile", self.compare_tile(actual, inner))
         if name in _TILE_MATCHERS and isinstance(matcher, Call):
             return self.place(statement, "tile", self.compare_tile(actual, matcher))
+        if name == "MatchTiledHloInstruction" and isinstance(matcher, Call):
+            return self.place(statement, "tile", self.compare_tiled(actual, matcher))
+        if name == "MatchConstraintExpressionString" and isinstance(matcher, Call):
+            return self.place(statement, "tile", self.compare_constraints(actual, matcher))
         if name in _MATCHERS and isinstance(matcher, Call):
             text = next(literals(matcher), None)
             value = self.evaluate(actual)
@@ -742,6 +787,63 @@ class _Test:
             "tile",
             Comparison(Agreement.DIFFERENT, witness="XLA derives a tile, verifier none"),
         )
+
+    def fused_root(self, base: Value) -> Value:
+        if not isinstance(base, HloValue) or base.instruction.opcode != "fusion":
+            return Unfollowed("the fused root of a value that is no fusion")
+        called = base.instruction.called_computations[:1]
+        if not called:
+            return Unfollowed("a fusion without its computation")
+        computation = base.module.computation(called[0])
+        return replace(base, instruction=computation.root, computation=computation)
+
+    def tiled_computation(self, analysis: Value, tiling: Node) -> Value:
+        """``ComputeTiledComputation(Tiling({{root, FlatTiling({sizes})}}), …)``."""
+        if not isinstance(analysis, AnalysisValue):
+            return Unfollowed("a tiled computation of a value this reader does not follow")
+        pairs = [
+            item
+            for outer in (tiling.args if isinstance(tiling, Call) else ())
+            if isinstance(outer, BraceList)
+            for item in outer.items
+            if isinstance(item, BraceList) and len(item.items) == 2
+        ]
+        if len(pairs) != 1 or callee_name(pairs[0].items[1]) != "FlatTiling":
+            return Unfollowed("a tiling of several instructions or not a FlatTiling")
+        root = self.evaluate(pairs[0].items[0])
+        if not isinstance(root, HloValue):
+            return Unfollowed("a tiling of an instruction this reader does not follow")
+        sizes = integers(pairs[0].items[1])
+        found = tiled_root(root.maps, root.place.computation, root.instruction, sizes)
+        return Unfollowed(found) if isinstance(found, str) else found
+
+    def compare_tiled(self, actual: Node, matcher: Call) -> Comparison:
+        value = self.evaluate(actual)
+        if not isinstance(value, TiledInstruction):
+            return not_comparable(
+                value.reason if isinstance(value, Unfollowed) else "a tiled value not followed"
+            )
+        if len(matcher.args) != 3 or not isinstance(matcher.args[2], Literal):
+            return not_comparable("a MatchTiledHloInstruction of arguments not read")
+        sizes, strides = integers(matcher.args[0]), integers(matcher.args[1])
+        return compare_tiled(value, sizes, strides, matcher.args[2].value)
+
+    def compare_constraints(self, actual: Node, matcher: Call) -> Comparison:
+        value = self.evaluate(actual)
+        if not isinstance(value, ConstraintsValue):
+            return not_comparable(
+                value.reason if isinstance(value, Unfollowed) else "constraints not followed"
+            )
+        text = next(literals(matcher), None)
+        if text is None:
+            return not_comparable("constraints of a text this reader does not resolve")
+        hlo = value.hlo
+        rank = 0 if hlo.instruction.shape.is_tuple else len(hlo.instruction.shape.dimensions)
+        try:
+            expected = read_constraints(" ".join(lit.value for lit in literals(matcher)), rank)
+        except VerifierError as error:
+            return not_comparable(f"XLA's constraints are not read: {error}")
+        return compare_constraints(hlo.maps, hlo.place.computation, hlo.instruction, expected)
 
     def compare(self, value: Value, text: str) -> Comparison:
         match value:

@@ -1,0 +1,284 @@
+"""XLA's tiled HLO instructions (``SymbolicTileAnalysis`` for one tiling of
+a fusion) against the tiles `verifier tile` derives, and the analysis's
+constraints against verifier's condition.
+
+A tiled instruction is reached from the tiled root through operands; its
+map from the root's output to its own output is the composition of the
+maps along that path, and its tile is `verifier.tiling.derive_tile` of that
+map evaluated at the root's tile sizes.  XLA states its tile sizes, strides
+(compared only where the tile has more than one element: a single
+element's stride is no part of the tile) and its offsets indexing map: from
+the program id ``pid_0`` (the root's tile positions, linearised major to
+minor) and the runtime offsets to the tile's first element.  Verifier's
+offset of the tile at position ``p`` is the map at ``p * t`` (symbols at
+their lowest value); the two are compared at every program id (runtime
+offsets at the corners of their ranges).
+
+>>> from verifier.analysis import ModuleMaps
+>>> from verifier.hlo import parse_module
+>>> module = parse_module('''
+... HloModule m
+... f {
+...   p0 = f32[16,8] parameter(0)
+...   ROOT t = f32[8,16] transpose(p0), dimensions={1,0}
+... }
+... ENTRY e {
+...   p0 = f32[16,8] parameter(0)
+...   ROOT r = f32[8,16] fusion(p0), kind=kLoop, calls=f
+... }''')
+>>> body = module.computation("f")
+>>> root = tiled_root(ModuleMaps(module), body, body.root, (4, 8))
+>>> param = operand_of(root, 0)
+>>> compare_tiled(param, [8, 4], [1, 1],
+...     "(pid_0) -> ((pid_0 mod 2) * 8, (pid_0 / 2) * 4), domain: pid_0 in [0, 3]").verdict.value
+'equal'
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from verifier.analysis import ModuleMaps
+from verifier.errors import VerifierError
+from verifier.expr import (
+    Expr,
+    IndexingMap,
+    Undefined,
+    Var,
+    VarKind,
+    compose,
+    const,
+    dim,
+    rt_var,
+    substitute,
+)
+from verifier.expr.evaluate import evaluate
+from verifier.hlo import Computation, Instruction
+from verifier.tiling.derive import NoTile, derive_tile
+from verifier.tiling.proof import tile_counts
+from verifier.xla_tests.compare import Comparison, not_comparable
+from verifier.xla_tests.result import Agreement
+from verifier.xla_tests.tile_text import XlaTile
+from verifier.xla_tests.tiles import size_space
+
+# The most program ids whose offsets are compared.
+PID_LIMIT = 1 << 14
+
+
+@dataclass(frozen=True)
+class TiledInstruction:
+    """`instruction` of `computation`, tiled for the root's tile `sizes`:
+    `path` maps the root's output index to this instruction's."""
+
+    maps: ModuleMaps
+    computation: Computation
+    instruction: Instruction
+    path: IndexingMap
+    sizes: tuple[int, ...]
+    root_shape: tuple[int, ...]
+
+
+def tiled_root(
+    maps: ModuleMaps, computation: Computation, root: Instruction, sizes: Sequence[int]
+) -> TiledInstruction | str:
+    """The root tiled by `sizes`, or why not."""
+    if root.shape.is_tuple:
+        return "a tuple-shaped root"
+    shape = tuple(root.shape.dimensions)
+    if len(sizes) != len(shape):
+        return (
+            f"{len(sizes)} tiling parameters for an output of rank {len(shape)} "
+            "(a dot's contraction tile is a parameter verifier's tiles do not have)"
+        )
+    return TiledInstruction(
+        maps, computation, root, IndexingMap.identity(shape), tuple(int(s) for s in sizes), shape
+    )
+
+
+def operand_of(tiled: TiledInstruction, index: int) -> TiledInstruction | str:
+    """``tiled->operand(index)``: the path extended by the operand's map."""
+    from verifier.simplify import simplify_relation
+
+    operands = tiled.computation.operand_instructions(tiled.instruction)
+    if index >= len(operands):
+        return f"{tiled.instruction.name} has no operand {index}"
+    try:
+        own = tiled.maps.output_to_input(tiled.computation, tiled.instruction, 0)[index].maps
+    except VerifierError as error:
+        return f"verifier computes no maps for {tiled.instruction.name}: {error}"
+    if isinstance(own, Undefined):
+        return f"verifier: {own}"
+    if len(own) != 1:
+        return f"operand {index} of {tiled.instruction.name} is read through {len(own)} maps"
+    try:
+        path = simplify_relation(compose(tiled.path, own[0].map))
+    except VerifierError as error:
+        return f"composition failed: {error}"
+    return TiledInstruction(
+        tiled.maps, tiled.computation, operands[index], path, tiled.sizes, tiled.root_shape
+    )
+
+
+def _text(values: Sequence[int]) -> str:
+    return "(" + ", ".join(str(v) for v in values) + ")"
+
+
+def compare_tiled(
+    tiled: TiledInstruction, sizes: Sequence[int], strides: Sequence[int], offsets_text: str
+) -> Comparison:
+    """XLA's tile sizes, strides and offsets map against verifier's tile."""
+    from verifier.xla_tests.map_text import read_map
+
+    tile = derive_tile(tiled.path)
+    if isinstance(tile, NoTile):
+        return Comparison(
+            Agreement.DIFFERENT,
+            witness=f"XLA tiles {tiled.instruction.name}, verifier has no tile: {tile.reason}",
+        )
+    box, own_strides = tile.box_sizes(tiled.sizes), tile.box_strides(tiled.sizes)
+    where = f"{tiled.instruction.name} at root tile sizes {_text(tiled.sizes)}"
+    if tuple(sizes) != box:
+        return Comparison(
+            Agreement.DIFFERENT,
+            witness=f"{where}: XLA's tile sizes {_text(sizes)}, verifier's {_text(box)}",
+        )
+    for j, (a, b) in enumerate(zip(strides, own_strides, strict=False)):
+        if box[j] > 1 and a != b:
+            return Comparison(
+                Agreement.DIFFERENT,
+                witness=f"{where}: XLA's strides {_text(strides)}, verifier's {_text(own_strides)}",
+            )
+    text = re.sub(r"\b(?:pid|tid)_(\d+)", r"d\1", offsets_text)
+    try:
+        expected = read_map(text, "")
+    except VerifierError as error:
+        return not_comparable(f"XLA's offsets map is not read: {error}")
+    if isinstance(expected, Undefined) or expected.num_dims != 1:
+        return not_comparable("an offsets map of other than one program id")
+    if len(expected.rt_vars) != len(tiled.path.rt_vars):
+        return not_comparable(
+            f"XLA's offsets have {len(expected.rt_vars)} runtime variables, "
+            f"verifier's map {len(tiled.path.rt_vars)}"
+        )
+    if expected.num_results != tiled.path.num_results:
+        return not_comparable("XLA's offsets map has another rank")
+    counts = tile_counts(tiled.root_shape, tiled.sizes)
+    total = 1
+    for count in counts:
+        total *= count
+    if total > PID_LIMIT:
+        return not_comparable(f"{total} program ids: too many to compare offsets one by one")
+    lowest = [v.bounds.lower for v in tiled.path.range_vars]
+    corners = list(itertools.product(*({v.bounds.lower, v.bounds.upper} for v in expected.rt_vars)))
+    for pid, position in enumerate(itertools.product(*(range(c) for c in counts))):
+        values: dict[Var, int] = {dim(0): pid}
+        values.update({rt_var(k): v.bounds.lower for k, v in enumerate(expected.rt_vars)})
+        theirs_read = expected.contains(values)
+        ours_read = _reads(tiled, position)
+        if ours_read is None:
+            return not_comparable("too many elements per tile to tell which tiles read it")
+        if theirs_read != ours_read:
+            side = "XLA's" if theirs_read else "verifier's"
+            return Comparison(
+                Agreement.DIFFERENT,
+                witness=f"{where}, pid_0 = {pid}: only {side} tiling has this tile read "
+                f"{tiled.instruction.name}",
+            )
+        if not ours_read:
+            continue
+        at = _origin(position, tiled.sizes, lowest)
+        for runtime in corners:
+            values = {dim(0): pid}
+            values.update({rt_var(k): r for k, r in enumerate(runtime)})
+            theirs = expected.evaluate(values)
+            ours = tuple(
+                evaluate(substitute(e, at), {rt_var(k): r for k, r in enumerate(runtime)})
+                for e in tiled.path.results
+            )
+            if theirs != ours:
+                rts = "".join(f", rt{k} = {r}" for k, r in enumerate(runtime))
+                return Comparison(
+                    Agreement.DIFFERENT,
+                    witness=f"{where}, pid_0 = {pid}{rts}: XLA's offsets {_text(theirs)}, "
+                    f"verifier's {_text(ours)}",
+                )
+    return Comparison(Agreement.EQUAL)
+
+
+# The most points of a tile enumerated to tell whether it reads an instruction.
+_READ_LIMIT = 1 << 13
+
+
+def _reads(tiled: TiledInstruction, position: Sequence[int]) -> bool | None:
+    """Whether the root's tile at `position` reads `tiled`'s instruction at
+    all (some output index of the tile, and symbols, in the path's domain);
+    None where there are too many points to enumerate."""
+    path = tiled.path
+    ranges = [
+        range(p * t, min((p + 1) * t, n))
+        for p, t, n in zip(position, tiled.sizes, tiled.root_shape, strict=True)
+    ]
+    ranges += [range(v.bounds.lower, v.bounds.upper + 1) for v in path.range_vars]
+    ranges += [range(v.bounds.lower, v.bounds.upper + 1) for v in path.rt_vars]
+    count = 1
+    for r in ranges:
+        count *= len(r)
+    if count > _READ_LIMIT:
+        return None if path.constraints else True
+    variables = path.all_variables
+    return any(
+        path.contains(dict(zip(variables, point, strict=True)))
+        for point in itertools.product(*ranges)
+    )
+
+
+def _origin(position: Sequence[int], sizes: Sequence[int], lowest: Sequence[int]):  # type: ignore[no-untyped-def]
+    def at(v: Var) -> Expr:
+        match v.kind:
+            case VarKind.DIM:
+                return const(position[v.index] * sizes[v.index])
+            case VarKind.RANGE:
+                return const(lowest[v.index])
+            case VarKind.RT:
+                return v
+
+    return at
+
+
+def compare_constraints(
+    maps: ModuleMaps, computation: Computation, fusion: Instruction, expected: XlaTile
+) -> Comparison:
+    """The analysis's constraints (XLA's text over ``d0…``) against the
+    condition of `verifier tile` for the fusion, as sets of admitted sizes."""
+    from verifier.tiling import tile_instruction
+
+    if fusion.shape.is_tuple:
+        return not_comparable("constraints of a fusion of several outputs")
+    shape = tuple(fusion.shape.dimensions)
+    if expected.rank != len(shape):
+        return not_comparable(
+            f"{expected.rank} tiling parameters for an output of rank {len(shape)}"
+        )
+    try:
+        tiling = tile_instruction(maps, computation, fusion, None)
+    except VerifierError as error:
+        return not_comparable(f"verifier does not tile {fusion.name}: {error}")
+    from verifier.tiling import sizes as sz
+
+    for sizes in size_space(shape):
+        theirs, mine = expected.admits(sizes), sz.holds(tiling.condition, sizes)
+        if theirs != mine:
+            side = (
+                "XLA's constraints admit them, verifier's"
+                if theirs
+                else "verifier's admits them, XLA's"
+            )
+            return Comparison(
+                Agreement.DIFFERENT,
+                witness=f"tile sizes {_text(sizes)}: {side} do not "
+                f"(verifier's condition: {sz.render_condition(tiling.condition) or 'always'})",
+            )
+    return Comparison(Agreement.EQUAL)
