@@ -187,6 +187,14 @@ class AnalysisValue:
 
 
 @dataclass(frozen=True)
+class TilingValue:
+    """``Tiling({{root, FlatTiling({sizes})}})`` (or ``Tiling::TileMapping``)."""
+
+    root: HloValue
+    sizes: tuple[int, ...]
+
+
+@dataclass(frozen=True)
 class ConstraintsValue:
     """The constraints of an analysis's tiling specification."""
 
@@ -210,6 +218,7 @@ Value: TypeAlias = (
     | TileValue
     | AnalysisValue
     | ConstraintsValue
+    | TilingValue
     | TiledInstruction
     | Unfollowed
 )
@@ -359,7 +368,9 @@ class _Test:
                 base = self.evaluate(inner)
                 return AnalysisValue(base) if isinstance(base, HloValue) else base
             case Call(Member(inner, "ComputeTiledComputation"), args) if args:
-                return self.tiled_computation(self.evaluate(inner), args[0])
+                return self.tiled_computation(self.evaluate(inner), self.evaluate(args[0]))
+            case Call(_, args) if name in ("Tiling", "const Tiling") and len(args) == 1:
+                return self.tiling(args[0])
             case Call(_, (inner,)) if name == "GetFirstRoot":
                 return self.evaluate(inner)
             case Call(Member(inner, "operand"), (Literal(index, is_string=False),)) if isinstance(
@@ -441,6 +452,8 @@ class _Test:
                         int(index)
                     ]
                     return replace(base, instruction=found)
+                if isinstance(base, Unfollowed):
+                    return base
                 return Unfollowed("an operand this reader does not follow")
             case Unary("&", inner) | Call(Member(inner, "instruction" | "parent"), ()):
                 return self.evaluate(inner)
@@ -797,24 +810,40 @@ class _Test:
         computation = base.module.computation(called[0])
         return replace(base, instruction=computation.root, computation=computation)
 
-    def tiled_computation(self, analysis: Value, tiling: Node) -> Value:
-        """``ComputeTiledComputation(Tiling({{root, FlatTiling({sizes})}}), …)``."""
-        if not isinstance(analysis, AnalysisValue):
-            return Unfollowed("a tiled computation of a value this reader does not follow")
-        pairs = [
-            item
-            for outer in (tiling.args if isinstance(tiling, Call) else ())
-            if isinstance(outer, BraceList)
-            for item in outer.items
-            if isinstance(item, BraceList) and len(item.items) == 2
-        ]
-        if len(pairs) != 1 or callee_name(pairs[0].items[1]) != "FlatTiling":
-            return Unfollowed("a tiling of several instructions or not a FlatTiling")
+    def tiling(self, node: Node) -> Value:
+        """The one ``{root, sizes}`` pair of a tiling (``FlatTiling({…})`` or ``{…}``)."""
+        pairs: list[BraceList] = []
+
+        def walk(item: Node) -> None:
+            match item:
+                case BraceList(items) if (
+                    len(items) == 2
+                    and (callee_name(items[1]) == "FlatTiling" or isinstance(items[1], BraceList))
+                    and not isinstance(items[0], BraceList)
+                ):
+                    pairs.append(item)
+                case BraceList(items) | Call(_, items):
+                    for inner in items:
+                        walk(inner)
+                case _:
+                    return
+
+        walk(node)
+        if len(pairs) != 1:
+            return Unfollowed(f"a tiling of {len(pairs)} instructions")
         root = self.evaluate(pairs[0].items[0])
         if not isinstance(root, HloValue):
             return Unfollowed("a tiling of an instruction this reader does not follow")
-        sizes = integers(pairs[0].items[1])
-        found = tiled_root(root.maps, root.place.computation, root.instruction, sizes)
+        return TilingValue(root, tuple(integers(pairs[0].items[1])))
+
+    def tiled_computation(self, analysis: Value, tiling: Value) -> Value:
+        """``ComputeTiledComputation(tiling, …)``: the tiled root."""
+        if isinstance(tiling, Unfollowed):
+            return tiling
+        if not isinstance(analysis, AnalysisValue) or not isinstance(tiling, TilingValue):
+            return Unfollowed("a tiled computation of a value this reader does not follow")
+        root = tiling.root
+        found = tiled_root(root.maps, root.place.computation, root.instruction, tiling.sizes)
         return Unfollowed(found) if isinstance(found, str) else found
 
     def compare_tiled(self, actual: Node, matcher: Call) -> Comparison:

@@ -44,18 +44,14 @@ from dataclasses import dataclass
 from verifier.analysis import ModuleMaps
 from verifier.errors import VerifierError
 from verifier.expr import (
-    Expr,
     IndexingMap,
     Undefined,
     Var,
-    VarKind,
     compose,
-    const,
     dim,
+    range_var,
     rt_var,
-    substitute,
 )
-from verifier.expr.evaluate import evaluate
 from verifier.hlo import Computation, Instruction
 from verifier.tiling.derive import NoTile, derive_tile
 from verifier.tiling.proof import tile_counts
@@ -88,14 +84,37 @@ def tiled_root(
     if root.shape.is_tuple:
         return "a tuple-shaped root"
     shape = tuple(root.shape.dimensions)
+    sizes = tuple(int(s) for s in sizes)
+    if len(sizes) > len(shape) and root.opcode in ("dot", "scaled-dot"):
+        sizes = _whole_contraction(maps, computation, root, sizes)
+        if isinstance(sizes, str):
+            return sizes
     if len(sizes) != len(shape):
-        return (
-            f"{len(sizes)} tiling parameters for an output of rank {len(shape)} "
-            "(a dot's contraction tile is a parameter verifier's tiles do not have)"
-        )
+        return f"{len(sizes)} tiling parameters for an output of rank {len(shape)}"
     return TiledInstruction(
         maps, computation, root, IndexingMap.identity(shape), tuple(int(s) for s in sizes), shape
     )
+
+
+def _whole_contraction(
+    maps: ModuleMaps, computation: Computation, dot: Instruction, sizes: tuple[int, ...]
+) -> tuple[int, ...] | str:
+    """A dot's output tile sizes, where its contraction tiles (XLA's first
+    parameters) are the whole contraction, as verifier's tiles read it."""
+    try:
+        lhs = maps.output_to_input(computation, dot, 0)[0].maps
+    except VerifierError as error:
+        return f"verifier computes no maps for {dot.name}: {error}"
+    if isinstance(lhs, Undefined) or len(lhs) != 1:
+        return f"the lhs of {dot.name} is not read through one map"
+    extents = tuple(v.bounds.upper - v.bounds.lower + 1 for v in lhs[0].map.range_vars)
+    count = len(sizes) - len(dot.shape.dimensions)
+    if sizes[:count] != extents:
+        return (
+            f"contraction tile sizes {_text(sizes[:count])} of a contraction of "
+            f"{_text(extents)}: verifier's dot tiles read the whole contraction"
+        )
+    return sizes[count:]
 
 
 def operand_of(tiled: TiledInstruction, index: int) -> TiledInstruction | str:
@@ -189,15 +208,16 @@ def compare_tiled(
             )
         if not ours_read:
             continue
-        at = _origin(position, tiled.sizes, lowest)
         for runtime in corners:
             values = {dim(0): pid}
             values.update({rt_var(k): r for k, r in enumerate(runtime)})
             theirs = expected.evaluate(values)
-            ours = tuple(
-                evaluate(substitute(e, at), {rt_var(k): r for k, r in enumerate(runtime)})
-                for e in tiled.path.results
-            )
+            origin: dict[Var, int] = {
+                dim(i): p * t for i, (p, t) in enumerate(zip(position, tiled.sizes, strict=True))
+            }
+            origin.update({range_var(k): low for k, low in enumerate(lowest)})
+            origin.update({rt_var(k): r for k, r in enumerate(runtime)})
+            ours = tiled.path.evaluate(origin)
             if theirs != ours:
                 rts = "".join(f", rt{k} = {r}" for k, r in enumerate(runtime))
                 return Comparison(
@@ -233,19 +253,6 @@ def _reads(tiled: TiledInstruction, position: Sequence[int]) -> bool | None:
         path.contains(dict(zip(variables, point, strict=True)))
         for point in itertools.product(*ranges)
     )
-
-
-def _origin(position: Sequence[int], sizes: Sequence[int], lowest: Sequence[int]):  # type: ignore[no-untyped-def]
-    def at(v: Var) -> Expr:
-        match v.kind:
-            case VarKind.DIM:
-                return const(position[v.index] * sizes[v.index])
-            case VarKind.RANGE:
-                return const(lowest[v.index])
-            case VarKind.RT:
-                return v
-
-    return at
 
 
 def compare_constraints(
