@@ -45,6 +45,7 @@ from typing import TypeAlias
 from verifier.analysis import ModuleMaps
 from verifier.errors import VerifierError
 from verifier.expr import (
+    Const,
     Expr,
     IndexingMap,
     Interval,
@@ -93,6 +94,7 @@ from verifier.xla_tests.tiled import (
     compare_constraints,
     compare_tiled,
     operand_of,
+    reach,
     tiled_root,
 )
 from verifier.xla_tests.tiles import compare_tile
@@ -195,6 +197,13 @@ class TilingValue:
 
 
 @dataclass(frozen=True)
+class RootsValue:
+    """``tiled_computation.roots()``: the fusion's outputs, tiled from `tiled`."""
+
+    tiled: TiledInstruction
+
+
+@dataclass(frozen=True)
 class ConstraintsValue:
     """The constraints of an analysis's tiling specification."""
 
@@ -219,6 +228,7 @@ Value: TypeAlias = (
     | AnalysisValue
     | ConstraintsValue
     | TilingValue
+    | RootsValue
     | TiledInstruction
     | Unfollowed
 )
@@ -368,11 +378,22 @@ class _Test:
                 base = self.evaluate(inner)
                 return AnalysisValue(base) if isinstance(base, HloValue) else base
             case Call(Member(inner, "ComputeTiledComputation"), args) if args:
+                if len(args) > 1 and not (
+                    isinstance(args[1], Name) and args[1].text == "default_schedule_builder_"
+                ):
+                    return Unfollowed("a schedule of tiles other than major-to-minor")
                 return self.tiled_computation(self.evaluate(inner), self.evaluate(args[0]))
             case Call(_, args) if name in ("Tiling", "const Tiling") and len(args) == 1:
                 return self.tiling(args[0])
             case Call(_, (inner,)) if name == "GetFirstRoot":
                 return self.evaluate(inner)
+            case Call(Member(inner, "roots"), ()):
+                base = self.evaluate(inner)
+                return RootsValue(base) if isinstance(base, TiledInstruction) else base
+            case Call(Member(inner, "[]"), (Literal(index, is_string=False),)) if isinstance(
+                roots := self.evaluate(inner), RootsValue
+            ):
+                return self.root(roots.tiled, int(index))
             case Call(Member(inner, "operand"), (Literal(index, is_string=False),)) if isinstance(
                 tiled := self.evaluate(inner), TiledInstruction
             ):
@@ -580,7 +601,7 @@ class _Test:
             return Unfollowed(f"the affine map is not read: {error}")
 
     def hlo(self, node: Node) -> Value:
-        text = next(literals(node), None)
+        text = next(literals(self.resolved(node)), None)
         if text is None:
             return Unfollowed("an HLO module from a non-literal string")
         try:
@@ -628,6 +649,8 @@ class _Test:
         return GroupedValue(groups)
 
     def group(self, grouped_value: Value, key: Value) -> Value:
+        if isinstance(grouped_value, Unfollowed):
+            return grouped_value
         if not isinstance(grouped_value, GroupedValue) or not isinstance(key, HloValue):
             return Unfollowed("an element of a value this reader does not follow")
         return GroupedValue({key.place.key: grouped_value.groups.get(key.place.key, [])})
@@ -834,7 +857,36 @@ class _Test:
         root = self.evaluate(pairs[0].items[0])
         if not isinstance(root, HloValue):
             return Unfollowed("a tiling of an instruction this reader does not follow")
-        return TilingValue(root, tuple(integers(pairs[0].items[1])))
+        sizes = self.integers(pairs[0].items[1])
+        if sizes is None:
+            return Unfollowed("tile sizes this reader does not resolve")
+        return TilingValue(root, sizes)
+
+    def integers(self, node: Node) -> tuple[int, ...] | None:
+        """The integers of an initializer, constants held in names resolved."""
+        items = node.args if isinstance(node, Call) else ()
+        if isinstance(node, Call) and len(items) == 1 and isinstance(items[0], BraceList):
+            node = items[0]
+        if not isinstance(node, BraceList):
+            return None
+        found: list[int] = []
+        for item in node.items:
+            value = self.evaluate(item)
+            if not isinstance(value, ExprValue) or not isinstance(value.expr, Const):
+                return None
+            found.append(value.expr.value)
+        return tuple(found)
+
+    def root(self, tiled: TiledInstruction, index: int) -> Value:
+        """Output `index` of the tiled fusion, tiled from the tiled root."""
+        fused = tiled.computation.root
+        outputs = (
+            tiled.computation.operand_instructions(fused) if fused.opcode == "tuple" else (fused,)
+        )
+        if index >= len(outputs):
+            return Unfollowed(f"the fusion has no output {index}")
+        found = reach(tiled, outputs[index])
+        return Unfollowed(found) if isinstance(found, str) else found
 
     def tiled_computation(self, analysis: Value, tiling: Value) -> Value:
         """``ComputeTiledComputation(tiling, …)``: the tiled root."""

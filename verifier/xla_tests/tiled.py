@@ -39,7 +39,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from verifier.analysis import ModuleMaps
 from verifier.errors import VerifierError
@@ -59,6 +59,7 @@ from verifier.xla_tests.compare import Comparison, not_comparable
 from verifier.xla_tests.result import Agreement
 from verifier.xla_tests.tile_text import XlaTile
 from verifier.xla_tests.tiles import size_space
+from verifier.xla_tests.transforms import symbols_to_dims
 
 # The most program ids whose offsets are compared.
 PID_LIMIT = 1 << 14
@@ -75,6 +76,11 @@ class TiledInstruction:
     path: IndexingMap
     sizes: tuple[int, ...]
     root_shape: tuple[int, ...]
+    # A dot root tiled along its contraction too: the path's last
+    # `contraction` dims (and, at the root, results) are the contraction's,
+    # at their first tile in every program.
+    contraction: int = 0
+    at_root: bool = True
 
 
 def tiled_root(
@@ -86,35 +92,39 @@ def tiled_root(
     shape = tuple(root.shape.dimensions)
     sizes = tuple(int(s) for s in sizes)
     if len(sizes) > len(shape) and root.opcode in ("dot", "scaled-dot"):
-        sizes = _whole_contraction(maps, computation, root, sizes)
-        if isinstance(sizes, str):
-            return sizes
+        extents = _contraction(maps, computation, root)
+        if isinstance(extents, str):
+            return extents
+        count = len(sizes) - len(shape)
+        if count != len(extents):
+            return f"{count} contraction tile sizes for {len(extents)} contracting dims"
+        full = shape + extents
+        # XLA's parameters: the contraction's tile sizes, then the output's.
+        return TiledInstruction(
+            maps,
+            computation,
+            root,
+            IndexingMap.identity(full),
+            sizes[count:] + sizes[:count],
+            full,
+            count,
+        )
     if len(sizes) != len(shape):
         return f"{len(sizes)} tiling parameters for an output of rank {len(shape)}"
-    return TiledInstruction(
-        maps, computation, root, IndexingMap.identity(shape), tuple(int(s) for s in sizes), shape
-    )
+    return TiledInstruction(maps, computation, root, IndexingMap.identity(shape), sizes, shape)
 
 
-def _whole_contraction(
-    maps: ModuleMaps, computation: Computation, dot: Instruction, sizes: tuple[int, ...]
+def _contraction(
+    maps: ModuleMaps, computation: Computation, dot: Instruction
 ) -> tuple[int, ...] | str:
-    """A dot's output tile sizes, where its contraction tiles (XLA's first
-    parameters) are the whole contraction, as verifier's tiles read it."""
+    """The extents of a dot's contracting dims (its lhs map's symbols)."""
     try:
         lhs = maps.output_to_input(computation, dot, 0)[0].maps
     except VerifierError as error:
         return f"verifier computes no maps for {dot.name}: {error}"
     if isinstance(lhs, Undefined) or len(lhs) != 1:
         return f"the lhs of {dot.name} is not read through one map"
-    extents = tuple(v.bounds.upper - v.bounds.lower + 1 for v in lhs[0].map.range_vars)
-    count = len(sizes) - len(dot.shape.dimensions)
-    if sizes[:count] != extents:
-        return (
-            f"contraction tile sizes {_text(sizes[:count])} of a contraction of "
-            f"{_text(extents)}: verifier's dot tiles read the whole contraction"
-        )
-    return sizes[count:]
+    return tuple(v.bounds.upper - v.bounds.lower + 1 for v in lhs[0].map.range_vars)
 
 
 def operand_of(tiled: TiledInstruction, index: int) -> TiledInstruction | str:
@@ -132,13 +142,49 @@ def operand_of(tiled: TiledInstruction, index: int) -> TiledInstruction | str:
         return f"verifier: {own}"
     if len(own) != 1:
         return f"operand {index} of {tiled.instruction.name} is read through {len(own)} maps"
+    step = own[0].map
+    if tiled.contraction and tiled.at_root:
+        if len(step.range_vars) != tiled.contraction:
+            return (
+                f"operand {index} of {tiled.instruction.name} has {len(step.range_vars)} "
+                f"symbols for {tiled.contraction} contracting dims"
+            )
+        converted = symbols_to_dims(step, list(range(tiled.contraction)))
+        if converted is None:
+            return "the contraction's symbols could not be made dims"
+        step = converted
     try:
-        path = simplify_relation(compose(tiled.path, own[0].map))
+        path = simplify_relation(compose(tiled.path, step))
     except VerifierError as error:
         return f"composition failed: {error}"
-    return TiledInstruction(
-        tiled.maps, tiled.computation, operands[index], path, tiled.sizes, tiled.root_shape
-    )
+    return replace(tiled, instruction=operands[index], path=path, at_root=False)
+
+
+def reach(tiled: TiledInstruction, target: Instruction) -> TiledInstruction | str:
+    """`target` tiled along the first path of operands from the tiled
+    root (a fusion's other output, tiled by the root's tile)."""
+    if tiled.instruction.name == target.name:
+        return tiled
+    operands = tiled.computation.operand_instructions(tiled.instruction)
+    for index in range(len(operands)):
+        if not _depends_on(tiled.computation, operands[index], target):
+            continue
+        step = operand_of(tiled, index)
+        return step if isinstance(step, str) else reach(step, target)
+    return f"{target.name} is not computed from the tiled root {tiled.instruction.name}"
+
+
+def _depends_on(computation: Computation, start: Instruction, target: Instruction) -> bool:
+    seen: set[str] = set()
+    pending = [start]
+    while pending:
+        current = pending.pop()
+        if current.name == target.name:
+            return True
+        if current.name not in seen:
+            seen.add(current.name)
+            pending += computation.operand_instructions(current)
+    return False
 
 
 def _text(values: Sequence[int]) -> str:
@@ -157,7 +203,9 @@ def compare_tiled(
             Agreement.DIFFERENT,
             witness=f"XLA tiles {tiled.instruction.name}, verifier has no tile: {tile.reason}",
         )
-    box, own_strides = tile.box_sizes(tiled.sizes), tile.box_strides(tiled.sizes)
+    shown = tiled.path.num_results - (tiled.contraction if tiled.at_root else 0)
+    box = tile.box_sizes(tiled.sizes)[:shown]
+    own_strides = tile.box_strides(tiled.sizes)[:shown]
     where = f"{tiled.instruction.name} at root tile sizes {_text(tiled.sizes)}"
     if tuple(sizes) != box:
         return Comparison(
@@ -182,9 +230,13 @@ def compare_tiled(
             f"XLA's offsets have {len(expected.rt_vars)} runtime variables, "
             f"verifier's map {len(tiled.path.rt_vars)}"
         )
-    if expected.num_results != tiled.path.num_results:
+    if expected.num_results != shown:
         return not_comparable("XLA's offsets map has another rank")
-    counts = tile_counts(tiled.root_shape, tiled.sizes)
+    # The dot's own programs are its output tiles; below it, each output
+    # tile's contraction tiles too (the contraction minor-most).
+    hidden = tiled.contraction if tiled.at_root else 0
+    rank = len(tiled.root_shape) - hidden
+    counts = tile_counts(tiled.root_shape[:rank], tiled.sizes[:rank])
     total = 1
     for count in counts:
         total *= count
@@ -192,7 +244,9 @@ def compare_tiled(
         return not_comparable(f"{total} program ids: too many to compare offsets one by one")
     lowest = [v.bounds.lower for v in tiled.path.range_vars]
     corners = list(itertools.product(*({v.bounds.lower, v.bounds.upper} for v in expected.rt_vars)))
-    for pid, position in enumerate(itertools.product(*(range(c) for c in counts))):
+    first = (0,) * hidden
+    for pid, outer in enumerate(itertools.product(*(range(c) for c in counts))):
+        position = outer + first
         values: dict[Var, int] = {dim(0): pid}
         values.update({rt_var(k): v.bounds.lower for k, v in enumerate(expected.rt_vars)})
         theirs_read = expected.contains(values)
@@ -217,7 +271,7 @@ def compare_tiled(
             }
             origin.update({range_var(k): low for k, low in enumerate(lowest)})
             origin.update({rt_var(k): r for k, r in enumerate(runtime)})
-            ours = tiled.path.evaluate(origin)
+            ours = tiled.path.evaluate(origin)[:shown]
             if theirs != ours:
                 rts = "".join(f", rt{k} = {r}" for k, r in enumerate(runtime))
                 return Comparison(
