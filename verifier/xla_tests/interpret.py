@@ -469,10 +469,10 @@ class _Test:
                         return replace(
                             base, instruction=place.instruction, computation=place.computation
                         )
-                    found = base.place.computation.operand_instructions(base.instruction)[
+                    reached = base.place.computation.operand_instructions(base.instruction)[
                         int(index)
                     ]
-                    return replace(base, instruction=found)
+                    return replace(base, instruction=reached)
                 if isinstance(base, Unfollowed):
                     return base
                 return Unfollowed("an operand this reader does not follow")
@@ -786,7 +786,11 @@ class _Test:
                     texts[3] if len(texts) == 4 else "",
                 )
                 expected = read_tile_parts(
-                    *texts[:3], None, [(n, int(lo), int(hi)) for n, lo, hi in ranges]
+                    texts[0],
+                    texts[1],
+                    texts[2],
+                    None,
+                    [(n, int(lo), int(hi)) for n, lo, hi in ranges],
                 )
             else:
                 return not_comparable("a tile matcher of texts this reader does not resolve")

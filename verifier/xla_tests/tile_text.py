@@ -34,7 +34,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeAlias
 
-from verifier.errors import ParseError
+from verifier.errors import VerifierError
+
+
+class TileTextError(VerifierError):
+    """A tile printout this reader does not read (its expectation is then
+    not comparable, with this message)."""
+
 
 # An expression: a number, a variable's name, or (operator, operands...).
 TileExpr: TypeAlias = int | str | tuple[object, ...]
@@ -55,7 +61,7 @@ class _Reader:
                 break
             match = _TOKEN.match(text, position)
             if match is None:
-                raise ParseError(f"unexpected character {text[position:].strip()[:1]!r}")
+                raise TileTextError(f"unexpected character {text[position:].strip()[:1]!r}")
             self.tokens.append(next(g for g in match.groups() if g is not None))
             position = match.end()
         self.at = 0
@@ -66,7 +72,7 @@ class _Reader:
     def take(self, expected: str | None = None) -> str:
         token = self.peek()
         if token is None or (expected is not None and token != expected):
-            raise ParseError(f"expected {expected or 'more'} in {self.text.strip()!r}")
+            raise TileTextError(f"expected {expected or 'more'} in {self.text.strip()!r}")
         self.at += 1
         return token
 
@@ -99,7 +105,7 @@ class _Reader:
             return (token, *operands)
         if re.fullmatch(r"(d|s|rt)\d+", token):
             return token
-        raise ParseError(f"unexpected {token!r} in {self.text.strip()!r}")
+        raise TileTextError(f"unexpected {token!r} in {self.text.strip()!r}")
 
     def names(self, opening: str, closing: str) -> list[str]:
         self.take(opening)
@@ -217,11 +223,11 @@ _RANGE = re.compile(r"(s\d+|rt\d+)\s+in\s+\[\s*(-?\d+)\s*,\s*(-?\d+)\s*\]")
 
 def read_tile(text: str) -> XlaTile:
     """``Symbolic tile with offset_map: … size_map: … stride_map: …
-    [constraints: …] [rt_vars: …]`` (`ParseError` where not)."""
+    [constraints: …] [rt_vars: …]`` (`TileTextError` where not)."""
     parts = _SECTIONS.split(text)
     sections = dict(zip(parts[1::2], parts[2::2], strict=True))
     if not {"offset_map", "size_map", "stride_map"} <= set(sections):
-        raise ParseError("a symbolic tile without its offset_map, size_map and stride_map")
+        raise TileTextError("a symbolic tile without its offset_map, size_map and stride_map")
     ranges = [
         (name, int(lo), int(hi)) for name, lo, hi in _RANGE.findall(sections.get("rt_vars", ""))
     ]
@@ -279,7 +285,7 @@ def _map(text: str) -> tuple[list[str], list[str], list[TileExpr]]:
     reader = _Reader(text)
     dims, symbols, results = reader.map()
     if reader.peek() is not None:
-        raise ParseError(f"unexpected {reader.peek()!r} after the map {text.strip()!r}")
+        raise TileTextError(f"unexpected {reader.peek()!r} after the map {text.strip()!r}")
     return dims, symbols, results
 
 
@@ -294,11 +300,15 @@ def _constraints(text: str | None) -> tuple[tuple[Atom, ...], ...] | None:
         for atom in conjunction.split("&&"):
             found = re.fullmatch(r"\s*(.+?)\s+in\s+\[\s*(-?\d+)\s*,\s*(-?\d+)\s*\]\s*", atom, re.S)
             if found is None:
-                raise ParseError(f"a constraint not of the form 'EXPR in [lo, hi]': {atom.strip()}")
+                raise TileTextError(
+                    f"a constraint not of the form 'EXPR in [lo, hi]': {atom.strip()}"
+                )
             reader = _Reader(found.group(1))
             expr = reader.expression()
             if reader.peek() is not None:
-                raise ParseError(f"unexpected {reader.peek()!r} in the constraint {atom.strip()}")
+                raise TileTextError(
+                    f"unexpected {reader.peek()!r} in the constraint {atom.strip()}"
+                )
             atoms.append(Atom(expr, int(found.group(2)), int(found.group(3))))
         disjunction.append(tuple(atoms))
     return tuple(disjunction)
