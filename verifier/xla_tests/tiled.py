@@ -160,6 +160,16 @@ def operand_of(tiled: TiledInstruction, index: int) -> TiledInstruction | str:
     return replace(tiled, instruction=operands[index], path=path, at_root=False)
 
 
+def _programs(tiled: TiledInstruction, hidden: int) -> tuple[tuple[int, ...], int]:
+    """Tiles per dim of the root's path but its last `hidden`, and their product."""
+    rank = len(tiled.root_shape) - hidden
+    counts = tile_counts(tiled.root_shape[:rank], tiled.sizes[:rank])
+    total = 1
+    for count in counts:
+        total *= count
+    return counts, total
+
+
 def _position(pid: int, counts: Sequence[int]) -> tuple[int, ...]:
     """The tile position of program `pid` (major to minor)."""
     position = []
@@ -256,13 +266,15 @@ def compare_tiled(
     if expected.num_results != shown:
         return not_comparable("XLA's offsets map has another rank")
     # The dot's own programs are its output tiles; below it, each output
-    # tile's contraction tiles too (the contraction minor-most).
+    # tile's contraction tiles too (the contraction minor-most) — except in
+    # XLA's versions whose programs there are the output tiles alone (the
+    # contraction's first tile in each).
     hidden = tiled.contraction if tiled.at_root else 0
-    rank = len(tiled.root_shape) - hidden
-    counts = tile_counts(tiled.root_shape[:rank], tiled.sizes[:rank])
-    total = 1
-    for count in counts:
-        total *= count
+    counts, total = _programs(tiled, hidden)
+    if hidden == 0 and tiled.contraction:
+        outer_counts, outer_total = _programs(tiled, tiled.contraction)
+        if expected.dims[0].bounds.upper + 1 == outer_total:
+            hidden, counts, total = tiled.contraction, outer_counts, outer_total
     # Beyond PID_LIMIT program ids, an even sample of them (the last included).
     step = max(1, -(-total // PID_LIMIT))
     lowest = [v.bounds.lower for v in tiled.path.range_vars]
