@@ -262,3 +262,19 @@ def test_reduction_of_concatenation_has_an_exact_tile():
     for position in range(2):
         got = footprint(lambda d, s: (s[0] - 10, d[0]), (8,), (4,), (position,), [range(10, 30)])
         assert got == box((0, position * 4), (20, 4), (1, 1))
+
+
+def test_a_reverse_box_from_either_end():
+    """A box is a set: XLA's positive-stride reverse tile (until 2025) is
+    verifier's negative-stride one; one element off is not."""
+    reverse = parse_map("(d0) -> (7 - d0), domain: d0 in [0, 7]")
+    normalised = read_tile(
+        "offset_map: (d0) -> (-d0 + 8) size_map: (d0) -> (d0) stride_map: (d0) -> (1)"
+    )
+    assert compare_tile(reverse, normalised).verdict is Agreement.EQUAL
+    for t in range(1, 9):  # plain Python: the tile at origin 0 reads 7, 6, …
+        assert {7 - d for d in range(t)} == {8 - t + k for k in range(t)}
+    shifted = read_tile(
+        "offset_map: (d0) -> (-d0 + 7) size_map: (d0) -> (d0) stride_map: (d0) -> (1)"
+    )
+    assert compare_tile(reverse, shifted).verdict is Agreement.DIFFERENT

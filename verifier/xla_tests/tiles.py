@@ -208,8 +208,8 @@ def _box_difference(
         # may start from either end: XLA normalised strides to be positive
         # until 2025).
         for j, n in enumerate(box):
-            ours = {offsets[j] + k * strides[j] for k in range(n)}
-            theirs = {their_offsets[j] + k * their_strides[j] for k in range(n)}
+            ours = _progression(offsets[j], strides[j], n)
+            theirs = _progression(their_offsets[j], their_strides[j], n)
             if ours != theirs:
                 where = "".join(f", rt{k} = {r}" for k, r in enumerate(runtime))
                 return (
@@ -218,6 +218,16 @@ def _box_difference(
                     f"{offsets[j]} stride {strides[j]} in verifier's ({n} elements)"
                 )
     return None
+
+
+def _progression(offset: int, stride: int, count: int) -> tuple[int, int, int]:
+    """The set ``{offset + k * stride : 0 <= k < count}`` as (least, step,
+    count): equal sets have equal triples."""
+    if count <= 0:
+        return 0, 0, 0
+    if count == 1 or stride == 0:
+        return offset, 0, 1
+    return offset + min(0, (count - 1) * stride), abs(stride), count
 
 
 def judge_xla_tile(
