@@ -76,6 +76,15 @@ def test_single_valued_runtime_offset_is_a_constant():
     assert tile.rt_names == ("s0",) and tile.offset_values((1,), (3,)) == (3, 2)
 
 
+def test_half_open_intervals_of_mid_2024():
+    tile = read_tile(
+        "offset_map: ()[s0, s1] -> (s1) size_map: ()[s0] -> (s0) stride_map: ()[s0] -> (1) "
+        "constraints: 6 mod s0 in [0, 1) || s0 in [8, 10) rt_vars: s1 in [0, 4)"
+    )
+    assert [t for t in range(1, 12) if tile.admits((t,))] == [1, 2, 3, 6, 8, 9]
+    assert tile.rt_ranges == ((0, 3),)
+
+
 def test_constraints_alone():
     constraints = read_constraints("2 mod d0 in [0, 0] || d0 mod 2 in [0, 0]", 1)
     assert [t for t in range(1, 9) if constraints.admits((t,))] == [1, 2, 4, 6, 8]

@@ -88,7 +88,12 @@ from verifier.xla_tests.matchers import (
     unrecognised,
 )
 from verifier.xla_tests.result import Agreement, Expectation, Kind
-from verifier.xla_tests.tile_text import read_constraints, read_tile, read_tile_parts
+from verifier.xla_tests.tile_text import (
+    read_constraints,
+    read_rt_ranges,
+    read_tile,
+    read_tile_parts,
+)
 from verifier.xla_tests.tiled import (
     TiledInstruction,
     compare_constraints,
@@ -781,17 +786,8 @@ class _Test:
             if callee_name(matcher) == "MatchSymbolicTileString" and len(texts) == 1:
                 expected = read_tile(texts[0])
             elif len(texts) in (3, 4):
-                ranges = re.findall(
-                    r"(s\d+|rt\d+)\s+in\s+\[\s*(-?\d+)\s*,\s*(-?\d+)",
-                    texts[3] if len(texts) == 4 else "",
-                )
-                expected = read_tile_parts(
-                    texts[0],
-                    texts[1],
-                    texts[2],
-                    None,
-                    [(n, int(lo), int(hi)) for n, lo, hi in ranges],
-                )
+                ranges = read_rt_ranges(texts[3] if len(texts) == 4 else "")
+                expected = read_tile_parts(texts[0], texts[1], texts[2], None, ranges)
             else:
                 return not_comparable("a tile matcher of texts this reader does not resolve")
         except VerifierError as error:

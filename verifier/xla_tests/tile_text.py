@@ -4,7 +4,7 @@ sizes that plain Python evaluates.
 XLA prints a ``SymbolicTile`` as ``offset_map``, ``size_map`` and
 ``stride_map`` (maps whose variables are the output's tile sizes),
 ``constraints`` (a disjunction of conjunctions of ``EXPR in [lo, hi]`` on
-the sizes; absent: always) and ``rt_vars`` (the ranges of the runtime
+the sizes, half-open ``[lo, hi)`` in mid-2024; absent: always) and ``rt_vars`` (the ranges of the runtime
 offsets).  Its expressions are not affine: sizes multiply sizes, ``mod``
 and ``/`` (floor division, earlier ``floordiv``) take sizes as divisors,
 so they are read here by a grammar of their own, not `verifier.expr`'s.
@@ -218,7 +218,8 @@ class XlaTile:
 
 
 _SECTIONS = re.compile(r"\b(offset_map|size_map|stride_map|constraints|rt_vars)\s*:")
-_RANGE = re.compile(r"(s\d+|rt\d+)\s+in\s+\[\s*(-?\d+)\s*,\s*(-?\d+)\s*\]")
+# ``[lo, hi]``, or ``[lo, hi)`` as XLA printed intervals in mid-2024.
+_RANGE = re.compile(r"(s\d+|rt\d+)\s+in\s+\[\s*(-?\d+)\s*,\s*(-?\d+)\s*([\])])")
 
 
 def read_tile(text: str) -> XlaTile:
@@ -228,9 +229,7 @@ def read_tile(text: str) -> XlaTile:
     sections = dict(zip(parts[1::2], parts[2::2], strict=True))
     if not {"offset_map", "size_map", "stride_map"} <= set(sections):
         raise TileTextError("a symbolic tile without its offset_map, size_map and stride_map")
-    ranges = [
-        (name, int(lo), int(hi)) for name, lo, hi in _RANGE.findall(sections.get("rt_vars", ""))
-    ]
+    ranges = read_rt_ranges(sections.get("rt_vars", ""))
     return read_tile_parts(
         sections["offset_map"],
         sections["size_map"],
@@ -238,6 +237,11 @@ def read_tile(text: str) -> XlaTile:
         sections.get("constraints"),
         ranges,
     )
+
+
+def read_rt_ranges(text: str) -> list[tuple[str, int, int]]:
+    """The runtime offsets' ranges ``s0 in [lo, hi]`` (or ``[lo, hi)``) of `text`."""
+    return [(name, int(lo), int(hi) - (end == ")")) for name, lo, hi, end in _RANGE.findall(text)]
 
 
 def read_tile_parts(
@@ -298,7 +302,9 @@ def _constraints(text: str | None) -> tuple[tuple[Atom, ...], ...] | None:
     for conjunction in text.split("||"):
         atoms = []
         for atom in conjunction.split("&&"):
-            found = re.fullmatch(r"\s*(.+?)\s+in\s+\[\s*(-?\d+)\s*,\s*(-?\d+)\s*\]\s*", atom, re.S)
+            found = re.fullmatch(
+                r"\s*(.+?)\s+in\s+\[\s*(-?\d+)\s*,\s*(-?\d+)\s*([\])])\s*", atom, re.S
+            )
             if found is None:
                 raise TileTextError(
                     f"a constraint not of the form 'EXPR in [lo, hi]': {atom.strip()}"
@@ -309,7 +315,8 @@ def _constraints(text: str | None) -> tuple[tuple[Atom, ...], ...] | None:
                 raise TileTextError(
                     f"unexpected {reader.peek()!r} in the constraint {atom.strip()}"
                 )
-            atoms.append(Atom(expr, int(found.group(2)), int(found.group(3))))
+            upper = int(found.group(3)) - (found.group(4) == ")")
+            atoms.append(Atom(expr, int(found.group(2)), upper))
         disjunction.append(tuple(atoms))
     return tuple(disjunction)
 
