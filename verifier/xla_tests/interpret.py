@@ -417,6 +417,10 @@ class _Test:
                 indexing := self.evaluate(inner), HloIndexing
             ):
                 return self.operand_map(indexing, int(index))
+            case Call(Member(inner, "[]"), (Name(variable),)) if variable not in self.values:
+                return Unfollowed(
+                    f"an element chosen by '{variable}', a loop variable this reader does not unroll"
+                )
             case Call(Name("ToString"), (inner,)):
                 return self.evaluate(inner)
             case Call(Member(inner, method), args) if method in _SIMPLIFYING:
