@@ -1,7 +1,8 @@
 """`verifier xla-tests` on an XLA tree: per test file, how many expectations
 are equal, different and not comparable (against the issue's goals: at most
 5 % not comparable for indexing_map_test.cc, 10 % for
-indexing_analysis_test.cc), every `different` with its witness, and what
+indexing_analysis_test.cc and for the symbolic-tile tests), the tile files
+together, every `different` with its witness, and what
 checking costs beside the alternative a reader has — XLA's own matcher,
 text equality after whitespace, which cannot tell a wrong map from a
 rewritten one (it counts how many expectations of each file differ from
@@ -28,6 +29,8 @@ from verifier.cli import main as verifier_main
 FILES = {
     "xla/hlo/analysis/indexing_map_test.cc": 0.05,
     "xla/hlo/analysis/indexing_analysis_test.cc": 0.10,
+    "xla/codegen/tiling/symbolic_tile_test.cc": 0.10,
+    "xla/codegen/tiling/symbolic_tile_analysis_test.cc": 0.10,
 }
 
 
@@ -86,6 +89,14 @@ def main() -> None:
             f"{Path(name).name:<30}{len(rows):>8}{counts['equal']:>7}{counts['different']:>7}"
             f"{counts['not-comparable']:>5}{100 * share:>6.1f}%{100 * goal:>5.0f}%{text_equal:>7}"
         )
+    tiles = [e for e in document["expectations"] if "symbolic_tile" in Path(e["file"]).name]
+    tiles_nc = sum(e["verdict"] == "not-comparable" for e in tiles)
+    print(
+        f"{'symbolic-tile files':<30}{len(tiles):>8}"
+        f"{sum(e['verdict'] == 'equal' for e in tiles):>7}"
+        f"{sum(e['verdict'] == 'different' for e in tiles):>7}"
+        f"{tiles_nc:>5}{100 * tiles_nc / max(1, len(tiles)):>6.1f}%{10:>5}%"
+    )
     for e in document["expectations"]:
         if e["verdict"] == "different":
             print(f"  different  {Path(e['file']).name}:{e['line']} {e['test']}: {e['witness']}")

@@ -150,6 +150,7 @@ def derive_tile(indexing_map: IndexingMap) -> SymbolicTile | NoTile:
         axes.append(axis)
         condition = sz.conjoin(condition, axis.condition)
     single = {i for i, n in uses.items() if n > 1 or (i in digit_dims and n > 0)}
+    single |= _overlapping_digits(indexing_map)
     for variable in indexing_map.rt_vars:
         if variable.source is not None:
             single |= {
@@ -223,6 +224,28 @@ def _axis(
         digit_dims.add(index)
         return _digit_axis(index, divisor, modulus, coefficient)
     return _strided_axis(strided, shape)
+
+
+def _overlapping_digits(indexing_map: IndexingMap) -> set[int]:
+    """The dims two results read through digits that share values — a
+    diagonal like ``(d0 mod 6, d0 mod 6)``: no box unless the tile is one
+    element along the dim.  Digits ``(d floordiv c) mod m`` of one dim are
+    independent when one's divisor is at least the other's ``c * m``."""
+    found: dict[int, list[tuple[int, int | None]]] = {}
+    for result in indexing_map.results:
+        terms, _ = linear_terms(result)
+        for base in terms:
+            digit = _digit(base)
+            if digit is not None:
+                index, divisor, modulus = digit
+                found.setdefault(index, []).append((divisor, modulus))
+    overlapping = set()
+    for index, digits in found.items():
+        for (c1, m1), (c2, m2) in itertools.combinations(digits, 2):
+            apart = (m1 is not None and c2 >= c1 * m1) or (m2 is not None and c1 >= c2 * m2)
+            if not apart:
+                overlapping.add(index)
+    return overlapping
 
 
 def _digit(base: Expr) -> tuple[int, int, int | None] | None:

@@ -51,6 +51,8 @@ class Comparison:
     witness_point: dict[str, object] | None = None
     computed: str | None = None
     expected: str | None = None
+    # What an equal verdict rests on, where it is not plain equality.
+    note: str | None = None
 
 
 def _flat(maps: Sequence[IndexingMap | Undefined]) -> str:

@@ -45,6 +45,7 @@ from typing import TypeAlias
 from verifier.analysis import ModuleMaps
 from verifier.errors import VerifierError
 from verifier.expr import (
+    Const,
     Expr,
     IndexingMap,
     Interval,
@@ -87,6 +88,21 @@ from verifier.xla_tests.matchers import (
     unrecognised,
 )
 from verifier.xla_tests.result import Agreement, Expectation, Kind
+from verifier.xla_tests.tile_text import (
+    read_constraints,
+    read_rt_ranges,
+    read_tile,
+    read_tile_parts,
+)
+from verifier.xla_tests.tiled import (
+    TiledInstruction,
+    compare_constraints,
+    compare_tiled,
+    operand_of,
+    reach,
+    tiled_root,
+)
+from verifier.xla_tests.tiles import compare_tile
 from verifier.xla_tests.transforms import (
     affine_map,
     logical_to_physical,
@@ -164,6 +180,42 @@ class ExprValue:
 
 
 @dataclass(frozen=True)
+class TileValue:
+    """``SymbolicTile::FromIndexingMap(map)``: the tile of `map`."""
+
+    map: IndexingMap
+
+
+@dataclass(frozen=True)
+class AnalysisValue:
+    """``SymbolicTileAnalysis`` of the fusion `hlo`."""
+
+    hlo: HloValue
+
+
+@dataclass(frozen=True)
+class TilingValue:
+    """``Tiling({{root, FlatTiling({sizes})}})`` (or ``Tiling::TileMapping``)."""
+
+    root: HloValue
+    sizes: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class RootsValue:
+    """``tiled_computation.roots()``: the fusion's outputs, tiled from `tiled`."""
+
+    tiled: TiledInstruction
+
+
+@dataclass(frozen=True)
+class ConstraintsValue:
+    """The constraints of an analysis's tiling specification."""
+
+    hlo: HloValue
+
+
+@dataclass(frozen=True)
 class Unfollowed:
     """A value this reader does not follow, and why."""
 
@@ -171,7 +223,19 @@ class Unfollowed:
 
 
 Value: TypeAlias = (
-    Tracked | HloValue | HloIndexing | FusionValue | GroupedValue | ExprValue | Unfollowed
+    Tracked
+    | HloValue
+    | HloIndexing
+    | FusionValue
+    | GroupedValue
+    | ExprValue
+    | TileValue
+    | AnalysisValue
+    | ConstraintsValue
+    | TilingValue
+    | RootsValue
+    | TiledInstruction
+    | Unfollowed
 )
 
 _SIMPLIFYING = ("Simplify", "RemoveUnusedSymbols", "RemoveUnusedVars", "RescaleSymbols")
@@ -187,6 +251,8 @@ _PARSERS = frozenset({"Parse", "ParseIndexingMap", "ParseIndexingMapOrDie"})
 _AFFINE_PARSERS = frozenset({"ParseAffineMap", "ParseSymbolicMap"})
 _EXPR_PARSERS = frozenset({"ParseAffineExpr", "ParseSymbolicExpr"})
 _HLO_PARSERS = frozenset({"ParseAndGetRoot", "ParseAndReturnVerifiedModule"})
+_TRUTHS = frozenset({"EXPECT_TRUE", "EXPECT_FALSE", "ASSERT_TRUE", "ASSERT_FALSE"})
+_TILE_MATCHERS = frozenset({"MatchSymbolicTileString", "MatchSymbolicTile"})
 
 
 class _Test:
@@ -222,6 +288,11 @@ class _Test:
         if name in _EQUALS and isinstance(value, Call) and len(value.args) == 2:
             yield from self.equality(statement, value.args[0], value.args[1])
             return
+        if name in _TRUTHS and isinstance(value, Call) and len(value.args) == 1:
+            found = self.tile_presence(statement, name or "", value.args[0])
+            if found is not None:
+                yield found
+                return
         self.effects(value)
         if (
             statement.target is not None
@@ -306,8 +377,50 @@ class _Test:
                 )
             case Unary("*", inner):
                 return self.evaluate(inner)
-            case Call(Member(inner, "value" | "ToString"), ()) | Member(inner, "indexing_maps"):
+            case Call(Member(inner, "fused_expression_root"), ()):
+                return self.fused_root(self.evaluate(inner))
+            case Call(_, (inner,)) if name == "TryAnalyzeModule":
+                base = self.evaluate(inner)
+                return AnalysisValue(base) if isinstance(base, HloValue) else base
+            case Call(Member(inner, "ComputeTiledComputation"), args) if args:
+                if len(args) > 1 and not (
+                    isinstance(args[1], Name) and args[1].text == "default_schedule_builder_"
+                ):
+                    return Unfollowed("a schedule of tiles other than major-to-minor")
+                return self.tiled_computation(self.evaluate(inner), self.evaluate(args[0]))
+            case Call(_, args) if name in ("Tiling", "const Tiling") and len(args) == 1:
+                return self.tiling(args[0])
+            case Call(_, (inner,)) if name == "GetFirstRoot":
                 return self.evaluate(inner)
+            case Call(Member(inner, "roots"), ()):
+                base = self.evaluate(inner)
+                return RootsValue(base) if isinstance(base, TiledInstruction) else base
+            case Call(Member(inner, "[]"), (Literal(index, is_string=False),)) if isinstance(
+                roots := self.evaluate(inner), RootsValue
+            ):
+                return self.root(roots.tiled, int(index))
+            case Call(Member(inner, "operand"), (Literal(index, is_string=False),)) if isinstance(
+                tiled := self.evaluate(inner), TiledInstruction
+            ):
+                found = operand_of(tiled, int(index))
+                return Unfollowed(found) if isinstance(found, str) else found
+            case Call(Member(Call(Member(inner, "GetTilingSpecification"), ()), "constraints"), ()):
+                base = self.evaluate(inner)
+                return ConstraintsValue(base.hlo) if isinstance(base, AnalysisValue) else base
+            case Call(Member(inner, "value" | "ToString" | "begin" | "map" | "get"), ()) | Member(
+                inner, "indexing_maps"
+            ):
+                return self.evaluate(inner)
+            case Call(_, (inner,)) if name == "FromIndexingMap":
+                return self.tile_of(self.evaluate(inner))
+            case Call(Member(inner, "[]"), (Literal(index, is_string=False),)) if isinstance(
+                indexing := self.evaluate(inner), HloIndexing
+            ):
+                return self.operand_map(indexing, int(index))
+            case Call(Member(inner, "[]"), (Name(variable),)) if variable not in self.values:
+                return Unfollowed(
+                    f"an element chosen by '{variable}', a loop variable this reader does not unroll"
+                )
             case Call(Name("ToString"), (inner,)):
                 return self.evaluate(inner)
             case Call(Member(inner, method), args) if method in _SIMPLIFYING:
@@ -365,10 +478,12 @@ class _Test:
                         return replace(
                             base, instruction=place.instruction, computation=place.computation
                         )
-                    found = base.place.computation.operand_instructions(base.instruction)[
+                    reached = base.place.computation.operand_instructions(base.instruction)[
                         int(index)
                     ]
-                    return replace(base, instruction=found)
+                    return replace(base, instruction=reached)
+                if isinstance(base, Unfollowed):
+                    return base
                 return Unfollowed("an operand this reader does not follow")
             case Unary("&", inner) | Call(Member(inner, "instruction" | "parent"), ()):
                 return self.evaluate(inner)
@@ -495,7 +610,7 @@ class _Test:
             return Unfollowed(f"the affine map is not read: {error}")
 
     def hlo(self, node: Node) -> Value:
-        text = next(literals(node), None)
+        text = next(literals(self.resolved(node)), None)
         if text is None:
             return Unfollowed("an HLO module from a non-literal string")
         try:
@@ -543,6 +658,8 @@ class _Test:
         return GroupedValue(groups)
 
     def group(self, grouped_value: Value, key: Value) -> Value:
+        if isinstance(grouped_value, Unfollowed):
+            return grouped_value
         if not isinstance(grouped_value, GroupedValue) or not isinstance(key, HloValue):
             return Unfollowed("an element of a value this reader does not follow")
         return GroupedValue({key.place.key: grouped_value.groups.get(key.place.key, [])})
@@ -568,6 +685,16 @@ class _Test:
     def expectation(self, statement: Statement, actual: Node, matcher: Node) -> Expectation | None:
         matcher = self.resolved(matcher)
         name = callee_name(matcher)
+        if name == "Optional" and isinstance(matcher, Call) and len(matcher.args) == 1:
+            inner = matcher.args[0]
+            if callee_name(inner) in _TILE_MATCHERS and isinstance(inner, Call):
+                return self.place(statement, "tile", self.compare_tile(actual, inner))
+        if name in _TILE_MATCHERS and isinstance(matcher, Call):
+            return self.place(statement, "tile", self.compare_tile(actual, matcher))
+        if name == "MatchTiledHloInstruction" and isinstance(matcher, Call):
+            return self.place(statement, "tile", self.compare_tiled(actual, matcher))
+        if name == "MatchConstraintExpressionString" and isinstance(matcher, Call):
+            return self.place(statement, "tile", self.compare_constraints(actual, matcher))
         if name in _MATCHERS and isinstance(matcher, Call):
             text = next(literals(matcher), None)
             value = self.evaluate(actual)
@@ -614,12 +741,194 @@ class _Test:
         self.effects(lhs)
         self.effects(rhs)
         left, right = self.evaluate(lhs), self.evaluate(rhs)
+        if isinstance(rhs, Name) and rhs.text == "std::nullopt" and self.tile_file:
+            yield self.place(statement, "tile", self.nullopt(left))
+            return
         if isinstance(left, Tracked) and isinstance(right, Tracked):
             pointwise = left.pointwise and right.pointwise
             comparison = compare_maps(left.reference, right.reference, pointwise=pointwise)
             yield self.place(statement, self.kind(left), comparison)
         elif mentions_map_text(rhs) or mentions_map_text(lhs):
             yield self.place(statement, "other", not_comparable(unrecognised(rhs)))
+
+    # ------------------------------------------------------------ tiles
+
+    def operand_map(self, indexing: HloIndexing, index: int) -> Value:
+        """``indexing.indexing_maps[index].begin()``: operand `index`'s one map."""
+        hlo = indexing.hlo
+        if indexing.operand is not None or indexing.physical:
+            return Unfollowed("a map of an input-to-output or physical indexing")
+        try:
+            computed = hlo.maps.output_to_input(hlo.module.entry, hlo.instruction, indexing.output)
+        except VerifierError as error:
+            return Unfollowed(f"verifier computes no maps for it: {error}")
+        if index >= len(computed):
+            return Unfollowed(f"verifier has no operand {index}")
+        maps = computed[index].maps
+        if isinstance(maps, Undefined):
+            return Unfollowed(f"verifier: {maps}")
+        if len(maps) != 1:
+            return Unfollowed(
+                f"operand {index} has {len(maps)} maps: which one begin() is depends on "
+                "XLA's set order"
+            )
+        return Tracked(maps[0].map, False, ("GetOutputToInputIndexing",))
+
+    def tile_of(self, value: Value) -> Value:
+        if isinstance(value, Tracked):
+            return TileValue(value.reference)
+        return value if isinstance(value, Unfollowed) else Unfollowed("a tile of a non-map")
+
+    def compare_tile(self, actual: Node, matcher: Call) -> Comparison:
+        value = self.evaluate(actual)
+        if not isinstance(value, TileValue):
+            return not_comparable(
+                value.reason if isinstance(value, Unfollowed) else "a tile of a non-map"
+            )
+        texts = [lit.value for lit in literals(matcher)]
+        try:
+            if callee_name(matcher) == "MatchSymbolicTileString" and len(texts) == 1:
+                expected = read_tile(texts[0])
+            elif len(texts) in (3, 4):
+                ranges = read_rt_ranges(texts[3] if len(texts) == 4 else "")
+                expected = read_tile_parts(texts[0], texts[1], texts[2], None, ranges)
+            else:
+                return not_comparable("a tile matcher of texts this reader does not resolve")
+        except VerifierError as error:
+            return not_comparable(f"XLA's expected tile is not read: {error}")
+        return compare_tile(value.map, expected)
+
+    def nullopt(self, value: Value) -> Comparison:
+        if isinstance(value, TileValue):
+            return compare_tile(value.map, None)
+        return not_comparable(
+            value.reason if isinstance(value, Unfollowed) else "nullopt of a value not followed"
+        )
+
+    def tile_presence(self, statement: Statement, name: str, node: Node) -> Expectation | None:
+        """``EXPECT_FALSE(FromIndexingMap(m).has_value())`` (or TRUE)."""
+        match node:
+            case Call(Member(inner, "has_value"), ()) if callee_name(
+                inner
+            ) == "FromIndexingMap" or isinstance(self.evaluate(inner), TileValue):
+                value = self.evaluate(inner)
+            case _:
+                return None
+        if "FALSE" in name:
+            return self.place(statement, "tile", self.nullopt(value))
+        if not isinstance(value, TileValue):
+            return self.place(statement, "tile", self.nullopt(value))
+        derived = compare_tile(value.map, None)
+        # EXPECT_TRUE: a tile exists; equal when verifier derives one too.
+        if derived.verdict is Agreement.DIFFERENT:
+            return self.place(statement, "tile", Comparison(Agreement.EQUAL))
+        return self.place(
+            statement,
+            "tile",
+            Comparison(Agreement.DIFFERENT, witness="XLA derives a tile, verifier none"),
+        )
+
+    def fused_root(self, base: Value) -> Value:
+        if not isinstance(base, HloValue) or base.instruction.opcode != "fusion":
+            return Unfollowed("the fused root of a value that is no fusion")
+        called = base.instruction.called_computations[:1]
+        if not called:
+            return Unfollowed("a fusion without its computation")
+        computation = base.module.computation(called[0])
+        return replace(base, instruction=computation.root, computation=computation)
+
+    def tiling(self, node: Node) -> Value:
+        """The one ``{root, sizes}`` pair of a tiling (``FlatTiling({…})`` or ``{…}``)."""
+        pairs: list[BraceList] = []
+
+        def walk(item: Node) -> None:
+            match item:
+                case BraceList(items) if (
+                    len(items) == 2
+                    and (callee_name(items[1]) == "FlatTiling" or isinstance(items[1], BraceList))
+                    and not isinstance(items[0], BraceList)
+                ):
+                    pairs.append(item)
+                case BraceList(items) | Call(_, items):
+                    for inner in items:
+                        walk(inner)
+                case _:
+                    return
+
+        walk(node)
+        if len(pairs) != 1:
+            return Unfollowed(f"a tiling of {len(pairs)} instructions")
+        root = self.evaluate(pairs[0].items[0])
+        if not isinstance(root, HloValue):
+            return Unfollowed("a tiling of an instruction this reader does not follow")
+        sizes = self.integers(pairs[0].items[1])
+        if sizes is None:
+            return Unfollowed("tile sizes this reader does not resolve")
+        return TilingValue(root, sizes)
+
+    def integers(self, node: Node) -> tuple[int, ...] | None:
+        """The integers of an initializer, constants held in names resolved."""
+        items = node.args if isinstance(node, Call) else ()
+        if isinstance(node, Call) and len(items) == 1 and isinstance(items[0], BraceList):
+            node = items[0]
+        if not isinstance(node, BraceList):
+            return None
+        found: list[int] = []
+        for item in node.items:
+            value = self.evaluate(item)
+            if not isinstance(value, ExprValue) or not isinstance(value.expr, Const):
+                return None
+            found.append(value.expr.value)
+        return tuple(found)
+
+    def root(self, tiled: TiledInstruction, index: int) -> Value:
+        """Output `index` of the tiled fusion, tiled from the tiled root."""
+        fused = tiled.computation.root
+        outputs = (
+            tiled.computation.operand_instructions(fused) if fused.opcode == "tuple" else (fused,)
+        )
+        if index >= len(outputs):
+            return Unfollowed(f"the fusion has no output {index}")
+        found = reach(tiled, outputs[index])
+        return Unfollowed(found) if isinstance(found, str) else found
+
+    def tiled_computation(self, analysis: Value, tiling: Value) -> Value:
+        """``ComputeTiledComputation(tiling, …)``: the tiled root."""
+        if isinstance(tiling, Unfollowed):
+            return tiling
+        if not isinstance(analysis, AnalysisValue) or not isinstance(tiling, TilingValue):
+            return Unfollowed("a tiled computation of a value this reader does not follow")
+        root = tiling.root
+        found = tiled_root(root.maps, root.place.computation, root.instruction, tiling.sizes)
+        return Unfollowed(found) if isinstance(found, str) else found
+
+    def compare_tiled(self, actual: Node, matcher: Call) -> Comparison:
+        value = self.evaluate(actual)
+        if not isinstance(value, TiledInstruction):
+            return not_comparable(
+                value.reason if isinstance(value, Unfollowed) else "a tiled value not followed"
+            )
+        if len(matcher.args) != 3 or not isinstance(matcher.args[2], Literal):
+            return not_comparable("a MatchTiledHloInstruction of arguments not read")
+        sizes, strides = integers(matcher.args[0]), integers(matcher.args[1])
+        return compare_tiled(value, sizes, strides, matcher.args[2].value)
+
+    def compare_constraints(self, actual: Node, matcher: Call) -> Comparison:
+        value = self.evaluate(actual)
+        if not isinstance(value, ConstraintsValue):
+            return not_comparable(
+                value.reason if isinstance(value, Unfollowed) else "constraints not followed"
+            )
+        text = next(literals(matcher), None)
+        if text is None:
+            return not_comparable("constraints of a text this reader does not resolve")
+        hlo = value.hlo
+        rank = 0 if hlo.instruction.shape.is_tuple else len(hlo.instruction.shape.dimensions)
+        try:
+            expected = read_constraints(" ".join(lit.value for lit in literals(matcher)), rank)
+        except VerifierError as error:
+            return not_comparable(f"XLA's constraints are not read: {error}")
+        return compare_constraints(hlo.maps, hlo.place.computation, hlo.instruction, expected)
 
     def compare(self, value: Value, text: str) -> Comparison:
         match value:
@@ -737,6 +1046,7 @@ class _Test:
             comparison.witness_point,
             comparison.expected,
             comparison.computed,
+            comparison.note,
         )
 
 

@@ -34,7 +34,8 @@ class Expectation:
     """One expectation at `file`:`line` of the test `test`; `witness` says
     where the maps differ, `witness_point` is the same as data (the maps'
     texts and the point, for re-evaluation), `reason` why it is not
-    comparable."""
+    comparable, `note` what an equal verdict rests on where it is more
+    than equality."""
 
     file: str
     line: int
@@ -46,6 +47,7 @@ class Expectation:
     witness_point: dict[str, object] | None = field(default=None, compare=False)
     expected: str | None = None
     computed: str | None = None
+    note: str | None = None
 
     def to_json(self) -> dict[str, object]:
         shape: dict[str, object] = {
@@ -63,6 +65,8 @@ class Expectation:
             shape["expected"] = self.expected
         if self.computed is not None:
             shape["computed"] = self.computed
+        if self.note is not None:
+            shape["note"] = self.note
         return shape
 
 
