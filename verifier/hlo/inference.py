@@ -109,7 +109,18 @@ class _Request:
 
 
 _TUPLE_OPERANDS = frozenset(
-    {"get-tuple-element", "tuple", "while", "call", "conditional", "copy", "opt-barrier"}
+    {
+        "get-tuple-element",
+        "tuple",
+        "while",
+        "call",
+        "conditional",
+        "copy",
+        "opt-barrier",
+        "add-dependency",
+        "domain",
+        "after-all",
+    }
 )
 
 
@@ -704,6 +715,41 @@ def _batch_norm_inference(request: _Request) -> Shape:
     return _array(operand.element_type, operand.dimensions)
 
 
+def _fixed(element_type: str) -> Callable[[_Request], Shape]:
+    """A scalar of `element_type` whatever the operands: ``after-all`` is a
+    ``token[]``, ``partition-id`` a ``u32[]``, ``get-dimension-size`` an ``s32[]``."""
+    return lambda request: _array(element_type, ())
+
+
+def _batch_norm_statistics(request: _Request) -> Shape:
+    """``batch-norm-training`` and ``-grad``: the operand's shape, then two
+    arrays of one entry per feature (mean and variance; their gradients)."""
+    operand = request.operand(0)
+    feature = request.integer("feature_index")
+    if not 0 <= feature < operand.rank:
+        raise _Cannot(f"feature_index {feature} is not a dim of the operand {operand}")
+    per_feature = _array(operand.element_type, (operand.dimensions[feature],))
+    whole = _array(operand.element_type, operand.dimensions)
+    return Shape.tuple_of(whole, per_feature, per_feature)
+
+
+def _complex(request: _Request) -> Shape:
+    """``complex(re, im)``: the complex type of the parts' width."""
+    shape = _elementwise(request)
+    parts = {part: whole for whole, part in _COMPLEX_PARTS.items()}
+    return _array(parts.get(shape.element_type, shape.element_type), shape.dimensions)
+
+
+def _topk(request: _Request) -> Shape:
+    """``topk(x), k=K``: the K largest along the last dim, and their s32 indices."""
+    operand = request.operand(0)
+    k = request.integer("k")
+    if not operand.rank or not 0 <= k <= operand.dimensions[-1]:
+        raise _Cannot(f"k={k} is not a size within the last dimension of {operand}")
+    sizes = (*operand.dimensions[:-1], k)
+    return Shape.tuple_of(_array(operand.element_type, sizes), _array("s32", sizes))
+
+
 INFERENCE: dict[str, Callable[[_Request], Shape]] = {
     **{
         opcode: _elementwise
@@ -749,8 +795,29 @@ INFERENCE: dict[str, Callable[[_Request], Shape]] = {
             "xor",
             "count-leading-zeros",
             "cosine",
+            "acos",
+            "acosh",
+            "asin",
+            "asinh",
+            "atanh",
+            "cosh",
+            "sinh",
+            "mulhi",
         ]
     },
+    "after-all": _fixed("token"),
+    "partition-id": _fixed("u32"),
+    "replica-id": _fixed("u32"),
+    "get-dimension-size": _fixed("s32"),
+    "add-dependency": _whole_operand,
+    "domain": _whole_operand,
+    "cholesky": _same_as_operand(0),
+    "triangular-solve": _same_as_operand(1),
+    "select-and-scatter": _same_as_operand(0),
+    "batch-norm-training": _batch_norm_statistics,
+    "batch-norm-grad": _batch_norm_statistics,
+    "complex": _complex,
+    "topk": _topk,
     "copy": _whole_operand,
     "compare": _compare,
     "real": _complex_part,
