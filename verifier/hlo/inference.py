@@ -120,6 +120,10 @@ _TUPLE_OPERANDS = frozenset(
         "add-dependency",
         "domain",
         "after-all",
+        "all-reduce-done",
+        "recv-done",
+        "send",
+        "outfeed",
     }
 )
 
@@ -832,6 +836,8 @@ INFERENCE: dict[str, Callable[[_Request], Shape]] = {
     "map": _map,
     "sort": _sort,
     "all-reduce": _each_operand,
+    "all-reduce-start": _each_operand,
+    "all-reduce-done": _whole_operand,
     "opt-barrier": _whole_operand,
     "collective-permute": _collective_permute,
     "collective-broadcast": _each_operand,
@@ -926,6 +932,73 @@ VALIDATION: dict[str, Callable[[Shape, _Request], None]] = {
     "complex": _same_dimensions_as_operands,
 }
 """Per opcode whose shape XLA does not infer: what the written shape must satisfy."""
+
+_TOKEN = Shape("token", ())
+
+
+def _tuple_data(written: Shape, request: _Request) -> Shape:
+    """The data shape of a ``recv`` or ``infeed``: element 0 of its written tuple."""
+    if not written.tuple_shapes:
+        raise _Cannot(f"it is written {written}, not the non-empty tuple XLA requires")
+    return written.tuple_shapes[0]
+
+
+def _send(written: Shape, request: _Request) -> Shape:
+    return Shape.tuple_of(request.operand(0), _array("u32", ()), _TOKEN)
+
+
+def _recv(written: Shape, request: _Request) -> Shape:
+    return Shape.tuple_of(_tuple_data(written, request), _array("u32", ()), _TOKEN)
+
+
+def _infeed(written: Shape, request: _Request) -> Shape:
+    return Shape.tuple_of(_tuple_data(written, request), _TOKEN)
+
+
+def _recv_done(written: Shape, request: _Request) -> Shape:
+    state = request.operands[0]
+    if not state.tuple_shapes:
+        raise _Cannot(f"its operand is {state}, not the tuple a recv makes")
+    return Shape.tuple_of(state.tuple_shapes[0], _TOKEN)
+
+
+CONSTRUCTED: dict[str, Callable[[Shape, _Request], Shape]] = {
+    "send": _send,
+    "send-done": lambda written, request: _TOKEN,
+    "recv": _recv,
+    "recv-done": _recv_done,
+    "infeed": _infeed,
+    "outfeed": lambda written, request: _TOKEN,
+}
+"""Per opcode whose shape XLA's parser builds itself from the operands (and
+the data part of the written shape), whatever else is written: ``f32[4]
+send(x, token)`` is read as ``(f32[4], u32[], token[]) send(x, token)``."""
+
+
+def constructed_shape(
+    written: Shape,
+    opcode: str,
+    operands: Sequence[Shape],
+    span: SourceSpan = _NO_PLACE,
+    name: str = "",
+) -> Shape:
+    """The shape XLA gives an instruction of an opcode in `CONSTRUCTED`
+    (`written` for the others); `InvalidHloError` when XLA rejects it.
+
+    >>> from verifier.hlo.shape import parse_shape
+    >>> str(constructed_shape(parse_shape("f32[4]"), "send",
+    ...     (parse_shape("f32[4]"), parse_shape("token[]"))))
+    '(f32[4], u32[], token[])'
+    """
+    construct = CONSTRUCTED.get(opcode)
+    if construct is None:
+        return written
+    try:
+        return construct(written, _Request(opcode, operands, Attributes(), {}))
+    except _Cannot as error:
+        subject = f"{opcode} '{name}'" if name else opcode
+        raise InvalidHloError(f"{subject} is not valid HLO: {error}", span) from None
+
 
 CHECKED_OPCODES = frozenset(INFERENCE) | frozenset(VALIDATION)
 """The opcodes `check_shape` checks."""

@@ -46,7 +46,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from verifier.errors import InvalidHloError, ParseError, span_at
+from verifier.errors import ParseError, span_at
 from verifier.hlo.attributes import (
     COMPUTATION_ATTRIBUTES,
     COMPUTATION_LIST_ATTRIBUTES,
@@ -55,11 +55,12 @@ from verifier.hlo.attributes import (
     RawAttribute,
     read_attribute_value,
 )
-from verifier.hlo.inference import check_shape, infer_shape
+from verifier.hlo.inference import check_shape, constructed_shape, infer_shape
 from verifier.hlo.lexer import IDENTIFIER, Scanner
 from verifier.hlo.module import Computation, Instruction, Module
 from verifier.hlo.opcodes import OPCODES, async_sugar, check_arity, nearest_opcode_hint
 from verifier.hlo.shape import Shape, at_shape, read_shape
+from verifier.hlo.validation import validate
 
 MAX_DEPTH = 64
 """How deep instructions and inline computations may nest."""
@@ -122,21 +123,6 @@ def parse_module_file(path: str | Path) -> Module:
     """Parse the HLO module in the file at `path` (errors carry the path)."""
     file = Path(path)
     return parse_module(decode_hlo(file.read_bytes(), str(file)), str(file))
-
-
-_CALLS_WITH_OPERANDS = frozenset({"fusion", "call"})
-
-
-def _check_call_operands(instruction: Instruction, callee: Computation) -> None:
-    """A fusion or call passes one operand per parameter of its computation
-    (as XLA's verifier requires; the composition pairs them by position)."""
-    parameters = callee.parameters
-    if len(instruction.operands) != len(parameters):
-        raise InvalidHloError(
-            f"{instruction.opcode} '{instruction.name}' passes {len(instruction.operands)} "
-            f"operands to '{callee.name}', which has {len(parameters)} parameters",
-            instruction.span,
-        )
 
 
 def decode_hlo(data: bytes, filename: str) -> str:
@@ -259,11 +245,6 @@ class _ModuleParser:
                         "is not defined in this module",
                         offset,
                     )
-        for item in pending:
-            for inst in item.computation.instructions:
-                if inst.opcode in _CALLS_WITH_OPERANDS and inst.called_computations:
-                    called = by_name[inst.called_computations[0]].computation
-                    _check_call_operands(inst, called)
         computations = tuple(item.computation for item in pending)
         entry = entries[0].computation if entries else computations[-1]
         if not entries:
@@ -271,7 +252,9 @@ class _ModuleParser:
                 entry.name, entry.instructions, entry.root, entry.parameters, True, entry.span
             )
             computations = (*computations[:-1], entry)
-        return Module(name, computations, entry, header)
+        module = Module(name, computations, entry, header)
+        validate(module)
+        return module
 
     # -- shape ----------------------------------------------------------------
 
@@ -411,6 +394,9 @@ class _ModuleParser:
             entries = (*inst.attributes.entries, ("dimensions", ()))
             inst = replace(inst, attributes=Attributes(entries))
         check_arity(inst.opcode, len(operand_shapes), inst.span)
+        if item.shape_written:
+            shape = constructed_shape(inst.shape, inst.opcode, operand_shapes, inst.span, inst.name)
+            inst = replace(inst, shape=shape)
         if not item.shape_written:
             shape = infer_shape(
                 inst.opcode, operand_shapes, inst.attributes, self.roots, inst.span, inst.name

@@ -95,8 +95,11 @@ def bitcast_map(source: Shape, target: Shape) -> Indexing:
 
     ``s8[8]{0}`` read as ``s4[16]{0:E(4)}``: ``(d0)[s0] -> (d0 * 2 + s0)``,
     ``s0 in [0, 1]``.  `Undefined` for a layout whose offsets are not
-    modelled (split configs).
+    modelled (split configs), or a tuple on either side (XLA reads one; its
+    buffers are not one array).
     """
+    if source.tuple_shapes is not None or target.tuple_shapes is not None:
+        return Undefined(f"a bitcast between {source} and {target}: a tuple is not one buffer")
     try:
         source_bits, target_bits = slot_bits(source), slot_bits(target)
         local = _reshaped(source, target, source_bits, target_bits)
