@@ -84,3 +84,9 @@ def test_an_async_state_through_a_loop_is_not_required_to_come_from_a_start() ->
         "  ROOT d = f32[2] negate-done(w)\n}\n"
     )
     assert not [e for e in _checked(text) if isinstance(e, InternalError)]
+
+
+def test_annotate_device_placement_reads_its_operand_element_by_element() -> None:
+    module = parse_module_file(EXAMPLES / "syntax" / "22_device_placement.hlo")
+    findings = [f for f in run_checks(module, MemoryCache()) if f.instruction == "placed"]
+    assert findings and all(f.outcome.value == "proved" for f in findings)

@@ -782,7 +782,17 @@ def topk(draw: st.DrawFn) -> str:
 @st.composite
 def annotation(draw: st.DrawFn) -> str:
     value = draw(value_shape(1))
-    target = draw(st.sampled_from(["Sharding", "MoveToHost", "MoveToDevice", "xla.sdy.Sharding"]))
+    target = draw(
+        st.sampled_from(
+            [
+                "Sharding",
+                "MoveToHost",
+                "MoveToDevice",
+                "annotate_device_placement",
+                "xla.sdy.Sharding",
+            ]
+        )
+    )
     root = f'r = {value} custom-call(p0), custom_call_target="{target}"'
     return module([f"p0 = {value} parameter(0)", root])
 

@@ -725,7 +725,8 @@ def _custom_call(ctx: _Context, output: int, index: Index) -> set[Element]:
     target = ctx.instruction.attributes.word("custom_call_target") or ""
     if target == "TopK":
         return _rows(ctx, output, index, 1)
-    if target in ("Sharding", "MoveToHost", "MoveToDevice") or target.startswith("xla.sdy."):
+    placement = ("Sharding", "MoveToHost", "MoveToDevice", "annotate_device_placement")
+    if target in placement or target.startswith("xla.sdy."):
         return {(ctx.array_number(0, ctx.outputs[output]), index)}
     if target in ("__cublas$gemm", "__cublas$lt$matmul"):
         return _cublas_gemm(ctx, output, index)

@@ -6,8 +6,9 @@ stays UNDEFINED, with the target named.
   row, ``(d0, d1)[s0] -> (d0, s0)``.
 - Annotations that return their operand unchanged (same shape): the
   sharding annotations ``Sharding`` and Shardy's ``xla.sdy.*``, and the
-  host-offload annotations ``MoveToHost`` / ``MoveToDevice`` (they only say
-  where the value lives): identity, leaf by leaf.
+  host-offload annotations ``MoveToHost`` / ``MoveToDevice`` and
+  ``annotate_device_placement`` (they only say where the value lives; XLA
+  strips them, the users reading the operand): identity, leaf by leaf.
 
 - cuBLAS gemms and cuDNN convolutions, whose attributes carry the
   relation: see `library_calls`.
@@ -29,7 +30,7 @@ from verifier.indexing import library_calls, whole_slices
 from verifier.indexing.forwarding import forwarding_rule
 from verifier.indexing.registry import Indexing, OpContext, OpRule, register
 
-ANNOTATIONS = frozenset({"Sharding", "MoveToHost", "MoveToDevice"})
+ANNOTATIONS = frozenset({"Sharding", "MoveToHost", "MoveToDevice", "annotate_device_placement"})
 """Targets (besides ``xla.sdy.*``) that return their operand unchanged."""
 
 _SHARD_SHAPES = frozenset(
