@@ -26,6 +26,8 @@ EXAMPLES = Path(__file__).parents[2] / "examples"
         ("collective_done_shape.hlo", (7, 8), "operand 0 is f32[4,8], not a tuple"),
         ("all_reduce_start_shape.hlo", (12, 3), "operands and attributes give f32[2,3]"),
         ("infeed_not_tuple.hlo", (7, 8), "not the non-empty tuple XLA requires"),
+        ("reduce_scatter_dimension.hlo", (12, 8), "dimensions=[1] is not one dimension of f32[8]"),
+        ("all_gather_scalar.hlo", (6, 8), "dimensions=[0] is not one dimension of f32[]"),
     ],
 )
 def test_invalid_hlo_is_refused_at_the_instruction_with_its_rule(
@@ -66,6 +68,10 @@ def test_several_permuted_operands_and_a_tuple_bitcast_never_crash() -> None:
     errors: list[ParseError | InternalError] = []
     findings = list(run_checks(module, MemoryCache(), on_error=errors.append))
     assert errors == []
+    assert (
+        main(["maps", "--all", str(EXAMPLES / "syntax" / "21_combined_permute_tuple_bitcast.hlo")])
+        == 0
+    )
     pair = [f for f in findings if f.instruction == "pair"]
     assert pair and all(f.outcome.value == "unsupported" for f in pair)
     start = [f for f in findings if f.instruction == "start" and f.check == "in-bounds"]

@@ -923,7 +923,44 @@ def _same_dimensions_as_operands(written: Shape, request: _Request) -> None:
             )
 
 
+def _gathered_or_scattered(written: Shape, request: _Request) -> None:
+    """``all-gather`` and ``reduce-scatter`` along ``dimensions={d}``: one
+    result per operand (a tuple of them for several), each of its operand's
+    rank, ``d`` one of its dims, the other dims the operand's, and dim ``d``
+    a multiple (all-gather) or a divisor (reduce-scatter) of the operand's.
+    The async ``all-gather-start`` holds ``(operands, results)``."""
+    operands = [request.operand(k) for k in range(len(request.operands))]
+    results = written.tuple_shapes if written.tuple_shapes is not None else (written,)
+    if request.opcode == "all-gather-start":
+        if len(results) != 2:
+            raise _Cannot(f"it is written {written}, not (operands, results)")
+        results = results[1].tuple_shapes if len(operands) > 1 else (results[1],)
+        results = results or ()
+    if len(results) != len(operands):
+        raise _Cannot(f"it is written {written}: one result per operand, {len(operands)}")
+    dimensions = request.ints("dimensions")
+    for operand, result in zip(operands, results, strict=True):
+        if len(dimensions) != 1 or not 0 <= dimensions[0] < operand.rank:
+            raise _Cannot(f"dimensions={list(dimensions)} is not one dimension of {operand}")
+        (axis,) = dimensions
+        same = [k for k in range(operand.rank) if k != axis]
+        if result.rank != operand.rank or any(
+            result.dimensions[k] != operand.dimensions[k] for k in same
+        ):
+            raise _Cannot(f"the result {result} is not {operand} along dimension {axis}")
+        small, large = (
+            (result.dimensions[axis], operand.dimensions[axis])
+            if request.opcode == "reduce-scatter"
+            else (operand.dimensions[axis], result.dimensions[axis])
+        )
+        if small == 0 or large % small:
+            raise _Cannot(f"dimension {axis} of {result} does not split {operand} evenly")
+
+
 VALIDATION: dict[str, Callable[[Shape, _Request], None]] = {
+    "all-gather": _gathered_or_scattered,
+    "all-gather-start": _gathered_or_scattered,
+    "reduce-scatter": _gathered_or_scattered,
     "reshape": _same_size,
     "bitcast": _same_bytes,
     "broadcast": _broadcast,

@@ -135,11 +135,14 @@ def _reshaped(
 
 
 def _bitcast_o2i(ctx: OpContext, output: int) -> tuple[Indexing, ...]:
-    return (bitcast_map(ctx.shape, ctx.operand_shape(0)),)
+    # One operand leaf, or (a tuple on a side) the same UNDEFINED for each.
+    found = bitcast_map(ctx.shape, ctx.operand_shape(0))
+    return tuple(found for _ in ctx.operand_leaves)
 
 
 def _bitcast_i2o(ctx: OpContext, operand: int) -> tuple[Indexing, ...]:
-    return (bitcast_map(ctx.operand_shape(0), ctx.shape),)
+    found = bitcast_map(ctx.operand_shape(0), ctx.shape)
+    return tuple(found for _ in ctx.output_shapes)
 
 
 register("bitcast")(OpRule(_bitcast_o2i, _bitcast_i2o))
