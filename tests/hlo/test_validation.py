@@ -28,6 +28,7 @@ EXAMPLES = Path(__file__).parents[2] / "examples"
         ("infeed_not_tuple.hlo", (7, 8), "not the non-empty tuple XLA requires"),
         ("reduce_scatter_dimension.hlo", (12, 8), "dimensions=[1] is not one dimension of f32[8]"),
         ("all_gather_scalar.hlo", (6, 8), "dimensions=[0] is not one dimension of f32[]"),
+        ("conditional_branch_parameter.hlo", (18, 8), "the parameter of 'yes' is (s32[], f32[4])"),
     ],
 )
 def test_invalid_hlo_is_refused_at_the_instruction_with_its_rule(

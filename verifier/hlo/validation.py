@@ -189,6 +189,60 @@ def _async_done(module: Module, computation: Computation, instruction: Instructi
         )
 
 
+def _one_parameter(callee: Computation, shape: Shape, what: str) -> None:
+    """`callee` takes one parameter, of `shape` (what `what` passes it)."""
+    if len(callee.parameters) != 1:
+        raise _Broken(f"'{callee.name}' has {len(callee.parameters)} parameters, not 1")
+    if not callee.parameters[0].shape.compatible(shape):
+        raise _Broken(
+            f"{what} is {shape}, the parameter of '{callee.name}' is {callee.parameters[0].shape}"
+        )
+
+
+def _returns(callee: Computation, shape: Shape) -> None:
+    if not callee.root.shape.compatible(shape):
+        raise _Broken(f"'{callee.name}' returns {callee.root.shape}, not {shape}")
+
+
+def _conditional(module: Module, computation: Computation, instruction: Instruction) -> None:
+    """``conditional(index, operand…)``: branch ``b`` takes operand ``b + 1``
+    and returns the conditional's shape."""
+    names = instruction.attributes.names("branch_computations")
+    if names is None:
+        names = tuple(
+            name
+            for name in (
+                instruction.attributes.word("true_computation"),
+                instruction.attributes.word("false_computation"),
+            )
+            if name is not None
+        )
+    shapes = _operand_shapes(computation, instruction)
+    if len(names) != len(shapes) - 1:
+        raise _Broken(f"it has {len(names)} branches and {len(shapes) - 1} branch operands")
+    for number, (name, shape) in enumerate(zip(names, shapes[1:], strict=True)):
+        if not module.has_computation(name):
+            raise _Broken(f"branch '{name}' is not defined")
+        branch = module.computation(name)
+        _one_parameter(branch, shape, f"operand {number + 1}")
+        _returns(branch, instruction.shape)
+
+
+def _while(module: Module, computation: Computation, instruction: Instruction) -> None:
+    """``while(init)``: condition and body take the loop state, of the init's
+    shape; the body returns it."""
+    shapes = _operand_shapes(computation, instruction)
+    if len(shapes) != 1:
+        raise _Broken(f"it takes 1 operand, the loop state, not {len(shapes)}")
+    for attribute in ("condition", "body"):
+        name = instruction.attributes.word(attribute)
+        if name is None or not module.has_computation(name):
+            raise _Broken(f"its {attribute} is not a defined computation")
+        _one_parameter(module.computation(name), shapes[0], "the loop state")
+    body = instruction.attributes.word("body") or ""
+    _returns(module.computation(body), shapes[0])
+
+
 def _collective_permute_start(
     module: Module, computation: Computation, instruction: Instruction
 ) -> None:
@@ -220,6 +274,8 @@ def _done_of(element: int) -> Callable[[Module, Computation, Instruction], None]
 RULES: dict[str, Callable[[Module, Computation, Instruction], None]] = {
     "call": _call_operands,
     "fusion": _call_operands,
+    "conditional": _conditional,
+    "while": _while,
     "async-start": _async_start,
     "async-update": _async_update,
     "async-done": _async_done,
