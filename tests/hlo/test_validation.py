@@ -97,3 +97,14 @@ def test_annotate_device_placement_reads_its_operand_element_by_element() -> Non
     module = parse_module_file(EXAMPLES / "syntax" / "22_device_placement.hlo")
     findings = [f for f in run_checks(module, MemoryCache()) if f.instruction == "placed"]
     assert findings and all(f.outcome.value == "proved" for f in findings)
+
+
+def test_a_sparse_convolution_may_take_its_metadata_as_a_third_operand() -> None:
+    module = parse_module_file(EXAMPLES / "syntax" / "23_sparse_convolution_metadata.hlo")
+    findings = list(run_checks(module, MemoryCache(), only=["in-bounds"]))
+    assert findings and all("sparse" in f.message for f in findings)
+    with pytest.raises(InvalidHloError, match="convolution takes 2 operands, not 3"):
+        parse_module(
+            "HloModule m\nENTRY e {\n  x = f32[1,8] parameter(0)\n  k = f32[8,1] parameter(1)\n"
+            "  ROOT c = f32[1,1] convolution(x, k, k), dim_labels=bf_io->bf\n}\n"
+        )

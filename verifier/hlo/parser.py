@@ -393,7 +393,10 @@ class _ModuleParser:
             # XLA's parser reads a scalar broadcast without `dimensions=`.
             entries = (*inst.attributes.entries, ("dimensions", ()))
             inst = replace(inst, attributes=Attributes(entries))
-        check_arity(inst.opcode, len(operand_shapes), inst.span)
+        counted = len(operand_shapes)
+        if counted == 3 and inst.opcode == "convolution" and "sparsity_config" in inst.attributes:
+            counted = 2  # a sparse convolution may take its sparsity metadata as operand 2
+        check_arity(inst.opcode, counted, inst.span)
         if item.shape_written:
             shape = constructed_shape(inst.shape, inst.opcode, operand_shapes, inst.span, inst.name)
             inst = replace(inst, shape=shape)
