@@ -40,6 +40,7 @@ import resource
 import sys
 import time
 from collections import Counter
+from collections.abc import Iterator
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Any
@@ -92,9 +93,9 @@ def _child(path: Path, timeout: float, conn: Connection) -> None:
     conn.close()
 
 
-def run_all(paths: list[Path], jobs: int, timeout: float) -> dict[str, dict[str, Any]]:
-    """Each module's record, `jobs` forked processes at a time, in the
-    order they finish (yielded as they come)."""
+def run_all(paths: list[Path], jobs: int, timeout: float) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Each module's path and record, `jobs` forked processes at a time, in
+    the order they finish."""
     context = multiprocessing.get_context("fork")
     pending = list(reversed(paths))
     running: dict[Connection, tuple[Path, Any, float]] = {}

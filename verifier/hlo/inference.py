@@ -934,8 +934,8 @@ def _gathered_or_scattered(written: Shape, request: _Request) -> None:
     if request.opcode == "all-gather-start":
         if len(results) != 2:
             raise _Cannot(f"it is written {written}, not (operands, results)")
-        results = results[1].tuple_shapes if len(operands) > 1 else (results[1],)
-        results = results or ()
+        held = results[1]
+        results = (held.tuple_shapes or ()) if len(operands) > 1 else (held,)
     if len(results) != len(operands):
         raise _Cannot(f"it is written {written}: one result per operand, {len(operands)}")
     dimensions = request.ints("dimensions")
