@@ -52,7 +52,7 @@ def test_a_late_bound_async_chain_is_read_and_checked() -> None:
     entry = module.entry
     assert [str(entry.instruction(n).shape) for n in ("first", "both")] == [
         "((f32[4]), (), s32[])",
-        "((f32[4], f32[4]), (), s32[])",
+        "((f32[4], f32[4]), (), (s32[8], s32[]))",
     ]
     # XLA builds the shapes of send and send-done itself.
     assert str(entry.instruction("sent").shape) == "(f32[4], u32[], token[])"

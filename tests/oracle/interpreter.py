@@ -683,9 +683,11 @@ def _passed_through(operand_path: Callable[[Index], Index | None]) -> Semantics:
 
 def _async_update(ctx: _Context, output: int, index: Index) -> set[Element]:
     """``async-update(state, new…)``: element ``{0}`` holds the operands bound
-    so far — the state's, then the new operands in order; every other leaf
-    is the state's."""
+    so far — the state's, then the new operands in order; ``{1}`` the
+    state's result; the contexts (``{2}`` on) are opaque and read nothing."""
     path = ctx.outputs[output]
+    if path[0] >= 2:
+        return set()
     held = ctx.operands[0].shape.tuple_shapes
     bound = len(held[0].tuple_shapes or ()) if held else 0
     if path[0] == 0 and path[1] >= bound:

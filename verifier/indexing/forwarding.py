@@ -108,11 +108,14 @@ def _late_result(ctx: OpContext) -> Undefined:
     )
 
 
-def _async_update(ctx: OpContext, index: ShapeIndex) -> tuple[int, ShapeIndex] | Undefined:
+def _async_update(ctx: OpContext, index: ShapeIndex) -> tuple[int, ShapeIndex] | Undefined | None:
     """``((bound…, new…), result, context…) async-update(state, new…)``: the
     operands bound before are the state's, those bound here the new
-    operands; the rest is the state's, or the computation's result when the
-    state does not hold it yet."""
+    operands; the result is the state's, or the computation's when the
+    state does not hold it yet; the contexts read nothing (as an
+    async-start's: scheduling state, whose shape may change on the way)."""
+    if index[0] >= 2:
+        return None
     state = ctx.operand_shape(0)
     bound = state.tuple_shapes[0].tuple_shapes if state.tuple_shapes else None
     if index[0] == 0 and bound is not None and index[1] >= len(bound):
