@@ -108,3 +108,14 @@ def test_a_sparse_convolution_may_take_its_metadata_as_a_third_operand() -> None
             "HloModule m\nENTRY e {\n  x = f32[1,8] parameter(0)\n  k = f32[8,1] parameter(1)\n"
             "  ROOT c = f32[1,1] convolution(x, k, k), dim_labels=bf_io->bf\n}\n"
         )
+
+
+def test_a_late_bound_call_start_wraps_its_computations_signature() -> None:
+    module = parse_module_file(EXAMPLES / "syntax" / "24_late_bound_call_sugar.hlo")
+    start = module.entry.instruction("start")
+    wrapped = module.computation(start.attributes.word("calls") or "")
+    assert [str(p.shape) for p in wrapped.parameters] == ["f32[2,3]", "f32[2,3]"]
+    assert (wrapped.root.opcode, str(wrapped.root.shape)) == ("call", "f32[2,3]")
+    errors: list[ParseError | InternalError] = []
+    list(run_checks(module, MemoryCache(), on_error=errors.append))
+    assert errors == []

@@ -598,7 +598,10 @@ class _ModuleParser:
         …) <wrapped>-start(operands…), attributes``: one parameter per operand
         shape, its ROOT the `wrapped` op of those parameters, named `name`,
         with the attributes; returns the async-start's own attributes
-        (``calls=`` it, and ``async_execution_thread`` when written)."""
+        (``calls=`` it, and ``async_execution_thread`` when written).  A
+        wrapped call or fusion takes its computation's parameters and result,
+        as XLA makes it: operands bound later by async-updates (``call-start()``
+        written ``((), (), …)``) are its parameters all the same."""
         s = self.scanner
         elements = shape.tuple_shapes
         if elements is None or len(elements) < 2 or elements[0].tuple_shapes is None:
@@ -607,6 +610,10 @@ class _ModuleParser:
                 "((operand shapes...), result shape, ...)",
                 name_at,
             )
+        callee = self.read_callee(wrapped, attributes)
+        if callee is not None:
+            parameters = tuple(parameter.shape for parameter in callee.parameters)
+            elements = (Shape.tuple_of(*parameters), callee.root.shape)
         computation = f"{name}.async_wrapped"
         while computation in self.roots:
             computation += "_"
@@ -650,6 +657,14 @@ class _ModuleParser:
         self.roots[computation] = built.root.shape
         kept = tuple((k, v) for k, v in attributes.entries if k == thread)
         return Attributes((("calls", computation), *kept))
+
+    def read_callee(self, wrapped: str, attributes: Attributes) -> Computation | None:
+        """The computation a wrapped call (``to_apply=``) or fusion (``calls=``)
+        runs, when it is already read."""
+        attribute = {"call": "to_apply", "fusion": "calls"}.get(wrapped)
+        callee = attributes.word(attribute) if attribute else None
+        found = [item.computation for item in self.pending if item.computation.name == callee]
+        return found[0] if found else None
 
     def operand(
         self,
