@@ -610,10 +610,11 @@ class _ModuleParser:
                 "((operand shapes...), result shape, ...)",
                 name_at,
             )
+        operand_shapes, result = elements[0].tuple_shapes, elements[1]
         callee = self.read_callee(wrapped, attributes)
         if callee is not None:
-            parameters = tuple(parameter.shape for parameter in callee.parameters)
-            elements = (Shape.tuple_of(*parameters), callee.root.shape)
+            operand_shapes = tuple(parameter.shape for parameter in callee.parameters)
+            result = callee.root.shape
         computation = f"{name}.async_wrapped"
         while computation in self.roots:
             computation += "_"
@@ -627,14 +628,14 @@ class _ModuleParser:
                 name_at,
                 True,
             )
-            for n, operand in enumerate(elements[0].tuple_shapes)
+            for n, operand in enumerate(operand_shapes)
         ]
         own = Attributes(tuple((k, v) for k, v in attributes.entries if k != thread))
         operands = [_PendingOperand(item.instruction.name, None, name_at) for item in pending]
         root = Instruction(
             name,
             wrapped,
-            elements[1],
+            result,
             tuple(operand.name for operand in operands),
             own,
             is_root=True,
