@@ -279,3 +279,107 @@ def test_an_optional_attribute_that_cannot_be_read_is_never_taken_as_absent(
     assert len(errors) == 1
     assert f"needs the attribute '{attribute}', which could not be read" in errors[0].message
     assert "64 bits" in errors[0].message
+
+
+# -- forms of issue #31 ------------------------------------------------------------
+
+
+def test_15_async_sugar_is_the_explicit_async_start_of_a_one_op_computation() -> None:
+    sugar = parse_module(
+        "HloModule m\nENTRY e {\n  q = f32[4,8] parameter(0)\n"
+        "  t = ((f32[4,8]), f32[8,4], s32[]) transpose-start(q), dimensions={1,0}, "
+        'async_execution_thread="side"\n'
+        "  u = ((f32[4,8]), f32[8,4], s32[]) transpose-update(t)\n"
+        "  ROOT d = f32[8,4] transpose-done(u)\n}\n"
+    )
+    explicit = parse_module(
+        "HloModule m\nt.async_wrapped {\n  param.0 = f32[4,8] parameter(0)\n"
+        "  ROOT t = f32[8,4] transpose(param.0), dimensions={1,0}\n}\n"
+        "ENTRY e {\n  q = f32[4,8] parameter(0)\n"
+        "  t = ((f32[4,8]), f32[8,4], s32[]) async-start(q), calls=t.async_wrapped, "
+        'async_execution_thread="side"\n'
+        "  u = ((f32[4,8]), f32[8,4], s32[]) async-update(t)\n"
+        "  ROOT d = f32[8,4] async-done(u)\n}\n"
+    )
+    assert sugar == explicit
+
+
+def test_15_every_sugared_op_is_wrapped_with_its_attributes() -> None:
+    module = _read("15_async_sugar.hlo")
+    wrapped = {
+        name: module.computation(module.entry.instruction(name).attributes.word("calls") or "")
+        for name in ("a2a", "rs", "t", "d")
+    }
+    assert {n: c.root.opcode for n, c in wrapped.items()} == {
+        "a2a": "all-to-all",
+        "rs": "reduce-scatter",
+        "t": "transpose",
+        "d": "dot",
+    }
+    assert wrapped["rs"].root.called_computations == ("add",)
+    assert [str(p.shape) for p in wrapped["d"].parameters] == ["f32[8,4]", "f32[4,8]"]
+    assert {module.entry.instruction(n).opcode for n in ("a2a.done", "t.update", "d.done")} == {
+        "async-done",
+        "async-update",
+    }
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("ROOT s = f32[4] negate-start(p)", "needs its shape written as"),
+        ("ROOT s = ((f32[4]), f32[4]) send-update(p)", "unknown opcode 'send-update'"),
+        ("ROOT s = ((f32[4]), f32[4]) all-gather-update(p)", "unknown opcode"),
+    ],
+)
+def test_15_what_xla_does_not_read_as_async_sugar_is_an_error(line: str, message: str) -> None:
+    with pytest.raises(ParseError, match=message):
+        parse_module(_module(f"  p = f32[4] parameter(0)\n  {line}"))
+
+
+def test_16_nested_operands_without_shapes_and_tuple_elements_by_hash() -> None:
+    entry = _read("16_nested_operands_without_shapes.hlo").entry
+    assert entry.instruction("m").operands == ("m.0", "t#0")
+    assert (entry.instruction("m.0").opcode, str(entry.instruction("m.0").shape)) == (
+        "multiply",
+        "f32[4]",
+    )
+    element = entry.instruction("t#1#0")
+    assert (element.opcode, element.operands, element.integer("index")) == (
+        "get-tuple-element",
+        ("t#1",),
+        0,
+    )
+    assert str(entry.instruction("t#1").shape) == "(f32[4], s32[])"
+    with pytest.raises(ParseError, match="written with shape f32"):
+        parse_module(_module("  t = (f32[4], s32[]) parameter(0)\n  ROOT n = negate(f32[4] t#1)"))
+
+
+def test_17_shapes_xla_infers() -> None:
+    entry = _read("17_inferred_shapes.hlo").entry
+    shapes = {i.name: str(i.shape) for i in entry.instructions}
+    assert {k: shapes[k] for k in ("token.0", "token.1", "id", "rid", "size", "dep", "c")} == {
+        "token.0": "token[]",
+        "token.1": "token[]",
+        "id": "u32[]",
+        "rid": "u32[]",
+        "size": "s32[]",
+        "dep": "f32[4,3]",
+        "c": "f32[4,3]",
+    }
+
+
+def test_18_several_instructions_on_one_line() -> None:
+    module = _read("18_several_instructions_per_line.hlo")
+    assert [i.name for i in module.entry.instructions] == ["p", "zero", "r", "n", "e"]
+    assert module.entry.instruction("r").called_computations == ("add",)
+    assert module.computation("add").root.name == "s"
+    assert module.entry.root.name == "e"
+
+
+def test_19_nested_inline_computations_get_names_of_their_own() -> None:
+    module = _read("19_nested_inline_computations.hlo")
+    outer = module.entry.root.called_computations[0]
+    inner = module.computation(outer).root.called_computations[0]
+    assert outer != inner
+    assert module.computation(inner).root.opcode == "add"

@@ -80,6 +80,13 @@ _UNARY_FLOAT = [
     "tan",
     "tanh",
     "copy",
+    "acos",
+    "acosh",
+    "asin",
+    "asinh",
+    "atanh",
+    "cosh",
+    "sinh",
 ]
 _BINARY_FLOAT = [
     "add",
@@ -92,7 +99,9 @@ _BINARY_FLOAT = [
     "remainder",
     "subtract",
 ]
-_BINARY_INT = ["and", "or", "xor", "shift-left", "shift-right-arithmetic", "shift-right-logical"]
+_BINARY_INT = [
+    "and", "or", "xor", "shift-left", "shift-right-arithmetic", "shift-right-logical", "mulhi",
+]  # fmt: skip
 ELEMENTWISE_SIGNATURES: dict[str, tuple[tuple[str, ...], str, str]] = {
     **{op: (("f32",), "f32", "") for op in _UNARY_FLOAT},
     **{op: (("f32", "f32"), "f32", "") for op in _BINARY_FLOAT},
@@ -664,7 +673,24 @@ def passed_through(draw: st.DrawFn, opcode: str) -> str:
                 f"r = {value} {opcode}(p0, t)",
             ]
         )
+    if opcode == "async-update":
+        return draw(async_update())
     return module([f"p0 = {value} parameter(0)", f"r = {value} {opcode}(p0)"])
+
+
+@st.composite
+def async_update(draw: st.DrawFn) -> str:
+    """``async-update(state, new…)`` of an async state ``((bound…), result,
+    s32[])``, binding 0 to 2 more operands (late binding)."""
+    bound = draw(st.lists(value_shape(1), min_size=0, max_size=2))
+    new = draw(st.lists(value_shape(0), min_size=0, max_size=2))
+    result = draw(value_shape(1))
+    state = f"(({', '.join(bound)}), {result}, s32[])"
+    after = f"(({', '.join([*bound, *new])}), {result}, s32[])"
+    lines = [f"p0 = {state} parameter(0)"]
+    lines += [f"n{k} = {shape} parameter({k + 1})" for k, shape in enumerate(new)]
+    operands = ", ".join(["p0", *(f"n{k}" for k in range(len(new)))])
+    return module([*lines, f"r = {after} async-update({operands})"])
 
 
 @st.composite

@@ -136,6 +136,14 @@ ELEMENTWISE = frozenset(
         "tan",
         "tanh",
         "xor",
+        "acos",
+        "acosh",
+        "asin",
+        "asinh",
+        "atanh",
+        "cosh",
+        "sinh",
+        "mulhi",
     ]
 )
 # Ops without operands: nothing is read.
@@ -673,6 +681,20 @@ def _passed_through(operand_path: Callable[[Index], Index | None]) -> Semantics:
     return semantics
 
 
+def _async_update(ctx: _Context, output: int, index: Index) -> set[Element]:
+    """``async-update(state, new…)``: element ``{0}`` holds the operands bound
+    so far — the state's, then the new operands in order; ``{1}`` the
+    state's result; the contexts (``{2}`` on) are opaque and read nothing."""
+    path = ctx.outputs[output]
+    if path[0] >= 2:
+        return set()
+    held = ctx.operands[0].shape.tuple_shapes
+    bound = len(held[0].tuple_shapes or ()) if held else 0
+    if path[0] == 0 and path[1] >= bound:
+        return {(ctx.array_number(1 + path[1] - bound, path[2:]), index)}
+    return {(ctx.array_number(0, path), index)}
+
+
 def _copy_start_path(path: Index) -> Index | None:
     # (destination, source, u32[] context): both buffers hold the operand.
     return path[1:] if path[0] in (0, 1) else None
@@ -822,11 +844,11 @@ _SEMANTICS: dict[str, Semantics] = {
             "opt-barrier",
             "domain",
             "add-dependency",
-            "async-update",
             "all-reduce-done",
         ],
         _passed_through(lambda path: path),
     ),
+    "async-update": _async_update,
     "copy-start": _passed_through(_copy_start_path),
     # send's output is (the buffer sent, u32[] context, token); send-done
     # gives a token; recv-done gives (the buffer received, token).

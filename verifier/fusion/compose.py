@@ -383,6 +383,9 @@ class Composer:
             )
         if leaf.index[0] == 1:
             called = self.module.computation(instruction.called_computations[0])
+            late = _late_bound(instruction, called)
+            if late is not None:
+                return tuple(ComposedIndexing(late) for _ in operands)
             first = _first_leaf_of_element(instruction.shape, 1)
             return self.computation_output_to_input(called, output - first)
         return tuple(ComposedIndexing(()) for _ in operands)
@@ -664,7 +667,12 @@ class Composer:
         wrapped computation, the result ``{1}``."""
         leaf = instruction_operand_leaves(computation, instruction)[operand]
         called = self.module.computation(instruction.called_computations[0])
-        through = self.computation_input_to_output(called, operand)
+        late = _late_bound(instruction, called)
+        through = (
+            self.computation_input_to_output(called, operand)
+            if late is None
+            else tuple(ComposedIndexing(late) for _ in output_leaves(called.root.shape))
+        )
         found: list[ComposedIndexing] = []
         for output in output_leaves(instruction.shape):
             if output.index[0] == 0 and output.index[1:] == (leaf.operand, *leaf.index):
@@ -1034,6 +1042,18 @@ def _branches(module: Module, instruction: Instruction) -> tuple[Computation, ..
 def _same_place(operands: tuple[OperandLeaf, ...], index: ShapeIndex) -> int:
     """The operand leaf at (operand number, shape index) `index`."""
     return next(o.number for o in operands if (o.operand, *o.index) == index)
+
+
+def _late_bound(start: Instruction, called: Computation) -> Undefined | None:
+    """Why the result of async-start `start` is not composed through
+    `called` — it passes fewer operands than `called` has parameters, the
+    others bound later by async-updates — or None."""
+    if len(start.operands) == len(called.parameters):
+        return None
+    return Undefined(
+        f"async-start passes {len(start.operands)} of the {len(called.parameters)} operands "
+        f"of '{called.name}' (the others bound later, by async-update): not composed"
+    )
 
 
 def _first_leaf_of_element(shape: Shape, element: int) -> int:

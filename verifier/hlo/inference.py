@@ -109,7 +109,22 @@ class _Request:
 
 
 _TUPLE_OPERANDS = frozenset(
-    {"get-tuple-element", "tuple", "while", "call", "conditional", "copy", "opt-barrier"}
+    {
+        "get-tuple-element",
+        "tuple",
+        "while",
+        "call",
+        "conditional",
+        "copy",
+        "opt-barrier",
+        "add-dependency",
+        "domain",
+        "after-all",
+        "all-reduce-done",
+        "recv-done",
+        "send",
+        "outfeed",
+    }
 )
 
 
@@ -704,6 +719,41 @@ def _batch_norm_inference(request: _Request) -> Shape:
     return _array(operand.element_type, operand.dimensions)
 
 
+def _fixed(element_type: str) -> Callable[[_Request], Shape]:
+    """A scalar of `element_type` whatever the operands: ``after-all`` is a
+    ``token[]``, ``partition-id`` a ``u32[]``, ``get-dimension-size`` an ``s32[]``."""
+    return lambda request: _array(element_type, ())
+
+
+def _batch_norm_statistics(request: _Request) -> Shape:
+    """``batch-norm-training`` and ``-grad``: the operand's shape, then two
+    arrays of one entry per feature (mean and variance; their gradients)."""
+    operand = request.operand(0)
+    feature = request.integer("feature_index")
+    if not 0 <= feature < operand.rank:
+        raise _Cannot(f"feature_index {feature} is not a dim of the operand {operand}")
+    per_feature = _array(operand.element_type, (operand.dimensions[feature],))
+    whole = _array(operand.element_type, operand.dimensions)
+    return Shape.tuple_of(whole, per_feature, per_feature)
+
+
+def _complex(request: _Request) -> Shape:
+    """``complex(re, im)``: the complex type of the parts' width."""
+    shape = _elementwise(request)
+    parts = {part: whole for whole, part in _COMPLEX_PARTS.items()}
+    return _array(parts.get(shape.element_type, shape.element_type), shape.dimensions)
+
+
+def _topk(request: _Request) -> Shape:
+    """``topk(x), k=K``: the K largest along the last dim, and their s32 indices."""
+    operand = request.operand(0)
+    k = request.integer("k")
+    if not operand.rank or not 0 <= k <= operand.dimensions[-1]:
+        raise _Cannot(f"k={k} is not a size within the last dimension of {operand}")
+    sizes = (*operand.dimensions[:-1], k)
+    return Shape.tuple_of(_array(operand.element_type, sizes), _array("s32", sizes))
+
+
 INFERENCE: dict[str, Callable[[_Request], Shape]] = {
     **{
         opcode: _elementwise
@@ -749,8 +799,29 @@ INFERENCE: dict[str, Callable[[_Request], Shape]] = {
             "xor",
             "count-leading-zeros",
             "cosine",
+            "acos",
+            "acosh",
+            "asin",
+            "asinh",
+            "atanh",
+            "cosh",
+            "sinh",
+            "mulhi",
         ]
     },
+    "after-all": _fixed("token"),
+    "partition-id": _fixed("u32"),
+    "replica-id": _fixed("u32"),
+    "get-dimension-size": _fixed("s32"),
+    "add-dependency": _whole_operand,
+    "domain": _whole_operand,
+    "cholesky": _same_as_operand(0),
+    "triangular-solve": _same_as_operand(1),
+    "select-and-scatter": _same_as_operand(0),
+    "batch-norm-training": _batch_norm_statistics,
+    "batch-norm-grad": _batch_norm_statistics,
+    "complex": _complex,
+    "topk": _topk,
     "copy": _whole_operand,
     "compare": _compare,
     "real": _complex_part,
@@ -765,6 +836,8 @@ INFERENCE: dict[str, Callable[[_Request], Shape]] = {
     "map": _map,
     "sort": _sort,
     "all-reduce": _each_operand,
+    "all-reduce-start": _each_operand,
+    "all-reduce-done": _whole_operand,
     "opt-barrier": _whole_operand,
     "collective-permute": _collective_permute,
     "collective-broadcast": _each_operand,
@@ -850,7 +923,44 @@ def _same_dimensions_as_operands(written: Shape, request: _Request) -> None:
             )
 
 
+def _gathered_or_scattered(written: Shape, request: _Request) -> None:
+    """``all-gather`` and ``reduce-scatter`` along ``dimensions={d}``: one
+    result per operand (a tuple of them for several), each of its operand's
+    rank, ``d`` one of its dims, the other dims the operand's, and dim ``d``
+    a multiple (all-gather) or a divisor (reduce-scatter) of the operand's.
+    The async ``all-gather-start`` holds ``(operands, results)``."""
+    operands = [request.operand(k) for k in range(len(request.operands))]
+    results = written.tuple_shapes if written.tuple_shapes is not None else (written,)
+    if request.opcode == "all-gather-start":
+        if len(results) != 2:
+            raise _Cannot(f"it is written {written}, not (operands, results)")
+        held = results[1]
+        results = (held.tuple_shapes or ()) if len(operands) > 1 else (held,)
+    if len(results) != len(operands):
+        raise _Cannot(f"it is written {written}: one result per operand, {len(operands)}")
+    dimensions = request.ints("dimensions")
+    for operand, result in zip(operands, results, strict=True):
+        if len(dimensions) != 1 or not 0 <= dimensions[0] < operand.rank:
+            raise _Cannot(f"dimensions={list(dimensions)} is not one dimension of {operand}")
+        (axis,) = dimensions
+        same = [k for k in range(operand.rank) if k != axis]
+        if result.rank != operand.rank or any(
+            result.dimensions[k] != operand.dimensions[k] for k in same
+        ):
+            raise _Cannot(f"the result {result} is not {operand} along dimension {axis}")
+        small, large = (
+            (result.dimensions[axis], operand.dimensions[axis])
+            if request.opcode == "reduce-scatter"
+            else (operand.dimensions[axis], result.dimensions[axis])
+        )
+        if small == 0 or large % small:
+            raise _Cannot(f"dimension {axis} of {result} does not split {operand} evenly")
+
+
 VALIDATION: dict[str, Callable[[Shape, _Request], None]] = {
+    "all-gather": _gathered_or_scattered,
+    "all-gather-start": _gathered_or_scattered,
+    "reduce-scatter": _gathered_or_scattered,
     "reshape": _same_size,
     "bitcast": _same_bytes,
     "broadcast": _broadcast,
@@ -859,6 +969,73 @@ VALIDATION: dict[str, Callable[[Shape, _Request], None]] = {
     "complex": _same_dimensions_as_operands,
 }
 """Per opcode whose shape XLA does not infer: what the written shape must satisfy."""
+
+_TOKEN = Shape("token", ())
+
+
+def _tuple_data(written: Shape, request: _Request) -> Shape:
+    """The data shape of a ``recv`` or ``infeed``: element 0 of its written tuple."""
+    if not written.tuple_shapes:
+        raise _Cannot(f"it is written {written}, not the non-empty tuple XLA requires")
+    return written.tuple_shapes[0]
+
+
+def _send(written: Shape, request: _Request) -> Shape:
+    return Shape.tuple_of(request.operand(0), _array("u32", ()), _TOKEN)
+
+
+def _recv(written: Shape, request: _Request) -> Shape:
+    return Shape.tuple_of(_tuple_data(written, request), _array("u32", ()), _TOKEN)
+
+
+def _infeed(written: Shape, request: _Request) -> Shape:
+    return Shape.tuple_of(_tuple_data(written, request), _TOKEN)
+
+
+def _recv_done(written: Shape, request: _Request) -> Shape:
+    state = request.operands[0]
+    if not state.tuple_shapes:
+        raise _Cannot(f"its operand is {state}, not the tuple a recv makes")
+    return Shape.tuple_of(state.tuple_shapes[0], _TOKEN)
+
+
+CONSTRUCTED: dict[str, Callable[[Shape, _Request], Shape]] = {
+    "send": _send,
+    "send-done": lambda written, request: _TOKEN,
+    "recv": _recv,
+    "recv-done": _recv_done,
+    "infeed": _infeed,
+    "outfeed": lambda written, request: _TOKEN,
+}
+"""Per opcode whose shape XLA's parser builds itself from the operands (and
+the data part of the written shape), whatever else is written: ``f32[4]
+send(x, token)`` is read as ``(f32[4], u32[], token[]) send(x, token)``."""
+
+
+def constructed_shape(
+    written: Shape,
+    opcode: str,
+    operands: Sequence[Shape],
+    span: SourceSpan = _NO_PLACE,
+    name: str = "",
+) -> Shape:
+    """The shape XLA gives an instruction of an opcode in `CONSTRUCTED`
+    (`written` for the others); `InvalidHloError` when XLA rejects it.
+
+    >>> from verifier.hlo.shape import parse_shape
+    >>> str(constructed_shape(parse_shape("f32[4]"), "send",
+    ...     (parse_shape("f32[4]"), parse_shape("token[]"))))
+    '(f32[4], u32[], token[])'
+    """
+    construct = CONSTRUCTED.get(opcode)
+    if construct is None:
+        return written
+    try:
+        return construct(written, _Request(opcode, operands, Attributes(), {}))
+    except _Cannot as error:
+        subject = f"{opcode} '{name}'" if name else opcode
+        raise InvalidHloError(f"{subject} is not valid HLO: {error}", span) from None
+
 
 CHECKED_OPCODES = frozenset(INFERENCE) | frozenset(VALIDATION)
 """The opcodes `check_shape` checks."""

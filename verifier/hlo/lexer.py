@@ -49,6 +49,9 @@ _WORD_STOP = re.compile(r"[()\[\]{}\"',\s]|//|/\*")
 # `value_extent` would end it: before a comma, closer or line break (spaces
 # and tabs before them allowed), or at the end.
 _PLAIN_WORD = re.compile(r"[^()\[\]{}\"',\s/]+(?=[ \t]*(?:[,)\]}\n]|$))")
+# Where a value written with spaces ends early: at the next instruction of
+# the same line (`to_apply=add  ROOT t = f32[2] transpose(r), ...`).
+_NEXT_INSTRUCTION = re.compile(r"[ \t]+(?:ROOT[ \t]+)?%?[A-Za-z_][\w.-]*[ \t]*=(?![=>])")
 _INT64_LIMIT = 2**63
 _OPENERS = {"(": ")", "[": "]", "{": "}"}
 _CLOSERS = frozenset(")]}")
@@ -345,7 +348,8 @@ class Scanner:
         `'...'`) are opaque: `{size=3x3 pad=0_1x1_1}`, `[2,2]<=[4]`,
         `"a, b"`, `b01f_01io->b01f`.  With `spaces` (an attribute's whole
         value), spaces and tabs are part of it and only a line break ends it:
-        `mesh['x'=2,'y'=2] {'y'}`, `s32[] 1`; trailing ones are dropped.
+        `mesh['x'=2,'y'=2] {'y'}`, `s32[] 1`; trailing ones are dropped, and
+        the next instruction on the same line (`name = ...`) is not part of it.
         """
         self.skip_trivia()
         text, end = self.text, self.end
@@ -358,7 +362,11 @@ class Scanner:
         while index < end:
             match = stop.search(text, index, end)
             if match is None:
-                index = end
+                head = _NEXT_INSTRUCTION.search(text, index, end) if spaces else None
+                index = end if head is None else head.start()
+                break
+            if spaces and (head := _NEXT_INSTRUCTION.search(text, index, match.start())):
+                index = head.start()
                 break
             index = match.start()
             char = text[index]

@@ -16,6 +16,8 @@ from verifier.errors import InvalidHloError, SourceSpan
 OPCODES: frozenset[str] = frozenset(
     [
         "abs",
+        "acos",
+        "acosh",
         "add",
         "add-dependency",
         "after-all",
@@ -27,10 +29,13 @@ OPCODES: frozenset[str] = frozenset(
         "all-reduce-start",
         "all-to-all",
         "and",
+        "asin",
+        "asinh",
         "async-done",
         "async-start",
         "async-update",
         "atan2",
+        "atanh",
         "batch-norm-grad",
         "batch-norm-inference",
         "batch-norm-training",
@@ -42,6 +47,8 @@ OPCODES: frozenset[str] = frozenset(
         "ceil",
         "cholesky",
         "clamp",
+        "collective-reduce",
+        "cosh",
         "count-leading-zeros",
         "cosine",
         "collective-broadcast",
@@ -84,6 +91,7 @@ OPCODES: frozenset[str] = frozenset(
         "map",
         "maximum",
         "minimum",
+        "mulhi",
         "multiply",
         "negate",
         "not",
@@ -127,6 +135,7 @@ OPCODES: frozenset[str] = frozenset(
         "shift-right-logical",
         "sign",
         "sine",
+        "sinh",
         "slice",
         "sort",
         "sqrt",
@@ -154,15 +163,44 @@ def nearest_opcode_hint(opcode: str) -> str:
     return f"; did you mean '{close[0]}'?" if close else ""
 
 
+_ASYNC_FORMS = (("-start", "async-start"), ("-update", "async-update"), ("-done", "async-done"))
+NATIVE_ASYNC = frozenset(
+    {"all-gather", "all-reduce", "collective-permute", "copy", "recv", "send"}
+    | {opcode for _, opcode in _ASYNC_FORMS}
+)
+"""Opcodes with no ``<op>-start`` sugar: their own start/done pairs (or none),
+and the async ops themselves."""
+
+
+def async_sugar(word: str) -> tuple[str, str] | None:
+    """``(async opcode, wrapped opcode)`` when `word` is XLA's shorthand for an
+    async op wrapping one instruction (``<op>-start``, ``-update``, ``-done``
+    for any opcode but those of `NATIVE_ASYNC`), else None.
+
+    >>> async_sugar("all-to-all-start"), async_sugar("fusion-done")
+    (('async-start', 'all-to-all'), ('async-done', 'fusion'))
+    >>> async_sugar("send-update"), async_sugar("all-gather-start"), async_sugar("foo-start")
+    (None, None, None)
+    """
+    if word in OPCODES:
+        return None
+    for suffix, opcode in _ASYNC_FORMS:
+        wrapped = word.removesuffix(suffix)
+        if wrapped != word and wrapped in OPCODES and wrapped not in NATIVE_ASYNC:
+            return opcode, wrapped
+    return None
+
+
 _UNARY = """
-    abs bitcast bitcast-convert broadcast cbrt ceil cholesky convert copy cosine
+    abs acos acosh asin asinh atanh bitcast bitcast-convert broadcast cbrt ceil cholesky
+    convert copy cosh cosine sinh
     count-leading-zeros erf exponential exponential-minus-one fft floor get-tuple-element
     imag is-finite log log-plus-one logistic negate not popcnt real reduce-precision
     reshape reverse round-nearest-afz round-nearest-even rsqrt sign sine slice sqrt tan
     tanh transpose
 """
 _BINARY = """
-    add and atan2 compare complex divide dot gather maximum minimum multiply or pad
+    add and atan2 compare complex divide dot gather maximum minimum mulhi multiply or pad
     power remainder shift-left shift-right-arithmetic shift-right-logical subtract xor
     convolution triangular-solve
 """
@@ -189,6 +227,34 @@ MINIMUM_ARITY: dict[str, int] = {
     "map": 1,
     "while": 1,
     "conditional": 1,
+    "dynamic-reshape": 1,
+    "all-gather": 1,
+    "all-gather-start": 1,
+    "all-reduce": 1,
+    "all-reduce-start": 1,
+    "reduce-scatter": 1,
+    "all-to-all": 1,
+    "collective-permute": 1,
+    "collective-permute-start": 1,
+    "collective-broadcast": 1,
+    "get-dimension-size": 1,
+    "set-dimension-size": 2,
+    "batch-norm-inference": 5,
+    "batch-norm-training": 3,
+    "batch-norm-grad": 5,
+    "rng-bit-generator": 1,
+    "async-update": 1,
+    "async-done": 1,
+    "copy-done": 1,
+    "all-reduce-done": 1,
+    "all-gather-done": 1,
+    "collective-permute-done": 1,
+    "send-done": 1,
+    "recv-done": 1,
+    "send": 2,
+    "recv": 1,
+    "infeed": 1,
+    "outfeed": 2,
 }
 """Opcodes that take at least this many operands."""
 

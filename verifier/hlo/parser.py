@@ -11,7 +11,12 @@ Grammar (trivia — whitespace, `/* ... */` and `// ...` — allowed between tok
     operands    := literal                         # constant(...): raw balanced text
                  | int                             # parameter(N)
                  | [operand {"," operand}]
-    operand     := [shape] name                    # shapes printed by XLA dumps
+    operand     := [shape] name {"#" int}          # shapes printed by XLA dumps;
+                                                   # `t#1`: element 1 of tuple t
+                 | [shape] opcode "(" operands ")" {"," attribute}  # nested instruction
+    opcode      := OPCODE | OPCODE ("-start" | "-update" | "-done")
+                   # the second: XLA's shorthand for async-start (async-update,
+                   # async-done) calling a computation of that one op
     attribute   := attribute_name "=" value        # see verifier.hlo.attributes
     name        := ["%"] [A-Za-z_][A-Za-z0-9_.-]*
 
@@ -41,7 +46,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from verifier.errors import InvalidHloError, ParseError, span_at
+from verifier.errors import ParseError, span_at
 from verifier.hlo.attributes import (
     COMPUTATION_ATTRIBUTES,
     COMPUTATION_LIST_ATTRIBUTES,
@@ -50,11 +55,12 @@ from verifier.hlo.attributes import (
     RawAttribute,
     read_attribute_value,
 )
-from verifier.hlo.inference import check_shape, infer_shape
+from verifier.hlo.inference import check_shape, constructed_shape, infer_shape
 from verifier.hlo.lexer import IDENTIFIER, Scanner
 from verifier.hlo.module import Computation, Instruction, Module
-from verifier.hlo.opcodes import OPCODES, check_arity, nearest_opcode_hint
+from verifier.hlo.opcodes import OPCODES, async_sugar, check_arity, nearest_opcode_hint
 from verifier.hlo.shape import Shape, at_shape, read_shape
+from verifier.hlo.validation import validate
 
 MAX_DEPTH = 64
 """How deep instructions and inline computations may nest."""
@@ -121,21 +127,6 @@ def parse_module_file(path: str | Path) -> Module:
     return parse_module(decode_hlo(read_regular_file(file), str(file)), str(file))
 
 
-_CALLS_WITH_OPERANDS = frozenset({"fusion", "call"})
-
-
-def _check_call_operands(instruction: Instruction, callee: Computation) -> None:
-    """A fusion or call passes one operand per parameter of its computation
-    (as XLA's verifier requires; the composition pairs them by position)."""
-    parameters = callee.parameters
-    if len(instruction.operands) != len(parameters):
-        raise InvalidHloError(
-            f"{instruction.opcode} '{instruction.name}' passes {len(instruction.operands)} "
-            f"operands to '{callee.name}', which has {len(parameters)} parameters",
-            instruction.span,
-        )
-
-
 def decode_hlo(data: bytes, filename: str) -> str:
     """`data` as UTF-8 text, or a ParseError at the first byte that is not.
 
@@ -186,6 +177,8 @@ class _ModuleParser:
         """The shape read from each plain shape text (`f32[64,10]{1,0}`):
         a dump writes the same few shapes many times."""
         """The ROOT shape of every computation read so far (for inference)."""
+        self.inline_names: set[str] = set()
+        """The names given to inline computations (`to_apply={...}`) so far."""
         self.depth = 0
         """How many computation bodies are open (inline ones nest)."""
 
@@ -254,11 +247,6 @@ class _ModuleParser:
                         "is not defined in this module",
                         offset,
                     )
-        for item in pending:
-            for inst in item.computation.instructions:
-                if inst.opcode in _CALLS_WITH_OPERANDS and inst.called_computations:
-                    called = by_name[inst.called_computations[0]].computation
-                    _check_call_operands(inst, called)
         computations = tuple(item.computation for item in pending)
         entry = entries[0].computation if entries else computations[-1]
         if not entries:
@@ -266,7 +254,9 @@ class _ModuleParser:
                 entry.name, entry.instructions, entry.root, entry.parameters, True, entry.span
             )
             computations = (*computations[:-1], entry)
-        return Module(name, computations, entry, header)
+        module = Module(name, computations, entry, header)
+        validate(module)
+        return module
 
     # -- shape ----------------------------------------------------------------
 
@@ -405,7 +395,13 @@ class _ModuleParser:
             # XLA's parser reads a scalar broadcast without `dimensions=`.
             entries = (*inst.attributes.entries, ("dimensions", ()))
             inst = replace(inst, attributes=Attributes(entries))
-        check_arity(inst.opcode, len(operand_shapes), inst.span)
+        counted = len(operand_shapes)
+        if counted == 3 and inst.opcode == "convolution" and "sparsity_config" in inst.attributes:
+            counted = 2  # a sparse convolution may take its sparsity metadata as operand 2
+        check_arity(inst.opcode, counted, inst.span)
+        if item.shape_written:
+            shape = constructed_shape(inst.shape, inst.opcode, operand_shapes, inst.span, inst.name)
+            inst = replace(inst, shape=shape)
         if not item.shape_written:
             shape = infer_shape(
                 inst.opcode, operand_shapes, inst.attributes, self.roots, inst.span, inst.name
@@ -534,7 +530,8 @@ class _ModuleParser:
         opcode_at = s.pos
         call = _PLAIN_OPCODE.match(s.text, opcode_at, s.end)
         opcode = s.identifier("an opcode") if call is None else call.group(1)
-        if opcode not in OPCODES:
+        sugar = None if opcode in OPCODES else async_sugar(opcode)
+        if opcode not in OPCODES and sugar is None:
             raise s.error(f"unknown opcode '{opcode}'{nearest_opcode_hint(opcode)}", opcode_at)
         if call is None:
             s.skip_trivia()
@@ -567,6 +564,11 @@ class _ModuleParser:
                     break
                 s.expect(",", "or ')' between operands")
         attributes, offsets = self.attributes(raw=False, owner=name, nested=depth > 0)
+        if sugar is not None:
+            opcode = sugar[0]
+            if opcode == "async-start":
+                attributes = self.async_wrapped(name, name_at, shape, sugar[1], attributes, offsets)
+                offsets = {"calls": name_at}
         for attribute, value in attributes.entries:
             if attribute in COMPUTATION_ATTRIBUTES and isinstance(value, str):
                 called.append((value, offsets[attribute]))
@@ -585,6 +587,88 @@ class _ModuleParser:
         )
         into.append(_PendingInstruction(instruction, operands, name_at, shape_written))
 
+    def async_wrapped(
+        self,
+        name: str,
+        name_at: int,
+        shape: Shape,
+        wrapped: str,
+        attributes: Attributes,
+        offsets: dict[str, int],
+    ) -> Attributes:
+        """The computation XLA builds for ``name = ((operand shapes…), result,
+        …) <wrapped>-start(operands…), attributes``: one parameter per operand
+        shape, its ROOT the `wrapped` op of those parameters, named `name`,
+        with the attributes; returns the async-start's own attributes
+        (``calls=`` it, and ``async_execution_thread`` when written).  A
+        wrapped call or fusion takes its computation's parameters and result,
+        as XLA makes it: operands bound later by async-updates (``call-start()``
+        written ``((), (), …)``) are its parameters all the same."""
+        s = self.scanner
+        elements = shape.tuple_shapes
+        if elements is None or len(elements) < 2 or elements[0].tuple_shapes is None:
+            raise s.error(
+                f"{wrapped}-start '{name}' needs its shape written as "
+                "((operand shapes...), result shape, ...)",
+                name_at,
+            )
+        operand_shapes, result = elements[0].tuple_shapes, elements[1]
+        callee = self.read_callee(wrapped, attributes)
+        if callee is not None:
+            operand_shapes = tuple(parameter.shape for parameter in callee.parameters)
+            result = callee.root.shape
+        computation = f"{name}.async_wrapped"
+        while computation in self.roots:
+            computation += "_"
+        thread = "async_execution_thread"
+        pending = [
+            _PendingInstruction(
+                Instruction(
+                    f"param.{n}", "parameter", operand, literal=str(n), span=s.span(name_at)
+                ),
+                [],
+                name_at,
+                True,
+            )
+            for n, operand in enumerate(operand_shapes)
+        ]
+        own = Attributes(tuple((k, v) for k, v in attributes.entries if k != thread))
+        operands = [_PendingOperand(item.instruction.name, None, name_at) for item in pending]
+        root = Instruction(
+            name,
+            wrapped,
+            result,
+            tuple(operand.name for operand in operands),
+            own,
+            is_root=True,
+            span=s.span(name_at),
+        )
+        pending.append(_PendingInstruction(root, operands, name_at, True))
+        callees = [
+            (callee, offsets[k])
+            for k, v in own.entries
+            for callee in (
+                (v,)
+                if k in COMPUTATION_ATTRIBUTES and isinstance(v, str)
+                else own.names(k) or ()
+                if k in COMPUTATION_LIST_ATTRIBUTES
+                else ()
+            )
+        ]
+        built = self.resolve(computation, name_at, False, pending, None)
+        self.pending.append(_PendingComputation(built, name_at, callees))
+        self.roots[computation] = built.root.shape
+        kept = tuple((k, v) for k, v in attributes.entries if k == thread)
+        return Attributes((("calls", computation), *kept))
+
+    def read_callee(self, wrapped: str, attributes: Attributes) -> Computation | None:
+        """The computation a wrapped call (``to_apply=``) or fusion (``calls=``)
+        runs, when it is already read."""
+        attribute = {"call": "to_apply", "fusion": "calls"}.get(wrapped)
+        callee = attributes.word(attribute) if attribute else None
+        found = [item.computation for item in self.pending if item.computation.name == callee]
+        return found[0] if found else None
+
     def operand(
         self,
         user: str,
@@ -601,14 +685,33 @@ class _ModuleParser:
         shape = self.shape() if at_shape(s) else None
         s.skip_trivia()
         offset = s.pos
-        if shape is not None and _NESTED_OPCODE.match(s.text, s.pos, s.end):
+        if _NESTED_OPCODE.match(s.text, s.pos, s.end):
             if depth >= MAX_DEPTH:
                 raise s.error(f"instructions nested deeper than {MAX_DEPTH} levels")
             nested = f"{user}.{number}"
             s.pos = start
             self.rhs(nested, start, False, called, into, depth + 1)
             return _PendingOperand(nested, None, start)
-        return _PendingOperand(s.name("an operand name"), shape, offset)
+        name = s.name("an operand name")
+        while s.text.startswith("#", s.pos):
+            # `t#1` is element 1 of `t`: one get-tuple-element per name.
+            s.pos += 1
+            index = s.natural("a tuple index after '#'")
+            element = f"{name}#{index}"
+            if not any(item.instruction.name == element for item in into):
+                gte = Instruction(
+                    element,
+                    "get-tuple-element",
+                    _NOT_YET,
+                    (name,),
+                    Attributes((("index", index),)),
+                    span=s.span(offset),
+                )
+                into.append(
+                    _PendingInstruction(gte, [_PendingOperand(name, None, offset)], offset, False)
+                )
+            name = element
+        return _PendingOperand(name, shape, offset)
 
     def attributes(
         self, *, raw: bool, owner: str = "", nested: bool = False
@@ -650,7 +753,11 @@ class _ModuleParser:
                 start, end = s.value_extent(spaces=True)
                 value = RawAttribute(s.text[start:end])
             elif name in COMPUTATION_ATTRIBUTES and s.accept("{"):
-                value = self.body(f"{owner}.{name}", offsets[name], False).computation.name
+                inline = f"{owner}.{name}"
+                while inline in self.roots or inline in self.inline_names:
+                    inline += "_"  # `call.0` in the body of `call.0.to_apply`
+                self.inline_names.add(inline)
+                value = self.body(inline, offsets[name], False).computation.name
             elif name in COMPUTATION_ATTRIBUTES or name in COMPUTATION_LIST_ATTRIBUTES:
                 value = read_attribute_value(name, s)
             else:

@@ -95,8 +95,11 @@ def bitcast_map(source: Shape, target: Shape) -> Indexing:
 
     ``s8[8]{0}`` read as ``s4[16]{0:E(4)}``: ``(d0)[s0] -> (d0 * 2 + s0)``,
     ``s0 in [0, 1]``.  `Undefined` for a layout whose offsets are not
-    modelled (split configs).
+    modelled (split configs), or a tuple on either side (XLA reads one; its
+    buffers are not one array).
     """
+    if source.tuple_shapes is not None or target.tuple_shapes is not None:
+        return Undefined(f"a bitcast between {source} and {target}: a tuple is not one buffer")
     try:
         source_bits, target_bits = slot_bits(source), slot_bits(target)
         local = _reshaped(source, target, source_bits, target_bits)
@@ -132,11 +135,14 @@ def _reshaped(
 
 
 def _bitcast_o2i(ctx: OpContext, output: int) -> tuple[Indexing, ...]:
-    return (bitcast_map(ctx.shape, ctx.operand_shape(0)),)
+    # One operand leaf, or (a tuple on a side) the same UNDEFINED for each.
+    found = bitcast_map(ctx.shape, ctx.operand_shape(0))
+    return tuple(found for _ in ctx.operand_leaves)
 
 
 def _bitcast_i2o(ctx: OpContext, operand: int) -> tuple[Indexing, ...]:
-    return (bitcast_map(ctx.operand_shape(0), ctx.shape),)
+    found = bitcast_map(ctx.operand_shape(0), ctx.shape)
+    return tuple(found for _ in ctx.output_shapes)
 
 
 register("bitcast")(OpRule(_bitcast_o2i, _bitcast_i2o))

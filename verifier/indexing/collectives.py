@@ -136,16 +136,38 @@ def _all_gather_start_i2o(ctx: OpContext, operand: int) -> tuple[Indexing, ...]:
     return tuple(found)
 
 
+def _permuted_operand(ctx: OpContext, output: int) -> int | None:
+    """The operand output leaf `output` of a collective-permute-start holds:
+    elements ``{0}`` (the operands kept) and ``{1}`` (the results, from the
+    source replica at the same index) hold the operand — operand ``k`` at
+    ``{0,k}`` and ``{1,k}`` when there are several; the contexts none."""
+    index, _ = ctx.shape.leaves[output]
+    if index[0] not in (0, 1):
+        return None
+    return index[1] if len(ctx.operands) > 1 else 0
+
+
+_IN_PLACE = Undefined("in-place collective-permute-start (slice_sizes=): no rule")
+
+
 def _collective_permute_start_o2i(ctx: OpContext, output: int) -> tuple[Indexing, ...]:
-    """Leaves 0 (the operand kept) and 1 (the result, from the source
-    replica at the same index) read the operand; the contexts nothing."""
+    if "slice_sizes" in ctx.instruction.attributes:
+        return tuple(_IN_PLACE for _ in ctx.operands)
     shape = ctx.output_shapes[output].dimensions
-    return ((IndexingMap.identity(shape),) if output in (0, 1) else (),)
+    source = _permuted_operand(ctx, output)
+    return tuple(
+        (IndexingMap.identity(shape),) if k == source else () for k in range(len(ctx.operands))
+    )
 
 
 def _collective_permute_start_i2o(ctx: OpContext, operand: int) -> tuple[Indexing, ...]:
-    identity = IndexingMap.identity(ctx.operand_shape(0).dimensions)
-    return tuple((identity,) if k in (0, 1) else () for k in range(len(ctx.output_shapes)))
+    if "slice_sizes" in ctx.instruction.attributes:
+        return tuple(_IN_PLACE for _ in ctx.output_shapes)
+    identity = IndexingMap.identity(ctx.operand_shape(operand).dimensions)
+    return tuple(
+        (identity,) if _permuted_operand(ctx, k) == operand else ()
+        for k in range(len(ctx.output_shapes))
+    )
 
 
 register("all-gather-start")(OpRule(_all_gather_start_o2i, _all_gather_start_i2o))

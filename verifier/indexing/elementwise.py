@@ -21,7 +21,8 @@ ELEMENTWISE_OPCODES = (
     "popcnt", "power", "real", "reduce-precision", "remainder", "round-nearest-afz",
     "round-nearest-even", "rsqrt", "select", "shift-left", "shift-right-arithmetic",
     "shift-right-logical", "sign", "sine", "sqrt", "stochastic-convert", "subtract",
-    "tan", "tanh", "xor",
+    "tan", "tanh", "xor", "acos", "acosh", "asin", "asinh", "atanh", "cosh", "sinh",
+    "mulhi",
 )  # fmt: skip
 
 

@@ -14,24 +14,25 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from verifier.expr import IndexingMap
-from verifier.hlo import ShapeIndex
+from verifier.expr import IndexingMap, Undefined
+from verifier.hlo import Shape, ShapeIndex
 from verifier.indexing.leaves import OutputLeaf
 from verifier.indexing.registry import Indexing, OpContext, OpRule, register, remember_last
 
-Locate = Callable[[OpContext, ShapeIndex], tuple[int, ShapeIndex] | None]
+Locate = Callable[[OpContext, ShapeIndex], tuple[int, ShapeIndex] | Undefined | None]
 """Output shape index → (operand number, shape index in it) it passes
-through, or None when that output leaf reads nothing."""
+through, None when that output leaf reads nothing, or Undefined when it is
+made by something the op does not show (an async computation's result)."""
 
 
-def _sources(ctx: OpContext, locate: Locate) -> tuple[int | None, ...]:
-    """Per output leaf: the operand leaf number it passes through, or None."""
+def _sources(ctx: OpContext, locate: Locate) -> tuple[int | Undefined | None, ...]:
+    """Per output leaf: the operand leaf number it passes through, None, or Undefined."""
     by_place = {(leaf.operand, leaf.index): leaf for leaf in ctx.operand_leaves}
-    sources: list[int | None] = []
+    sources: list[int | Undefined | None] = []
     for number, (index, shape) in enumerate(ctx.shape.leaves):
         place = locate(ctx, index)
-        if place is None:
-            sources.append(None)
+        if place is None or isinstance(place, Undefined):
+            sources.append(place)
             continue
         found = by_place.get(place)
         if found is None or found.shape.dimensions != shape.dimensions:
@@ -56,6 +57,8 @@ def forwarding_rule(locate: Locate) -> OpRule:
 
     def output_to_input(ctx: OpContext, output: int) -> tuple[Indexing, ...]:
         source = sources(ctx)[output]
+        if isinstance(source, Undefined):
+            return tuple(source for _ in ctx.operand_leaves)
         maps: list[Indexing] = [()] * len(ctx.operand_leaves)
         if source is not None:
             maps[source] = (IndexingMap.identity(ctx.output_shapes[output].dimensions),)
@@ -63,7 +66,10 @@ def forwarding_rule(locate: Locate) -> OpRule:
 
     def input_to_output(ctx: OpContext, operand: int) -> tuple[Indexing, ...]:
         identity = IndexingMap.identity(ctx.operand_leaves[operand].shape.dimensions)
-        return tuple((identity,) if source == operand else () for source in sources(ctx))
+        return tuple(
+            source if isinstance(source, Undefined) else (identity,) if source == operand else ()
+            for source in sources(ctx)
+        )
 
     return OpRule(output_to_input, input_to_output, whole_tuples=True)
 
@@ -86,6 +92,43 @@ def _element_of_operand_0(element: int) -> Locate:
     return lambda ctx, index: (0, (element, *index))
 
 
+def _has_leaf(shape: Shape, index: ShapeIndex) -> bool:
+    """Whether `index` names an array leaf of `shape`."""
+    for k in index:
+        if shape.tuple_shapes is None or not 0 <= k < len(shape.tuple_shapes):
+            return False
+        shape = shape.tuple_shapes[k]
+    return shape.tuple_shapes is None
+
+
+def _late_result(ctx: OpContext) -> Undefined:
+    return Undefined(
+        f"{ctx.instruction.opcode} of an async computation whose result its operand "
+        "does not hold yet (operands bound late, by async-update): not composed"
+    )
+
+
+def _async_update(ctx: OpContext, index: ShapeIndex) -> tuple[int, ShapeIndex] | Undefined | None:
+    """``((bound…, new…), result, context…) async-update(state, new…)``: the
+    operands bound before are the state's, those bound here the new
+    operands; the result is the state's, or the computation's when the
+    state does not hold it yet; the contexts read nothing (as an
+    async-start's: scheduling state, whose shape may change on the way)."""
+    if index[0] >= 2:
+        return None
+    state = ctx.operand_shape(0)
+    bound = state.tuple_shapes[0].tuple_shapes if state.tuple_shapes else None
+    if index[0] == 0 and bound is not None and index[1] >= len(bound):
+        return (1 + index[1] - len(bound), index[2:])
+    return (0, index) if _has_leaf(state, index) else _late_result(ctx)
+
+
+def _async_done(ctx: OpContext, index: ShapeIndex) -> tuple[int, ShapeIndex] | Undefined:
+    """The result, element ``{1}`` of the state (or not held there yet)."""
+    place = (1, *index)
+    return (0, place) if _has_leaf(ctx.operand_shape(0), place) else _late_result(ctx)
+
+
 def _copy_start(ctx: OpContext, index: ShapeIndex) -> tuple[int, ShapeIndex] | None:
     """``(destination, source, u32[] context) copy-start(x)``: both buffers hold x."""
     return (0, index[1:]) if index[0] in (0, 1) else None
@@ -102,11 +145,10 @@ register(
     "opt-barrier",
     "domain",
     "add-dependency",
-    "async-update",
     "all-reduce-done",
 )(forwarding_rule(_same_leaf_of_operand_0))
+register("async-update")(forwarding_rule(_async_update))
+register("async-done")(forwarding_rule(_async_done))
 register("copy-start")(forwarding_rule(_copy_start))
 register("copy-done")(forwarding_rule(_element_of_operand_0(0)))
-register("async-done", "all-gather-done", "collective-permute-done")(
-    forwarding_rule(_element_of_operand_0(1))
-)
+register("all-gather-done", "collective-permute-done")(forwarding_rule(_element_of_operand_0(1)))
