@@ -542,6 +542,7 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
     from verifier.gate.catalog import CHECKS, INFORMATIONAL_CHECKS
     from verifier.gate.files import (
         CacheSetting,
+        default_jobs,
         file_findings,
         hlo_files,
         parallel_findings,
@@ -576,7 +577,7 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
     files, errors = hlo_files(args.paths, args.glob)
     show_progress = sys.stderr.isatty() if args.progress is None else args.progress
     progress = _Progress(sys.stderr, len(files)) if show_progress else None
-    jobs = (os.cpu_count() or 1) if args.jobs is None else args.jobs
+    jobs = default_jobs() if args.jobs is None else args.jobs
     if jobs < 1:
         raise UsageError(f"--jobs {jobs}: give a positive number of worker processes")
     setting = CacheSetting(
@@ -1020,8 +1021,9 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         metavar="N",
         default=None,
-        help="check N modules at a time in worker processes (default: every core), "
-        "a large module in up to N shares; the report is the same as with --jobs 1",
+        help="check N modules at a time in worker processes (default: the cores "
+        "no other process keeps busy), a large module in up to N shares; "
+        "the report is the same as with --jobs 1",
     )
     check.add_argument(
         "--progress",
