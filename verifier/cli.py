@@ -647,6 +647,8 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
             and run.status not in ("bad-input", "internal-error")
             and printed.text is not None
             and (report_text is not None or not args.output)
+            # Not if a file changed while it was checked.
+            and run_key(files, [repr(option) for option in options]) == key
         ):
             exit_code = _STATUS_EXIT[run.status]
             remember_run(
