@@ -63,7 +63,8 @@ def run_key(files: Sequence[Path], options: Sequence[str]) -> str | None:
     parts = ["check-run", *options]
     for path in files:
         try:
-            parts.append(f"{path}\0{hashlib.sha256(read_regular_file(path)).hexdigest()}")
+            # !a: a name of undecodable bytes (surrogates) is text the key can hold.
+            parts.append(f"{str(path)!a}\0{hashlib.sha256(read_regular_file(path)).hexdigest()}")
         except (OSError, VerifierError):
             return None
     return "\0".join(parts)
