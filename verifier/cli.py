@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from verifier.checks.budget import Budget
     from verifier.checks.equivalence import EquivalenceResult
     from verifier.gate.finding import Finding
+    from verifier.gate.replay import RunOutputs
     from verifier.gate.run import GateRun, InputError
     from verifier.simplify import SimplificationResult
 
@@ -559,11 +560,15 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
     from verifier.gate.catalog import CHECKS, INFORMATIONAL_CHECKS
     from verifier.gate.files import (
         CacheSetting,
+        default_jobs,
         file_findings,
         hlo_files,
         parallel_findings,
         shares_for,
     )
+    from verifier.gate.replay import Recording, RunOutputs, run_key
+    from verifier.gate.replay import recall as recall_run
+    from verifier.gate.replay import remember as remember_run
     from verifier.gate.run import GateRun
     from verifier.gate.sqlite_cache import CacheMode, SqliteCache
     from verifier.report.gate_text import gate_text
@@ -590,19 +595,35 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
     files, errors = hlo_files(args.paths, args.glob)
     show_progress = sys.stderr.isatty() if args.progress is None else args.progress
     progress = _Progress(sys.stderr, len(files)) if show_progress else None
-    findings: list[Finding] = []
-    jobs = (os.cpu_count() or 1) if args.jobs is None else args.jobs
+    jobs = default_jobs() if args.jobs is None else args.jobs
     if jobs < 1:
         raise UsageError(f"--jobs {jobs}: give a positive number of worker processes")
-    parts = [shares_for(path, jobs) for path in files] if jobs > 1 else [1] * len(files)
-    parallel = jobs > 1 and sum(parts) > 1
     setting = CacheSetting(
         CacheMode(args.cache_mode), Path(args.cache_dir) if args.cache_dir else None
     )
     cache = setting.open()
     budget = _budget(args)
     problems: dict[str, None] = {}
+    parallel = False
     try:
+        # A run over unchanged modules with the same options prints what it
+        # printed, without parsing a module (`verifier.gate.replay`).
+        options = (args.format, args.summary, bool(args.output), args.strict, budget, *checks)
+        key = None
+        if not errors and setting.mode is not CacheMode.OFF:
+            key = run_key(files, [repr(option) for option in options])
+        outputs = None if key is None else recall_run(cache, key, len(files))
+        if outputs is not None:
+            for number, (path, count) in enumerate(zip(files, outputs.findings, strict=True), 1):
+                if progress is not None:
+                    progress.start(number, path)
+                    progress.finish(f"{count} findings from the cache (unchanged)")
+            _replay_check(outputs, args.output, out)
+            return outputs.exit_code
+        findings: list[Finding] = []
+        counts: list[int] = []
+        parts = [shares_for(path, jobs) for path in files] if jobs > 1 else [1] * len(files)
+        parallel = jobs > 1 and sum(parts) > 1
         if parallel:
             for (found, failed), worker_problems in parallel_findings(
                 files, setting, budget, checks, jobs, parts, progress, cache
@@ -610,6 +631,7 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
                 problems.update(dict.fromkeys(worker_problems))
                 findings += found
                 errors += failed
+                counts.append(len(found))
         else:
             for number, path in enumerate(files, start=1):
                 if progress is not None:
@@ -617,6 +639,39 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
                 found, failed = file_findings(path, cache, checks, budget, progress)
                 findings += found
                 errors += failed
+                counts.append(len(found))
+        run = GateRun(
+            tuple(str(f) for f in files),
+            tuple(findings),
+            tuple(errors),
+            args.strict,
+            INFORMATIONAL_CHECKS,
+        )
+        printed, written = Recording(), Recording()
+        if args.output or args.summary:
+            # What is printed is the summary; the report, if any, goes to the file.
+            out.writelines(printed.through([gate_text(run, listed=not args.summary), "\n"]))
+        if args.output or not args.summary:
+            report = itertools.chain(_gate_report(run, args.format), ["\n"])
+            if args.output:
+                from verifier.outputs import write_text  # whole or not at all, never through a link
+
+                write_text(args.output, written.through(report))
+            else:
+                out.writelines(printed.through(report))
+        report_text = written.text if args.output else None
+        if (
+            key is not None
+            and run.status not in ("bad-input", "internal-error")
+            and printed.text is not None
+            and (report_text is not None or not args.output)
+            # Not if a file changed while it was checked.
+            and run_key(files, [repr(option) for option in options]) == key
+        ):
+            exit_code = _STATUS_EXIT[run.status]
+            remember_run(
+                cache, key, RunOutputs(exit_code, printed.text, report_text, tuple(counts))
+            )
     finally:
         if isinstance(cache, SqliteCache):
             cache.close()
@@ -624,31 +679,21 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
         # The cache never decides: what failed in it is a warning.
         for problem in problems:
             print(f"verifier: warning: {printable(problem)}", file=sys.stderr)
-    if progress is not None and not parallel and isinstance(cache, SqliteCache):
-        print(
-            printable(f"proof cache: {cache.hits} hits, {cache.misses} misses ({cache.path})"),
-            file=sys.stderr,
-        )
-    run = GateRun(
-        tuple(str(f) for f in files),
-        tuple(findings),
-        tuple(errors),
-        args.strict,
-        INFORMATIONAL_CHECKS,
-    )
-    if args.output or args.summary:
-        # What is printed is the summary; the report, if any, goes to the file.
-        print(gate_text(run, listed=not args.summary), file=out)
-    if args.output or not args.summary:
-        report = _gate_report(run, args.format)
-        if args.output:
-            from verifier.outputs import write_text  # whole or not at all, never through a link
-
-            write_text(args.output, itertools.chain(report, ["\n"]))
-        else:
-            out.writelines(report)
-            out.write("\n")
+        if progress is not None and not parallel and isinstance(cache, SqliteCache):
+            print(
+                printable(f"proof cache: {cache.hits} hits, {cache.misses} misses ({cache.path})"),
+                file=sys.stderr,
+            )
     return _STATUS_EXIT[run.status]
+
+
+def _replay_check(outputs: RunOutputs, output: str | None, out: TextIO) -> None:
+    """Print, and write to `output`, what the remembered run did."""
+    out.write(outputs.stdout)
+    if output is not None and outputs.report is not None:
+        from verifier.outputs import write_text
+
+        write_text(output, [outputs.report])
 
 
 def _gate_report(run: GateRun, report_format: str) -> Iterable[str]:
@@ -1086,8 +1131,9 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         metavar="N",
         default=None,
-        help="check N modules at a time in worker processes (default: every core), "
-        "a large module in up to N shares; the report is the same as with --jobs 1",
+        help="check N modules at a time in worker processes (default: the cores "
+        "no other process keeps busy), a large module in up to N shares; "
+        "the report is the same as with --jobs 1",
     )
     check.add_argument(
         "--progress",

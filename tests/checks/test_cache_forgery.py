@@ -59,22 +59,30 @@ def without_cache() -> Gate:
     return code, json.loads(out.getvalue())
 
 
+def forged(answer: str) -> str:
+    """A stored answer with every "refuted" turned into "proved" — and a
+    remembered run's exit code 1 into 0, its report's status into "ok"."""
+    if '"exit_code": 1' in answer:  # a run (`verifier.gate.replay`): its report is escaped
+        return answer.replace('"exit_code": 1', '"exit_code": 0').replace(
+            '\\"refuted\\"', '\\"ok\\"'
+        )
+    return answer.replace('"refuted"', '"proved"')
+
+
 def forge(path: Path, tag: Tagger) -> int:
-    """Turn every stored "refuted" into "proved", each row's tag recomputed
-    by `tag`; the number of rows forged."""
+    """Forge every stored answer with a refutation in it (`forged`), each
+    row's tag recomputed by `tag`; the number of rows forged."""
     with sqlite3.connect(path) as raw:
         rows = raw.execute("SELECT question, answer FROM answers").fetchall()
-        forged = [
-            (answer.replace('"refuted"', '"proved"'), question)
-            for question, answer in rows
-            if '"refuted"' in answer
+        forged_rows = [
+            (forged(answer), question) for question, answer in rows if forged(answer) != answer
         ]
         raw.executemany(
             "UPDATE answers SET answer = ?, tag = ? WHERE question = ?",
-            [(answer, tag(question, answer), question) for answer, question in forged],
+            [(answer, tag(question, answer), question) for answer, question in forged_rows],
         )
     raw.close()
-    return len(forged)
+    return len(forged_rows)
 
 
 def checksum(question: bytes, answer: str) -> bytes:

@@ -301,19 +301,19 @@ def test_a_second_run_answers_from_the_persistent_cache(
     code, cold = run(*argv, str(path))
     cold_hits, cold_misses = cache_line(capsys.readouterr().err)
     assert code == EXIT_OK
-    assert cold_misses > 1  # the module, and at least one solver question
-    # Unchanged: the module's findings come back whole, nothing is recomputed.
+    assert cold_misses > 2  # the run, the module, and at least one solver question
+    # Unchanged: the run's report comes back whole, nothing is recomputed.
     code, warm = run(*argv, str(path))
     err = capsys.readouterr().err
     assert code == EXIT_OK
     assert cache_line(err) == (1, 0)
     assert f"[1/1] {path}: " in err and "from the cache (unchanged)" in err
     assert warm == cold  # the report does not depend on the cache
-    # Edited (renamed): the module misses, every solver question hits.
+    # Edited (renamed): the run and the module miss, every solver question hits.
     path.write_text(DUS.replace("HloModule dus", "HloModule dus_renamed"))
     code, edited = run(*argv, str(path))
     assert code == EXIT_OK
-    assert cache_line(capsys.readouterr().err) == (cold_hits + cold_misses - 1, 1)
+    assert cache_line(capsys.readouterr().err) == (cold_hits + cold_misses - 2, 2)
     assert edited == cold.replace('"module": "dus"', '"module": "dus_renamed"')
 
 

@@ -96,3 +96,16 @@ def test_a_split_module_is_remembered_whole_and_recalled_by_the_parent(
     recalled = io.StringIO()
     main([*arguments, "--jobs", "1"], recalled)
     assert recalled.getvalue() == expected.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("cores", "load", "jobs"), [(2, 0.2, 2), (2, 1.1, 1), (2, 13.0, 1), (8, 2.6, 5), (1, 0.0, 1)]
+)
+def test_the_default_jobs_are_the_cores_no_other_process_keeps_busy(
+    monkeypatch: pytest.MonkeyPatch, cores: int, load: float, jobs: int
+) -> None:
+    # A worker on a busy core only slows the run: the default never asks
+    # for more processes than the idle cores.
+    monkeypatch.setattr("os.cpu_count", lambda: cores)
+    monkeypatch.setattr("os.getloadavg", lambda: (load, load, load))
+    assert files.default_jobs() == jobs

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import gc
+import os
 import stat
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -84,7 +85,6 @@ def hlo_files(
     matches), each once, and an `InputError` per path that names none —
     or that is neither a directory nor a regular file (a FIFO, a device)."""
     from verifier.errors import SourceSpan
-    from verifier.hlo import hlo_files_under
     from verifier.inputs import file_kind
 
     files: dict[Path, None] = {}
@@ -104,7 +104,12 @@ def hlo_files(
             kind = file_kind(mode)
             errors.append(InputError(SourceSpan(name, 0, 0), f"not a file or directory ({kind})"))
             continue
-        found = hlo_files_under(path, pattern) if stat.S_ISDIR(mode) else [path]
+        if stat.S_ISDIR(mode):
+            from verifier.hlo import hlo_files_under  # the parser's package: not for one file
+
+            found = hlo_files_under(path, pattern)
+        else:
+            found = [path]
         if not found:
             wanted = f"no file matching {pattern!r}" if pattern else "no HLO module (.hlo, or .txt)"
             errors.append(InputError(SourceSpan(name, 0, 0), f"{wanted} under this directory"))
@@ -194,9 +199,13 @@ def file_findings(
 _parsed_before_fork: dict[Path, Module] = {}
 
 # Instructions (about lines) per share of a module checked by several
-# processes: below this, each process's start-up and parse of the whole
-# text cost more than its share of the checks saves.
-_INSTRUCTIONS_PER_SHARE = 1000
+# processes.  A share composes again what the other shares' instructions
+# share with its own (a fusion repeated in every layer is composed once per
+# process), so splitting costs CPU: +23-41 % on the 4,800-line transformer
+# for 1.00-1.16x its wall time, +49 % on a generated module of 19,000 lines,
+# +14 % on one of 110,000 (`benchmarks/large_module.py`); so only a module
+# of more than twice this is split.
+_INSTRUCTIONS_PER_SHARE = 25_000
 
 
 def _share_findings(
@@ -271,6 +280,24 @@ def _with_closed(
     return answer, tuple(cache.problems) if isinstance(cache, SqliteCache) else ()
 
 
+def default_jobs() -> int:
+    """The processes of a run whose ``--jobs`` is not given: the cores that
+    no other process keeps busy — the machine's cores less its load over
+    the last minute, rounded — and at least one.  A worker on a core
+    another job holds only slows both (a second process there: 0.56-0.89×
+    the wall time of one), so a busy machine runs as ``--jobs 1`` does.
+
+    >>> 1 <= default_jobs() <= (os.cpu_count() or 1)
+    True
+    """
+    cores = os.cpu_count() or 1
+    try:
+        busy = round(os.getloadavg()[0])
+    except (AttributeError, OSError):  # no load average here (Windows)
+        busy = 0
+    return max(1, min(cores, cores - busy))
+
+
 def shares_for(path: Path, jobs: int) -> int:
     """Into how many shares the module in `path` is split for `jobs` processes."""
     from verifier.inputs import read_regular_file
@@ -317,36 +344,55 @@ def parallel_findings(
     process writes).  A module with more than one of `parts` is split into
     as many shares of its instructions, one process each (`shares`); this
     process merges them, and recalls and remembers its findings in
-    `cache`."""
-    import multiprocessing
-    from concurrent.futures import Future, ProcessPoolExecutor
-
-    from verifier.gate import suite  # noqa: F401  (imported once, inherited by the workers)
+    `cache`.  Every module's findings are recalled here first: when none,
+    or one module in one share, is left to check, no worker starts and
+    this process checks it."""
     from verifier.gate.findings_cache import module_key, recall, remember
     from verifier.hlo import parse_module
 
-    # Modules to split are parsed here, before the workers fork, so that
-    # they inherit them (and the analysis's imports) instead of each
-    # parsing the text again; where fork is not available, they parse it.
+    # Every module is first looked up here: one whose findings are
+    # remembered needs no worker.  Modules to split are parsed here, before
+    # the workers fork, so that they inherit them (and the analysis's
+    # imports) instead of each parsing the text again; where fork is not
+    # available, they parse it.
     keys: dict[Path, str] = {}
     recalled: dict[Path, tuple[Finding, ...]] = {}
     for path, count in zip(files, parts, strict=True):
         text = _guarded(path, functools.partial(_decoded, path))
-        if count == 1 or not isinstance(text, str):
-            continue
+        if not isinstance(text, str):
+            continue  # a worker reports it
         key = module_key(text, checks, budget)
         remembered = recall(cache, key, str(path))
         if remembered is not None:
             recalled[path] = remembered
-            continue
-        keys[path] = key
-        parsed = _guarded(path, functools.partial(parse_module, text, str(path)))
-        if not isinstance(parsed, InputError):  # else a worker reports it
-            _parsed_before_fork[path] = parsed
+        elif count > 1:
+            keys[path] = key
+            parsed = _guarded(path, functools.partial(parse_module, text, str(path)))
+            if not isinstance(parsed, InputError):  # else a worker reports it
+                _parsed_before_fork[path] = parsed
+    left = [count for path, count in zip(files, parts, strict=True) if path not in recalled]
+    if sum(left) <= 1:
+        # Nothing, or one module in one share, left to check: a worker
+        # would only add its start-up.
+        for number, path in enumerate(files, start=1):
+            if progress is not None:
+                progress.start(number, path)
+            if path in recalled:
+                if progress is not None:
+                    progress.finish(f"{len(recalled[path])} findings from the cache (unchanged)")
+                yield (recalled[path], ()), ()
+            else:
+                yield file_findings(path, cache, checks, budget, progress), ()
+        return
+    import multiprocessing
+    from concurrent.futures import Future, ProcessPoolExecutor
+
+    from verifier.gate import suite  # noqa: F401  (imported once, inherited by the workers)
+
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else "forkserver")
     gc.freeze()  # a forked worker's collections then skip, and do not copy, what it inherits
-    with ProcessPoolExecutor(min(jobs, sum(parts)), mp_context=context) as pool:
+    with ProcessPoolExecutor(min(jobs, sum(left)), mp_context=context) as pool:
         whole: dict[Path, Future[tuple[FileAnswer, tuple[str, ...]]]] = {}
         split: dict[Path, tuple[str, list[Future[tuple[_ShareAnswer, tuple[str, ...]]]]]] = {}
         try:

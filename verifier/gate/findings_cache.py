@@ -84,11 +84,15 @@ def remember(cache: ProofCache, key: str, findings: Sequence[Finding]) -> None:
 
 def recall(cache: ProofCache, key: str, filename: str) -> tuple[Finding, ...] | None:
     """The findings stored under `key`, their spans in `filename`; None if
-    absent or not in the shape `remember` writes (a miss, never an error)."""
+    absent or not in the shape `remember` writes (a miss and a warning,
+    never an error)."""
     answer = cache.lookup(key)
     if answer is None:
         return None
     try:
         return tuple(_decoded(row, filename) for row in answer["findings"])
     except (KeyError, TypeError, ValueError, IndexError):
+        from verifier.gate.sqlite_cache import distrusted
+
+        distrusted(cache)
         return None

@@ -70,7 +70,7 @@ from pathlib import Path
 from types import TracebackType
 from urllib.parse import quote
 
-from verifier.checks.cache import Answer
+from verifier.checks.cache import Answer, ProofCache
 from verifier.gate.cache_key import KeyUnavailable, cache_key
 from verifier.gate.run import tool_version
 
@@ -381,7 +381,7 @@ class SqliteCache:
             and isinstance(tag, bytes)
             and hmac.compare_digest(tag, _tag(self._key, question, answer))
         ):
-            self._warn_once(
+            self.warn_once(
                 f"the proof cache {self.path} holds answers that do not authenticate with "
                 "this run's key (forged, damaged, or written under another key): "
                 "ignored, and their questions answered again"
@@ -389,7 +389,8 @@ class SqliteCache:
             return None
         return answer
 
-    def _warn_once(self, problem: str) -> None:
+    def warn_once(self, problem: str) -> None:
+        """Add `problem` to `problems`, unless it is there already."""
         if problem not in self._warned:
             self._warned.add(problem)
             self._degrade(problem)
@@ -399,7 +400,7 @@ class SqliteCache:
         text = self._pending.get(question) or self._stored(question)
         answer = None if text is None else _decoded(text)
         if text is not None and answer is None:
-            self._warn_once(
+            self.warn_once(
                 f"the proof cache {self.path} holds answers that are not JSON objects: "
                 "ignored, and their questions answered again"
             )
@@ -483,6 +484,17 @@ def _refuse_foreign(path: Path, status: os.stat_result) -> None:
     mode = stat.S_IMODE(status.st_mode)
     if mode & 0o022:
         raise CacheUnavailable(f"{path} may be written by group or others (mode {oct(mode)})")
+
+
+def distrusted(cache: ProofCache) -> None:
+    """Warn (once a run) that `cache` holds a row that authenticates but is
+    not what the check reading it writes (a miss: its question is answered
+    again); a cache in memory holds only this run's answers."""
+    if isinstance(cache, SqliteCache):
+        cache.warn_once(
+            f"the proof cache {cache.path} holds answers that are not what the check "
+            "reading them writes: ignored, and their questions answered again"
+        )
 
 
 def _decoded(text: str) -> Answer | None:
