@@ -99,7 +99,9 @@ from verifier.xla_tests.tiled import (
     compare_constraints,
     compare_tiled,
     operand_of,
+    parameter,
     reach,
+    runtime_variable,
     tiled_root,
 )
 from verifier.xla_tests.tiles import compare_tile
@@ -209,6 +211,14 @@ class RootsValue:
 
 
 @dataclass(frozen=True)
+class ParametersValue:
+    """``GetParametersTiling(&tiled_computation)``: the fusion's parameters,
+    each tiled from `tiled` (the root)."""
+
+    tiled: TiledInstruction
+
+
+@dataclass(frozen=True)
 class ConstraintsValue:
     """The constraints of an analysis's tiling specification."""
 
@@ -232,6 +242,7 @@ Value: TypeAlias = (
     | TileValue
     | AnalysisValue
     | ConstraintsValue
+    | ParametersValue
     | TilingValue
     | RootsValue
     | TiledInstruction
@@ -403,6 +414,20 @@ class _Test:
                 tiled := self.evaluate(inner), TiledInstruction
             ):
                 found = operand_of(tiled, int(index))
+                return Unfollowed(found) if isinstance(found, str) else found
+            case Call(
+                Member(Call(Member(inner, "runtime_variables"), ()), "[]"),
+                (Literal(index, is_string=False),),
+            ) if isinstance(tiled := self.evaluate(inner), TiledInstruction):
+                found = runtime_variable(tiled, int(index))
+                return Unfollowed(found) if isinstance(found, str) else found
+            case Call(_, (inner,)) if name == "GetParametersTiling":
+                base = self.evaluate(inner)
+                return ParametersValue(base) if isinstance(base, TiledInstruction) else base
+            case Call(Member(inner, "[]"), (Literal(index, is_string=False),)) if isinstance(
+                parameters := self.evaluate(inner), ParametersValue
+            ):
+                found = parameter(parameters.tiled, int(index))
                 return Unfollowed(found) if isinstance(found, str) else found
             case Call(Member(Call(Member(inner, "GetTilingSpecification"), ()), "constraints"), ()):
                 base = self.evaluate(inner)

@@ -160,6 +160,30 @@ def operand_of(tiled: TiledInstruction, index: int) -> TiledInstruction | str:
     return replace(tiled, instruction=operands[index], path=path, at_root=False)
 
 
+def runtime_variable(tiled: TiledInstruction, index: int) -> TiledInstruction | str:
+    """``tiled->runtime_variables()[index]``: the instruction whose value is
+    runtime variable `index` of the tile's offsets, a scalar read once per
+    program (so its path from the root has no results)."""
+    variables = tiled.path.rt_vars
+    if index >= len(variables):
+        return f"{tiled.instruction.name} has {len(variables)} runtime variables in verifier's map"
+    source = variables[index].source
+    if source is None or not tiled.computation.has_instruction(source.instruction):
+        return f"runtime variable {index} of {tiled.instruction.name} has no instruction here"
+    instruction = tiled.computation.instruction(source.instruction)
+    path = IndexingMap.create(tiled.path.dims, ())
+    return replace(tiled, instruction=instruction, path=path, at_root=False)
+
+
+def parameter(tiled: TiledInstruction, number: int) -> TiledInstruction | str:
+    """``GetParametersTiling(&computation)[number]``: the fusion's parameter
+    `number`, tiled along the first path of operands from the root."""
+    found = [i for i in tiled.computation.parameters if i.parameter_number == number]
+    if not found:
+        return f"the fusion has no parameter {number}"
+    return reach(tiled, found[0])
+
+
 def _programs(tiled: TiledInstruction, hidden: int) -> tuple[tuple[int, ...], int]:
     """Tiles per dim of the root's path but its last `hidden`, and their product."""
     rank = len(tiled.root_shape) - hidden
