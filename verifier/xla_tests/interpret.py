@@ -75,7 +75,9 @@ from verifier.xla_tests.cpp import (
     TestCase,
     Unary,
     callee_name,
+    counted_loop,
     literals,
+    substituted,
 )
 from verifier.xla_tests.grouped import Adaptor, Place
 from verifier.xla_tests.map_text import read_map, read_operands
@@ -281,6 +283,8 @@ class _Test:
         self.lists: dict[str, BraceList | Call] = {}
         # String constants (``constexpr absl::string_view kMap = R"(…)"``).
         self.strings: dict[str, Literal] = {}
+        # Counted loops' variables and values (``for (int i = 1; i <= 3; i++)``).
+        self.loops: dict[str, range] = {}
 
     # ------------------------------------------------------------ statements
 
@@ -290,6 +294,17 @@ class _Test:
 
     def statement(self, statement: Statement) -> Iterator[Expectation]:
         value = statement.value
+        loop = counted_loop(value)
+        if loop is not None:
+            self.loops[loop[0]] = loop[1]
+            return
+        for variable, values in self.loops.items():
+            first = Literal(str(values.start), statement.line, is_string=False)
+            if variable not in self.values and substituted(value, variable, first) != value:
+                unrolled = self.unrolled(statement, variable, values)
+                if unrolled is not None:
+                    yield unrolled
+                return
         name = callee_name(value)
         if name in _EXPECTS and isinstance(value, Call) and len(value.args) == 2:
             expectation = self.expectation(statement, value.args[0], value.args[1])
@@ -315,6 +330,34 @@ class _Test:
             self.strings[statement.target] = value
         if statement.target is not None:
             self.values[statement.target] = self.evaluate(value)
+
+    def unrolled(self, statement: Statement, variable: str, values: range) -> Expectation | None:
+        """A statement in a counted loop, run for each value of its variable:
+        one expectation, different if one run is, else not comparable if one
+        is, else equal."""
+        runs: list[tuple[int, Expectation]] = []
+        for number in values:
+            literal = Literal(str(number), statement.line, is_string=False)
+            body = replace(statement, value=substituted(statement.value, variable, literal))
+            runs += [(number, found) for found in self.statement(body)]
+        for wanted in (Agreement.DIFFERENT, Agreement.NOT_COMPARABLE, Agreement.EQUAL):
+            for number, found in runs:
+                if found.verdict is wanted:
+                    at = f"{variable} = {number}: "
+                    return replace(
+                        found,
+                        witness=None if found.witness is None else at + found.witness,
+                        reason=None if found.reason is None else at + found.reason,
+                        note="; ".join(
+                            n
+                            for n in (
+                                f"for {variable} in {values.start}..{values.stop - 1}",
+                                found.note,
+                            )
+                            if n
+                        ),
+                    )
+        return None
 
     def effects(self, node: Node) -> None:
         """The changes calls in `node` make to followed maps: ``m.Simplify()``
