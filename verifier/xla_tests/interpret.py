@@ -104,7 +104,9 @@ from verifier.xla_tests.tiled import (
     parameter,
     reach,
     runtime_variable,
+    symbolic_root,
     tiled_root,
+    tiling_space_map,
 )
 from verifier.xla_tests.tiles import compare_tile
 from verifier.xla_tests.transforms import (
@@ -463,6 +465,18 @@ class _Test:
                 (Literal(index, is_string=False),),
             ) if isinstance(tiled := self.evaluate(inner), TiledInstruction):
                 found = runtime_variable(tiled, int(index))
+                return Unfollowed(found) if isinstance(found, str) else found
+            case Call(_, (inner, Name(opcode))) if name == "FindFirstInstruction":
+                return self.first_instruction(self.evaluate(inner), opcode)
+            case Call(Member(inner, "indexing_map"), ()) if isinstance(
+                tiled := self.evaluate(inner), TiledInstruction
+            ):
+                return Tracked(tiling_space_map(tiled), True, ())
+            case Call(
+                Member(Call(Member(inner, "operands"), ()), "[]"),
+                (Literal(index, is_string=False),),
+            ) if isinstance(tiled := self.evaluate(inner), TiledInstruction):
+                found = operand_of(tiled, int(index))
                 return Unfollowed(found) if isinstance(found, str) else found
             case Call(_, (inner,)) if name == "GetParametersTiling":
                 base = self.evaluate(inner)
@@ -959,6 +973,26 @@ class _Test:
             return Unfollowed(f"the fusion has no output {index}")
         found = reach(tiled, outputs[index])
         return Unfollowed(found) if isinstance(found, str) else found
+
+    def first_instruction(self, analysis: Value, opcode: str) -> Value:
+        """``FindFirstInstruction(analysis, HloOpcode::kX)``: the first
+        instruction of that opcode in the analysis (operands before users),
+        reached from its root."""
+        if not isinstance(analysis, AnalysisValue):
+            return Unfollowed("an analysis this reader does not follow")
+        fused = self.fused_root(analysis.hlo)
+        if not isinstance(fused, HloValue):
+            return fused
+        computation = fused.place.computation
+        root = symbolic_root(fused.maps, computation)
+        if isinstance(root, str):
+            return Unfollowed(root)
+        wanted = re.sub(r"(?<!^)([A-Z])", r"-\1", opcode.rsplit("::k", 1)[-1]).lower()
+        found = [i for i in computation.instructions if i.opcode == wanted]
+        if len(found) != 1:
+            return Unfollowed(f"{len(found)} instructions {wanted}: which is first is XLA's order")
+        reached = reach(root, found[0])
+        return Unfollowed(reached) if isinstance(reached, str) else reached
 
     def tiled_computation(self, analysis: Value, tiling: Value) -> Value:
         """``ComputeTiledComputation(tiling, …)``: the tiled root."""

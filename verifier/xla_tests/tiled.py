@@ -114,6 +114,41 @@ def tiled_root(
     return TiledInstruction(maps, computation, root, IndexingMap.identity(shape), sizes, shape)
 
 
+def symbolic_root(maps: ModuleMaps, computation: Computation) -> TiledInstruction | str:
+    """The root of a ``SymbolicTileAnalysis`` before any tiling: its
+    tiling space is the root's output, and a dot root's contraction (the
+    sizes here, all 1, are not used by its maps)."""
+    root = computation.root
+    if root.shape.is_tuple:
+        return "a tuple-shaped root"
+    dots = [i for i in computation.instructions if i.opcode in ("dot", "scaled-dot")]
+    rank = len(root.shape.dimensions)
+    if not dots:
+        return tiled_root(maps, computation, root, (1,) * rank)
+    if dots != [root]:
+        return "a tiling space with the contraction of a dot that is not the root"
+    extents = _contraction(maps, computation, root)
+    if isinstance(extents, str):
+        return extents
+    return tiled_root(maps, computation, root, (1,) * (rank + len(extents)))
+
+
+def tiling_space_map(tiled: TiledInstruction) -> IndexingMap:
+    """``indexing_map()`` of a symbolic tiled instruction: from the tiling
+    space, in XLA's order (the contraction's dims first, then the root's
+    output), to the instruction's output."""
+    count = tiled.contraction
+    rank = len(tiled.root_shape) - count
+    dims = tiled.path.dims[rank:] + tiled.path.dims[:rank]
+    order = IndexingMap.create(
+        dims, [dim(count + j) for j in range(rank)] + [dim(j) for j in range(count)]
+    )
+    path = tiled.path
+    if tiled.at_root and count:
+        path = path.replaced(results=path.results[:rank])
+    return compose(order, path)
+
+
 def _contraction(
     maps: ModuleMaps, computation: Computation, dot: Instruction
 ) -> tuple[int, ...] | str:
