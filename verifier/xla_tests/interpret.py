@@ -107,6 +107,7 @@ from verifier.xla_tests.tiled import (
     symbolic_root,
     tiled_root,
     tiling_space_map,
+    transposed,
 )
 from verifier.xla_tests.tiles import compare_tile
 from verifier.xla_tests.transforms import (
@@ -439,11 +440,26 @@ class _Test:
                 base = self.evaluate(inner)
                 return AnalysisValue(base) if isinstance(base, HloValue) else base
             case Call(Member(inner, "ComputeTiledComputation"), args) if args:
-                if len(args) > 1 and not (
-                    isinstance(args[1], Name) and args[1].text == "default_schedule_builder_"
-                ):
-                    return Unfollowed("a schedule of tiles other than major-to-minor")
-                return self.tiled_computation(self.evaluate(inner), self.evaluate(args[0]))
+                schedule = args[1] if len(args) > 1 else Name("default_schedule_builder_")
+                match schedule:
+                    case Name("default_schedule_builder_"):
+                        return self.tiled_computation(self.evaluate(inner), self.evaluate(args[0]))
+                    case Name("TransposedDotTiledHloSchedule::Create"):
+                        found = self.tiled_computation(self.evaluate(inner), self.evaluate(args[0]))
+                        if not isinstance(found, TiledInstruction):
+                            return found
+                        swapped = transposed(found)
+                        return Unfollowed(swapped) if isinstance(swapped, str) else swapped
+                    case _:
+                        return Unfollowed("a schedule of tiles this reader does not follow")
+            case Call(
+                Member(Call(Member(inner, "shape"), ()), "dimensions"),
+                (Literal(index, is_string=False),),
+            ) if isinstance(hlo := self.evaluate(inner), HloValue):
+                shape = hlo.instruction.shape
+                if shape.is_tuple or int(index) >= len(shape.dimensions):
+                    return Unfollowed(f"no dimension {index} of {hlo.instruction.name}")
+                return ExprValue(const(shape.dimensions[int(index)]))
             case Call(_, args) if name in ("Tiling", "const Tiling") and len(args) == 1:
                 return self.tiling(args[0])
             case Call(_, (inner,)) if name == "GetFirstRoot":
@@ -1010,10 +1026,33 @@ class _Test:
             return not_comparable(
                 value.reason if isinstance(value, Unfollowed) else "a tiled value not followed"
             )
-        if len(matcher.args) != 3 or not isinstance(matcher.args[2], Literal):
+        text = self.text(matcher.args[2]) if len(matcher.args) == 3 else None
+        if text is None:
             return not_comparable("a MatchTiledHloInstruction of arguments not read")
         sizes, strides = integers(matcher.args[0]), integers(matcher.args[1])
-        return compare_tiled(value, sizes, strides, matcher.args[2].value)
+        return compare_tiled(value, sizes, strides, text)
+
+    def number(self, node: Node) -> int | None:
+        """The integer `node` is, where the test computes one."""
+        value = self.evaluate(node)
+        if isinstance(value, ExprValue) and isinstance(value.expr, Const):
+            return value.expr.value
+        return None
+
+    def text(self, node: Node) -> str | None:
+        """A string literal, or ``absl::Substitute(literal, args…)`` whose
+        arguments are integers the test computes (``$0`` the first)."""
+        match node:
+            case Literal(value, _, True):
+                return value
+            case Call(Name("absl::Substitute"), (Literal(value, _, True), *args)):
+                shown = [self.number(a) for a in args]
+                wanted = {int(i) for i in re.findall(r"\$(\d)", value)}
+                if any(i >= len(shown) or shown[i] is None for i in wanted):
+                    return None
+                return re.sub(r"\$(\d)", lambda m: str(shown[int(m.group(1))]), value)
+            case _:
+                return None
 
     def compare_constraints(self, actual: Node, matcher: Call) -> Comparison:
         value = self.evaluate(actual)

@@ -81,6 +81,9 @@ class TiledInstruction:
     # at their first tile in every program.
     contraction: int = 0
     at_root: bool = True
+    # The order of the root's dims in the program id, major to minor (None:
+    # in order); XLA's transposed dot schedule swaps the dot's m and n.
+    schedule: tuple[int, ...] | None = None
 
 
 def tiled_root(
@@ -147,6 +150,28 @@ def tiling_space_map(tiled: TiledInstruction) -> IndexingMap:
     if tiled.at_root and count:
         path = path.replaced(results=path.results[:rank])
     return compose(order, path)
+
+
+def transposed(tiled: TiledInstruction) -> TiledInstruction | str:
+    """`tiled` (a dot root) under XLA's ``TransposedDotTiledHloSchedule``:
+    its output is ``[batch…, m, n]`` (one non-contracting dim per side)
+    and the program id runs over ``[batch…, n, m]``, m minor-most."""
+    dot = tiled.instruction
+    if dot.opcode != "dot":
+        return f"a transposed dot schedule of a root that is a {dot.opcode}"
+    numbers = dot.dot_dimension_numbers()
+    lhs, rhs = tiled.computation.operand_instructions(dot)[:2]
+    free = (
+        len(lhs.shape.dimensions) - len(numbers.lhs_contracting) - len(numbers.lhs_batch),
+        len(rhs.shape.dimensions) - len(numbers.rhs_contracting) - len(numbers.rhs_batch),
+    )
+    if free != (1, 1):
+        return f"a transposed dot schedule of {free} non-contracting dims (XLA refuses it)"
+    rank = len(tiled.root_shape)
+    out = rank - tiled.contraction
+    order = list(range(rank))
+    order[out - 2], order[out - 1] = order[out - 1], order[out - 2]
+    return replace(tiled, schedule=tuple(order))
 
 
 def _contraction(
@@ -229,13 +254,16 @@ def _programs(tiled: TiledInstruction, hidden: int) -> tuple[tuple[int, ...], in
     return counts, total
 
 
-def _position(pid: int, counts: Sequence[int]) -> tuple[int, ...]:
-    """The tile position of program `pid` (major to minor)."""
-    position = []
-    for count in reversed(counts):
-        pid, index = divmod(pid, count)
-        position.append(index)
-    return tuple(reversed(position))
+def _position(
+    pid: int, counts: Sequence[int], schedule: Sequence[int] | None = None
+) -> tuple[int, ...]:
+    """The tile position of program `pid`, its dims linearised in the
+    order `schedule` (major to minor; None: in order)."""
+    order = range(len(counts)) if schedule is None else [d for d in schedule if d < len(counts)]
+    position = [0] * len(counts)
+    for d in reversed(order):
+        pid, position[d] = divmod(pid, counts[d])
+    return tuple(position)
 
 
 def reach(tiled: TiledInstruction, target: Instruction) -> TiledInstruction | str:
@@ -340,7 +368,7 @@ def compare_tiled(
     corners = list(itertools.product(*({v.bounds.lower, v.bounds.upper} for v in expected.rt_vars)))
     first = (0,) * hidden
     for pid in [*range(0, total, step), total - 1]:
-        outer = _position(pid, counts)
+        outer = _position(pid, counts, tiled.schedule)
         position = outer + first
         values: dict[Var, int] = {dim(0): pid}
         values.update({rt_var(k): v.bounds.lower for k, v in enumerate(expected.rt_vars)})
