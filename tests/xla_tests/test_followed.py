@@ -161,6 +161,53 @@ def test_indexing_maps_from_the_tiling_space_contraction_first():
     point = found[2].witness_point
     assert point is not None
     at = point["point"]
+    assert isinstance(at, dict)
     k, n = at["d0"], at["d2"]
     # The witness re-evaluated: p1 is read at (k, n), as verifier computes.
     assert list(p1_read(k, n)) == point["computed"] != point["expected"] == [n, k]
+
+
+def _transposed_test(offsets: str) -> str:
+    return f"""
+TEST_F(SymbolicTileAnalysisTest, Transposed) {{
+  TF_ASSERT_OK_AND_ASSIGN(std::unique_ptr<VerifiedHloModule> module,
+                          ParseAndReturnVerifiedModule(R"(
+f {{
+  a = f32[6,4] parameter(0)
+  b = f32[4,9] parameter(1)
+  ROOT d = f32[6,9] dot(a, b), lhs_contracting_dims={{1}}, rhs_contracting_dims={{0}}
+}}
+ENTRY e {{
+  a = f32[6,4] parameter(0)
+  b = f32[4,9] parameter(1)
+  ROOT r = f32[6,9] fusion(a, b), kind=kLoop, calls=f
+}})"));
+  std::optional<SymbolicTileAnalysis> analysis = TryAnalyzeModule(module.get());
+  const HloInstruction* d =
+      module->entry_computation()->root_instruction()->fused_expression_root();
+  constexpr int kRows = 2;
+  constexpr int kCols = 3;
+  const Tiling tiling(Tiling::TileMapping{{{{d, {{4, kRows, kCols}}}}}});
+  TF_ASSERT_OK_AND_ASSIGN(TiledHloComputation tiled,
+      analysis->ComputeTiledComputation(tiling, TransposedDotTiledHloSchedule::Create,
+          false, true));
+  const int64_t rows = d->shape().dimensions(0);
+  const int row_tiles = rows / kRows;
+  EXPECT_THAT(*GetFirstRoot(tiled), MatchTiledHloInstruction({{2, 3}}, {{1, 1}},
+      absl::Substitute("{offsets}, domain: pid_0 in [0, 8]", row_tiles, kRows, kCols)));
+}}
+"""
+
+
+def test_transposed_dot_schedule_with_substituted_text():
+    # Plain Python: 3 x 3 tiles, the rows' tile minor-most in the program id.
+    starts = {pid: ((pid % 3) * 2, (pid // 3) * 3) for pid in range(9)}
+    assert sorted(starts.values()) == [(r, c) for r in (0, 2, 4) for c in (0, 3, 6)]
+    assert starts[1] == (2, 0)
+    right = _transposed_test("(pid_0) -> ((pid_0 mod $0) * $1, (pid_0 / $0) * $2)")
+    (found,) = check_text(right, "symbolic_tile_analysis_test.cc")
+    assert found.verdict is Agreement.EQUAL
+    major_to_minor = _transposed_test("(pid_0) -> ((pid_0 / $0) * $1, (pid_0 mod $0) * $2)")
+    (wrong,) = check_text(major_to_minor, "symbolic_tile_analysis_test.cc")
+    assert wrong.verdict is Agreement.DIFFERENT
+    assert "pid_0 = 1: XLA's offsets (0, 3), verifier's (2, 0)" in str(wrong.witness)

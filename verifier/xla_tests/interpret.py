@@ -474,14 +474,12 @@ class _Test:
             case Call(Member(inner, "operand"), (Literal(index, is_string=False),)) if isinstance(
                 tiled := self.evaluate(inner), TiledInstruction
             ):
-                found = operand_of(tiled, int(index))
-                return Unfollowed(found) if isinstance(found, str) else found
+                return _reached(operand_of(tiled, int(index)))
             case Call(
                 Member(Call(Member(inner, "runtime_variables"), ()), "[]"),
                 (Literal(index, is_string=False),),
             ) if isinstance(tiled := self.evaluate(inner), TiledInstruction):
-                found = runtime_variable(tiled, int(index))
-                return Unfollowed(found) if isinstance(found, str) else found
+                return _reached(runtime_variable(tiled, int(index)))
             case Call(_, (inner, Name(opcode))) if name == "FindFirstInstruction":
                 return self.first_instruction(self.evaluate(inner), opcode)
             case Call(Member(inner, "indexing_map"), ()) if isinstance(
@@ -492,16 +490,14 @@ class _Test:
                 Member(Call(Member(inner, "operands"), ()), "[]"),
                 (Literal(index, is_string=False),),
             ) if isinstance(tiled := self.evaluate(inner), TiledInstruction):
-                found = operand_of(tiled, int(index))
-                return Unfollowed(found) if isinstance(found, str) else found
+                return _reached(operand_of(tiled, int(index)))
             case Call(_, (inner,)) if name == "GetParametersTiling":
                 base = self.evaluate(inner)
                 return ParametersValue(base) if isinstance(base, TiledInstruction) else base
             case Call(Member(inner, "[]"), (Literal(index, is_string=False),)) if isinstance(
                 parameters := self.evaluate(inner), ParametersValue
             ):
-                found = parameter(parameters.tiled, int(index))
-                return Unfollowed(found) if isinstance(found, str) else found
+                return _reached(parameter(parameters.tiled, int(index)))
             case Call(Member(Call(Member(inner, "GetTilingSpecification"), ()), "constraints"), ()):
                 base = self.evaluate(inner)
                 return ConstraintsValue(base.hlo) if isinstance(base, AnalysisValue) else base
@@ -1189,6 +1185,11 @@ class _Test:
             comparison.computed,
             comparison.note,
         )
+
+
+def _reached(found: TiledInstruction | str) -> Value:
+    """A tiled instruction reached, or why not."""
+    return Unfollowed(found) if isinstance(found, str) else found
 
 
 def _arithmetic(op: str, left: Value, right: Value) -> Value:
