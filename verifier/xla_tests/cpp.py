@@ -397,6 +397,53 @@ def callee_name(node: Node) -> str | None:
             return None
 
 
+# A counted loop's header: ``for (int i = 1; i <= 3; i++)``, literal bounds.
+_COUNTED_LOOP = re.compile(
+    r"(?:(?:const )?(?:int|int64_t|size_t|auto) )?(\w+) = (-?\d+) ; \1 (<=|<) (-?\d+) ; "
+    r"(?:\1 \+\+|\+\+ \1)"
+)
+
+
+def counted_loop(node: Node) -> tuple[str, range] | None:
+    """The variable and values of a ``for`` header with literal bounds, else None.
+
+    >>> counted_loop(Call(Name("for"), (Opaque("int i = 1 ; i <= 3 ; i ++"),)))
+    ('i', range(1, 4))
+    """
+    match node:
+        case Call(Name("for"), (Opaque(text),)):
+            found = _COUNTED_LOOP.fullmatch(text.strip())
+            if found is None:
+                return None
+            variable, first, op, last = found.groups()
+            return variable, range(int(first), int(last) + (op == "<="))
+        case _:
+            return None
+
+
+def substituted(node: Node, name: str, value: Literal) -> Node:
+    """`node` with every ``Name(name)`` replaced by `value`."""
+    match node:
+        case Name(text) if text == name:
+            return value
+        case Call(callee, args, braced):
+            return Call(
+                substituted(callee, name, value),
+                tuple(substituted(a, name, value) for a in args),
+                braced,
+            )
+        case Member(inner, member):
+            return Member(substituted(inner, name, value), member)
+        case Unary(op, inner):
+            return Unary(op, substituted(inner, name, value))
+        case Binary(op, lhs, rhs):
+            return Binary(op, substituted(lhs, name, value), substituted(rhs, name, value))
+        case BraceList(items):
+            return BraceList(tuple(substituted(i, name, value) for i in items))
+        case _:
+            return node
+
+
 # ------------------------------------------------------------ statements
 
 

@@ -75,7 +75,9 @@ from verifier.xla_tests.cpp import (
     TestCase,
     Unary,
     callee_name,
+    counted_loop,
     literals,
+    substituted,
 )
 from verifier.xla_tests.grouped import Adaptor, Place
 from verifier.xla_tests.map_text import read_map, read_operands
@@ -99,8 +101,13 @@ from verifier.xla_tests.tiled import (
     compare_constraints,
     compare_tiled,
     operand_of,
+    parameter,
     reach,
+    runtime_variable,
+    symbolic_root,
     tiled_root,
+    tiling_space_map,
+    transposed,
 )
 from verifier.xla_tests.tiles import compare_tile
 from verifier.xla_tests.transforms import (
@@ -209,6 +216,14 @@ class RootsValue:
 
 
 @dataclass(frozen=True)
+class ParametersValue:
+    """``GetParametersTiling(&tiled_computation)``: the fusion's parameters,
+    each tiled from `tiled` (the root)."""
+
+    tiled: TiledInstruction
+
+
+@dataclass(frozen=True)
 class ConstraintsValue:
     """The constraints of an analysis's tiling specification."""
 
@@ -232,6 +247,7 @@ Value: TypeAlias = (
     | TileValue
     | AnalysisValue
     | ConstraintsValue
+    | ParametersValue
     | TilingValue
     | RootsValue
     | TiledInstruction
@@ -270,6 +286,8 @@ class _Test:
         self.lists: dict[str, BraceList | Call] = {}
         # String constants (``constexpr absl::string_view kMap = R"(…)"``).
         self.strings: dict[str, Literal] = {}
+        # Counted loops' variables and values (``for (int i = 1; i <= 3; i++)``).
+        self.loops: dict[str, range] = {}
 
     # ------------------------------------------------------------ statements
 
@@ -279,6 +297,17 @@ class _Test:
 
     def statement(self, statement: Statement) -> Iterator[Expectation]:
         value = statement.value
+        loop = counted_loop(value)
+        if loop is not None:
+            self.loops[loop[0]] = loop[1]
+            return
+        for variable, values in self.loops.items():
+            first = Literal(str(values.start), statement.line, is_string=False)
+            if variable not in self.values and substituted(value, variable, first) != value:
+                unrolled = self.unrolled(statement, variable, values)
+                if unrolled is not None:
+                    yield unrolled
+                return
         name = callee_name(value)
         if name in _EXPECTS and isinstance(value, Call) and len(value.args) == 2:
             expectation = self.expectation(statement, value.args[0], value.args[1])
@@ -304,6 +333,34 @@ class _Test:
             self.strings[statement.target] = value
         if statement.target is not None:
             self.values[statement.target] = self.evaluate(value)
+
+    def unrolled(self, statement: Statement, variable: str, values: range) -> Expectation | None:
+        """A statement in a counted loop, run for each value of its variable:
+        one expectation, different if one run is, else not comparable if one
+        is, else equal."""
+        runs: list[tuple[int, Expectation]] = []
+        for number in values:
+            literal = Literal(str(number), statement.line, is_string=False)
+            body = replace(statement, value=substituted(statement.value, variable, literal))
+            runs += [(number, found) for found in self.statement(body)]
+        for wanted in (Agreement.DIFFERENT, Agreement.NOT_COMPARABLE, Agreement.EQUAL):
+            for number, found in runs:
+                if found.verdict is wanted:
+                    at = f"{variable} = {number}: "
+                    return replace(
+                        found,
+                        witness=None if found.witness is None else at + found.witness,
+                        reason=None if found.reason is None else at + found.reason,
+                        note="; ".join(
+                            n
+                            for n in (
+                                f"for {variable} in {values.start}..{values.stop - 1}",
+                                found.note,
+                            )
+                            if n
+                        ),
+                    )
+        return None
 
     def effects(self, node: Node) -> None:
         """The changes calls in `node` make to followed maps: ``m.Simplify()``
@@ -383,11 +440,26 @@ class _Test:
                 base = self.evaluate(inner)
                 return AnalysisValue(base) if isinstance(base, HloValue) else base
             case Call(Member(inner, "ComputeTiledComputation"), args) if args:
-                if len(args) > 1 and not (
-                    isinstance(args[1], Name) and args[1].text == "default_schedule_builder_"
-                ):
-                    return Unfollowed("a schedule of tiles other than major-to-minor")
-                return self.tiled_computation(self.evaluate(inner), self.evaluate(args[0]))
+                schedule = args[1] if len(args) > 1 else Name("default_schedule_builder_")
+                match schedule:
+                    case Name("default_schedule_builder_"):
+                        return self.tiled_computation(self.evaluate(inner), self.evaluate(args[0]))
+                    case Name("TransposedDotTiledHloSchedule::Create"):
+                        found = self.tiled_computation(self.evaluate(inner), self.evaluate(args[0]))
+                        if not isinstance(found, TiledInstruction):
+                            return found
+                        swapped = transposed(found)
+                        return Unfollowed(swapped) if isinstance(swapped, str) else swapped
+                    case _:
+                        return Unfollowed("a schedule of tiles this reader does not follow")
+            case Call(
+                Member(Call(Member(inner, "shape"), ()), "dimensions"),
+                (Literal(index, is_string=False),),
+            ) if isinstance(hlo := self.evaluate(inner), HloValue):
+                shape = hlo.instruction.shape
+                if shape.is_tuple or int(index) >= len(shape.dimensions):
+                    return Unfollowed(f"no dimension {index} of {hlo.instruction.name}")
+                return ExprValue(const(shape.dimensions[int(index)]))
             case Call(_, args) if name in ("Tiling", "const Tiling") and len(args) == 1:
                 return self.tiling(args[0])
             case Call(_, (inner,)) if name == "GetFirstRoot":
@@ -402,8 +474,30 @@ class _Test:
             case Call(Member(inner, "operand"), (Literal(index, is_string=False),)) if isinstance(
                 tiled := self.evaluate(inner), TiledInstruction
             ):
-                found = operand_of(tiled, int(index))
-                return Unfollowed(found) if isinstance(found, str) else found
+                return _reached(operand_of(tiled, int(index)))
+            case Call(
+                Member(Call(Member(inner, "runtime_variables"), ()), "[]"),
+                (Literal(index, is_string=False),),
+            ) if isinstance(tiled := self.evaluate(inner), TiledInstruction):
+                return _reached(runtime_variable(tiled, int(index)))
+            case Call(_, (inner, Name(opcode))) if name == "FindFirstInstruction":
+                return self.first_instruction(self.evaluate(inner), opcode)
+            case Call(Member(inner, "indexing_map"), ()) if isinstance(
+                tiled := self.evaluate(inner), TiledInstruction
+            ):
+                return Tracked(tiling_space_map(tiled), True, ())
+            case Call(
+                Member(Call(Member(inner, "operands"), ()), "[]"),
+                (Literal(index, is_string=False),),
+            ) if isinstance(tiled := self.evaluate(inner), TiledInstruction):
+                return _reached(operand_of(tiled, int(index)))
+            case Call(_, (inner,)) if name == "GetParametersTiling":
+                base = self.evaluate(inner)
+                return ParametersValue(base) if isinstance(base, TiledInstruction) else base
+            case Call(Member(inner, "[]"), (Literal(index, is_string=False),)) if isinstance(
+                parameters := self.evaluate(inner), ParametersValue
+            ):
+                return _reached(parameter(parameters.tiled, int(index)))
             case Call(Member(Call(Member(inner, "GetTilingSpecification"), ()), "constraints"), ()):
                 base = self.evaluate(inner)
                 return ConstraintsValue(base.hlo) if isinstance(base, AnalysisValue) else base
@@ -892,6 +986,26 @@ class _Test:
         found = reach(tiled, outputs[index])
         return Unfollowed(found) if isinstance(found, str) else found
 
+    def first_instruction(self, analysis: Value, opcode: str) -> Value:
+        """``FindFirstInstruction(analysis, HloOpcode::kX)``: the first
+        instruction of that opcode in the analysis (operands before users),
+        reached from its root."""
+        if not isinstance(analysis, AnalysisValue):
+            return Unfollowed("an analysis this reader does not follow")
+        fused = self.fused_root(analysis.hlo)
+        if not isinstance(fused, HloValue):
+            return fused
+        computation = fused.place.computation
+        root = symbolic_root(fused.maps, computation)
+        if isinstance(root, str):
+            return Unfollowed(root)
+        wanted = re.sub(r"(?<!^)([A-Z])", r"-\1", opcode.rsplit("::k", 1)[-1]).lower()
+        found = [i for i in computation.instructions if i.opcode == wanted]
+        if len(found) != 1:
+            return Unfollowed(f"{len(found)} instructions {wanted}: which is first is XLA's order")
+        reached = reach(root, found[0])
+        return Unfollowed(reached) if isinstance(reached, str) else reached
+
     def tiled_computation(self, analysis: Value, tiling: Value) -> Value:
         """``ComputeTiledComputation(tiling, …)``: the tiled root."""
         if isinstance(tiling, Unfollowed):
@@ -908,10 +1022,33 @@ class _Test:
             return not_comparable(
                 value.reason if isinstance(value, Unfollowed) else "a tiled value not followed"
             )
-        if len(matcher.args) != 3 or not isinstance(matcher.args[2], Literal):
+        text = self.text(matcher.args[2]) if len(matcher.args) == 3 else None
+        if text is None:
             return not_comparable("a MatchTiledHloInstruction of arguments not read")
         sizes, strides = integers(matcher.args[0]), integers(matcher.args[1])
-        return compare_tiled(value, sizes, strides, matcher.args[2].value)
+        return compare_tiled(value, sizes, strides, text)
+
+    def number(self, node: Node) -> int | None:
+        """The integer `node` is, where the test computes one."""
+        value = self.evaluate(node)
+        if isinstance(value, ExprValue) and isinstance(value.expr, Const):
+            return value.expr.value
+        return None
+
+    def text(self, node: Node) -> str | None:
+        """A string literal, or ``absl::Substitute(literal, args…)`` whose
+        arguments are integers the test computes (``$0`` the first)."""
+        match node:
+            case Literal(value, _, True):
+                return value
+            case Call(Name("absl::Substitute"), (Literal(value, _, True), *args)):
+                shown = [self.number(a) for a in args]
+                wanted = {int(i) for i in re.findall(r"\$(\d)", value)}
+                if any(i >= len(shown) or shown[i] is None for i in wanted):
+                    return None
+                return re.sub(r"\$(\d)", lambda m: str(shown[int(m.group(1))]), value)
+            case _:
+                return None
 
     def compare_constraints(self, actual: Node, matcher: Call) -> Comparison:
         value = self.evaluate(actual)
@@ -1048,6 +1185,11 @@ class _Test:
             comparison.computed,
             comparison.note,
         )
+
+
+def _reached(found: TiledInstruction | str) -> Value:
+    """A tiled instruction reached, or why not."""
+    return Unfollowed(found) if isinstance(found, str) else found
 
 
 def _arithmetic(op: str, left: Value, right: Value) -> Value:

@@ -81,6 +81,9 @@ class TiledInstruction:
     # at their first tile in every program.
     contraction: int = 0
     at_root: bool = True
+    # The order of the root's dims in the program id, major to minor (None:
+    # in order); XLA's transposed dot schedule swaps the dot's m and n.
+    schedule: tuple[int, ...] | None = None
 
 
 def tiled_root(
@@ -112,6 +115,63 @@ def tiled_root(
     if len(sizes) != len(shape):
         return f"{len(sizes)} tiling parameters for an output of rank {len(shape)}"
     return TiledInstruction(maps, computation, root, IndexingMap.identity(shape), sizes, shape)
+
+
+def symbolic_root(maps: ModuleMaps, computation: Computation) -> TiledInstruction | str:
+    """The root of a ``SymbolicTileAnalysis`` before any tiling: its
+    tiling space is the root's output, and a dot root's contraction (the
+    sizes here, all 1, are not used by its maps)."""
+    root = computation.root
+    if root.shape.is_tuple:
+        return "a tuple-shaped root"
+    dots = [i for i in computation.instructions if i.opcode in ("dot", "scaled-dot")]
+    rank = len(root.shape.dimensions)
+    if not dots:
+        return tiled_root(maps, computation, root, (1,) * rank)
+    if dots != [root]:
+        return "a tiling space with the contraction of a dot that is not the root"
+    extents = _contraction(maps, computation, root)
+    if isinstance(extents, str):
+        return extents
+    return tiled_root(maps, computation, root, (1,) * (rank + len(extents)))
+
+
+def tiling_space_map(tiled: TiledInstruction) -> IndexingMap:
+    """``indexing_map()`` of a symbolic tiled instruction: from the tiling
+    space, in XLA's order (the contraction's dims first, then the root's
+    output), to the instruction's output."""
+    count = tiled.contraction
+    rank = len(tiled.root_shape) - count
+    dims = tiled.path.dims[rank:] + tiled.path.dims[:rank]
+    order = IndexingMap.create(
+        dims, [dim(count + j) for j in range(rank)] + [dim(j) for j in range(count)]
+    )
+    path = tiled.path
+    if tiled.at_root and count:
+        path = path.replaced(results=path.results[:rank])
+    return compose(order, path)
+
+
+def transposed(tiled: TiledInstruction) -> TiledInstruction | str:
+    """`tiled` (a dot root) under XLA's ``TransposedDotTiledHloSchedule``:
+    its output is ``[batch…, m, n]`` (one non-contracting dim per side)
+    and the program id runs over ``[batch…, n, m]``, m minor-most."""
+    dot = tiled.instruction
+    if dot.opcode != "dot":
+        return f"a transposed dot schedule of a root that is a {dot.opcode}"
+    numbers = dot.dot_dimension_numbers()
+    lhs, rhs = tiled.computation.operand_instructions(dot)[:2]
+    free = (
+        len(lhs.shape.dimensions) - len(numbers.lhs_contracting) - len(numbers.lhs_batch),
+        len(rhs.shape.dimensions) - len(numbers.rhs_contracting) - len(numbers.rhs_batch),
+    )
+    if free != (1, 1):
+        return f"a transposed dot schedule of {free} non-contracting dims (XLA refuses it)"
+    rank = len(tiled.root_shape)
+    out = rank - tiled.contraction
+    order = list(range(rank))
+    order[out - 2], order[out - 1] = order[out - 1], order[out - 2]
+    return replace(tiled, schedule=tuple(order))
 
 
 def _contraction(
@@ -160,6 +220,30 @@ def operand_of(tiled: TiledInstruction, index: int) -> TiledInstruction | str:
     return replace(tiled, instruction=operands[index], path=path, at_root=False)
 
 
+def runtime_variable(tiled: TiledInstruction, index: int) -> TiledInstruction | str:
+    """``tiled->runtime_variables()[index]``: the instruction whose value is
+    runtime variable `index` of the tile's offsets, a scalar read once per
+    program (so its path from the root has no results)."""
+    variables = tiled.path.rt_vars
+    if index >= len(variables):
+        return f"{tiled.instruction.name} has {len(variables)} runtime variables in verifier's map"
+    source = variables[index].source
+    if source is None or not tiled.computation.has_instruction(source.instruction):
+        return f"runtime variable {index} of {tiled.instruction.name} has no instruction here"
+    instruction = tiled.computation.instruction(source.instruction)
+    path = IndexingMap.create(tiled.path.dims, ())
+    return replace(tiled, instruction=instruction, path=path, at_root=False)
+
+
+def parameter(tiled: TiledInstruction, number: int) -> TiledInstruction | str:
+    """``GetParametersTiling(&computation)[number]``: the fusion's parameter
+    `number`, tiled along the first path of operands from the root."""
+    found = [i for i in tiled.computation.parameters if i.parameter_number == number]
+    if not found:
+        return f"the fusion has no parameter {number}"
+    return reach(tiled, found[0])
+
+
 def _programs(tiled: TiledInstruction, hidden: int) -> tuple[tuple[int, ...], int]:
     """Tiles per dim of the root's path but its last `hidden`, and their product."""
     rank = len(tiled.root_shape) - hidden
@@ -170,13 +254,16 @@ def _programs(tiled: TiledInstruction, hidden: int) -> tuple[tuple[int, ...], in
     return counts, total
 
 
-def _position(pid: int, counts: Sequence[int]) -> tuple[int, ...]:
-    """The tile position of program `pid` (major to minor)."""
-    position = []
-    for count in reversed(counts):
-        pid, index = divmod(pid, count)
-        position.append(index)
-    return tuple(reversed(position))
+def _position(
+    pid: int, counts: Sequence[int], schedule: Sequence[int] | None = None
+) -> tuple[int, ...]:
+    """The tile position of program `pid`, its dims linearised in the
+    order `schedule` (major to minor; None: in order)."""
+    order = range(len(counts)) if schedule is None else [d for d in schedule if d < len(counts)]
+    position = [0] * len(counts)
+    for d in reversed(order):
+        pid, position[d] = divmod(pid, counts[d])
+    return tuple(position)
 
 
 def reach(tiled: TiledInstruction, target: Instruction) -> TiledInstruction | str:
@@ -281,7 +368,7 @@ def compare_tiled(
     corners = list(itertools.product(*({v.bounds.lower, v.bounds.upper} for v in expected.rt_vars)))
     first = (0,) * hidden
     for pid in [*range(0, total, step), total - 1]:
-        outer = _position(pid, counts)
+        outer = _position(pid, counts, tiled.schedule)
         position = outer + first
         values: dict[Var, int] = {dim(0): pid}
         values.update({rt_var(k): v.bounds.lower for k, v in enumerate(expected.rt_vars)})
