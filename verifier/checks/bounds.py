@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from verifier.analysis.instruction_maps import Indexing
 from verifier.bridges import isl_sets
 from verifier.checks.budget import Budget
 from verifier.checks.cache import ProofCache, cached
@@ -36,7 +37,6 @@ from verifier.checks.result import (
 from verifier.checks.verdict import Outcome
 from verifier.errors import SolverError
 from verifier.expr import IndexingMap, Undefined, interval_of
-from verifier.indexing.registry import Indexing
 
 CHECK = "in-bounds"
 
