@@ -1,5 +1,5 @@
 """`verifier equiv --batch` against the islpy script a user would write, on
-the same XLA-style pairs, from one run (SPEC §8: ≥ 2,000 pairs/s on 2 cores
+the same XLA-style pairs, from one run (target, docs/ARCHITECTURE.md: ≥ 2,000 pairs/s on 2 cores
 and faster than the script; no pair over 2 s).
 
 The pairs come from `xla_pairs.py` (reshape chains, transposes, slices of

@@ -3,10 +3,10 @@ simplification and against the previous release, on one corpus in one run.
 
 Run: ``python benchmarks/simplifier.py [--maps N] [--seed S] [--previous REV]``.
 
-Corpus (deterministic): SPEC §4's four cases; reshape chains ``A -> B -> A``
+Corpus (deterministic): the simplifier's four golden cases (docs/ARCHITECTURE.md); reshape chains ``A -> B -> A``
 (odd factors included, and ``[128, 3072] -> [256, 3, 512] -> [128, 3072]``)
-and ``A -> B -> C`` composed unsimplified (collapse/expand formulas of SPEC
-§2) over random shapes; random quasi-affine maps with range variables and
+and ``A -> B -> C`` composed unsimplified (collapse/expand formulas of the
+indexing document) over random shapes; random quasi-affine maps with range variables and
 constraints; and every distinct raw output→input map of every instruction of
 the real dumps in ``examples/real``.
 

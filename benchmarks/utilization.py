@@ -1,4 +1,4 @@
-"""Exact utilization counting against numpy brute force (SPEC §8: ≥ 1,000×
+"""Exact utilization counting against numpy brute force (target, docs/ARCHITECTURE.md: ≥ 1,000×
 faster at 10⁷ elements; 10¹² elements in ≤ 50 ms).
 
 The question at every size: how many elements of a ``[n, 2n]`` operand do
@@ -7,7 +7,7 @@ and a pooling window ``(d0, d1)[s0] -> (d0, d1 * 3 + s0)`` with s0 ∈ [0, 1]
 (reading two of every three columns)?  Our answer is the closed form
 (strided boxes, inclusion–exclusion).  numpy materialises every index read,
 a block of rows at a time (rows of different blocks never meet), and counts
-them two ways: ``np.unique`` (the brute force SPEC §8 names) and, faster,
+them two ways: ``np.unique`` (the brute force the target names) and, faster,
 marking a boolean array of the operand's size.  All must agree; the script
 prints the times and ratios, then our time (and isl's ``count_val``, for
 reference) at 10¹² elements.

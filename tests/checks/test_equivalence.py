@@ -1,4 +1,4 @@
-"""Equivalence: the SPEC §4 golden cases, counterexample shapes, usage
+"""Equivalence: the simplifier's four golden cases, counterexample shapes, usage
 errors, batches, and verdicts held to brute force on generated pairs."""
 
 import itertools
@@ -24,7 +24,7 @@ from verifier.errors import UsageError
 from verifier.expr.indexing_map import Undefined
 from verifier.expr.parser import parse_map
 
-# SPEC §4: each input is equal (pointwise) to its simplified form.
+# The simplifier's golden cases: each input is equal (pointwise) to its simplified form.
 GOLDEN = [
     (
         "(d0, d1) -> (d0 + d1 floordiv 16, d1 mod 16), domain: d0 in [0, 6], d1 in [0, 14]",
@@ -134,7 +134,7 @@ def test_case_1_with_a_wider_domain_is_different_inside_the_domain():
 
 
 def test_the_older_seeds_case_2_is_refuted():
-    # seeds/001 garbles case 2 as `d0 floordiv 100` for the first result.
+    # An older version of the indexing document garbles case 2 as `d0 floordiv 100` for the first result.
     wrong = parse_map(
         "(d0, d1, d2) -> (d0 floordiv 100, d1, d2), domain: d0 in [0, 9], d1 in [0, 9], d2 in [0, 9]"
     )

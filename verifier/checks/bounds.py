@@ -6,7 +6,7 @@ Interval arithmetic proves most maps without a solver (it over-approximates
 the image, so "inside" is a proof); otherwise isl searches the domain for an
 escaping point, and that question goes through the proof cache.
 
-The seeds' dot rhs→output map sends the contracting index into an output
+An older indexing document's dot rhs→output map sends the contracting index into an output
 dimension of size 64:
 
 >>> from verifier.checks.cache import MemoryCache

@@ -1,4 +1,4 @@
-"""Exact operand utilization (SPEC §6), beside XLA's heuristic.
+"""Exact operand utilization, beside XLA's heuristic.
 
 For one operand with the set of output→input maps M (each with the number
 of use paths through it):

@@ -1,6 +1,6 @@
 """The `maps` report: indexing maps of instructions as plain data and text.
 
-The JSON shape (DESIGN.md) is one object per module::
+The JSON shape (the README's) is one object per module::
 
     {"module": "m", "instructions": [
       {"name": "bc0", "opcode": "broadcast",
