@@ -207,6 +207,7 @@ def test_constraints_shifted_by_a_constant_are_one_domain(m, shifts):
     assert _domain(m) == _domain(shifted)
 
 
+@pytest.mark.slow
 @given(map_pairs())
 def test_domains_that_look_the_same_are_the_same(pair):
     a, b = pair

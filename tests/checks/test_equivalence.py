@@ -377,6 +377,7 @@ def test_a_tiny_pair_of_nested_min_and_max_isl_gives_up_on_is_decided():
         _check_counterexample(a, b, result)
 
 
+@pytest.mark.slow
 @settings(max_examples=120, deadline=None)
 @given(map_pairs())
 def test_verdicts_agree_with_brute_force(pair):
