@@ -395,7 +395,7 @@ def test_verdicts_agree_with_brute_force(pair):
 @given(map_pairs(max_dims=3, max_results=3, max_leaves=8))
 def test_verdicts_agree_with_brute_force_sweep(pair):
     # Hypothesis attaches .hypothesis to the tests it wraps, at run time.
-    test_verdicts_agree_with_brute_force.hypothesis.inner_test(pair)  # type: ignore[attr-defined]
+    test_verdicts_agree_with_brute_force.hypothesis.inner_test(pair)
 
 
 @settings(max_examples=60, deadline=None)
