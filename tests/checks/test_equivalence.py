@@ -324,6 +324,7 @@ def _sizes(values):
     return sum(abs(x) for x in values)
 
 
+@pytest.mark.slow
 @settings(max_examples=80, deadline=None)
 @given(map_pairs())
 def test_small_boxes_isl_gives_up_on_are_decided_by_enumeration(pair):

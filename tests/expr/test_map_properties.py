@@ -18,6 +18,7 @@ from verifier.expr.parser import parse_map
 maps = indexing_maps(max_dims=3, max_results=3)
 
 
+@pytest.mark.slow
 @given(maps)
 def test_parse_inverts_print(m):
     parsed = parse_map(str(m))
@@ -27,6 +28,7 @@ def test_parse_inverts_print(m):
         assert parsed == m
 
 
+@pytest.mark.slow
 @given(indexing_maps(allow_empty=True))
 def test_known_empty_maps_have_no_points(m):
     if m.is_known_empty:
