@@ -17,7 +17,7 @@ through the computation it calls) as pairs of a leaf and its maps:
 A consumer — a check, a count, a report — reads which leaf a map is about
 from its pair, never from a position in a tuple.  Maps are computed when
 first asked and kept (simplified and raw apart), so every check of an
-instruction shares them.  ``p0 + transpose(p0)`` reads ``p0`` twice:
+instruction shares them.  ``add(p0, t)`` with ``t = transpose(p0)``:
 
 >>> from verifier.analysis import ModuleMaps
 >>> from verifier.hlo import parse_module
