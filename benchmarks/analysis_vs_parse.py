@@ -1,4 +1,4 @@
-"""Analysis time against HLO parse time on the committed real dumps (SPEC §8: ≤ 5×).
+"""Analysis time against HLO parse time on the committed real dumps (target, docs/ARCHITECTURE.md: ≤ 5×).
 
 For every module under examples/real/: the time to parse it, and the time to
 compute (and simplify) the output→input maps of every instruction of every
@@ -52,7 +52,7 @@ def main() -> None:
         )
     print(
         f"{'total':<24}{'':>8}{total_parse * 1e3:>10.1f}{total_analysis * 1e3:>13.1f}"
-        f"{total_analysis / total_parse:>8.1f}   (SPEC §8 target: ratio <= 5)"
+        f"{total_analysis / total_parse:>8.1f}   (target: ratio <= 5)"
     )
 
 

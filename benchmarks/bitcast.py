@@ -1,4 +1,4 @@
-"""The bitcast check's cost does not grow with the tensor (SPEC §8, issue 17).
+"""The bitcast check's cost does not grow with the tensor (a target of docs/ARCHITECTURE.md, issue 17).
 
 The bitcast of every size: ``f32[n,m]{1,0:T(8,128)}`` to
 ``f32[1,n,m]{2,1,0:T(8,128)}`` (valid: the same buffer, every element in

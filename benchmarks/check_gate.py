@@ -1,4 +1,4 @@
-"""`verifier check` as users run it, against SPEC §8, in CPU seconds.
+"""`verifier check` as users run it, against the targets of docs/ARCHITECTURE.md, in CPU seconds.
 
 Each figure is the command itself in a child process (imports, parsing,
 composition, the solvers, rendering: shipped defaults), timed by the CPU

@@ -2,7 +2,7 @@
 
 Every HLO module under examples/ (the real dumps, the corpus families of
 examples/corpus/, the --xla_dump_to directory, the hand-written syntax forms,
-the SPEC cases) is read and checked as `verifier check` does (every check,
+the indexing document's cases) is read and checked as `verifier check` does (every check,
 the shipped budget, one instruction never sinking its module).  Per
 category:
 

@@ -1,5 +1,5 @@
 """`verifier equiv --batch` against the islpy script a user would write, per
-CPU-second, on three pair sets, from one run (SPEC §8: ≥ 1,000 pairs per
+CPU-second, on three pair sets, from one run (docs/ARCHITECTURE.md, targets: ≥ 1,000 pairs per
 CPU-second and ≥ 1.5× the script on every set; no pair over 2 s).
 
 The pair sets (each written to a file as XLA text, and as isl text for the

@@ -9,7 +9,7 @@ ROOT's maps, both directions) and ``verifier utilization`` on
 the 3-conv/3-pool fusion of ``examples/benchmarks/`` and its variants
 (``tests/convnets.py``: strides, padding, dilation, pools, NCHW, an
 ImageNet-sized input), children included, with the answer; a case past
-the timeout is a hang.  SPEC §8: every question answers (exactly or ``unknown``) in
+the timeout is a hang.  The target (docs/ARCHITECTURE.md): every question answers (exactly or ``unknown``) in
 seconds.
 
 Run: ``python benchmarks/pathological.py [--timeout 600] [--checkout DIR]``

@@ -3,10 +3,10 @@ simplification and against the previous release, on one corpus in one run.
 
 Run: ``python benchmarks/simplifier.py [--maps N] [--seed S] [--previous REV]``.
 
-Corpus (deterministic): SPEC §4's four cases; reshape chains ``A -> B -> A``
+Corpus (deterministic): the simplifier's four golden cases (docs/ARCHITECTURE.md); reshape chains ``A -> B -> A``
 (odd factors included, and ``[128, 3072] -> [256, 3, 512] -> [128, 3072]``)
-and ``A -> B -> C`` composed unsimplified (collapse/expand formulas of SPEC
-§2) over random shapes; random quasi-affine maps with range variables and
+and ``A -> B -> C`` composed unsimplified (collapse/expand formulas of the
+indexing document) over random shapes; random quasi-affine maps with range variables and
 constraints; and every distinct raw output→input map of every instruction of
 the real dumps in ``examples/real``.
 
@@ -265,7 +265,7 @@ def run(count: int, seed: int, revision: str) -> None:
     rng = random.Random(seed)
     odd = compose(reshape_map([128, 3072], [256, 3, 512]), reshape_map([256, 3, 512], [128, 3072]))
     parts = {
-        "SPEC §4": [parse_map(t) for t in SPEC_4],
+        "simplifier golden cases": [parse_map(t) for t in SPEC_4],
         "A->B->A chains": [odd, *reshape_chains(count // 4, rng, cancelling=True)],
         "A->B->C chains": list(reshape_chains(count // 4, rng, cancelling=False)),
         "random maps": list(random_maps(count // 2, rng)),

@@ -1,4 +1,4 @@
-"""Exact utilization counting against numpy brute force (SPEC §8: ≥ 1,000×
+"""Exact utilization counting against numpy brute force (docs/ARCHITECTURE.md, targets: ≥ 1,000×
 faster at 10⁷ elements for every common shape; 10¹² elements in ≤ 50 ms).
 
 Every kind reads a ``[n, 2n]`` operand (about ``2 n²`` elements) through the
@@ -23,7 +23,7 @@ Our answer is `verifier.counting.exact.count_image` on the maps (its caches
 cleared before every call, so each call does the whole work).  numpy
 evaluates the same maps on every point of their domains, a block of rows at
 a time, and marks a boolean array of the operand's size (the best numpy
-brute force SPEC §8 names); both must agree.  CPU seconds (the machine is
+brute force); both must agree.  CPU seconds (the machine is
 shared), least of several runs, then our time and method at 10¹⁰ and 10¹²
 elements, where numpy cannot go.
 

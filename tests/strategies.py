@@ -9,8 +9,9 @@ negative divisors and moduli (normalised by the constructors), ``min`` and
 ``max``, constraints, range and runtime variables.  Domains stay small
 (a few hundred points at most) so tests can enumerate them.
 
->>> from hypothesis import given
->>> @given(indexing_maps())
+>>> from hypothesis import given, settings
+>>> @settings(max_examples=20)
+... @given(indexing_maps())
 ... def test(m): assert m.domain_size_bound() <= 4 ** 4
 >>> test()
 """

@@ -45,17 +45,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from verifier.analysis import ModuleMaps
+from verifier.analysis.dataflow import computation_graph
+from verifier.analysis.instruction_maps import ComposedIndexing, OperandLeaf
 from verifier.checks.cache import MemoryCache, ProofCache
 from verifier.counting.utilization import InstructionUtilization, module_utilization
 from verifier.errors import UsageError
 from verifier.expr import IndexingMap, Undefined
-from verifier.fusion.compose import ComposedIndexing
-from verifier.fusion.graph import computation_graph
 from verifier.gate.finding import Finding
 from verifier.gate.suite import run_checks
 from verifier.hlo import Computation, Module, parse_module, parse_module_file
-from verifier.indexing.analysis import output_count
-from verifier.indexing.leaves import OperandLeaf, instruction_operand_leaves, parameter_leaves
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -119,19 +117,16 @@ class Analysis:
         input→output (``i2o``); a fusion's composed through its computation
         (``verifier maps``)."""
         chosen = self._computation(computation)
-        instruction = chosen.instruction(name)
+        view = self._maps.instruction(chosen, chosen.instruction(name))
         rows = []
-        operands = instruction_operand_leaves(chosen, instruction)
         if direction == "o2i":
-            for output in range(output_count(instruction)):
-                per_operand = self._maps.output_to_input(chosen, instruction, output)
-                for operand, composed in zip(operands, per_operand, strict=True):
-                    rows.append(_operand_maps(output, operand, composed))
+            for output in view.outputs:
+                for operand, composed in view.o2i(output):
+                    rows.append(_operand_maps(output.number, operand, composed))
         else:
-            for operand in operands:
-                per_output = self._maps.input_to_output(chosen, instruction, operand.number)
-                for output, composed in enumerate(per_output):
-                    rows.append(_operand_maps(output, operand, composed))
+            for operand in view.operands:
+                for output, composed in view.i2o(operand):
+                    rows.append(_operand_maps(output.number, operand, composed))
         return rows
 
     def to_parameters(self) -> list[OperandMaps]:
@@ -140,10 +135,9 @@ class Analysis:
         --to-parameters``); `operand` numbers the parameters."""
         entry = self.module.entry
         rows = []
-        for output in range(output_count(entry.root)):
-            composed = self._maps.to_parameters(output)
-            for parameter, indexing in zip(parameter_leaves(entry), composed, strict=True):
-                rows.append(_operand_maps(output, parameter, indexing))
+        for output in self._maps.instruction(entry, entry.root).outputs:
+            for parameter, indexing in self._maps.to_parameters(output):
+                rows.append(_operand_maps(output.number, parameter, indexing))
         return rows
 
     def _computation(self, name: str | None) -> Computation:

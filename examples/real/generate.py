@@ -148,7 +148,7 @@ def einsum_heads() -> tuple[Callable[..., Any], tuple[Any, ...]]:
 
 
 def transformer_train_step() -> tuple[Callable[..., Any], tuple[Any, ...]]:
-    """A decoder-only transformer training step (the SPEC §8 target module).
+    """A decoder-only transformer training step (the target-size module of the performance targets).
 
     Token embeddings (gather) plus learned positions, LAYERS pre-norm decoder
     layers (layer norm, causal multi-head attention with softmax, GELU MLP),

@@ -18,12 +18,14 @@ from verifier.expr.parser import parse_map
 maps = indexing_maps(max_dims=2, max_results=2)
 
 
+@pytest.mark.slow
 @given(maps)
 def test_relation_points_are_the_brute_force_relation(m):
     points = isl_bridge.isl_points(isl_bridge.to_isl_map(m))
     assert set(points) == {dims + results for dims, results in m.relation()}
 
 
+@pytest.mark.slow
 @given(maps)
 def test_graph_points_are_every_domain_point_with_its_results(m):
     graph = isl_bridge.to_isl_map(m, existential_symbols=False)
@@ -48,6 +50,7 @@ def test_graphs_of_sums_mixing_variables_and_terms_over_them(text):
     assert set(isl_bridge.isl_points(graph)) == expected
 
 
+@pytest.mark.slow
 @given(indexing_maps(allow_empty=True))
 def test_domain_points_are_the_brute_force_domain(m):
     expected = {tuple(p[v] for v in m.all_variables) for p in m.domain_points()}
@@ -55,6 +58,7 @@ def test_domain_points_are_the_brute_force_domain(m):
     assert isl_bridge.is_empty(m) == (not expected)
 
 
+@pytest.mark.slow
 @given(maps)
 def test_back_from_isl_keeps_the_relation_where_expressible(m):
     graph = isl_bridge.to_isl_map(m, existential_symbols=False)
@@ -133,6 +137,7 @@ def _size_order(m: IndexingMap, point: tuple[int, ...]) -> tuple[object, ...]:
     return (sum(map(abs, dims)), sum(map(abs, symbols)), point)
 
 
+@pytest.mark.slow
 @given(map_pairs())
 def test_a_pointwise_witness_is_the_smallest_difference_by_brute_force(pair):
     # Smallest in minimal_point's order: Σ|dims|, then Σ|symbols|, then
@@ -169,6 +174,7 @@ def test_the_converter_names_unknown_variables():
         isl_bridge.IslExprConverter(["d0"]).convert(dim(1))
 
 
+@pytest.mark.slow
 @given(map_pairs())
 def test_relations_equal_is_brute_force_relation_equality(pair):
     a, b = pair
@@ -224,6 +230,7 @@ def test_constraints_shifted_by_a_constant_are_one_domain(m, shifts):
     assert _domain(m) == _domain(shifted)
 
 
+@pytest.mark.slow
 @given(map_pairs())
 def test_domains_that_look_the_same_are_the_same(pair):
     a, b = pair

@@ -15,6 +15,7 @@ from verifier.errors import SolverError
 from verifier.expr import IndexingMap, parse_map
 
 
+@pytest.mark.slow
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(indexing_maps(num_dims=1, num_results=1), indexing_maps(num_dims=1, num_results=1))
 def test_relations_compare_as_enumerated(a: IndexingMap, b: IndexingMap) -> None:

@@ -18,6 +18,7 @@ def _at(term, translation, point):
     return z3.simplify(z3.substitute(term, *pairs))
 
 
+@pytest.mark.slow
 @given(maps)
 def test_terms_and_domain_agree_with_evaluate_on_the_whole_box(m):
     translation = z3_bridge.to_z3(m)

@@ -1,6 +1,7 @@
 """in-bounds: the dot errata refuted, and every answer held to brute force
 on generated maps (a point escapes the box exactly when isl says so)."""
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -56,6 +57,7 @@ def _escapes(indexing_map: IndexingMap, box: tuple[int, ...]) -> bool:
     )
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(indexing_maps(), st.integers(1, 6))
 def test_in_bounds_agrees_with_brute_force(indexing_map: IndexingMap, size: int) -> None:

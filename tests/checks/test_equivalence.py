@@ -1,4 +1,4 @@
-"""Equivalence: the SPEC §4 golden cases, counterexample shapes, usage
+"""Equivalence: the simplifier's four golden cases, counterexample shapes, usage
 errors, batches, and verdicts held to brute force on generated pairs."""
 
 import itertools
@@ -24,7 +24,7 @@ from verifier.errors import UsageError
 from verifier.expr.indexing_map import Undefined
 from verifier.expr.parser import parse_map
 
-# SPEC §4: each input is equal (pointwise) to its simplified form.
+# The simplifier's golden cases: each input is equal (pointwise) to its simplified form.
 GOLDEN = [
     (
         "(d0, d1) -> (d0 + d1 floordiv 16, d1 mod 16), domain: d0 in [0, 6], d1 in [0, 14]",
@@ -134,7 +134,7 @@ def test_case_1_with_a_wider_domain_is_different_inside_the_domain():
 
 
 def test_the_older_seeds_case_2_is_refuted():
-    # seeds/001 garbles case 2 as `d0 floordiv 100` for the first result.
+    # An older version of the indexing document garbles case 2 as `d0 floordiv 100` for the first result.
     wrong = parse_map(
         "(d0, d1, d2) -> (d0 floordiv 100, d1, d2), domain: d0 in [0, 9], d1 in [0, 9], d2 in [0, 9]"
     )
@@ -345,6 +345,7 @@ def _sizes(values):
     return sum(abs(x) for x in values)
 
 
+@pytest.mark.slow
 @settings(max_examples=80, deadline=None)
 @given(map_pairs())
 def test_small_boxes_isl_gives_up_on_are_decided_by_enumeration(pair):
@@ -398,6 +399,7 @@ def test_a_tiny_pair_of_nested_min_and_max_isl_gives_up_on_is_decided():
         _check_counterexample(a, b, result)
 
 
+@pytest.mark.slow
 @settings(max_examples=120, deadline=None)
 @given(map_pairs())
 def test_verdicts_agree_with_brute_force(pair):
@@ -415,7 +417,7 @@ def test_verdicts_agree_with_brute_force(pair):
 @given(map_pairs(max_dims=3, max_results=3, max_leaves=8))
 def test_verdicts_agree_with_brute_force_sweep(pair):
     # Hypothesis attaches .hypothesis to the tests it wraps, at run time.
-    test_verdicts_agree_with_brute_force.hypothesis.inner_test(pair)  # type: ignore[attr-defined]
+    test_verdicts_agree_with_brute_force.hypothesis.inner_test(pair)
 
 
 @settings(max_examples=60, deadline=None)

@@ -3,6 +3,7 @@ witnesses re-checked in Python, and answers held to brute force."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -91,6 +92,7 @@ def _fits_by_brute_force(indexing_map: IndexingMap, bits: int) -> bool:
     )
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(indexing_maps(), st.integers(3, 6))
 def test_overflow_agrees_with_brute_force_on_small_index_types(
@@ -129,6 +131,7 @@ def test_int64_overflow_is_refuted_only_after_the_exact_maximum() -> None:
 # ------------------------------------------------------ inverse, simplification
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(indexing_maps(num_dims=1, num_results=1), indexing_maps(num_dims=1, num_results=1))
 def test_inverse_agrees_with_brute_force(forward: IndexingMap, backward: IndexingMap) -> None:

@@ -16,7 +16,7 @@ from verifier.cli import EXIT_OK, main
 from verifier.expr.parser import parse_map
 
 DUMPS = sorted((Path(__file__).resolve().parents[2] / "examples" / "real").glob("*.hlo"))
-# The SPEC §8 target-size module takes seconds: it runs in the slow tier.
+# The target-size module of the performance targets takes seconds: it runs in the slow tier.
 LARGE = {"transformer_train_step"}
 SIZED_DUMPS = [
     pytest.param(path, marks=pytest.mark.slow) if path.stem in LARGE else path for path in DUMPS

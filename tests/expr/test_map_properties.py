@@ -4,6 +4,7 @@ inverses, known-empty is sound, `compose` is relation composition,
 
 import itertools
 
+import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -17,6 +18,7 @@ from verifier.expr.parser import parse_map
 maps = indexing_maps(max_dims=3, max_results=3)
 
 
+@pytest.mark.slow
 @given(maps)
 def test_parse_inverts_print(m):
     parsed = parse_map(str(m))
@@ -26,12 +28,14 @@ def test_parse_inverts_print(m):
         assert parsed == m
 
 
+@pytest.mark.slow
 @given(indexing_maps(allow_empty=True))
 def test_known_empty_maps_have_no_points(m):
     if m.is_known_empty:
         assert not list(m.domain_points())
 
 
+@pytest.mark.slow
 @given(indexing_maps(allow_empty=True))
 def test_known_empty_maps_print_as_known_empty(m):
     assert (str(m) == "KNOWN EMPTY") == m.is_known_empty
@@ -56,6 +60,7 @@ def composable(draw):
     return consumer, producer
 
 
+@pytest.mark.slow
 @settings(max_examples=80)
 @given(composable())
 def test_compose_is_relation_composition(pair):
@@ -65,11 +70,13 @@ def test_compose_is_relation_composition(pair):
     )
 
 
+@pytest.mark.slow
 @given(indexing_maps(max_range_vars=2, max_rt_vars=1, max_constraints=3))
 def test_remove_unused_symbols_keeps_the_relation(m):
     assert m.remove_unused_symbols().relation() == m.relation()
 
 
+@pytest.mark.slow
 @given(indexing_maps(allow_empty=True, max_constraints=3), st.data())
 def test_a_compiled_point_predicate_is_contains_and_evaluate(m, data):
     """`point_predicate` answers what `contains` and `evaluate` answer, on

@@ -27,6 +27,7 @@ def _read_as_parse_map(reader: MapReader, text: str) -> IndexingMap:
 
 # Few variables, so that most maps share a header and the reader reuses
 # what it read under it, across maps and within one.
+@pytest.mark.slow
 @given(st.lists(indexing_maps(max_dims=2, max_results=3, max_constraints=3), max_size=8))
 def test_a_reader_reads_every_map_as_parse_map(maps: list[IndexingMap]) -> None:
     reader = MapReader()

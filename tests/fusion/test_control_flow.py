@@ -275,6 +275,7 @@ def _shifting_loop(trips: int) -> str:
     return _loop_module("shifting", state, lines, trips)
 
 
+@pytest.mark.slow
 def test_a_loop_past_the_distinct_map_bound_is_unknown_naming_the_bound() -> None:
     """No union passes `LOOP_MAP_LIMIT` (each holds one map): the distinct
     maps the iterations make are what stops the composition, and the

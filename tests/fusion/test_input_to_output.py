@@ -1,7 +1,7 @@
 """Input→output maps composed through fusions, judged by brute force: the
 relation of the composed maps equals (1) the join, point by point, of every
 op's own input→output relation along the graph, and (2) the inverse of the
-composed output→input relation.  On the SPEC §3 fusions (through
+composed output→input relation.  On the indexing document's fusions (through
 ``verifier maps --direction i2o``) and on small generated fusions."""
 
 from __future__ import annotations

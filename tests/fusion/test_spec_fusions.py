@@ -1,4 +1,4 @@
-"""SPEC §3: fusion maps composed through the graph, merged when equal."""
+"""The indexing document's fusions: maps composed through the graph, merged when equal."""
 
 from __future__ import annotations
 

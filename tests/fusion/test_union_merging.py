@@ -32,6 +32,7 @@ def _brute_force_same(a: IndexingMap, b: IndexingMap) -> bool:
     return a.relation() == b.relation()
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(map_pairs())
 def test_merges_exactly_the_equal_relations(pair: tuple[IndexingMap, IndexingMap]) -> None:
@@ -64,6 +65,7 @@ def test_sample_pairs_tell_apart_without_asking() -> None:
     assert below.relation() != above.relation()
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(indexing_maps(max_rt_vars=2), st.data())
 def test_a_pair_of_the_relation_is_never_shown_outside_it(

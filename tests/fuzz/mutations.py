@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 ROOT = Path(__file__).resolve().parents[2]
 
 # Real modules (the largest dump aside: a mutant of it takes a second to
-# parse), the SPEC's cases and the fusion cases.
+# parse), the indexing document's cases and the fusion cases.
 HLO_SEEDS: tuple[bytes, ...] = tuple(
     path.read_bytes()
     for directory in ("real", "spec", "fusion")
@@ -137,7 +137,7 @@ def mutated_map(seed: int, *, gentle: bool = False) -> bytes:
 
 
 def hlo_inputs() -> st.SearchStrategy[bytes]:
-    """Mutants of the real modules, the SPEC's and the fusion cases."""
+    """Mutants of the real modules, the indexing document's and the fusion cases."""
     return st.integers(0, 2**32).map(mutated_hlo)
 
 

@@ -17,6 +17,7 @@ def _assert_clean(tally: Tally) -> None:
     assert not tally.mismatches, "\n".join(tally.report())
 
 
+@pytest.mark.slow
 def test_every_family_agrees_with_the_oracle() -> None:
     # Twelve rounds of every family, fused chains and re-laid-out real instructions.
     tally = run(range(12 * TURNS))

@@ -1,4 +1,4 @@
-"""Hand-written and XLA-style modules; SPEC §2 op lines; errors with line and column."""
+"""Hand-written and XLA-style modules; the indexing document's op lines; errors with line and column."""
 
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ def root_of(text: str) -> Instruction:
     return parse_module(text).entry.root
 
 
-# -- SPEC §2: every op line of the table ---------------------------------------------
+# -- the indexing document: every op line of its table---------------------------------------
 
 
 def test_spec_elementwise() -> None:

@@ -1,1 +1,1 @@
-"""Indexing rules judged by the reference interpreter (`tests/oracle`) and SPEC §2."""
+"""Indexing rules judged by the reference interpreter (`tests/oracle`) and the indexing document's golden cases."""

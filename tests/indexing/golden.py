@@ -1,4 +1,4 @@
-"""Reading the SPEC §2 golden cases (`examples/spec/*.expected`) and comparing
+"""Reading the indexing document's golden cases (`examples/spec/*.expected`) and comparing
 indexing results with them as relations.
 
 The format is documented in `examples/spec/README.md`.  Comparison is exact
@@ -137,7 +137,7 @@ def load_case(expected: Path) -> GoldenCase:
 
 
 def all_cases() -> list[GoldenCase]:
-    """SPEC §2's cases, then those of the ops beyond it (examples/ops)."""
+    """The indexing document's cases, then those of the ops beyond it (examples/ops)."""
     paths = [*sorted(SPEC_DIR.glob("*.expected")), *sorted(OPS_DIR.glob("*.expected"))]
     return [load_case(path) for path in paths]
 
@@ -216,7 +216,7 @@ def compare_section(section: Section, actual: Indexing) -> list[str]:
     if mismatch is not None:
         problems.append(mismatch)
     expected_sources = [s for m in section.maps for s in m.sources]
-    if not expected_sources:  # SPEC gives no sources for this section
+    if not expected_sources:  # the document gives no sources for this section
         return problems
     needed = {
         id(s)

@@ -1,4 +1,5 @@
-"""SPEC Errata: the seeds' wrong maps are refuted, and 000's versions hold.
+"""Errata: the wrong maps of older versions of the indexing document are
+refuted, and the current version's hold.
 
 The refutations use the judges the project offers users: the in-bounds
 check (exact, with isl) and equality with the reference interpreter's
@@ -21,7 +22,7 @@ DOT_OUTPUT = (4, 128, 64)
 
 
 def test_seed_dot_rhs_to_output_map_leaves_the_output() -> None:
-    """Both seeds print rhs→output as (d0, s0, d1) with d1∈[0,255]: out of bounds."""
+    """Both older versions print rhs→output as (d0, s0, d1) with d1∈[0,255]: out of bounds."""
     seed = parse_map(
         "(d0, d1, d2)[s0] -> (d0, s0, d1), "
         "domain: d0 in [0, 3], d1 in [0, 255], d2 in [0, 63], s0 in [0, 127]"

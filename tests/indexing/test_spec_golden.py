@@ -1,4 +1,4 @@
-"""SPEC §2 golden cases (`examples/spec/`), compared as relations.
+"""The indexing document's golden cases (`examples/spec/`), compared as relations.
 
 Every case is compared exactly with isl (relations of the unions of maps,
 symbols existential), and by brute force as well when the relation is small
@@ -7,7 +7,7 @@ transpose with 12288, dot, reduce-window) rely on isl alone, and their
 scaled-down variants are judged by brute force against the reference
 interpreter in test_rules_vs_oracle.py.  Small cases are additionally
 checked in every direction against the reference interpreter, including
-the directions SPEC §2 leaves blank.
+the directions the document leaves blank.
 """
 
 from __future__ import annotations

@@ -18,6 +18,7 @@ def rule_proofs() -> list[RuleProof]:
     return prove_all_rules()
 
 
+@pytest.mark.slow
 def test_every_registered_rule_has_a_proved_lemma(rule_proofs: list[RuleProof]) -> None:
     failures = [(p.rule, p.verdict) for p in rule_proofs if p.verdict != "proved"]
     assert failures == []
@@ -32,6 +33,7 @@ def test_every_lemma_belongs_to_a_rule_of_its_family() -> None:
     assert len({lemma.name for lemma in LEMMAS}) == len(LEMMAS) == len(ALL_RULES)
 
 
+@pytest.mark.slow
 def test_rule_proofs_have_the_cli_json_shape(rule_proofs: list[RuleProof]) -> None:
     shape = rule_proofs[0].to_json()
     assert set(shape) == {"rule", "verdict", "seconds"}

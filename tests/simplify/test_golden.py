@@ -1,4 +1,4 @@
-"""Golden cases of the simplifier, text in, text out (SPEC §3, §4)."""
+"""Golden cases of the simplifier, text in, text out (the indexing document's fusions and the four golden cases)."""
 
 from __future__ import annotations
 
@@ -96,7 +96,7 @@ def test_incompatible_residues_make_the_map_known_empty() -> None:
 
 
 def test_strided_pad_input_keeps_its_lattice() -> None:
-    # SPEC §2's pad: (d0 - 1) mod 2 in [0, 0] pins d0 to odd values.
+    # The indexing document's pad: (d0 - 1) mod 2 in [0, 0] pins d0 to odd values.
     result = simplify(
         parse_map(
             "(d0, d1) -> ((d0 - 1) floordiv 2, d1 - 4),"

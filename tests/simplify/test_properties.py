@@ -25,6 +25,7 @@ def _domain_values(m: IndexingMap) -> dict[tuple[int, ...], tuple[int, ...]]:
     return {tuple(p[v] for v in variables): m.evaluate(p) for p in m.domain_points()}
 
 
+@pytest.mark.slow
 @_SETTINGS
 @given(indexing_maps(max_leaves=8, max_constraints=3))
 def test_relation_simplification_keeps_the_relation(m: IndexingMap) -> None:
@@ -41,6 +42,7 @@ def _assert_pointwise_equal(m: IndexingMap) -> None:
     assert _domain_values(result.map) == _domain_values(m)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(indexing_maps(max_range_vars=2, max_rt_vars=1, max_leaves=8, max_constraints=3))
 def test_simplification_is_pointwise_equal(m: IndexingMap) -> None:
@@ -54,12 +56,14 @@ def test_simplification_is_pointwise_equal_many(m: IndexingMap) -> None:
     _assert_pointwise_equal(m)
 
 
+@pytest.mark.slow
 @_SETTINGS
 @given(indexing_maps(max_leaves=8, max_constraints=3))
 def test_simplified_map_is_never_larger(m: IndexingMap) -> None:
     assert map_size(simplify(m).map) <= map_size(m)
 
 
+@pytest.mark.slow
 @_SETTINGS
 @given(indexing_maps(max_leaves=8, max_constraints=3))
 def test_simplification_is_a_fixpoint(m: IndexingMap) -> None:
@@ -67,6 +71,7 @@ def test_simplification_is_a_fixpoint(m: IndexingMap) -> None:
     assert simplify(once).map == once
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(indexing_maps(max_leaves=8, max_constraints=3))
 def test_range_evaluation_contains_every_value(m: IndexingMap) -> None:

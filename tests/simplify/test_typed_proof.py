@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 
 from tests.strategies import indexing_maps
@@ -35,6 +36,7 @@ def test_the_typed_tree_keeps_what_construction_folds() -> None:
     assert str(canonical(result)) == "6"
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(indexing_maps(max_range_vars=2, max_leaves=8, max_constraints=3))
 def test_the_typed_tree_reads_as_the_map(m: IndexingMap) -> None:

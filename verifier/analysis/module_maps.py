@@ -2,8 +2,9 @@
 
 Every consumer — the checks of the gate, exact utilization, the `maps`
 report, the research API — asks a `ModuleMaps` for the maps of an
-instruction, so a module's maps are composed, simplified and merged once per
-run, the same way for all of them.  Per instruction and direction (fusions
+instruction (`ModuleMaps.instruction`: an `InstructionMaps`, each map
+paired with the leaves it relates), so a module's maps are composed,
+simplified and merged once per run, the same way for all of them.  Per instruction and direction (fusions
 and calls composed through their computation, `verifier.fusion.compose`):
 
 * **simplified** maps (the default): each op's own maps and every
@@ -35,17 +36,20 @@ through it (``add(p0, p0)`` reads p0 twice per output element).
 ...   ROOT t = f32[8,4] transpose(p0), dimensions={1,0}
 ... }''')
 >>> maps = ModuleMaps(module)
->>> (operand,) = maps.output_to_input(module.entry, module.entry.root)
->>> [str(counted.map).splitlines()[0] for counted in operand.maps]
-['(d0, d1) -> (d1, d0),']
+>>> view = maps.instruction(module.entry, module.entry.root)
+>>> ((operand, composed),) = view.o2i(view.outputs[0])
+>>> operand.label, [str(counted.map).splitlines()[0] for counted in composed.maps]
+('operand 0 (p0)', ['(d0, d1) -> (d1, d0),'])
 """
 
 from __future__ import annotations
 
+from verifier.analysis.instruction_maps import InstructionMaps, OutputLeaf, ToOperand
 from verifier.bridges.isl import relations_equal
 from verifier.expr import IndexingMap
 from verifier.fusion.compose import ComposedIndexing, Composer, Progress
 from verifier.hlo import Computation, Instruction, Module
+from verifier.indexing.leaves import parameter_leaves
 from verifier.indexing.signature import Signatures
 from verifier.simplify import simplify, simplify_relation
 
@@ -99,6 +103,11 @@ class ModuleMaps:
         }
         self._reads = Composer(module, transform=_pointwise, same=_identical, signatures=signatures)
 
+    def instruction(self, computation: Computation, instruction: Instruction) -> InstructionMaps:
+        """The maps of `instruction` of `computation`, each paired with the
+        leaves it relates: what consumers read (`InstructionMaps`)."""
+        return InstructionMaps(self, computation, instruction)
+
     def output_to_input(
         self,
         computation: Computation,
@@ -107,8 +116,9 @@ class ModuleMaps:
         *,
         simplified: bool = True,
     ) -> tuple[ComposedIndexing, ...]:
-        """Per operand of `instruction`: the maps from output `output`'s index
-        to the operand elements read."""
+        """Per operand leaf of `instruction`, in order: the maps from output
+        `output`'s index to the operand elements read (by position; a
+        consumer reads them paired with their leaves, `instruction`)."""
         return self._composers[simplified].output_to_input(computation, instruction, output)
 
     def input_to_output(
@@ -132,10 +142,20 @@ class ModuleMaps:
         return self._reads.output_to_input(computation, instruction, output)
 
     def to_parameters(
-        self, output: int = 0, *, simplified: bool = True, progress: Progress | None = None
-    ) -> tuple[ComposedIndexing, ...]:
-        """Per parameter of the entry computation: the maps from the entry
-        ROOT's output `output`, composed through the whole computation
-        (`progress` told ``(done, total)`` instructions as it goes)."""
-        composer = self._composers[simplified]
-        return composer.computation_output_to_input(self.module.entry, output, progress)
+        self,
+        output: OutputLeaf,
+        *,
+        simplified: bool = True,
+        progress: Progress | None = None,
+    ) -> tuple[ToOperand, ...]:
+        """Per parameter leaf of the entry computation: the maps from the
+        entry ROOT's output leaf `output` (of
+        ``instruction(entry, entry.root).outputs``), composed through the
+        whole computation (`progress` told ``(done, total)`` instructions as
+        it goes)."""
+        entry = self.module.entry
+        composed = self._composers[simplified].computation_output_to_input(
+            entry, output.number, progress
+        )
+        pairs = zip(parameter_leaves(entry), composed, strict=True)
+        return tuple(ToOperand(leaf, maps) for leaf, maps in pairs)

@@ -2,7 +2,7 @@
 witness: the questions the checks ask beyond "are two maps equal?".
 
 * `escape` — a domain point of a map whose result lies outside a box (the
-  seeds' ``(d0, d1, d2)[s0] -> (d0, s0, d1)`` with ``d1 in [0, 255]``
+  older indexing document's ``(d0, d1, d2)[s0] -> (d0, s0, d1)`` with ``d1 in [0, 255]``
   escapes ``[4, 128, 64]`` at ``d1 = 64``);
 * `compare_unions` — the relations of two unions of maps (symbols
   existential), optionally the second one inverted, with a pair in one and

@@ -39,6 +39,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from math import gcd
 
+from verifier.analysis.instruction_maps import Indexing
+from verifier.analysis.layout import (
+    buffer_bytes,
+    buffer_elements,
+    logical_index,
+    overlapping_slots,
+    physical_offset,
+    slot_bits,
+)
 from verifier.bridges import isl as isl_bridge
 from verifier.bridges import isl_sets
 from verifier.checks.budget import Budget
@@ -48,15 +57,6 @@ from verifier.checks.verdict import Outcome
 from verifier.errors import UnsupportedError
 from verifier.expr import Expr, IndexingMap, Interval, Undefined, Var, compose, dim, substitute
 from verifier.hlo import Shape
-from verifier.indexing.bitcast import overlapping_slots
-from verifier.indexing.layout import (
-    buffer_bytes,
-    buffer_elements,
-    logical_index,
-    physical_offset,
-    slot_bits,
-)
-from verifier.indexing.registry import Indexing
 
 CHECK = "bitcast"
 

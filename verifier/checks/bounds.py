@@ -6,7 +6,7 @@ Interval arithmetic proves most maps without a solver (it over-approximates
 the image, so "inside" is a proof); otherwise isl searches the domain for an
 escaping point, and that question goes through the proof cache.
 
-The seeds' dot rhs→output map sends the contracting index into an output
+An older indexing document's dot rhs→output map sends the contracting index into an output
 dimension of size 64:
 
 >>> from verifier.checks.cache import MemoryCache
@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from verifier.analysis.instruction_maps import Indexing
 from verifier.bridges import isl_sets
 from verifier.checks.budget import Budget
 from verifier.checks.cache import Answer, ProofCache, cached
@@ -36,7 +37,6 @@ from verifier.checks.result import (
 from verifier.checks.verdict import Outcome
 from verifier.errors import SolverError
 from verifier.expr import IndexingMap, Undefined, interval_of
-from verifier.indexing.registry import Indexing
 
 CHECK = "in-bounds"
 

@@ -73,6 +73,6 @@ within one question as they grow: the gate's 100,000 operations let one
 4-symbol ``mod 20000`` pair run 3.6 CPU-seconds before answering
 ``unknown``, and fuzzed 4-symbol maps whose values reach 30-35 bits
 (``benchmarks/fuzz_questions.py``) spend 1.5-2.2 s on 50,000 operations but
-at most 0.9 s on 40,000 (SPEC §8: no pair over 2 s).  40,000 decide 2,999
+at most 0.9 s on 40,000 (the target: no pair over 2 s).  40,000 decide 2,999
 of the 3,000 XLA-style pairs of ``benchmarks/equivalence.py``; the last one
 (``unknown``) needs about 45,000, spent cheaply on small numbers."""

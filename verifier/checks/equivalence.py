@@ -150,7 +150,7 @@ class EquivalenceResult:
     compared_as_relations: bool = False
 
     def to_json(self) -> dict[str, object]:
-        """``{"verdict": "different", "counterexample": {...}}`` (DESIGN.md's
+        """``{"verdict": "different", "counterexample": {...}}`` (the README's
         shape); an ``unknown`` says why: ``{"verdict": "unknown", "reason":
         "isl: operation budget exhausted"}``."""
         shape: dict[str, object] = {"verdict": self.verdict.value}

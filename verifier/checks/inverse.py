@@ -14,13 +14,13 @@ related by one direction and not the other.
 
 from __future__ import annotations
 
+from verifier.analysis.instruction_maps import Indexing
 from verifier.bridges import isl_sets
 from verifier.checks.budget import Budget
 from verifier.checks.cache import ProofCache, cached
 from verifier.checks.result import DEFAULT_BUDGET, CheckResult, tuple_text, union_key
 from verifier.checks.verdict import Outcome
 from verifier.expr import Undefined
-from verifier.indexing.registry import Indexing
 
 CHECK = "inverse"
 

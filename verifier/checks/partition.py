@@ -21,13 +21,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from verifier.analysis.instruction_maps import Indexing
 from verifier.bridges import isl_sets
 from verifier.checks.budget import Budget
 from verifier.checks.cache import ProofCache, cached
 from verifier.checks.result import DEFAULT_BUDGET, CheckResult, point_text, union_key
 from verifier.checks.verdict import Outcome
 from verifier.expr import IndexingMap, Interval, Undefined
-from verifier.indexing.registry import Indexing
 
 CHECK = "partition"
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from verifier.analysis.instruction_maps import Indexing, Step
 from verifier.bridges import isl_sets
 from verifier.checks.budget import Budget
 from verifier.checks.cache import ProofCache, cached
@@ -38,8 +39,6 @@ from verifier.checks.result import (
 )
 from verifier.checks.verdict import Outcome, Verdict
 from verifier.expr import IndexingMap, Undefined
-from verifier.fusion.compose import Step
-from verifier.indexing.registry import Indexing
 
 CHECK = "simplification"
 

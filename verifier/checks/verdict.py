@@ -1,6 +1,6 @@
 """Verdicts of checks: what a question's answer can be.
 
-`Outcome` is the vocabulary every check shares (DESIGN.md, "Exact or
+`Outcome` is the vocabulary every check shares (docs/ARCHITECTURE.md, "Exact or
 explicit"): a claim is ``proved`` or ``refuted`` (with a witness), or the
 answer says why it is neither — ``unknown`` (a solver budget ran out),
 ``unsupported`` (outside the fragment the tool handles exactly), ``vacuous``

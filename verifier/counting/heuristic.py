@@ -61,9 +61,9 @@ import math
 from collections import defaultdict
 from fractions import Fraction
 
-from verifier.fusion.graph import users_first_order
+from verifier.analysis.dataflow import users_first_order
+from verifier.analysis.opcodes import ELEMENTWISE_OPCODES
 from verifier.hlo import Computation, Instruction, Module, Shape
-from verifier.indexing.elementwise import ELEMENTWISE_OPCODES
 
 # Users that pass their roots on instead of starting new ones.
 _PASS_THROUGH = frozenset(ELEMENTWISE_OPCODES) | {"tuple", "get-tuple-element"}

@@ -1,4 +1,4 @@
-"""Exact operand utilization (SPEC §6), beside XLA's heuristic.
+"""Exact operand utilization, beside XLA's heuristic.
 
 For one operand with the set of output→input maps M (each with the number
 of use paths through it):
@@ -47,6 +47,7 @@ from fractions import Fraction
 from typing import TypeAlias, TypeVar, assert_never
 
 from verifier.analysis import InstructionError, ModuleMaps, isolated
+from verifier.analysis.instruction_maps import ComposedIndexing, CountedMap
 from verifier.counting.exact import count_domain, count_image
 from verifier.counting.heuristic import elements, operand_utilizations
 from verifier.errors import VerifierError
@@ -64,10 +65,7 @@ from verifier.expr import (
     substitute,
     variables_of,
 )
-from verifier.fusion.compose import ComposedIndexing, CountedMap
 from verifier.hlo import Computation, Instruction, Shape
-from verifier.indexing.analysis import output_count
-from verifier.indexing.leaves import instruction_operand_leaves
 
 RUNTIME_DEPENDENT = "depends on runtime values"
 REPEATED = "depends on runtime values produced more than once per execution"
@@ -168,23 +166,23 @@ def instruction_utilization(
     (`ModuleMaps.reads`), which keep the range variables relation
     simplification drops when they do not change the relation (a reduce of
     a broadcast reads its operand once per reduced element)."""
-    outputs = range(output_count(instruction))
-    per_output = [maps.output_to_input(computation, instruction, k) for k in outputs]
-    raw_per_output = [maps.reads(computation, instruction, k) for k in outputs]
+    view = maps.instruction(computation, instruction)
+    # Per output: each operand leaf's maps (a tuple-shaped operand is
+    # counted array by array, leaf by leaf).
+    per_output = [dict(view.o2i(output)) for output in view.outputs]
+    reads_per_output = [dict(view.reads(output)) for output in view.outputs]
     heuristic = operand_utilizations(maps.module, computation, instruction)
-    leaves = instruction_operand_leaves(computation, instruction)
     repeated = maps.module.repeated_instructions(instruction)
     rows = []
     for number, operand in enumerate(computation.operand_instructions(instruction)):
-        # A tuple-shaped operand is counted array by array (leaf by leaf).
         counts = [
             _leaf_counts(
-                [composed[leaf.number] for composed in per_output],
-                [composed[leaf.number] for composed in raw_per_output],
+                [composed[leaf] for composed in per_output],
+                [composed[leaf] for composed in reads_per_output],
                 leaf.shape,
                 repeated,
             )
-            for leaf in leaves
+            for leaf in view.operands
             if leaf.operand == number
         ]
         may_read = _sum_of(c[0] for c in counts)

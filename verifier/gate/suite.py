@@ -29,37 +29,29 @@ counts, never wall-clock time: the same module gives the same findings.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TypeAlias, assert_never
 
 from verifier.analysis import InstructionError, ModuleMaps, isolated
+from verifier.analysis.instruction_maps import (
+    Indexing,
+    InstructionMaps,
+    OperandLeaf,
+    OutputLeaf,
+)
 from verifier.checks import bitcast, bounds, inverse, overflow, partition, simplification
 from verifier.checks.budget import Budget
 from verifier.checks.cache import ProofCache
 from verifier.checks.result import DEFAULT_BUDGET, CheckResult
 from verifier.errors import UsageError
 from verifier.expr import IndexingMap, Undefined
-from verifier.fusion.compose import (
-    CALLING_OPCODES,
-    ComposedIndexing,
-    maps_follow_signature,
-    quote_names,
-)
 from verifier.gate import tiling
 from verifier.gate.catalog import CHECKS
 from verifier.gate.finding import Finding
 from verifier.gate.questions import Question, QuestionMemo
 from verifier.hlo import Computation, Instruction, Module
-from verifier.indexing.leaves import (
-    OperandLeaf,
-    OutputLeaf,
-    instruction_operand_leaves,
-    output_leaves,
-)
-from verifier.indexing.registry import Indexing
 
 Subject: TypeAlias = tuple[str | int, ...]
 """Where at an instruction a check applies, as text with the name of
@@ -102,26 +94,32 @@ Answer: TypeAlias = tuple[str, Subject, CheckResult]
 
 @dataclass
 class _Place:
-    """One instruction of the module, its leaves and maps (each computed
-    once, however many checks ask), and how to report about it.
+    """One instruction of the module, its labelled maps (`InstructionMaps`:
+    each computed once, however many checks ask), and how to report about
+    it.
 
-    Checks read maps only through `output_to_input` and `input_to_output`,
-    which keep what they gave: `quotes_name` tells whether any of it quotes
-    a name (`ComposedIndexing.quotes_name`); answers that read none hold at
-    every instruction of the same structure."""
+    Checks read maps only through `maps`, which keeps what it gave:
+    `maps.quotes_name` tells whether any of it quotes a name
+    (`ComposedIndexing.quotes_name`); answers that read none hold at every
+    instruction of the same structure."""
 
-    maps: ModuleMaps
-    computation: Computation
-    instruction: Instruction
-    # The maps asked so far, per (direction, output or operand, simplified).
-    _asked: dict[tuple[str, int, bool], tuple[ComposedIndexing, ...]] = field(default_factory=dict)
+    module: Module
+    maps: InstructionMaps
+
+    @property
+    def computation(self) -> Computation:
+        return self.maps.computation
+
+    @property
+    def instruction(self) -> Instruction:
+        return self.maps.instruction
 
     def finding(self, answer: Answer) -> Finding:
         check, subject, result = answer
         return Finding(
             check,
             result.outcome,
-            self.maps.module.name,
+            self.module.name,
             self.computation.name,
             self.instruction.name,
             self.text(subject),
@@ -135,53 +133,15 @@ class _Place:
         names = self.instruction.operands
         return "".join([piece if isinstance(piece, str) else names[piece] for piece in subject])
 
-    def output_to_input(
-        self, output: int, *, simplified: bool = True
-    ) -> tuple[ComposedIndexing, ...]:
-        """Per operand leaf: the maps from output `output`."""
-        return self._maps("o2i", output, simplified)
-
-    def input_to_output(
-        self, operand: int, *, simplified: bool = True
-    ) -> tuple[ComposedIndexing, ...]:
-        """Per output: the maps from operand leaf `operand`."""
-        return self._maps("i2o", operand, simplified)
-
-    def _maps(self, direction: str, number: int, simplified: bool) -> tuple[ComposedIndexing, ...]:
-        key = (direction, number, simplified)
-        found = self._asked.get(key)
-        if found is None:
-            ask = self.maps.output_to_input if direction == "o2i" else self.maps.input_to_output
-            found = self._asked[key] = ask(
-                self.computation, self.instruction, number, simplified=simplified
-            )
-        return found
-
-    @property
-    def quotes_name(self) -> bool:
-        """Whether a map the checks have read so far quotes a name."""
-        return quote_names(itertools.chain.from_iterable(self._asked.values()))
-
-    @cached_property
-    def outputs(self) -> tuple[OutputLeaf, ...]:
-        return output_leaves(self.instruction.shape)
-
-    @cached_property
-    def operands(self) -> tuple[OperandLeaf, ...]:
-        return instruction_operand_leaves(self.computation, self.instruction)
-
     @cached_property
     def indexings(self) -> tuple[Indexing, ...]:
         """The indexing of every (output, operand) pair of the instruction,
         both directions (composed and simplified)."""
+        maps = self.maps
         return tuple(
-            composed.indexing
-            for output in self.outputs
-            for composed in self.output_to_input(output.number)
+            composed.indexing for output in maps.outputs for _, composed in maps.o2i(output)
         ) + tuple(
-            composed.indexing
-            for operand in self.operands
-            for composed in self.input_to_output(operand.number)
+            composed.indexing for operand in maps.operands for _, composed in maps.i2o(operand)
         )
 
     @cached_property
@@ -272,7 +232,7 @@ def run_checks(
     wanted = range(len(every)) if places is None else sorted(places)
     for done, position in enumerate(wanted, start=1):
         computation, instruction = every[position]
-        place = _Place(maps, computation, instruction)
+        place = _Place(maps.module, maps.instruction(computation, instruction))
         if place.instruction.operands:
             yield from _isolated(place, run, selected, on_error)
         if progress is not None:
@@ -365,12 +325,7 @@ def _answers(place: _Place, run: _Run, selected: tuple[str, ...]) -> list[Answer
     each signature and taken from it at the others — every layer of a model
     repeats the same instructions under other names.
     """
-    signatures = place.maps.signatures
-    signature = (
-        signatures.instruction(place.computation, place.instruction)
-        if signatures is not None and maps_follow_signature(place.instruction)
-        else None
-    )
+    signature = place.maps.signature
     known = run.answers.get(signature) if signature is not None else None
     if known is not None:
         return [
@@ -379,7 +334,7 @@ def _answers(place: _Place, run: _Run, selected: tuple[str, ...]) -> list[Answer
             for answer in (answers if answers is not None else _REGISTRY[check].run(place, run))
         ]
     per_check = [tuple(_REGISTRY[check].run(place, run)) for check in selected]
-    if signature is not None and not place.quotes_name:
+    if signature is not None and not place.maps.quotes_name:
         run.answers[signature] = tuple(
             None if _REGISTRY[check].quotes_names else answers
             for check, answers in zip(selected, per_check, strict=True)
@@ -422,15 +377,14 @@ def _in_bounds(place: _Place, run: _Run) -> Iterator[Answer]:
     if undefined is not None:
         yield bounds.CHECK, _EVERYWHERE, _in_shape(undefined, (), run)
         return
-    operands = place.operands
-    outputs = place.outputs
-    for output in outputs:
-        for operand, composed in zip(operands, place.output_to_input(output.number), strict=True):
+    maps = place.maps
+    for output in maps.outputs:
+        for operand, composed in maps.o2i(output):
             if composed.indexing != _NOT_READ:
                 result = _in_shape(composed.indexing, operand.shape.dimensions, run)
                 yield bounds.CHECK, _subject(output, "->", operand), result
-    for operand in operands:
-        for output, composed in zip(outputs, place.input_to_output(operand.number), strict=True):
+    for operand in maps.operands:
+        for output, composed in maps.i2o(operand):
             if composed.indexing != _NOT_READ:
                 result = _in_shape(composed.indexing, output.shape.dimensions, run)
                 yield bounds.CHECK, _subject(operand, "->", output), result
@@ -450,11 +404,12 @@ def _partition(place: _Place, run: _Run) -> Iterator[Answer]:
         return
     numbers = partition.PIECES[instruction.opcode] or range(len(instruction.operands))
     # The rules' own maps: simplification renumbers runtime variables per
-    # map, and the pieces must share them (the same offsets).
-    pieces = [
-        (place.text(_whole_operand(k)), place.input_to_output(k, simplified=False)[0].indexing)
-        for k in numbers
-    ]
+    # map, and the pieces must share them (the same offsets).  The pieces
+    # and the output are arrays: operand k is operand leaf k.
+    pieces = []
+    for k in numbers:
+        ((_, composed),) = place.maps.i2o(place.maps.operands[k], simplified=False)
+        pieces.append((place.text(_whole_operand(k)), composed.indexing))
     result = partition.check_partition(
         pieces, instruction.shape.dimensions, run.cache, budget=run.budget
     )
@@ -467,12 +422,11 @@ def _inverse(place: _Place, run: _Run) -> Iterator[Answer]:
     if undefined is not None:
         yield inverse.CHECK, _EVERYWHERE, _inverts(undefined, undefined, 0, 0, run)
         return
-    operands = place.operands
-    backwards = [place.input_to_output(operand.number) for operand in operands]
-    for output in place.outputs:
-        forwards = place.output_to_input(output.number)
-        for operand, composed, backward_maps in zip(operands, forwards, backwards, strict=True):
-            backward = backward_maps[output.number].indexing
+    maps = place.maps
+    backwards = {operand: dict(maps.i2o(operand)) for operand in maps.operands}
+    for output in maps.outputs:
+        for operand, composed in maps.o2i(output):
+            backward = backwards[operand][output].indexing
             if composed.indexing == _NOT_READ and backward == _NOT_READ:
                 continue
             result = _inverts(
@@ -498,7 +452,8 @@ def _bitcast(place: _Place, run: _Run) -> Iterator[Answer]:
     if instruction.opcode != "bitcast":
         return
     operand = place.computation.instruction(instruction.operands[0]).shape
-    (composed,) = place.output_to_input(0, simplified=False)
+    (output,) = place.maps.outputs
+    ((_, composed),) = place.maps.o2i(output, simplified=False)
     result = run.answer(
         (bitcast.CHECK, operand, instruction.shape, composed.indexing),
         lambda: bitcast.check_bitcast(
@@ -526,7 +481,7 @@ def _overflow(place: _Place, run: _Run) -> Iterator[Answer]:
 @_check(overflow.CHECK_INT32)
 def _overflow_int32(place: _Place, run: _Run) -> Iterator[Answer]:
     """Per fusion or call: whether its indices would also fit int32."""
-    if place.instruction.opcode in CALLING_OPCODES:
+    if place.maps.composed:
         yield from _fits(place, run, 32, overflow.CHECK_INT32)
 
 
@@ -542,22 +497,20 @@ def _fits(place: _Place, run: _Run, bits: int, check: str) -> Iterator[Answer]:
 
 @_check(simplification.CHECK)
 def _simplification(place: _Place, run: _Run) -> Iterator[Answer]:
-    if place.instruction.opcode in CALLING_OPCODES:
+    maps = place.maps
+    if maps.composed:
         yield from _composition_steps(place, run)
         return
-    outputs = place.outputs
-    raw = [place.output_to_input(output.number, simplified=False) for output in outputs]
+    raw = [maps.o2i(output, simplified=False) for output in maps.outputs]
     # Unknown everywhere, or its unsimplified maps are: reported once.
     undefined = place.wholly_undefined or _all_undefined(
-        [composed.indexing for per_output in raw for composed in per_output]
+        [composed.indexing for per_output in raw for _, composed in per_output]
     )
     if undefined is not None:
         yield _undefined_simplification(run, undefined)
         return
-    operands = place.operands
-    for output, raw_maps in zip(outputs, raw, strict=True):
-        simplified = place.output_to_input(output.number)
-        for operand, before, after in zip(operands, raw_maps, simplified, strict=True):
+    for output, raw_maps in zip(maps.outputs, raw, strict=True):
+        for (operand, before), (_, after) in zip(raw_maps, maps.o2i(output), strict=True):
             if before.indexing == _NOT_READ and after.indexing == _NOT_READ:
                 continue
             result = _simplifies(
@@ -589,9 +542,8 @@ def _composition_steps(place: _Place, run: _Run) -> Iterator[Answer]:
     if undefined is not None:  # a while loop: reported once
         yield _undefined_simplification(run, undefined)
         return
-    for output in place.outputs:
-        simplified = place.output_to_input(output.number)
-        for operand, composed in zip(place.operands, simplified, strict=True):
+    for output in place.maps.outputs:
+        for operand, composed in place.maps.o2i(output):
             if isinstance(composed.maps, Undefined):
                 result = _simplifies(composed.maps, composed.maps, 0, 0, run)
             elif not composed.maps and not composed.steps:
@@ -606,7 +558,9 @@ def _composition_steps(place: _Place, run: _Run) -> Iterator[Answer]:
 @_check(tiling.CHECK, quotes_names=True)
 def _tiling(place: _Place, run: _Run) -> Iterator[Answer]:
     """A block-level fusion's chosen tile sizes (`verifier.gate.tiling`)."""
-    for subject, result in tiling.tiling_answers(place.maps, place.computation, place.instruction):
+    for subject, result in tiling.tiling_answers(
+        place.maps.module_maps, place.computation, place.instruction
+    ):
         yield tiling.CHECK, (subject,), result
 
 

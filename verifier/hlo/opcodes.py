@@ -202,7 +202,7 @@ _UNARY = """
 _BINARY = """
     add and atan2 compare complex divide dot gather maximum minimum mulhi multiply or pad
     power remainder shift-left shift-right-arithmetic shift-right-logical subtract xor
-    convolution triangular-solve
+    convolution triangular-solve stochastic-convert
 """
 ARITY: dict[str, int] = {
     **dict.fromkeys(_UNARY.split(), 1),

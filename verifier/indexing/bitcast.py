@@ -1,6 +1,6 @@
 """The bitcast rule, by bits: a bitcast reinterprets its operand's buffer,
 so an element of one side relates to every element of the other side whose
-bits overlap its bits (SPEC §5).
+bits overlap its bits.
 
 An element at physical offset ``p`` (`verifier.indexing.layout`) of a
 buffer with ``w``-bit slots holds bits ``[p * w, (p + 1) * w)``.  With

@@ -2,7 +2,7 @@
 reverse, slice, reshape, bitcast-convert, concatenate, pad, and the ops without
 operands (constant, iota, parameter).
 
-Golden cases (SPEC §2), output→input:
+Golden cases (the indexing document), output→input:
 
 * ``bc0 = f32[10,20,30] broadcast(f32[20] p0), dimensions={1}``:
   ``(d0, d1, d2) -> (d1)``; input→output ``(d0)[s0, s1] -> (s0, d0, s1)``

@@ -1,5 +1,5 @@
 """Physical layouts as indexing maps: logical index → linear offset in the
-buffer, tile padding included, and back (SPEC §5, XLA's tiled layout).
+buffer, tile padding included, and back (XLA's tiled layout).
 
 The dims are first put in physical order (most major first, the reverse of
 ``minor_to_major``).  A tiling ``T(t…)`` applies to the ``len(t)`` most minor

@@ -20,10 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from verifier.errors import ParseError, span_at
-from verifier.expr import IndexingMap
-from verifier.hlo import parse_shape
-from verifier.indexing.layout import (
+from verifier.analysis.layout import (
     buffer_bytes,
     buffer_elements,
     logical_index,
@@ -31,6 +28,9 @@ from verifier.indexing.layout import (
     physical_offset,
     slot_bits,
 )
+from verifier.errors import ParseError, span_at
+from verifier.expr import IndexingMap
+from verifier.hlo import parse_shape
 
 Transform = Callable[[IndexingMap], IndexingMap]
 

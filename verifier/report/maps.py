@@ -1,6 +1,6 @@
 """The `maps` report: indexing maps of instructions as plain data and text.
 
-The JSON shape (DESIGN.md) is one object per module::
+The JSON shape (the README's) is one object per module::
 
     {"module": "m", "instructions": [
       {"name": "bc0", "opcode": "broadcast",
@@ -23,16 +23,9 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from verifier.analysis import InstructionError, ModuleMaps, isolated
+from verifier.analysis.instruction_maps import ComposedIndexing, OperandLeaf, OutputLeaf, Progress
 from verifier.expr import Undefined, print_map
-from verifier.fusion.compose import CALLING_OPCODES, ComposedIndexing, Progress
 from verifier.hlo import Computation, Instruction
-from verifier.indexing.leaves import (
-    OperandLeaf,
-    OutputLeaf,
-    instruction_operand_leaves,
-    output_leaves,
-    parameter_leaves,
-)
 from verifier.report.instruction_errors import errors_text
 
 Direction = Literal["o2i", "i2o", "both"]
@@ -75,14 +68,11 @@ def instruction_json(
     """The maps of one instruction as JSON-ready data (fusions and calls composed)."""
     entry: dict[str, Any] = {"name": instruction.name, "opcode": instruction.opcode}
     simplified = options.simplified
-    operands = instruction_operand_leaves(computation, instruction)
+    view = maps.instruction(computation, instruction)
     if options.direction in ("o2i", "both"):
         rows = []
-        for output in output_leaves(instruction.shape):
-            per_operand = maps.output_to_input(
-                computation, instruction, output.number, simplified=simplified
-            )
-            for operand, composed in zip(operands, per_operand, strict=True):
+        for output in view.outputs:
+            for operand, composed in view.o2i(output, simplified=simplified):
                 rows.append(
                     {
                         "output": output.number,
@@ -96,20 +86,15 @@ def instruction_json(
         entry["output_to_input"] = rows
     if options.direction in ("i2o", "both"):
         rows = []
-        calling = instruction.opcode in CALLING_OPCODES
-        outputs = output_leaves(instruction.shape)
-        for operand in operands:
-            per_output = maps.input_to_output(
-                computation, instruction, operand.number, simplified=simplified
-            )
-            for output, reached in zip(outputs, per_output, strict=True):
+        for operand in view.operands:
+            for output, reached in view.i2o(operand, simplified=simplified):
                 rows.append(
                     {
                         "operand": operand.operand,
                         **_operand_index(operand),
                         "output": output.number,
                         **_output_index(output),
-                        **_indexing_json(reached, multiplicities=calling),
+                        **_indexing_json(reached, multiplicities=view.composed),
                     }
                 )
         entry["input_to_output"] = rows
@@ -162,11 +147,10 @@ def to_parameters_json(
     entry = maps.module.entry
     root = entry.root
     rows = []
-    for output in output_leaves(root.shape):
-        composed = maps.to_parameters(
-            output.number, simplified=options.simplified, progress=progress
-        )
-        for parameter, indexing in zip(parameter_leaves(entry), composed, strict=True):
+    for output in maps.instruction(entry, root).outputs:
+        for parameter, indexing in maps.to_parameters(
+            output, simplified=options.simplified, progress=progress
+        ):
             rows.append(
                 {
                     "output": output.number,

@@ -1,7 +1,7 @@
 """The `utilization` report: exact counts beside XLA's heuristic, as plain
 data and as a table.
 
-The JSON shape (DESIGN.md) is one object per module::
+The JSON shape (the README's) is one object per module::
 
     {"module": "m", "instructions": [{"name": "fusion", "opcode": "fusion",
       "operands": [{"operand": 0, "operand_name": "p0", "elements": 1000,

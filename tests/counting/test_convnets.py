@@ -1,7 +1,7 @@
 """The 3-conv/3-pool fusions of `tests/convnets.py`: at the sizes networks
 use, every check proved and every count exact (none `unknown`); at small
 sizes, every count equal to the reference interpreter's, which follows each
-output element's reads through the fusion (`tests/utilization/judge.py`)."""
+output element's reads through the fusion (`tests/counting/judge.py`)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import dataclasses
 import pytest
 
 from tests.convnets import CONVNETS, Convnet, convnet_module
-from tests.utilization.judge import judge
+from tests.counting.judge import judge
 from verifier.analysis import ModuleMaps
 from verifier.checks.cache import MemoryCache
 from verifier.checks.verdict import Outcome

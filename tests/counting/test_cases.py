@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.utilization.test_counting import enumerated_domain
+from tests.counting.test_counting import enumerated_domain
 from verifier.counting.cases import count_by_cases, split_domain
 from verifier.counting.exact import Count, count_domain
 from verifier.expr.indexing_map import IndexingMap
@@ -67,6 +67,7 @@ def coupled_domains(draw: st.DrawFn) -> IndexingMap:
     )
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(coupled_domains())
 def test_coupled_domains_count_as_enumerated(m: IndexingMap) -> None:

@@ -1,4 +1,4 @@
-"""`verifier utilization`: the JSON shape of DESIGN.md, the order (largest
+"""`verifier utilization`: the JSON shape of the README, the order (largest
 disagreement first), --instruction, and the text table."""
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ For an instruction of a module: per operand, the distinct elements read over
 every output (`distinct`), and the number of (output element, operand
 element) reads (`pairs`).  For a fusion, reads are followed through the
 fused computation element by element, path by path, so `pairs` counts one
-read per use path, as SPEC §6's reads with multiplicity do.
+read per use path, as reads with multiplicity do (`verifier.counting.utilization`).
 """
 
 from __future__ import annotations

@@ -3,6 +3,7 @@ domain points (plain loops, no counting code shared)."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -73,6 +74,7 @@ def box_like_maps(draw: st.DrawFn, rank: int) -> IndexingMap:
 _DIMS = st.lists(st.integers(1, 8), min_size=0, max_size=2).map(tuple)
 
 
+@pytest.mark.slow
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_box_like_union_counts_match_enumeration(data: st.DataObject) -> None:
@@ -83,6 +85,7 @@ def test_box_like_union_counts_match_enumeration(data: st.DataObject) -> None:
         assert count_domain(m).value == enumerated_domain(m)
 
 
+@pytest.mark.slow
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_any_map_counts_match_enumeration(data: st.DataObject) -> None:

@@ -12,8 +12,8 @@ import sys
 
 import pytest
 
+from tests.counting.test_counting import enumerated_domain, enumerated_image
 from tests.pathological import Case, cases
-from tests.utilization.test_counting import enumerated_domain, enumerated_image
 from verifier.counting.exact import count_domain, count_image
 from verifier.errors import SolverError
 from verifier.expr import parse_map
