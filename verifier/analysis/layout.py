@@ -7,6 +7,8 @@ exposed here so that analysis stays their one door to the floors below.
   buffer, and back (undefined on tile padding);
 * `buffer_elements`, `buffer_bytes`, `slot_bits`, `offset_extent`: the
   buffer's size in slots and bytes, one slot's bits, the offsets' extent;
+* `COMBINED`: the tile sizes that combine a dimension with the next minor
+  one (``*``) or mark such a combined sub-dimension (``-1``);
 * `overlapping_slots`: the slots of another element type whose bits a
   slot overlaps (a bitcast between element types of other widths).
 
@@ -18,6 +20,7 @@ exposed here so that analysis stays their one door to the floors below.
 
 from verifier.indexing.bitcast import overlapping_slots
 from verifier.indexing.layout import (
+    COMBINED,
     buffer_bytes,
     buffer_elements,
     logical_index,
@@ -27,6 +30,7 @@ from verifier.indexing.layout import (
 )
 
 __all__ = [
+    "COMBINED",
     "buffer_bytes",
     "buffer_elements",
     "logical_index",

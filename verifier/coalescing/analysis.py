@@ -35,6 +35,7 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from verifier.analysis import ModuleMaps
+from verifier.analysis.layout import physical_offset, slot_bits
 from verifier.coalescing.devices import Device
 from verifier.coalescing.emitter import (
     Emitter,
@@ -58,7 +59,6 @@ from verifier.expr import (
     compose,
 )
 from verifier.hlo import Instruction, Module, Shape
-from verifier.indexing.layout import physical_offset, slot_bits
 from verifier.simplify import simplify
 
 

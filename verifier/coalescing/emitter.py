@@ -47,6 +47,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal, cast
 
+from verifier.analysis.opcodes import ELEMENTWISE_OPCODES
 from verifier.coalescing.devices import Device
 from verifier.coalescing.mapping import InputMapping
 from verifier.coalescing.reduction import (
@@ -64,7 +65,6 @@ from verifier.coalescing.transpose import (
 )
 from verifier.expr import Expr, IndexingMap, Interval, const, dim, range_var
 from verifier.hlo import Computation, Instruction, Module, Shape, element_bit_width
-from verifier.indexing.elementwise import ELEMENTWISE_OPCODES
 from verifier.simplify import simplify
 
 EmitterKind = Literal[

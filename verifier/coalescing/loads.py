@@ -163,7 +163,12 @@ def _to_parameter(
         f"{computation.name}.{value.name}", computation.instructions, value, computation.parameters
     )
     view_maps = ModuleMaps(Module(module.name, (*module.computations, view), view))
-    found = view_maps.to_parameters(simplified=not pointwise)[number].maps
+    (output,) = view_maps.instruction(view, value).outputs
+    (found,) = (
+        pair.maps.maps
+        for pair in view_maps.to_parameters(output, simplified=not pointwise)
+        if pair.operand.operand == number
+    )
     if isinstance(found, Undefined):
         return found
     return [counted.map for counted in found]

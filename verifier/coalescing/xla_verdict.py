@@ -36,6 +36,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from verifier.analysis.opcodes import ELEMENTWISE_OPCODES
 from verifier.bridges.isl import is_empty
 from verifier.expr import (
     Add,
@@ -52,7 +53,6 @@ from verifier.expr import (
     variables_of,
 )
 from verifier.hlo import Computation, Instruction, Module, Shape
-from verifier.indexing.elementwise import ELEMENTWISE_OPCODES
 from verifier.simplify import simplify
 
 _WARP = 32

@@ -46,7 +46,6 @@ from verifier.expr import (
     variables_of,
 )
 from verifier.hlo import Computation, Instruction
-from verifier.indexing.leaves import instruction_operand_leaves
 from verifier.tiling import sizes as sz
 from verifier.tiling.derive import NoTile, SymbolicTile, derive_tile
 from verifier.tiling.loads import tile_bytes
@@ -130,9 +129,8 @@ def tile_instruction(
         _check_sizes(shape, sizes)
     operands = []
     condition = sz.ALWAYS
-    leaves = instruction_operand_leaves(computation, instruction)
-    composed = maps.output_to_input(computation, instruction, output)
-    for leaf, indexing in zip(leaves, composed, strict=True):
+    view = maps.instruction(computation, instruction)
+    for leaf, indexing in view.o2i(view.outputs[output]):
         operand_shape = tuple(leaf.shape.dimensions)
         found = _read_maps(indexing.maps)
         if isinstance(found, str):

@@ -38,9 +38,9 @@ import itertools
 from collections.abc import Sequence
 from math import prod
 
+from verifier.analysis.layout import COMBINED, offset_extent, slot_bits
 from verifier.expr import IndexingMap, VarKind, dim, range_var, rt_var, variables_of
 from verifier.hlo import Shape
-from verifier.indexing.layout import COMBINED, offset_extent, slot_bits
 from verifier.tiling.derive import SymbolicTile
 from verifier.tiling.proof import tile_counts
 
