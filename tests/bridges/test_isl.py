@@ -226,8 +226,18 @@ def _domain(m: IndexingMap) -> set[tuple[int, ...]]:
 @given(indexing_maps(max_constraints=3), st.lists(st.integers(-3, 3), min_size=3, max_size=3))
 def test_constraints_shifted_by_a_constant_are_one_domain(m, shifts):
     shifted = _shifted(m, shifts)
-    assert isl_bridge._same_domain(m, shifted)
     assert _domain(m) == _domain(shifted)
+    # A shift that leaves a bare variable (``rt0 - 2 + 2 in [2, 2]``) is
+    # folded into its bounds by `IndexingMap.create`: no longer the same
+    # look, and the shortcut rightly declines to say (the full question
+    # decides); every other shift keeps the look.
+    folded = (shifted.dims, shifted.range_vars, shifted.rt_vars, len(shifted.constraints)) != (
+        m.dims,
+        m.range_vars,
+        m.rt_vars,
+        len(m.constraints),
+    )
+    assert isl_bridge._same_domain(m, shifted) is not folded
 
 
 @pytest.mark.slow
