@@ -277,10 +277,11 @@ def test_a_repeated_pair_gets_the_answer_of_its_semantics_and_budget():
     # One process answers a pair once per semantics and budget: the same
     # texts are equal as relations, different pointwise, unknown on a
     # budget too small.
-    # (Boxes of 4,000 points each: too many to enumerate when isl gives up.)
+    # (Boxes of 8,000 points each: too many to enumerate when isl gives up;
+    # the symbols swapped, not reversed, so that isl is asked.)
     pair = (
-        "(d0)[s0] -> (d0 + s0), domain: d0 in [0, 1999], s0 in [0, 1]",
-        "(d0)[s0] -> (d0 + 1 - s0), domain: d0 in [0, 1999], s0 in [0, 1]",
+        "(d0)[s0, s1] -> (d0 + s0 * 2 + s1), domain: d0 in [0, 1999], s0 in [0, 1], s1 in [0, 1]",
+        "(d0)[s0, s1] -> (d0 + s0 + s1 * 2), domain: d0 in [0, 1999], s0 in [0, 1], s1 in [0, 1]",
     )
     tiny = Budget(isl_operations=1)
     for _ in range(2):

@@ -64,6 +64,7 @@ from typing import Any, Literal, TypeAlias, TypeVar, overload
 from verifier.bridges import isl as isl_bridge
 from verifier.bridges import isl_text
 from verifier.checks.budget import EQUIV_BUDGET, Budget, CrossCheck
+from verifier.checks.reflected_symbols import relation_form
 from verifier.checks.verdict import Verdict
 from verifier.errors import SolverError, UsageError, VerifierError
 from verifier.expr import (
@@ -186,8 +187,8 @@ def check_equivalence(
     assert isinstance(a, IndexingMap) and isinstance(b, IndexingMap)
     if _other_variables(a, b, pointwise=pointwise):
         return _compared_as_relations(a, b, budget)
-    if a == b:
-        decided = _one_map(a, budget)
+    if a == b or (not pointwise and relation_form(a) == relation_form(b)):
+        decided = _one_map(a, budget)  # one relation, up to reflected symbols
     else:
         compare_isl = isl_bridge.compare_pointwise if pointwise else isl_bridge.compare_relations
         decided = compare_isl(a, b, max_operations=budget.isl_operations, minimal=minimal)
