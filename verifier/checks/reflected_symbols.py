@@ -28,7 +28,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Hashable
 
-from verifier.expr import Expr, IndexingMap, Var, VarKind, linear_terms, variables_of
+from verifier.expr import Expr, IndexingMap, Var, linear_terms, variables_of
 
 _LinearForm = tuple[tuple[tuple[Expr, int], ...], int]
 
