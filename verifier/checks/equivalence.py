@@ -615,9 +615,11 @@ def _as_is(result: EquivalenceResult) -> EquivalenceResult:
     return result
 
 
-# Fewer pairs than this are not worth a worker process (forking one and
-# sending its results back costs about as much as checking this many).
-_PAIRS_PER_WORKER = 32
+# Fewer pairs than this are not worth a worker process: forking one and
+# sending its results back costs about as much as checking this many (256
+# turn-2 relation pairs of benchmarks/equivalence.py took more CPU time and
+# more wall time on 2 workers than in one process; 1,000 took less of both).
+_PAIRS_PER_WORKER = 256
 # The last chunks a worker takes: a few milliseconds of work.
 _SMALLEST_CHUNK = 8
 
