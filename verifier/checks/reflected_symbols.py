@@ -21,6 +21,8 @@ True
 >>> c = parse_map("(d0)[s0] -> (d0 * 4 + 4 - s0), domain: d0 in [0, 3], s0 in [0, 3]")
 >>> relation_form(a) == relation_form(c)
 False
+>>> one_relation(a, b), one_relation(a, c)
+(True, False)
 """
 
 from __future__ import annotations
@@ -28,9 +30,40 @@ from __future__ import annotations
 import functools
 from collections.abc import Hashable
 
-from verifier.expr import Expr, IndexingMap, Var, linear_terms, variables_of
+from verifier.expr import Expr, IndexingMap, Var, VarKind, linear_terms, variables_of
 
 _LinearForm = tuple[tuple[tuple[Expr, int], ...], int]
+
+
+def one_relation(a: IndexingMap, b: IndexingMap) -> bool:
+    """Whether `a` and `b` have equal forms, asked only where they could
+    without being one map: the same variables, as many results and
+    constraints, and a range symbol with a negative coefficient (one of
+    them reflects it).  Most maps that a reflection cannot make one are
+    then told apart without their forms (the XLA-style pairs of
+    ``benchmarks/equivalence.py``: their forms cost an eighth of a batch)."""
+    return (
+        (a.dims, a.range_vars, a.rt_vars) == (b.dims, b.range_vars, b.rt_vars)
+        and (len(a.results), len(a.constraints)) == (len(b.results), len(b.constraints))
+        and (_negated_symbol(a) or _negated_symbol(b))
+        and relation_form(a) == relation_form(b)
+    )
+
+
+def _negated_symbol(indexing_map: IndexingMap) -> bool:
+    return any(map(_negates_symbol, indexing_map.results)) or any(
+        _negates_symbol(expr) for expr, _ in indexing_map.constraints
+    )
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _negates_symbol(expr: Expr) -> bool:
+    """Whether a range symbol is a term of `expr` with a negative
+    coefficient (maps share expressions: each is asked once)."""
+    return any(
+        k < 0 and isinstance(base, Var) and base.kind is VarKind.RANGE
+        for base, k in linear_terms(expr)[0].items()
+    )
 
 
 @functools.lru_cache(maxsize=1 << 12)
