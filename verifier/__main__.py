@@ -1,5 +1,5 @@
 """``python -m verifier`` is the ``verifier`` command."""
 
-from verifier.cli import main
+from verifier.cli import command
 
-raise SystemExit(main())
+command()

@@ -252,21 +252,23 @@ def test_an_exhausted_budget_is_unknown():
 def test_batches_keep_order_and_report_bad_pairs():
     different = "(d0, d1) -> (d1), domain: d0 in [0, 9], d1 in [0, 10]"
     pairs = [GOLDEN[0], ("(d0", GOLDEN[0][1]), (GOLDEN[3][0], different), GOLDEN[3]]
-    for workers in (1, 2):  # 2: enough pairs (20 × 4) to fork workers
-        results = check_equivalence_batch(pairs * 20, pointwise=True, workers=workers)
+    copies = 2 * equivalence._PAIRS_PER_WORKER // len(pairs)  # enough pairs to fork 2 workers
+    for workers in (1, 2):
+        results = check_equivalence_batch(pairs * copies, pointwise=True, workers=workers)
         kinds = [r.verdict if not isinstance(r, BatchFailure) else "error" for r in results]
-        assert kinds == [Verdict.EQUAL, "error", Verdict.DIFFERENT, Verdict.EQUAL] * 20
+        assert kinds == [Verdict.EQUAL, "error", Verdict.DIFFERENT, Verdict.EQUAL] * copies
         assert "expected ','" in str(results[1].to_json()["error"])
 
 
 def test_a_batch_renders_each_result_in_its_worker():
     different = "(d0, d1) -> (d1), domain: d0 in [0, 9], d1 in [0, 10]"
-    pairs = [GOLDEN[0], ("(d0", GOLDEN[0][1]), (GOLDEN[3][0], different)] * 22
-    for workers in (1, 2):  # 2: enough pairs (22 × 3) to fork workers
+    copies = 2 * equivalence._PAIRS_PER_WORKER // 3 + 1  # enough pairs to fork 2 workers
+    pairs = [GOLDEN[0], ("(d0", GOLDEN[0][1]), (GOLDEN[3][0], different)] * copies
+    for workers in (1, 2):
         # What a worker sends back must pickle: a module-level function.
         rendered = check_equivalence_batch(pairs, workers=workers, render=_verdict_of)
         assert rendered[:3] == ["equal", BatchFailure(rendered[1].error), "different"]
-        assert rendered == rendered[:3] * 22
+        assert rendered == rendered[:3] * copies
 
 
 def _verdict_of(result):
@@ -277,10 +279,11 @@ def test_a_repeated_pair_gets_the_answer_of_its_semantics_and_budget():
     # One process answers a pair once per semantics and budget: the same
     # texts are equal as relations, different pointwise, unknown on a
     # budget too small.
-    # (Boxes of 4,000 points each: too many to enumerate when isl gives up.)
+    # (Boxes of 8,000 points each: too many to enumerate when isl gives up;
+    # the symbols swapped, not reversed, so that isl is asked.)
     pair = (
-        "(d0)[s0] -> (d0 + s0), domain: d0 in [0, 1999], s0 in [0, 1]",
-        "(d0)[s0] -> (d0 + 1 - s0), domain: d0 in [0, 1999], s0 in [0, 1]",
+        "(d0)[s0, s1] -> (d0 + s0 * 2 + s1), domain: d0 in [0, 1999], s0 in [0, 1], s1 in [0, 1]",
+        "(d0)[s0, s1] -> (d0 + s0 + s1 * 2), domain: d0 in [0, 1999], s0 in [0, 1], s1 in [0, 1]",
     )
     tiny = Budget(isl_operations=1)
     for _ in range(2):

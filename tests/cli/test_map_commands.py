@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from verifier.checks import equivalence
 from verifier.cli import (
     EXIT_BAD_INPUT,
     EXIT_INTERNAL_ERROR,
@@ -71,7 +72,8 @@ def test_a_batch_on_several_workers_prints_what_one_prints(tmp_path: Path) -> No
     different = IDENTITY.replace("(d0, d1) -> (d0, d1)", "(d0, d1) -> (d1, d0)")
     lines = [f"{SPEC_CASE_1}\t{IDENTITY}", f"{SPEC_CASE_1}\t{different}", "(d0\t(d0)"]
     batch = tmp_path / "pairs.tsv"
-    batch.write_text("\n".join(lines * 40) + "\n")
+    copies = 3 * equivalence._PAIRS_PER_WORKER // 2  # 2 of 3 lines are pairs: 3 workers
+    batch.write_text("\n".join(lines * copies) + "\n")
     one = run("equiv", "--batch", str(batch), "--jobs", "1")
     assert one[0] == EXIT_BAD_INPUT
     assert [json.loads(line).get("verdict") for line in one[1].splitlines()[:3]] == [

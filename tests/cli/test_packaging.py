@@ -22,7 +22,7 @@ def test_version_names_the_release_and_the_distribution(capsys: pytest.CaptureFi
     assert main(["--version"]) == 0
     assert capsys.readouterr().out == f"verifier {PROJECT['version']} ({DISTRIBUTION})\n"
     assert PROJECT["name"] == DISTRIBUTION
-    assert PROJECT["scripts"] == {"verifier": "verifier.cli:main"}
+    assert PROJECT["scripts"] == {"verifier": "verifier.cli:command"}
 
 
 def test_the_core_install_stays_small() -> None:

@@ -12,10 +12,13 @@ Two semantics:
   every domain point — what a simplification that keeps its variables must
   preserve.  The two maps above differ pointwise at ``d0 = 0, s0 = 0``.
 
-isl decides (a decision procedure, under a budget of operations).  A
-second, independent witness confirms it, as the `CrossCheck` policy of the
-`Budget` says (`verifier.checks.budget`, which states why the default is
-the default):
+isl decides (a decision procedure, under a budget of operations), but for
+maps that are one relation by construction — the same map, or as
+relations the same up to range symbols run backwards
+(`verifier.checks.reflected_symbols`) — where only whether the map has
+points is asked.  A second, independent witness confirms it, as the
+`CrossCheck` policy of the `Budget` says (`verifier.checks.budget`, which
+states why the default is the default):
 
 * ``refutations`` (the default): a ``different`` verdict is confirmed — its
   counterexample re-evaluated by the plain Python evaluator, and the other
@@ -64,6 +67,7 @@ from typing import Any, Literal, TypeAlias, TypeVar, overload
 from verifier.bridges import isl as isl_bridge
 from verifier.bridges import isl_text
 from verifier.checks.budget import EQUIV_BUDGET, Budget, CrossCheck
+from verifier.checks.reflected_symbols import one_relation
 from verifier.checks.verdict import Verdict
 from verifier.errors import SolverError, UsageError, VerifierError
 from verifier.expr import (
@@ -186,8 +190,8 @@ def check_equivalence(
     assert isinstance(a, IndexingMap) and isinstance(b, IndexingMap)
     if _other_variables(a, b, pointwise=pointwise):
         return _compared_as_relations(a, b, budget)
-    if a == b:
-        decided = _one_map(a, budget)
+    if a == b or (not pointwise and one_relation(a, b)):
+        decided = _one_map(a, budget)  # one relation, up to reflected symbols
     else:
         compare_isl = isl_bridge.compare_pointwise if pointwise else isl_bridge.compare_relations
         decided = compare_isl(a, b, max_operations=budget.isl_operations, minimal=minimal)
@@ -614,9 +618,11 @@ def _as_is(result: EquivalenceResult) -> EquivalenceResult:
     return result
 
 
-# Fewer pairs than this are not worth a worker process (forking one and
-# sending its results back costs about as much as checking this many).
-_PAIRS_PER_WORKER = 32
+# Fewer pairs than this are not worth a worker process: forking one and
+# sending its results back costs about as much as checking this many (256
+# turn-2 relation pairs of benchmarks/equivalence.py took more CPU time and
+# more wall time on 2 workers than in one process; 1,000 took less of both).
+_PAIRS_PER_WORKER = 256
 # The last chunks a worker takes: a few milliseconds of work.
 _SMALLEST_CHUNK = 8
 
