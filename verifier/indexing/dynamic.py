@@ -325,8 +325,10 @@ def _gather_o2i(ctx: OpContext, output: int) -> tuple[Indexing, ...]:
     indices_rank = ctx.operand_shape(1).rank
     output_box = dims_box(ctx.shape)
     batch_dims = gather.batch_dims(ctx.shape.rank)
-    batch = [dim(k) for k in batch_dims]
+    batch: list[Expr] = [dim(k) for k in batch_dims]
     rows = _constant_rows(ctx, gather)
+    # Per map: the output points it is pinned to, the starts, the runtime variables.
+    pieces: list[tuple[list[tuple[Expr, Interval]], list[Expr], list[Variable]]]
     if rows is None:
         offsets: list[_Offset] = []
         for component, operand_dim in enumerate(gather.start_index_map):
@@ -337,20 +339,21 @@ def _gather_o2i(ctx: OpContext, output: int) -> tuple[Indexing, ...]:
                 0, operand_shape.dimensions[operand_dim] - gather.slice_sizes[operand_dim]
             )
             offsets.append(_runtime_start(ctx.operands[1], feasible, read_at))
-        pieces = [([], *_assemble(offsets))]
+        starts, rt_vars = _assemble(offsets)
+        pieces = [([], starts, rt_vars)]
     else:
         pieces = [
             (
                 [(dim(k), Interval(c, c)) for k, c in zip(batch_dims, coordinates, strict=True)],
-                [const(start) for start in starts],
+                [const(start) for start in row_starts],
                 [],
             )
-            for coordinates, starts in rows
+            for coordinates, row_starts in rows
         ]
     operand_maps = tuple(
         m
-        for pinned, starts, rt_vars in pieces
-        for m in [_gather_operand_map(ctx, gather, batch, starts, rt_vars, pinned)]
+        for pinned, piece_starts, piece_rt_vars in pieces
+        for m in [_gather_operand_map(ctx, gather, batch, piece_starts, piece_rt_vars, pinned)]
         if not m.is_known_empty
     )
     vector_size = len(gather.start_index_map)
