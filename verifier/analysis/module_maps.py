@@ -23,7 +23,9 @@ and calls composed through their computation, `verifier.fusion.compose`):
   as they are composed — the same dims, range and runtime variables as the
   raw maps, so the same domains and the same number of reads, but linear
   along a chain of reshapes where the raw composition's text grows
-  exponentially.  Counting reads uses them.
+  exponentially.  Counting reads uses them.  A loop's unions join the
+  pieces of one map (`verifier.fusion.pieces`): what a dynamic-update-slice
+  per iteration leaves of the state stays one map, not 2^t.
 
 Merging keeps a multiplicity per map: the number of use paths that read
 through it (``add(p0, p0)`` reads p0 twice per output element).
@@ -48,6 +50,7 @@ from verifier.analysis.instruction_maps import InstructionMaps, OutputLeaf, ToOp
 from verifier.bridges.isl import relations_equal
 from verifier.expr import IndexingMap
 from verifier.fusion.compose import ComposedIndexing, Composer, Progress
+from verifier.fusion.pieces import join_pieces
 from verifier.hlo import Computation, Instruction, Module
 from verifier.indexing.leaves import parameter_leaves
 from verifier.indexing.signature import Signatures
@@ -101,7 +104,13 @@ class ModuleMaps:
             ),
             False: Composer(module, transform=_raw, same=_identical, signatures=signatures),
         }
-        self._reads = Composer(module, transform=_pointwise, same=_identical, signatures=signatures)
+        self._reads = Composer(
+            module,
+            transform=_pointwise,
+            same=_identical,
+            signatures=signatures,
+            join=join_pieces,
+        )
 
     def instruction(self, computation: Computation, instruction: Instruction) -> InstructionMaps:
         """The maps of `instruction` of `computation`, each paired with the

@@ -91,6 +91,9 @@ Progress = Callable[[int, int], None]
 
 MapTransform = Callable[[IndexingMap], IndexingMap]
 MapEquality = Callable[[IndexingMap, IndexingMap], bool]
+# One map whose domain is the disjoint union of two maps' domains, or None
+# (`verifier.fusion.pieces.join_pieces`).
+MapJoin = Callable[[IndexingMap, IndexingMap], IndexingMap | None]
 
 CALLING_OPCODES = frozenset({"fusion", "call", "conditional", "async-start", "while"})
 """Opcodes whose maps are composed through the computations they call."""
@@ -123,13 +126,15 @@ class _MapSet:
     With a `capacity`, a union that holds that many maps takes no more
     (`full`): its owner asks only whether it passed a limit (a loop's
     unions, `LOOP_MAP_LIMIT`), so the maps past it are not composed, nor
-    compared with the others."""
+    compared with the others.  With a `join`, a map that is another piece
+    of one already held, read as often, is joined with it (`MapJoin`)."""
 
     maps: list[CountedMap] = field(default_factory=list)
     undefined: Undefined | None = None
     # The steps behind `maps`, in order, each once.
     steps: dict[Step, None] = field(default_factory=dict)
     capacity: int | None = None
+    join: MapJoin | None = None
 
     @property
     def full(self) -> bool:
@@ -144,6 +149,17 @@ class _MapSet:
                     existing.map, existing.multiplicity + counted.multiplicity
                 )
                 return
+        if self.join is not None:
+            for position, existing in enumerate(self.maps):
+                joined = (
+                    self.join(existing.map, counted.map)
+                    if existing.multiplicity == counted.multiplicity
+                    else None
+                )
+                if joined is not None:
+                    del self.maps[position]
+                    self.add(CountedMap(joined, counted.multiplicity), same)
+                    return
         self.maps.append(counted)
 
 
@@ -208,6 +224,10 @@ class Composer:
     same: MapEquality = lambda a, b: False
     prefilter: bool = False
     signatures: Signatures | None = None
+    # Joins the pieces a loop's unions gather (`_MapSet.join`): counting
+    # reads keeps every piece's points, 2^t pieces after t iterations that
+    # each split what survives a dynamic-update-slice.
+    join: MapJoin | None = None
     # The dataflow of each computation, by name, computed once (a fusion is
     # composed once per parameter and per output).
     _dataflows: dict[str, Dataflow] = field(default_factory=dict, compare=False)
@@ -496,7 +516,9 @@ class Composer:
                         if isinstance(head.maps, Undefined)
                         else _MapSet(list(head.maps), steps=dict.fromkeys(head.steps))
                     )
-                    union = unions.setdefault(j, _MapSet(capacity=LOOP_MAP_LIMIT + 1))
+                    union = unions.setdefault(
+                        j, _MapSet(capacity=LOOP_MAP_LIMIT + 1, join=self.join)
+                    )
                     self._extend(union, current, tail)
             row = [_NOT_READ] * len(state)
             for j, union in unions.items():

@@ -17,6 +17,15 @@ position ``s_k`` of spatial dim ``k`` and input feature ``c`` of its group:
 * the kernel element is ``(c, o, s_k)``, or ``size_k - 1 - s_k`` along a
   reversed window dim (window reversal flips the kernel, not the lhs).
 
+Padding and dilation holes: a kernel tap whose window position meets only
+padding or a hole for some output is left out of that output's kernel map,
+as XLA's evaluator skips the tap (nothing is read there).  Read as "fill
+the padding with zeros, then multiply" (what a NaN or an infinity in the
+kernel shows: ``0 * NaN`` is NaN), every output multiplies every tap of its
+window; ``output_to_input(conv, padding_multiplied=True)`` and
+``kernel_to_output(conv, padding_multiplied=True)`` give the kernel's maps
+so (the lhs's are the same: padding is no lhs element).
+
 ``conv = f32[1,3,2] convolution(f32[1,4,2] lhs, f32[2,2,2] rhs),
 window={size=2}, dim_labels=b0f_0io->b0f``: lhs
 ``(d0, d1, d2)[s0, s1] -> (d0, d1 + s0, s1)``, rhs
@@ -101,8 +110,11 @@ def _on_lhs(w: WindowDim, padded: Expr, size: int) -> list[tuple[Expr, Interval]
     return constraints
 
 
-def output_to_input(conv: Convolution) -> tuple[Indexing, Indexing]:
-    """The lhs and kernel elements each output element reads."""
+def output_to_input(
+    conv: Convolution, *, padding_multiplied: bool = False
+) -> tuple[Indexing, Indexing]:
+    """The lhs and kernel elements each output element reads (the kernel's
+    every tap of the window with `padding_multiplied`, module docstring)."""
     if 0 in conv.lhs or 0 in conv.rhs:
         return ((), ())  # no input feature (or window element) to read: the output is 0
     n = conv.numbers
@@ -125,9 +137,9 @@ def output_to_input(conv: Convolution) -> tuple[Indexing, Indexing]:
     rhs[n.kernel_input_feature] = feature
     rhs[n.kernel_output_feature] = o
     box = dims_box(conv.out)
-    lhs_map, rhs_map = (
-        IndexingMap.create(box, results, range_vars=range_vars, constraints=constraints)
-        for results in (lhs, rhs)
+    lhs_map = IndexingMap.create(box, lhs, range_vars=range_vars, constraints=constraints)
+    rhs_map = IndexingMap.create(
+        box, rhs, range_vars=range_vars, constraints=() if padding_multiplied else constraints
     )
     return _nonempty(lhs_map), _nonempty(rhs_map)
 
@@ -195,10 +207,10 @@ def lhs_to_output(conv: Convolution) -> IndexingMap:
     )
 
 
-def kernel_to_output(conv: Convolution) -> IndexingMap:
+def kernel_to_output(conv: Convolution, *, padding_multiplied: bool = False) -> IndexingMap:
     """Kernel ``(c, o, k…)`` reaches output ``(b, o, x…)`` for every batch
     ``b`` and every ``x`` whose window position paired with ``k`` lands on a
-    real lhs element."""
+    real lhs element (every ``x`` with `padding_multiplied`)."""
     n = conv.numbers
     results: list[Expr] = [const(0)] * len(conv.out)
     range_vars: list[Interval] = []
@@ -209,7 +221,8 @@ def kernel_to_output(conv: Convolution) -> IndexingMap:
         results[n.output_spatial[k]] = x
         # The kernel position is its own inverse under reversal.
         position = conv.kernel_position(k, dim(n.kernel_spatial[k]))
-        constraints += _on_lhs(w, _lhs_position(w, x, position), conv.lhs[n.input_spatial[k]])
+        if not padding_multiplied:
+            constraints += _on_lhs(w, _lhs_position(w, x, position), conv.lhs[n.input_spatial[k]])
     results[n.output_batch] = range_var(len(range_vars))
     range_vars.append(Interval(0, conv.output_batch - 1))
     results[n.output_feature] = dim(n.kernel_output_feature)

@@ -3,7 +3,10 @@ dynamic-update-slice, gather.  Each runtime offset is a runtime variable
 whose interval is the *clamped* feasible range (XLA clamps starts so the
 slice stays in bounds) and whose source names the instruction producing it
 and the element read.  A constant offset folds in (clamped); an iota index
-folds into the map when its values already lie in the feasible range.
+folds into the map when its values already lie in the feasible range.  A
+gather whose indices are a constant array (at most `CONSTANT_ROWS_LIMIT`
+rows) folds too: one map per row of indices, its batch coordinates pinned
+and its starts the row's clamped values.
 
 ``ds = s32[1,2,32] dynamic-slice(s32[2,2,258] src, of1, of2, of3),
 dynamic_slice_sizes={1,2,32}`` reads ``src`` through
@@ -13,10 +16,14 @@ rt0 ∈ [0, 1], rt1 ∈ [0, 0], rt2 ∈ [0, 226].
 
 from __future__ import annotations
 
+import itertools
+import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from verifier.expr import (
+    Const,
     Expr,
     IndexingMap,
     Interval,
@@ -273,22 +280,105 @@ class _Gather:
         return position
 
 
+CONSTANT_ROWS_LIMIT = 64
+"""The most rows of constant indices a gather folds, one map per row."""
+
+
+def _constant_rows(
+    ctx: OpContext, gather: _Gather
+) -> list[tuple[tuple[int, ...], list[int]]] | None:
+    """Per row of a constant indices operand (its batch coordinates, in
+    order): the clamped start of each start_index_map component; None when
+    the indices are not an integer constant of at most
+    `CONSTANT_ROWS_LIMIT` rows."""
+    indices = ctx.operands[1]
+    shape = indices.shape
+    if indices.opcode != "constant" or integer_values(shape.element_type) is None:
+        return None
+    values = [int(v) for v in re.findall(r"-?\d+", indices.literal or "")]
+    if len(values) != math.prod(shape.dimensions):
+        return None
+    batch_sizes = [n for k, n in enumerate(shape.dimensions) if k != gather.index_vector_dim]
+    if math.prod(batch_sizes) > CONSTANT_ROWS_LIMIT:
+        return None
+    operand = ctx.operand_shape(0).dimensions
+    rows = []
+    for coordinates in itertools.product(*(range(n) for n in batch_sizes)):
+        starts = []
+        for component, operand_dim in enumerate(gather.start_index_map):
+            position = gather.index_position(
+                [const(c) for c in coordinates], const(component), shape.rank
+            )
+            flat = 0
+            for index, size in zip(position, shape.dimensions, strict=True):
+                assert isinstance(index, Const)
+                flat = flat * size + index.value
+            high = operand[operand_dim] - gather.slice_sizes[operand_dim]
+            starts.append(min(max(values[flat], 0), high))
+        rows.append((coordinates, starts))
+    return rows
+
+
 def _gather_o2i(ctx: OpContext, output: int) -> tuple[Indexing, ...]:
     gather = _Gather.of(ctx)
     operand_shape = ctx.operand_shape(0)
     indices_rank = ctx.operand_shape(1).rank
     output_box = dims_box(ctx.shape)
-    batch = [dim(k) for k in gather.batch_dims(ctx.shape.rank)]
-    offsets: list[_Offset] = []
-    for component, operand_dim in enumerate(gather.start_index_map):
-        read_at = IndexingMap.create(
-            output_box, gather.index_position(batch, const(component), indices_rank)
+    batch_dims = gather.batch_dims(ctx.shape.rank)
+    batch: list[Expr] = [dim(k) for k in batch_dims]
+    rows = _constant_rows(ctx, gather)
+    # Per map: the output points it is pinned to, the starts, the runtime variables.
+    pieces: list[tuple[list[tuple[Expr, Interval]], list[Expr], list[Variable]]]
+    if rows is None:
+        offsets: list[_Offset] = []
+        for component, operand_dim in enumerate(gather.start_index_map):
+            read_at = IndexingMap.create(
+                output_box, gather.index_position(batch, const(component), indices_rank)
+            )
+            feasible = Interval(
+                0, operand_shape.dimensions[operand_dim] - gather.slice_sizes[operand_dim]
+            )
+            offsets.append(_runtime_start(ctx.operands[1], feasible, read_at))
+        starts, rt_vars = _assemble(offsets)
+        pieces = [([], starts, rt_vars)]
+    else:
+        pieces = [
+            (
+                [(dim(k), Interval(c, c)) for k, c in zip(batch_dims, coordinates, strict=True)],
+                [const(start) for start in row_starts],
+                [],
+            )
+            for coordinates, row_starts in rows
+        ]
+    operand_maps = tuple(
+        m
+        for pinned, piece_starts, piece_rt_vars in pieces
+        for m in [_gather_operand_map(ctx, gather, batch, piece_starts, piece_rt_vars, pinned)]
+        if not m.is_known_empty
+    )
+    vector_size = len(gather.start_index_map)
+    if gather.index_vector_dim < indices_rank:
+        indices_map = IndexingMap.create(
+            output_box,
+            gather.index_position(batch, range_var(0), indices_rank),
+            range_vars=[Interval(0, vector_size - 1)],
         )
-        feasible = Interval(
-            0, operand_shape.dimensions[operand_dim] - gather.slice_sizes[operand_dim]
-        )
-        offsets.append(_runtime_start(ctx.operands[1], feasible, read_at))
-    starts, rt_vars = _assemble(offsets)
+    else:
+        indices_map = IndexingMap.create(output_box, batch)
+    return (operand_maps, (indices_map,))
+
+
+def _gather_operand_map(
+    ctx: OpContext,
+    gather: _Gather,
+    batch: list[Expr],
+    starts: list[Expr],
+    rt_vars: list[Variable],
+    pinned: list[tuple[Expr, Interval]],
+) -> IndexingMap:
+    """The operand elements read from the output, each slice at `starts`
+    (on the output points `pinned` leaves)."""
+    operand_shape = ctx.operand_shape(0)
     window_dims = gather.window_dims(operand_shape.rank)
     results: list[Expr] = []
     for j in range(operand_shape.rank):
@@ -302,18 +392,10 @@ def _gather_o2i(ctx: OpContext, output: int) -> tuple[Indexing, ...]:
         results.append(within)
     # A slice size 0 (XLA accepts one on a collapsed dim) makes every slice
     # empty: no operand element is read.
-    empty = 0 in gather.slice_sizes
-    operand_maps = () if empty else (IndexingMap.create(output_box, results, rt_vars=rt_vars),)
-    vector_size = len(gather.start_index_map)
-    if gather.index_vector_dim < indices_rank:
-        indices_map = IndexingMap.create(
-            output_box,
-            gather.index_position(batch, range_var(0), indices_rank),
-            range_vars=[Interval(0, vector_size - 1)],
-        )
-    else:
-        indices_map = IndexingMap.create(output_box, batch)
-    return (operand_maps, (indices_map,))
+    empty = [(const(0), Interval(1, 1))] if 0 in gather.slice_sizes else []
+    return IndexingMap.create(
+        dims_box(ctx.shape), results, rt_vars=rt_vars, constraints=[*pinned, *empty]
+    )
 
 
 def _gather_i2o(ctx: OpContext, operand: int) -> tuple[Indexing, ...]:
@@ -349,6 +431,14 @@ def _gather_operand_i2o(ctx: OpContext) -> Indexing:
     ``d0 - rt0 in [0, 0]``, s0 ∈ [0, 4], rt0 ∈ [0, 9].
     """
     gather = _Gather.of(ctx)
+    rows = _constant_rows(ctx, gather)
+    if rows is not None:
+        return tuple(
+            m
+            for coordinates, starts in rows
+            for m in [_gather_row_i2o(ctx, gather, coordinates, starts)]
+            if not m.is_known_empty
+        )
     operand_dims = ctx.operand_shape(0).dimensions
     indices_rank = ctx.operand_shape(1).rank
     operand_box = dims_box(ctx.operand_shape(0))
@@ -395,6 +485,39 @@ def _gather_operand_i2o(ctx: OpContext) -> Indexing:
         operand_box, results, range_vars=range_vars, rt_vars=rt_vars, constraints=constraints
     )
     return (reached,) if not reached.is_known_empty else ()
+
+
+def _gather_row_i2o(
+    ctx: OpContext, gather: _Gather, coordinates: tuple[int, ...], starts: list[int]
+) -> IndexingMap:
+    """The output elements of constant row `coordinates` (slice at `starts`)
+    that operand element ``d`` reaches."""
+    operand_dims = ctx.operand_shape(0).dimensions
+    relative: list[Expr] = []
+    for j in range(len(operand_dims)):
+        start = starts[gather.start_index_map.index(j)] if j in gather.start_index_map else 0
+        relative.append(dim(j) - start)
+    constraints = [
+        (
+            dim(j),
+            Interval(
+                coordinates[gather.batching_coordinate(j)],
+                coordinates[gather.batching_coordinate(j)],
+            ),
+        )
+        if j in gather.operand_batching_dims
+        else (relative[j], Interval(0, gather.slice_sizes[j] - 1))
+        for j in range(len(operand_dims))
+    ]
+    window_dims = gather.window_dims(len(operand_dims))
+    batch_iter = iter(coordinates)
+    results: list[Expr] = [
+        relative[window_dims[gather.offset_dims.index(k)]]
+        if k in gather.offset_dims
+        else const(next(batch_iter))
+        for k in range(ctx.shape.rank)
+    ]
+    return IndexingMap.create(dims_box(ctx.operand_shape(0)), results, constraints=constraints)
 
 
 register("gather")(OpRule(_gather_o2i, _gather_i2o))
