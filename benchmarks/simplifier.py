@@ -19,7 +19,7 @@ defaults: pointwise equal to the input):
   of the input, of our output, of the previous release's output, and of isl's
   own simplification of the same map — isl's ``coalesce`` of the graph
   (symbols as inputs, so pointwise like ours), read back with
-  `verifier.bridges.isl.from_isl_map` and measured the same way; maps whose
+  `verifier.bridges.isl_to_map.from_isl_map` and measured the same way; maps whose
   isl form is not one quasi-affine piece are counted apart;
 * the share of maps where our size is ≤ isl's and ≤ the previous release's.
 
@@ -51,7 +51,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from verifier.bridges.isl import from_isl_map, to_isl_map  # noqa: E402
+from verifier.bridges.isl import to_isl_map  # noqa: E402
+from verifier.bridges.isl_to_map import from_isl_map  # noqa: E402
 from verifier.errors import VerifierError  # noqa: E402
 from verifier.expr.indexing_map import IndexingMap, compose  # noqa: E402
 from verifier.expr.interval import Interval  # noqa: E402

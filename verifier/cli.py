@@ -24,9 +24,9 @@ import itertools
 import json
 import os
 import sys
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO, TypeAlias
 
 from verifier.errors import SolverError, VerifierError
 from verifier.report.printable import printable
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from verifier.checks.equivalence import EquivalenceResult
     from verifier.gate.finding import Finding
     from verifier.gate.replay import RunOutputs
-    from verifier.gate.run import GateRun, InputError
+    from verifier.gate.run import InputError
     from verifier.simplify import SimplificationResult
 
 EXIT_OK, EXIT_REFUTED, EXIT_BAD_INPUT, EXIT_UNKNOWN, EXIT_VACUOUS = 0, 1, 2, 3, 4
@@ -115,39 +115,6 @@ def _equiv_answer(
     return answer
 
 
-def _values(values: Sequence[int] | None, name: str) -> str:
-    """What map `name` gives at a point: ``map a gives (7, 1)``."""
-    if values is None:
-        return f"map {name} is not defined there"
-    return f"map {name} gives ({', '.join(map(str, values))})"
-
-
-def _assignments(values: dict[str, int]) -> str:
-    """``d0 = 1, s0 = 2``."""
-    return ", ".join(f"{name} = {value}" for name, value in values.items())
-
-
-def _equiv_text(answer: dict[str, Any]) -> str:
-    """``different: at d0 = 0, s0 = 1: map a gives (1), map b gives (0)``."""
-    verdict = answer["verdict"]
-    if answer.get("compared_as") == "relations":
-        verdict = f"{verdict} (as relations: the maps have other variables)"
-    witness = answer.get("counterexample")
-    if not witness:
-        return str(verdict)
-    if "point" in witness:
-        a, b = _values(witness["a"], "a"), _values(witness["b"], "b")
-        return f"{verdict}: at {_assignments(witness['point'])}: {a}, {b}"
-    symbols = witness.get("symbols") or {}
-    via = f" (with {_assignments(symbols)})" if symbols else ""
-    other = "b" if witness["only_in"] == "a" else "a"
-    result = ", ".join(map(str, witness["result"]))
-    return (
-        f"{verdict}: at {_assignments(witness['dims'])}, the result ({result}) is related "
-        f"by map {witness['only_in']}{via} and not by map {other}"
-    )
-
-
 def _batch_place(path: str, number: int) -> str:
     """Where a batch line is: ``pairs.tsv:3`` (``<stdin>:3``)."""
     return f"{'<stdin>' if path == '-' else path}:{number}"
@@ -171,6 +138,7 @@ def _equiv_line(result: EquivalenceResult) -> tuple[int, str]:
 def _run_equiv(args: argparse.Namespace, out: TextIO) -> int:
     from verifier.checks.budget import EQUIV_BUDGET
     from verifier.errors import UsageError
+    from verifier.report.equiv import equiv_text
 
     if args.jobs is not None and args.jobs < 1:
         raise UsageError(f"--jobs {args.jobs}: give a positive number of worker processes")
@@ -210,7 +178,7 @@ def _run_equiv(args: argparse.Namespace, out: TextIO) -> int:
                 else checked
             )
             codes.append(code)
-            print(_batch_answer(line, args.format or "json", _equiv_text), file=out)
+            print(_batch_answer(line, args.format or "json", equiv_text), file=out)
         return _worst(codes)
     if args.map_a is None or args.map_b is None:
         raise VerifierError("equiv needs MAP_A and MAP_B, or --batch FILE")
@@ -221,7 +189,7 @@ def _run_equiv(args: argparse.Namespace, out: TextIO) -> int:
         budget,
         args.minimal,
     )
-    _emit(answer, args.format, _equiv_text, out)
+    _emit(answer, args.format, equiv_text, out)
     return _VERDICT_EXIT[answer["verdict"]]
 
 
@@ -281,29 +249,9 @@ def _simplify_proof(text: str, result: SimplificationResult, budget: Budget) -> 
     return answer
 
 
-def _simplify_text(answer: dict[str, Any]) -> str:
-    lines = [answer["simplified"].replace(", domain: ", ",\ndomain: ")]
-    lines.append("rules: " + (", ".join(answer["rules"]) or "(none)"))
-    if "symbols" in answer:
-        changes = (
-            f"{c['symbol']} removed"
-            if c["becomes"] is None
-            else f"input {c['symbol']} is {c['becomes']} of the output"
-            for c in answer["symbols"]
-        )
-        lines.append("symbols changed (equal as relations only): " + "; ".join(changes))
-    for folding in answer.get("construction", []):
-        lines.append(f"construction folded: {folding['typed']} -> {folding['read_as']}")
-    if "typed_counterexample" in answer:
-        lines.append(
-            f"differs from the text as typed at {_assignments(answer['typed_counterexample'])}"
-        )
-    if "verdict" in answer:
-        lines.append(f"verdict: {answer['verdict']} (proved from the text as typed)")
-    return "\n".join(lines)
-
-
 def _run_simplify(args: argparse.Namespace, out: TextIO) -> int:
+    from verifier.report.simplify import simplify_text
+
     if args.batch:
         codes = []
         for number, line in _batch_lines(args.batch):
@@ -314,12 +262,12 @@ def _run_simplify(args: argparse.Namespace, out: TextIO) -> int:
                 answer = {"error": f"{_batch_place(args.batch, number)}: {error}"}
                 codes.append(EXIT_BAD_INPUT)
             line = json.dumps(answer, sort_keys=True)
-            print(_batch_answer(line, args.format or "json", _simplify_text), file=out)
+            print(_batch_answer(line, args.format or "json", simplify_text), file=out)
         return _worst(codes)
     if args.map is None:
         raise VerifierError("simplify needs MAP, or --batch FILE")
     answer = _simplify_answer(_read_map_argument(args.map), args)
-    _emit(answer, args.format, _simplify_text, out)
+    _emit(answer, args.format, simplify_text, out)
     return _VERDICT_EXIT.get(answer.get("verdict", "equal"), EXIT_OK)
 
 
@@ -424,16 +372,13 @@ def _run_layout(args: argparse.Namespace, out: TextIO) -> int:
 
 def _run_prove_rules(args: argparse.Namespace, out: TextIO) -> int:
     from proofs.runner import prove_all_rules
+    from verifier.report.prove_rules import prove_rules_text
 
     proofs = prove_all_rules()
     if args.format == "json":
         print(json.dumps([proof.to_json() for proof in proofs], indent=2), file=out)
     else:
-        width = max((len(proof.rule) for proof in proofs), default=4)
-        for proof in proofs:
-            print(f"{proof.rule:<{width}}  {proof.verdict:<8}  {proof.seconds:.3f}s", file=out)
-        proved = sum(1 for proof in proofs if proof.verdict == "proved")
-        print(f"{proved}/{len(proofs)} rules proved", file=out)
+        print(prove_rules_text(proofs), file=out)
     verdicts = {proof.verdict for proof in proofs}
     if "refuted" in verdicts:
         return EXIT_REFUTED
@@ -571,6 +516,7 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
     from verifier.gate.replay import remember as remember_run
     from verifier.gate.run import GateRun
     from verifier.gate.sqlite_cache import CacheMode, SqliteCache
+    from verifier.report.gate_formats import report_chunks
     from verifier.report.gate_text import gate_text
 
     checks = CHECKS
@@ -652,7 +598,7 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
             # What is printed is the summary; the report, if any, goes to the file.
             out.writelines(printed.through([gate_text(run, listed=not args.summary), "\n"]))
         if args.output or not args.summary:
-            report = itertools.chain(_gate_report(run, args.format), ["\n"])
+            report = itertools.chain(report_chunks(run, args.format), ["\n"])
             if args.output:
                 from verifier.outputs import write_text  # whole or not at all, never through a link
 
@@ -694,28 +640,6 @@ def _replay_check(outputs: RunOutputs, output: str | None, out: TextIO) -> None:
         from verifier.outputs import write_text
 
         write_text(output, [outputs.report])
-
-
-def _gate_report(run: GateRun, report_format: str) -> Iterable[str]:
-    """The report of `run` in `report_format` (text, json, junit, sarif), in
-    pieces to write one after the other (a JSON report of many findings is
-    never whole in memory)."""
-    from verifier.report.gate_text import gate_text
-    from verifier.report.json_text import report_chunks
-
-    if report_format == "text":
-        return (gate_text(run),)
-    if report_format == "json":
-        from verifier.report.gate_json import gate_report
-
-        return gate_report(run)
-    if report_format == "junit":
-        from verifier.report.junit import junit_xml
-
-        return (junit_xml(run).decode("utf-8"),)
-    from verifier.report.sarif import sarif_log
-
-    return report_chunks(sarif_log(run))
 
 
 # ---------------------------------------------------------------- utilization
@@ -914,31 +838,24 @@ class _VersionAction(argparse.Action):
         parser.exit()
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="verifier",
-        description=(
-            "Provable indexing analysis for XLA HLO: which input elements each output "
-            "element reads, with every claim about those maps proved (isl and z3)."
-        ),
-        epilog="exit codes: 0 ok/equal/proved, 1 refuted/different, 2 bad input, "
-        "3 unknown (solver budget exhausted), 4 vacuous (empty domain), 70 a bug, 71 out of memory",
+_Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
+"""What `add_subparsers` gives: each `_add_COMMAND` adds its subcommand to it."""
+
+
+def _command(commands: _Commands, name: str, help_text: str) -> argparse.ArgumentParser:
+    """A subcommand whose answer is text or JSON (``--format``)."""
+    sub = commands.add_parser(name, help=help_text, description=help_text)
+    sub.add_argument(
+        "--format",
+        choices=("text", "json"),
+        default=None,  # text; a --batch writes JSON lines unless told text
+        help="output format (json is the canonical form; default: text, JSON lines for a --batch)",
     )
-    parser.add_argument("--version", action=_VersionAction)
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    return sub
 
-    def command(name: str, help_text: str) -> argparse.ArgumentParser:
-        sub = commands.add_parser(name, help=help_text, description=help_text)
-        sub.add_argument(
-            "--format",
-            choices=("text", "json"),
-            default=None,  # text; a --batch writes JSON lines unless told text
-            help="output format (json is the canonical form; default: text, "
-            "JSON lines for a --batch)",
-        )
-        return sub
 
-    maps = command("maps", "indexing maps of HLO instructions (entry ROOT by default)")
+def _add_maps(commands: _Commands) -> None:
+    maps = _command(commands, "maps", "indexing maps of HLO instructions (entry ROOT by default)")
     maps.add_argument("file", metavar="FILE.hlo", help="an HLO module in text form")
     which = maps.add_mutually_exclusive_group()
     which.add_argument("--instruction", metavar="NAME", help="one instruction of the entry")
@@ -965,7 +882,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     maps.set_defaults(run=_run_maps)
 
-    tile = command("tile", "the tile each operand reads for a tile of the output, proved (isl)")
+
+def _add_tile(commands: _Commands) -> None:
+    tile = _command(
+        commands, "tile", "the tile each operand reads for a tile of the output, proved (isl)"
+    )
     tile.add_argument("file", metavar="FILE.hlo", help="an HLO module in text form")
     tile.add_argument(
         "--instruction", metavar="NAME", help="one instruction of the entry (default ROOT)"
@@ -977,7 +898,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     tile.set_defaults(run=_run_tile)
 
-    simplify = command("simplify", "simplify an indexing map with the proven rules")
+
+def _add_simplify(commands: _Commands) -> None:
+    simplify = _command(commands, "simplify", "simplify an indexing map with the proven rules")
     simplify.add_argument("map", nargs="?", metavar="MAP", help="a map in XLA text form (or @FILE)")
     simplify.add_argument(
         "--prove",
@@ -1006,7 +929,9 @@ def build_parser() -> argparse.ArgumentParser:
     _cross_check_option(simplify)
     simplify.set_defaults(run=_run_simplify)
 
-    equiv = command("equiv", "prove two indexing maps equal, or show a counterexample")
+
+def _add_equiv(commands: _Commands) -> None:
+    equiv = _command(commands, "equiv", "prove two indexing maps equal, or show a counterexample")
     equiv.add_argument("map_a", nargs="?", metavar="MAP_A", help="a map (or @FILE)")
     equiv.add_argument("map_b", nargs="?", metavar="MAP_B", help="a map (or @FILE)")
     equiv.add_argument(
@@ -1037,8 +962,12 @@ def build_parser() -> argparse.ArgumentParser:
     _cross_check_option(equiv)
     equiv.set_defaults(run=_run_equiv)
 
-    layout = command(
-        "layout", "where each element of a shape sits in its buffer, and the buffer's size"
+
+def _add_layout(commands: _Commands) -> None:
+    layout = _command(
+        commands,
+        "layout",
+        "where each element of a shape sits in its buffer, and the buffer's size",
     )
     layout.add_argument(
         "shape", metavar="SHAPE", help="a shape with its layout, e.g. 'f32[3,5]{1,0:T(2,2)}'"
@@ -1046,10 +975,16 @@ def build_parser() -> argparse.ArgumentParser:
     layout.add_argument("--no-simplify", action="store_true", help="print the maps unsimplified")
     layout.set_defaults(run=_run_layout)
 
-    prove = command("prove-rules", "prove every simplifier rule's lemma (z3)")
+
+def _add_prove_rules(commands: _Commands) -> None:
+    prove = _command(commands, "prove-rules", "prove every simplifier rule's lemma (z3)")
     prove.set_defaults(run=_run_prove_rules)
 
-    utilization = command("utilization", "exact elements read per operand, beside XLA's heuristic")
+
+def _add_utilization(commands: _Commands) -> None:
+    utilization = _command(
+        commands, "utilization", "exact elements read per operand, beside XLA's heuristic"
+    )
     utilization.add_argument("file", metavar="FILE.hlo", help="an HLO module in text form")
     utilization.add_argument(
         "--instruction", metavar="NAME", help="one instruction of the entry (default: all)"
@@ -1063,8 +998,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     utilization.set_defaults(run=_run_utilization)
 
-    coalescing = command(
-        "coalescing", "exact 32-byte sectors per warp request of a fusion, beside XLA's verdicts"
+
+def _add_coalescing(commands: _Commands) -> None:
+    coalescing = _command(
+        commands,
+        "coalescing",
+        "exact 32-byte sectors per warp request of a fusion, beside XLA's verdicts",
     )
     coalescing.add_argument("file", metavar="FILE.hlo", help="an HLO module in text form")
     coalescing.add_argument(
@@ -1075,6 +1014,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     coalescing.set_defaults(run=_run_coalescing)
 
+
+def _add_check(commands: _Commands) -> None:
     check = commands.add_parser(
         "check",
         help="every check on every module under PATH: the CI gate",
@@ -1143,6 +1084,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     check.set_defaults(run=_run_check)
 
+
+def _add_corpus(commands: _Commands) -> None:
     corpus = commands.add_parser(
         "corpus",
         help="maps, checks and utilization of every module under PATH into Parquet tables (Dask)",
@@ -1194,6 +1137,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     corpus.set_defaults(run=_run_corpus)
 
+
+def _add_plot(commands: _Commands) -> None:
     plot = commands.add_parser(
         "plot",
         help="figures of a corpus's tables: exact utilization against XLA's heuristic, time per module",
@@ -1215,6 +1160,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     plot.set_defaults(run=_run_plot)
 
+
+def _add_xla_tests(commands: _Commands) -> None:
     xla_tests = commands.add_parser(
         "xla-tests",
         help="check the indexing expectations of XLA's own C++ tests against verifier's maps",
@@ -1239,6 +1186,34 @@ def build_parser() -> argparse.ArgumentParser:
     )
     xla_tests.add_argument("--since", metavar="DATE", help="with --git: only commits since DATE")
     xla_tests.set_defaults(run=_run_xla_tests)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of every command: the program's options, then each
+    subcommand added by its own `_add_COMMAND`."""
+    parser = argparse.ArgumentParser(
+        prog="verifier",
+        description=(
+            "Provable indexing analysis for XLA HLO: which input elements each output "
+            "element reads, with every claim about those maps proved (isl and z3)."
+        ),
+        epilog="exit codes: 0 ok/equal/proved, 1 refuted/different, 2 bad input, "
+        "3 unknown (solver budget exhausted), 4 vacuous (empty domain), 70 a bug, 71 out of memory",
+    )
+    parser.add_argument("--version", action=_VersionAction)
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    _add_maps(commands)
+    _add_tile(commands)
+    _add_simplify(commands)
+    _add_equiv(commands)
+    _add_layout(commands)
+    _add_prove_rules(commands)
+    _add_utilization(commands)
+    _add_coalescing(commands)
+    _add_check(commands)
+    _add_corpus(commands)
+    _add_plot(commands)
+    _add_xla_tests(commands)
     return parser
 
 

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from tests.strategies import indexing_maps, map_pairs
 from verifier.bridges import isl as isl_bridge
+from verifier.bridges import isl_questions, isl_to_map
 from verifier.errors import InvalidMapError, UnsupportedError
 from verifier.expr.indexing_map import IndexingMap, Variable
 from verifier.expr.interval import Interval
@@ -55,7 +56,7 @@ def test_graphs_of_sums_mixing_variables_and_terms_over_them(text):
 def test_domain_points_are_the_brute_force_domain(m):
     expected = {tuple(p[v] for v in m.all_variables) for p in m.domain_points()}
     assert set(isl_bridge.isl_points(isl_bridge.to_isl_set(m))) == expected
-    assert isl_bridge.is_empty(m) == (not expected)
+    assert isl_questions.is_empty(m) == (not expected)
 
 
 @pytest.mark.slow
@@ -63,7 +64,7 @@ def test_domain_points_are_the_brute_force_domain(m):
 def test_back_from_isl_keeps_the_relation_where_expressible(m):
     graph = isl_bridge.to_isl_map(m, existential_symbols=False)
     try:
-        back = isl_bridge.from_isl_map(graph)
+        back = isl_to_map.from_isl_map(graph)
     except UnsupportedError:
         return  # several pieces (min/max) or a non-convex domain
     assert back.relation() == m.relation()
@@ -72,7 +73,7 @@ def test_back_from_isl_keeps_the_relation_where_expressible(m):
 
 def test_back_from_isl_reads_divisions():
     m = parse_map("(d0)[s0] -> (d0 floordiv 4 + s0, d0 mod 4), domain: d0 in [-5, 7], s0 in [0, 1]")
-    back = isl_bridge.from_isl_map(isl_bridge.to_isl_map(m, existential_symbols=False))
+    back = isl_to_map.from_isl_map(isl_bridge.to_isl_map(m, existential_symbols=False))
     assert back.relation() == m.relation()
     assert "floordiv 4" in str(back)
 
@@ -80,7 +81,7 @@ def test_back_from_isl_reads_divisions():
 def test_min_gives_several_pieces_which_do_not_come_back():
     m = parse_map("(d0) -> (min(d0, 2)), domain: d0 in [0, 5]")
     with pytest.raises(UnsupportedError, match="pieces"):
-        isl_bridge.from_isl_map(isl_bridge.to_isl_map(m))
+        isl_to_map.from_isl_map(isl_bridge.to_isl_map(m))
 
 
 def test_huge_constants_are_exact():
@@ -93,25 +94,25 @@ def test_huge_constants_are_exact():
 def test_an_exhausted_budget_is_unknown_not_an_error():
     a = parse_map("(d0, d1) -> ((d0 * 7 + d1) mod 13), domain: d0 in [0, 99], d1 in [0, 99]")
     b = parse_map("(d0, d1) -> ((d0 * 7 + d1 + 13) mod 13), domain: d0 in [0, 99], d1 in [0, 99]")
-    assert isl_bridge.compare_pointwise(a, b, max_operations=1).differs is None
-    assert isl_bridge.compare_relations(a, b, max_operations=1).differs is None
-    assert isl_bridge.is_empty(a, max_operations=1) is None
+    assert isl_questions.compare_pointwise(a, b, max_operations=1).differs is None
+    assert isl_questions.compare_relations(a, b, max_operations=1).differs is None
+    assert isl_questions.is_empty(a, max_operations=1) is None
     # The budget is per question: the next one runs normally.
-    assert isl_bridge.compare_pointwise(a, b).differs is False
+    assert isl_questions.compare_pointwise(a, b).differs is False
 
 
 def test_pointwise_needs_the_same_variables():
     a = parse_map("(d0)[s0] -> (d0), domain: d0 in [0, 3], s0 in [0, 1]")
     b = parse_map("(d0){rt0} -> (d0), domain: d0 in [0, 3], rt0 in [0, 1]")
     with pytest.raises(InvalidMapError, match="same variables"):
-        isl_bridge.compare_pointwise(a, b)
+        isl_questions.compare_pointwise(a, b)
 
 
 def test_the_witness_is_the_smallest_point():
     # Differ exactly where d0 + d1 >= 5, over a box around zero.
     a = parse_map("(d0, d1) -> (min(d0 + d1, 5)), domain: d0 in [-9, 9], d1 in [-9, 9]")
     b = parse_map("(d0, d1) -> (d0 + d1), domain: d0 in [-9, 9], d1 in [-9, 9]")
-    answer = isl_bridge.compare_pointwise(a, b)
+    answer = isl_questions.compare_pointwise(a, b)
     witness = dict(answer.witness)
     assert abs(witness["d0"]) + abs(witness["d1"]) == 6
     smallest = min(
@@ -125,7 +126,7 @@ def test_the_witness_is_the_smallest_point_with_signed_and_unsigned_coordinates(
     domain = "domain: d0 in [0, 9], d1 in [-9, 9]"
     a = parse_map(f"(d0, d1) -> (min(d0 * 2 - d1, 6)), {domain}")
     b = parse_map(f"(d0, d1) -> (d0 * 2 - d1), {domain}")
-    witness = dict(isl_bridge.compare_pointwise(a, b).witness)
+    witness = dict(isl_questions.compare_pointwise(a, b).witness)
     smallest = min(
         (x + abs(y), x, y) for x, y in itertools.product(range(10), range(-9, 10)) if 2 * x - y >= 7
     )
@@ -146,7 +147,7 @@ def test_a_pointwise_witness_is_the_smallest_difference_by_brute_force(pair):
     # is isl's sample point, so the exact order is tested with a large one.
     a, b = pair
     with mock.patch.object(isl_bridge, "ISL_MINIMISE_OPERATIONS", 10**7):
-        answer = isl_bridge.compare_pointwise(a, b)
+        answer = isl_questions.compare_pointwise(a, b)
     values_a, values_b = (
         {tuple(p.values()): m.evaluate(p) for p in m.domain_points()} for m in (a, b)
     )
@@ -165,7 +166,7 @@ def test_boxes_with_an_empty_interval_are_empty():
     # isl spans a box between two corners whichever is larger: an empty
     # interval [3, 2] must not become [2, 3].
     m = parse_map("(d0)[s0] -> (d0), domain: d0 in [3, 2], s0 in [-5, 7]")
-    assert isl_bridge.is_empty(m) is True
+    assert isl_questions.is_empty(m) is True
     assert isl_bridge.isl_points(isl_bridge.to_isl_set(m)) == []
 
 
@@ -178,12 +179,12 @@ def test_the_converter_names_unknown_variables():
 @given(map_pairs())
 def test_relations_equal_is_brute_force_relation_equality(pair):
     a, b = pair
-    assert isl_bridge.relations_equal(a, b) == (a.relation() == b.relation())
+    assert isl_questions.relations_equal(a, b) == (a.relation() == b.relation())
 
 
 def test_relations_equal_is_unknown_when_the_budget_runs_out():
     a = parse_map("(d0, d1) -> ((d0 * 7 + d1) mod 13), domain: d0 in [0, 99], d1 in [0, 99]")
-    assert isl_bridge.relations_equal(a, a, max_operations=1) is None
+    assert isl_questions.relations_equal(a, a, max_operations=1) is None
 
 
 @pytest.mark.parametrize(
@@ -197,15 +198,15 @@ def test_relations_equal_is_unknown_when_the_budget_runs_out():
 def test_graphs_over_one_domain_are_compared_at_every_point(b_text, equal):
     a = parse_map("(d0) -> (d0), domain: d0 in [0, 9]")
     b = parse_map(b_text + ", domain: d0 in [0, 9]")
-    assert isl_bridge.compare_pointwise(a, b).differs is not equal
-    assert isl_bridge.relations_equal(a, b) is equal
+    assert isl_questions.compare_pointwise(a, b).differs is not equal
+    assert isl_questions.relations_equal(a, b) is equal
 
 
 def test_graphs_with_the_same_results_differ_by_their_domains():
     a = parse_map("(d0) -> (d0 mod 4), domain: d0 in [0, 9], d0 mod 3 in [0, 1]")
     b = parse_map("(d0) -> (d0 mod 4), domain: d0 in [0, 9], d0 mod 3 in [0, 1], d0 in [0, 8]")
-    assert isl_bridge.compare_pointwise(a, b).witness == (("d0", 9),)
-    assert isl_bridge.compare_pointwise(a, a).differs is False
+    assert isl_questions.compare_pointwise(a, b).witness == (("d0", 9),)
+    assert isl_questions.compare_pointwise(a, a).differs is False
 
 
 def _shifted(m: IndexingMap, shifts: list[int]) -> IndexingMap:
@@ -237,14 +238,14 @@ def test_constraints_shifted_by_a_constant_are_one_domain(m, shifts):
         m.rt_vars,
         len(m.constraints),
     )
-    assert isl_bridge._same_domain(m, shifted) is not folded
+    assert isl_questions._same_domain(m, shifted) is not folded
 
 
 @pytest.mark.slow
 @given(map_pairs())
 def test_domains_that_look_the_same_are_the_same(pair):
     a, b = pair
-    if isl_bridge._same_domain(a, b):
+    if isl_questions._same_domain(a, b):
         assert _domain(a) == _domain(b)
 
 
@@ -252,7 +253,7 @@ def test_a_constraint_shifted_without_its_interval_is_another_domain():
     a = parse_map("(d0, d1) -> (d0), domain: d0 in [0, 9], d1 in [0, 9], d0 + d1 - 1 in [0, 4]")
     b = parse_map("(d0, d1) -> (d0), domain: d0 in [0, 9], d1 in [0, 9], d0 + d1 in [0, 4]")
     c = parse_map("(d0, d1) -> (d0), domain: d0 in [0, 9], d1 in [0, 9], d0 + d1 in [1, 5]")
-    assert not isl_bridge._same_domain(a, b)
-    assert isl_bridge._same_domain(a, c)
-    assert isl_bridge.compare_pointwise(a, b).differs
-    assert isl_bridge.compare_pointwise(a, c).differs is False
+    assert not isl_questions._same_domain(a, b)
+    assert isl_questions._same_domain(a, c)
+    assert isl_questions.compare_pointwise(a, b).differs
+    assert isl_questions.compare_pointwise(a, c).differs is False

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from verifier import cli
 from verifier.cli import EXIT_BAD_INPUT, EXIT_INTERNAL_ERROR, EXIT_OK, main
+from verifier.report import gate_formats
 
 ROOT = Path(__file__).parents[2]
 SOFTMAX = ROOT / "examples" / "real" / "softmax.hlo"
@@ -76,7 +76,7 @@ def test_a_writer_failing_half_way_leaves_the_earlier_report(
 
     report = tmp_path / "report.json"
     report.write_text(OLD_REPORT)
-    monkeypatch.setattr(cli, "_gate_report", failing)
+    monkeypatch.setattr(gate_formats, "report_chunks", failing)
     code, _ = check(report)
     assert code == EXIT_INTERNAL_ERROR
     assert report.read_text() == OLD_REPORT

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from tests.strategies import constraint_intervals, indexing_maps, map_pairs
 from verifier.analysis.module_maps import ModuleMaps
-from verifier.bridges.isl import relations_equal
+from verifier.bridges.isl_questions import relations_equal
 from verifier.expr import IndexingMap, Undefined, parse_map
 from verifier.fusion.compose import Composer, CountedMap, _excludes, _MapSet
 from verifier.hlo import parse_module

@@ -17,7 +17,7 @@ from tests.oracle_layout import (
     buffer_order,
     offsets,
 )
-from verifier.bridges.isl import relations_equal
+from verifier.bridges.isl_questions import relations_equal
 from verifier.errors import UnsupportedError
 from verifier.expr.indexing_map import IndexingMap, compose
 from verifier.expr.nodes import dim

@@ -47,7 +47,7 @@ through it (``add(p0, p0)`` reads p0 twice per output element).
 from __future__ import annotations
 
 from verifier.analysis.instruction_maps import InstructionMaps, OutputLeaf, ToOperand
-from verifier.bridges.isl import relations_equal
+from verifier.bridges.isl_questions import relations_equal
 from verifier.expr import IndexingMap
 from verifier.fusion.compose import ComposedIndexing, Composer, Progress
 from verifier.fusion.pieces import join_pieces

@@ -14,7 +14,7 @@ witness: the questions the checks ask beyond "are two maps equal?".
   map's domain, with a point where it is reached.
 
 Every answer is three-valued through `None` (isl's operation budget ran
-out).  Witness points minimise ``Σ|x|`` like `isl.compare_relations`.
+out).  Witness points minimise ``Σ|x|`` like `isl_questions.compare_relations`.
 """
 
 from __future__ import annotations

@@ -48,8 +48,7 @@ from verifier.analysis.layout import (
     physical_offset,
     slot_bits,
 )
-from verifier.bridges import isl as isl_bridge
-from verifier.bridges import isl_sets
+from verifier.bridges import isl_questions, isl_sets
 from verifier.checks.budget import Budget
 from verifier.checks.cache import ProofCache, cached
 from verifier.checks.result import DEFAULT_BUDGET, CheckResult, tuple_text, union_key
@@ -172,7 +171,7 @@ def _units(side: _Side, unit: int) -> IndexingMap:
 
 def _same_bits(operand: _Side, output: _Side, max_operations: int) -> CheckResult:
     unit = gcd(operand.slot_bits, output.slot_bits)
-    answer = isl_bridge.compare_relations(
+    answer = isl_questions.compare_relations(
         _units(operand, unit), _units(output, unit), max_operations=max_operations
     )
     if answer.differs is None:

@@ -64,8 +64,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal, TypeAlias, TypeVar, overload
 
-from verifier.bridges import isl as isl_bridge
-from verifier.bridges import isl_text
+from verifier.bridges import isl_questions, isl_text
 from verifier.checks.budget import EQUIV_BUDGET, Budget, CrossCheck
 from verifier.checks.reflected_symbols import one_relation
 from verifier.checks.verdict import Verdict
@@ -193,7 +192,9 @@ def check_equivalence(
     if a == b or (not pointwise and one_relation(a, b)):
         decided = _one_map(a, budget)  # one relation, up to reflected symbols
     else:
-        compare_isl = isl_bridge.compare_pointwise if pointwise else isl_bridge.compare_relations
+        compare_isl = (
+            isl_questions.compare_pointwise if pointwise else isl_questions.compare_relations
+        )
         decided = compare_isl(a, b, max_operations=budget.isl_operations, minimal=minimal)
     decider: tuple[str, ...] = ()
     if decided.differs is None:
@@ -220,7 +221,7 @@ _Witness: TypeAlias = tuple[tuple[str, int], ...]
 
 def _decided_by_enumeration(
     a: IndexingMap, b: IndexingMap, pointwise: bool
-) -> isl_bridge.IslComparison:
+) -> isl_questions.IslComparison:
     """isl's answer found by enumerating both maps' boxes (together at most
     `_ENUMERATION_LIMIT` points), with the witness isl would give: the
     smallest in ``Σ|d_i|``, then ``Σ|symbol|``, then lexicographic order.
@@ -233,15 +234,17 @@ def _decided_by_enumeration(
             p for p in points[0].keys() | points[1].keys() if points[0].get(p) != points[1].get(p)
         ]
         if not differing:
-            return isl_bridge.IslComparison(differs=False, vacuous=not points[0])
+            return isl_questions.IslComparison(differs=False, vacuous=not points[0])
         split = a.num_dims
         best = min(differing, key=lambda p: (_size(p[:split]), _size(p[split:]), p))
         names = [v.name for v in a.all_variables]
-        return isl_bridge.IslComparison(differs=True, witness=tuple(zip(names, best, strict=True)))
+        return isl_questions.IslComparison(
+            differs=True, witness=tuple(zip(names, best, strict=True))
+        )
     # Per map, each pair (dims, result) it relates and its smallest witness.
     related = [_smallest_witnesses(a), _smallest_witnesses(b)]
     if related[0].keys() == related[1].keys():
-        return isl_bridge.IslComparison(differs=False, vacuous=not related[0])
+        return isl_questions.IslComparison(differs=False, vacuous=not related[0])
     sides: tuple[Literal["a", "b"], ...] = ("a", "b")
     # The smallest key; on a tie, a's (the first) pair.
     (_, witness), only_in = min(
@@ -253,7 +256,7 @@ def _decided_by_enumeration(
         ),
         key=lambda candidate: candidate[0][0],
     )
-    return isl_bridge.IslComparison(differs=True, only_in=only_in, witness=witness)
+    return isl_questions.IslComparison(differs=True, only_in=only_in, witness=witness)
 
 
 def _smallest_witnesses(
@@ -281,7 +284,7 @@ def _size(values: Sequence[int]) -> int:
     return sum(abs(x) for x in values)
 
 
-def _one_map(indexing_map: IndexingMap, budget: Budget) -> isl_bridge.IslComparison:
+def _one_map(indexing_map: IndexingMap, budget: Budget) -> isl_questions.IslComparison:
     """The comparison of a map with itself (two texts that read as one map,
     a twelfth of the XLA-style pairs of ``benchmarks/equivalence.py``): the
     same pairs and values wherever it is defined, so only whether it is
@@ -289,12 +292,12 @@ def _one_map(indexing_map: IndexingMap, budget: Budget) -> isl_bridge.IslCompari
     if indexing_map.is_known_empty:
         empty: bool | None = True
     elif indexing_map.constraints:
-        empty = isl_bridge.is_empty(indexing_map, max_operations=budget.isl_operations)
+        empty = isl_questions.is_empty(indexing_map, max_operations=budget.isl_operations)
     else:
         empty = False  # a box not known empty has points
     if empty is None:
-        return isl_bridge.IslComparison(differs=None)
-    return isl_bridge.IslComparison(differs=False, vacuous=empty)
+        return isl_questions.IslComparison(differs=None)
+    return isl_questions.IslComparison(differs=False, vacuous=empty)
 
 
 def _confirm_equal(a: IndexingMap, b: IndexingMap, pointwise: bool, budget: Budget) -> str:
@@ -399,7 +402,7 @@ def _values(indexing_map: IndexingMap, named: dict[str, int]) -> dict[Var, int] 
 
 
 def _pointwise_counterexample(
-    a: IndexingMap, b: IndexingMap, decided: isl_bridge.IslComparison
+    a: IndexingMap, b: IndexingMap, decided: isl_questions.IslComparison
 ) -> PointwiseCounterexample:
     named = dict(decided.witness)
     results: list[tuple[int, ...] | None] = []
@@ -416,7 +419,7 @@ def _pointwise_counterexample(
 
 
 def _relation_counterexample(
-    a: IndexingMap, b: IndexingMap, decided: isl_bridge.IslComparison, budget: Budget
+    a: IndexingMap, b: IndexingMap, decided: isl_questions.IslComparison, budget: Budget
 ) -> tuple[RelationCounterexample, str]:
     """isl's witness, re-evaluated: the map it names relates it (Python), and
     the other does not (enumerating its symbols; z3 beyond that, unless the

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from verifier.bridges.isl import is_empty
+from verifier.bridges.isl_questions import is_empty
 from verifier.checks.budget import Budget
 from verifier.checks.cache import Answer, ProofCache, cached
 from verifier.checks.verdict import Outcome

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from verifier.bridges.isl import is_empty
+from verifier.bridges.isl_questions import is_empty
 from verifier.expr import IndexingMap, Interval
 
 

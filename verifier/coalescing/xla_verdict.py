@@ -37,7 +37,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from verifier.analysis.opcodes import ELEMENTWISE_OPCODES
-from verifier.bridges.isl import is_empty
+from verifier.bridges.isl_questions import is_empty
 from verifier.expr import (
     Add,
     Expr,

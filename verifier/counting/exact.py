@@ -16,7 +16,7 @@ Symbols are existential: a variable in no result only has to have a value.
 Count(value=1000000000000, method='closed form')
 
 A map outside that fragment (``floordiv``, ``mod``, coupled results) is
-counted by isl (`verifier.bridges.isl.count_image`), which is exact but
+counted by isl (`verifier.bridges.isl_counting.count_image`), which is exact but
 scans row by row.
 """
 
@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from verifier.bridges import isl
+from verifier.bridges import isl_counting
 from verifier.counting.cases import Piece, bound_of_linear, count_by_cases, split_domain
 from verifier.counting.digits import without_divisions
 from verifier.errors import SolverError, UnsupportedError
@@ -88,7 +88,7 @@ def count_image(maps: Sequence[IndexingMap], dimensions: Sequence[int]) -> Count
             for result, size in zip(indexing_map.results, dimensions, strict=False)
         )
         _check_scan_size(indexing_map, math.prod(sides))
-    value = isl.count_image(maps, dimensions)
+    value = isl_counting.count_image(maps, dimensions)
     if value is None:
         raise SolverError("isl ran out of operations counting the elements read")
     return Count(value, "isl")
@@ -134,7 +134,7 @@ def _count_piece(piece: Piece) -> Count:
     indexing_map = piece.as_map()
     scanned = (*indexing_map.dims, *indexing_map.range_vars)
     _check_scan_size(indexing_map, math.prod(v.bounds.size for v in scanned))
-    value = isl.count_domain(indexing_map)
+    value = isl_counting.count_domain(indexing_map)
     if value is None:
         raise SolverError("isl ran out of operations counting a domain")
     return Count(value, "isl")

@@ -32,7 +32,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from verifier.analysis import ModuleMaps
-from verifier.bridges.isl import count_image
+from verifier.bridges.isl_counting import count_image
 from verifier.bridges.isl_sets import extremum
 from verifier.expr import (
     Expr,

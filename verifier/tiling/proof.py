@@ -34,7 +34,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from verifier.bridges.isl import compare_relations
+from verifier.bridges.isl_questions import compare_relations
 from verifier.bridges.isl_sets import compare_unions
 from verifier.expr import (
     Expr,

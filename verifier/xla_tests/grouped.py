@@ -31,7 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from verifier.analysis import ModuleMaps
-from verifier.bridges.isl import relations_equal
+from verifier.bridges.isl_questions import relations_equal
 from verifier.errors import UnsupportedError
 from verifier.expr import IndexingMap, Undefined, compose
 from verifier.hlo import Computation, Instruction
