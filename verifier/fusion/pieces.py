@@ -33,6 +33,8 @@ rt0 in [0, 2],
 
 from __future__ import annotations
 
+import functools
+
 from verifier.expr import (
     Constraint,
     Expr,
@@ -45,6 +47,7 @@ from verifier.expr import (
 )
 
 
+@functools.lru_cache(maxsize=1 << 12)
 def join_pieces(a: IndexingMap, b: IndexingMap) -> IndexingMap | None:
     """The one map whose domain is the disjoint union of the domains of `a`
     and `b` (module docstring), or None when they are not two pieces of one
@@ -53,9 +56,9 @@ def join_pieces(a: IndexingMap, b: IndexingMap) -> IndexingMap | None:
         return None
     if len(a.rt_vars) != len(b.rt_vars):
         return None
-    rt_vars = [_join_variables(x, y) for x, y in zip(a.rt_vars, b.rt_vars, strict=True)]
-    if None in rt_vars:
-        return None
+    # The constraints first: they are cheap to compare, while joining the
+    # runtime variables joins their sources' maps, whose own runtime
+    # variables have sources in turn.
     only_a = [c for c in a.constraints if c not in b.constraints]
     only_b = [c for c in b.constraints if c not in a.constraints]
     if len(only_a) != 1 or len(only_b) != 1 or len(a.constraints) != len(b.constraints):
@@ -68,6 +71,9 @@ def join_pieces(a: IndexingMap, b: IndexingMap) -> IndexingMap | None:
         return None  # overlapping: a point of both would be read once, not twice
     union = _union(expr, low, high, a)
     if union is None:
+        return None
+    rt_vars = [_join_variables(x, y) for x, y in zip(a.rt_vars, b.rt_vars, strict=True)]
+    if None in rt_vars:
         return None
     kept = [c for c in a.constraints if c != only_a[0]]
     return a.replaced(constraints=[*kept, *union], rt_vars=[v for v in rt_vars if v is not None])
