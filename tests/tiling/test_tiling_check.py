@@ -206,3 +206,14 @@ def test_output_tiles_must_match_the_outputs():
         '{"output_tiles":[{"sizes":["2","16"]},{"sizes":["2","16"]}]}}}'
     )
     assert mismatch[:2] == ("output tiles", Outcome.UNSUPPORTED)
+
+
+def test_a_tile_past_the_output_edge_is_not_refuted():
+    """XLA accepts a tile larger than its output dimension (8 for 7: it
+    masks the part past the edge), so the sizes are not judged, never
+    refuted; the other output's sizes still are."""
+    findings = _findings(ROOT / "examples" / "checks" / "triton_tile_past_edge.hlo")
+    outcomes = {f["subject"]: f["outcome"] for f in findings}
+    assert outcomes["output 1 tile sizes"] == "unsupported"
+    assert outcomes["output 0 tile sizes"] == "proved"
+    assert "refuted" not in outcomes.values()

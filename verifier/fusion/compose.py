@@ -280,6 +280,13 @@ class Composer:
     _parameters: dict[str, tuple[OperandLeaf, ...]] = field(default_factory=dict, compare=False)
     # The number of each operand's first leaf, per (computation, instruction).
     _first_leaf: dict[tuple[str, str], tuple[int, ...]] = field(default_factory=dict, compare=False)
+    # The entries that read something (`_read_entries`) of an instruction's
+    # maps per (computation, instruction, direction, output or operand
+    # leaf), listed once: a tuple of 250 leaves read through by each of 250
+    # get-tuple-elements is walked by its 250 read entries, not 62,500.
+    _reads: dict[tuple[str, str, str, int], tuple[tuple[int, ComposedIndexing], ...]] = field(
+        default_factory=dict, compare=False
+    )
     # Maps per (what, signature, direction, output or operand), `what` being
     # an op's own maps or a computation's composed ones (`signatures`).
     _structural: dict[tuple[str, int, str, int], tuple[ComposedIndexing, ...]] = field(
@@ -353,6 +360,20 @@ class Composer:
         found = self._dataflows.get(computation.name)
         if found is None:
             found = self._dataflows[computation.name] = dataflow(computation)
+        return found
+
+    def _read(
+        self, computation: Computation, instruction: Instruction, direction: str, number: int
+    ) -> tuple[tuple[int, ComposedIndexing], ...]:
+        """The read entries, with their positions, of `output_to_input`
+        (``o2i``, from output `number`) or `input_to_output` (``i2o``, from
+        operand leaf `number`) at `instruction`: both are functions of
+        their arguments, so their sparse form is kept."""
+        key = (computation.name, instruction.name, direction, number)
+        found = self._reads.get(key)
+        if found is None:
+            ask = self.output_to_input if direction == "o2i" else self.input_to_output
+            found = self._reads[key] = tuple(_read_entries(ask(computation, instruction, number)))
         return found
 
     def output_to_input(
@@ -642,11 +663,9 @@ class Composer:
     ) -> None:
         """Extend the maps reaching output `output_index` of `instruction` to
         the operand leaves it reads."""
-        per_leaf = self.output_to_input(computation, instruction, output_index)
         leaves = self._operand_leaves(computation, instruction)
-        for leaf, read in zip(leaves, per_leaf, strict=True):
-            if _not_read(read):
-                continue
+        for number, read in self._read(computation, instruction, "o2i", output_index):
+            leaf = leaves[number]
             self._extend(sets.setdefault((leaf.name, leaf.leaf), _MapSet()), current, read)
 
     def input_to_output(
@@ -800,10 +819,8 @@ class Composer:
         ):
             reaching = sets.get(name, {})
             for leaf in sorted(reaching):
-                per_output = self.input_to_output(computation, instruction, operand + leaf)
-                for output, reached in enumerate(per_output):
-                    if not _not_read(reached):
-                        self._extend(outputs.setdefault(output, _MapSet()), reaching[leaf], reached)
+                for output, reached in self._read(computation, instruction, "i2o", operand + leaf):
+                    self._extend(outputs.setdefault(output, _MapSet()), reaching[leaf], reached)
         if outputs:
             sets[instruction.name] = outputs
 

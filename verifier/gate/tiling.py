@@ -91,6 +91,10 @@ def tiling_answers(
         if wrong is not None:
             yield f"{where}tile sizes", CheckResult(Outcome.REFUTED, wrong, _named(sizes))
             continue
+        past = _past_edge(sizes, tuple(output.dimensions))
+        if past is not None:
+            yield f"{where}tile sizes", CheckResult(Outcome.UNSUPPORTED, past)
+            continue
         result = tile_instruction(maps, computation, instruction, sizes, number)
         yield f"{where}tile sizes", _constraints(result, sizes)
         for operand in result.operands:
@@ -101,13 +105,21 @@ def _malformed(sizes: tuple[int, ...], shape: tuple[int, ...]) -> str | None:
     """Why `sizes` cannot tile `shape` at all, if so."""
     if len(sizes) != len(shape):
         return f"{len(sizes)} tile size(s) {list(sizes)} for an output of rank {len(shape)}"
-    for index, (size, extent) in enumerate(zip(sizes, shape, strict=True)):
+    for index, size in enumerate(sizes):
         if size < 1:
             return f"tile size d{index} = {size} is not positive"
+    return None
+
+
+def _past_edge(sizes: tuple[int, ...], shape: tuple[int, ...]) -> str | None:
+    """Why sizes XLA accepts are not judged: a tile larger than its output
+    dimension (XLA rounds sizes up to powers of two and masks what lies
+    past the edge, e.g. 8 for a dimension of 7)."""
+    for index, (size, extent) in enumerate(zip(sizes, shape, strict=True)):
         if size > extent:
             return (
-                f"tile size d{index} = {size} exceeds the output's dimension {extent} "
-                "(only sizes within the output are judged)"
+                f"tile size d{index} = {size} exceeds the output's dimension {extent}: "
+                "a tile past the output's edge is not judged"
             )
     return None
 
