@@ -16,7 +16,14 @@ _REAL_OPS = Path(__file__).parents[2] / "examples" / "real_ops"
 
 
 @pytest.mark.parametrize(
-    "name", ["fori_dynamic_window", "kv_cache_scan", "while_carry_roll", "scan_cumulative"]
+    "name",
+    [
+        # Its reads through the loop take 4 CPU-s: in the slow tier.
+        pytest.param("fori_dynamic_window", marks=pytest.mark.slow),
+        "kv_cache_scan",
+        "while_carry_roll",
+        "scan_cumulative",
+    ],
 )
 def test_every_element_read_is_read_at_least_once(name: str) -> None:
     # Reads (with multiplicity) count every element read at least once: a
