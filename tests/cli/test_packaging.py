@@ -55,5 +55,5 @@ def test_the_wheel_carries_the_package_the_worker_and_the_command(tmp_path: Path
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())
         (entry_points,) = [n for n in names if n.endswith("entry_points.txt")]
-        assert "verifier = verifier.cli:main" in archive.read(entry_points).decode()
+        assert "verifier = verifier.cli:command" in archive.read(entry_points).decode()
     assert {"verifier/cli.py", "verifier/corpus/worker.py", "proofs/runner.py"} <= names
