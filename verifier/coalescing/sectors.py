@@ -52,6 +52,7 @@ from verifier.expr import (
     Mul,
     Var,
     dim,
+    point_value,
     range_var,
     substitute,
 )
@@ -119,59 +120,18 @@ def _compiled(indexing_map: IndexingMap) -> Callable[..., int | None]:
     """The map as Python: the offset at ``(r, loop ids…, lane, vector id)``,
     None outside its domain (`evaluate`'s semantics; through `evaluate`
     itself when the text is too large for Python to compile)."""
-    try:
-        return _source_function(indexing_map)
-    except (RecursionError, MemoryError, SyntaxError):
-        variables = indexing_map.all_variables
-
-        def slow(*values: int) -> int | None:
-            point = dict(zip(variables, values, strict=True))
-            return indexing_map.evaluate(point)[0] if indexing_map.contains(point) else None
-
-        return slow
-
-
-def _source_function(indexing_map: IndexingMap) -> Callable[..., int | None]:
-    names = {v: f"v{i}" for i, v in enumerate(indexing_map.all_variables)}
-    checks = [
-        f"{bounds.lower} <= ({_python(e, names)}) <= {bounds.upper}"
-        for e, bounds in indexing_map.constraints
-    ]
-    for v in indexing_map.all_variables:
-        b = indexing_map.bounds(v)
-        checks.append(f"{b.lower} <= {names[v]} <= {b.upper}")
+    variables = indexing_map.all_variables
+    bounds = [(v, indexing_map.bounds(v)) for v in variables]
     (result,) = indexing_map.results
-    arguments = ", ".join(names[v] for v in indexing_map.all_variables)
-    condition = " and ".join(checks)
-    source = (
-        f"def f({arguments}):\n    return ({_python(result, names)}) if ({condition}) else None\n"
-    )
-    scope: dict[str, Callable[..., int | None]] = {}
-    exec(compile(source, "<request map>", "exec"), scope)
-    return scope["f"]
+    compiled = point_value(variables, [*indexing_map.constraints, *bounds], result)
+    if compiled is not None:
+        return compiled
 
+    def slow(*values: int) -> int | None:
+        point = dict(zip(variables, values, strict=True))
+        return indexing_map.evaluate(point)[0] if indexing_map.contains(point) else None
 
-def _python(expr: Expr, names: dict[Var, str]) -> str:
-    match expr:
-        case Const(value):
-            return f"({value})"
-        case Var():
-            return names[expr]
-        case Add(operands):
-            return "(" + " + ".join(_python(o, names) for o in operands) + ")"
-        case Mul(operand, factor):
-            return f"({_python(operand, names)} * {factor})"
-        case FloorDiv(operand, divisor):
-            return f"({_python(operand, names)} // {divisor})"
-        case CeilDiv(operand, divisor):
-            return f"(-((-{_python(operand, names)}) // {divisor}))"
-        case Mod(operand, modulus):
-            return f"({_python(operand, names)} % {modulus})"
-        case Min(lhs, rhs):
-            return f"min({_python(lhs, names)}, {_python(rhs, names)})"
-        case Max(lhs, rhs):
-            return f"max({_python(lhs, names)}, {_python(rhs, names)})"
-    raise AssertionError(expr)
+    return slow
 
 
 def period(expr: Expr, variable: Var) -> tuple[int, int] | None:

@@ -11,6 +11,7 @@ imports from here, never from its modules (ruff bans the deep imports).
 from verifier.expr.evaluate import (
     interval_of,
     point_predicate,
+    point_value,
     substitute,
     subterms,
     variables_of,
@@ -135,6 +136,7 @@ __all__ = [
     "parse_map",
     "parse_typed_map",
     "point_predicate",
+    "point_value",
     "print_map",
     "print_syntax",
     "range_var",

@@ -92,6 +92,34 @@ def point_predicate(
     return predicate
 
 
+def point_value(
+    variables: Sequence[Var], constraints: Sequence[tuple[Expr, Interval]], expr: Expr
+) -> Callable[..., int | None] | None:
+    """The value of `expr` where every ``expr in interval`` of `constraints`
+    holds, else `None`, as a function of `variables` (positional), compiled
+    to Python as `point_predicate` is; `None` when too large to compile.
+
+    >>> from verifier.expr.nodes import dim
+    >>> value = point_value([dim(0)], [(dim(0), Interval(0, 5))], dim(0) * 2 + 1)
+    >>> value(3), value(6)
+    (7, None)
+    """
+    source = _PythonSource()
+    try:
+        tests = [f"{i.lower} <= {source.convert(e)} <= {i.upper}" for e, i in constraints]
+        text = (
+            f"lambda {', '.join(v.name for v in variables)}: "
+            f"{source.convert(expr)} if ({' and '.join(tests) or 'True'}) else None"
+        )
+        if len(text) > _MAX_SOURCE:
+            return None
+        # Only variable names (d0, s1, rt0), integers and operators reach the text.
+        function: Callable[..., int | None] = eval(text, {"min": min, "max": max})
+    except (SyntaxError, RecursionError, MemoryError):  # nested beyond Python's parser
+        return None
+    return function
+
+
 # Sub-expressions a map shares are repeated in the text; past this size the
 # caller's other witness is cheaper than compiling.
 _MAX_SOURCE = 1 << 16
