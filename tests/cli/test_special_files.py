@@ -68,6 +68,9 @@ MAP = "(d0) -> (d0), domain: d0 in [0, 3]"
         ["simplify", "--batch", "{}"],
         ["equiv", "@{}", MAP],
         ["equiv", "--batch", "{}"],
+        ["tile", "{}"],
+        ["coalescing", "{}"],
+        ["xla-tests", "{}"],
     ],
 )
 def test_a_fifo_is_refused_with_its_name(
@@ -79,7 +82,17 @@ def test_a_fifo_is_refused_with_its_name(
     assert fifo in out + err and "FIFO" in out + err
 
 
-@pytest.mark.parametrize("command", [["check", "--no-cache"], ["maps"], ["simplify", "--batch"]])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["check", "--no-cache"],
+        ["maps"],
+        ["simplify", "--batch"],
+        ["tile"],
+        ["coalescing"],
+        ["xla-tests"],
+    ],
+)
 def test_a_device_is_refused_with_its_name(
     command: list[str], capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from verifier.errors import UsageError
+from verifier.inputs import read_regular_file
 from verifier.xla_tests.cpp import read_tests
 from verifier.xla_tests.interpret import check_test
 from verifier.xla_tests.result import Expectation, XlaTestsRun
@@ -25,8 +26,8 @@ def test_files(paths: Iterable[str]) -> list[Path]:
         path = Path(name)
         if path.is_dir():
             found += sorted({f for p in _PATTERNS for f in path.rglob(p) if f.is_file()})
-        elif path.is_file():
-            found.append(path)
+        elif path.exists():
+            found.append(path)  # not a regular file: refused when read
         else:
             raise UsageError(f"{name}: no such file or directory")
     return found
@@ -53,7 +54,7 @@ def check_files(paths: Iterable[str]) -> XlaTestsRun:
     expectations: list[Expectation] = []
     for path in files:
         try:
-            text = path.read_text(encoding="utf-8", errors="surrogateescape")
+            text = read_regular_file(path).decode("utf-8", errors="surrogateescape")
         except OSError as error:
             raise UsageError(f"{path}: cannot read it ({error.strerror})") from None
         expectations += check_text(text, str(path))
