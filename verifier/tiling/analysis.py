@@ -34,18 +34,21 @@ from dataclasses import dataclass
 from verifier.analysis import ModuleMaps
 from verifier.bridges.isl_counting import count_image
 from verifier.bridges.isl_sets import extremum
+from verifier.errors import UsageError
 from verifier.expr import (
     Expr,
     IndexingMap,
     Undefined,
     Var,
     VarKind,
+    compose,
     const,
     range_var,
     substitute,
     variables_of,
 )
 from verifier.hlo import Computation, Instruction
+from verifier.simplify import simplify_relation
 from verifier.tiling import sizes as sz
 from verifier.tiling.derive import NoTile, SymbolicTile, derive_tile
 from verifier.tiling.loads import tile_bytes
@@ -184,8 +187,6 @@ def tile_instruction(
 
 
 def _check_sizes(shape: tuple[int, ...], sizes: tuple[int, ...]) -> None:
-    from verifier.errors import UsageError
-
     if len(sizes) != len(shape):
         raise UsageError(
             f"--sizes has {len(sizes)} value(s); the output {list(shape)} has rank {len(shape)}"
@@ -426,9 +427,6 @@ def _inner_tiles(
     """Each instruction of the fused computation, tiled for the fusion's
     output tile: its maps from the fusion's output composed along every
     use (several: the tile of their union, as for operands)."""
-    from verifier.expr import compose
-    from verifier.simplify import simplify_relation
-
     (called,) = fusion.called_computations[:1] or (None,)
     computation = next((c for c in maps.module.computations if c.name == called), None)
     if computation is None:

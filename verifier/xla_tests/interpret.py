@@ -50,6 +50,7 @@ from verifier.expr import (
     IndexingMap,
     Interval,
     Undefined,
+    compose,
     const,
     dim,
     range_var,
@@ -633,8 +634,6 @@ class _Test:
             if not isinstance(value, Tracked):
                 return value if isinstance(value, Unfollowed) else Unfollowed("composing non-maps")
         assert isinstance(consumer, Tracked) and isinstance(producer, Tracked)
-        from verifier.expr import compose
-
         try:
             composed = compose(consumer.reference, producer.reference)
         except VerifierError as error:
@@ -1257,8 +1256,6 @@ def _physical(
         target = output
     if source is None or target is None or source.is_tuple or target.is_tuple:
         return Unfollowed("physical maps of a tuple shape are not modelled here")
-    from verifier.expr import compose
-
     return [
         compose(compose(physical_to_logical(source), m), logical_to_physical(target)) for m in maps
     ]

@@ -53,9 +53,13 @@ from verifier.expr import (
     rt_var,
 )
 from verifier.hlo import Computation, Instruction
+from verifier.simplify import simplify_relation
+from verifier.tiling import sizes as sz
+from verifier.tiling import tile_instruction
 from verifier.tiling.derive import NoTile, derive_tile
 from verifier.tiling.proof import tile_counts
 from verifier.xla_tests.compare import Comparison, not_comparable
+from verifier.xla_tests.map_text import read_map
 from verifier.xla_tests.result import Agreement
 from verifier.xla_tests.tile_text import XlaTile
 from verifier.xla_tests.tiles import size_space
@@ -189,8 +193,6 @@ def _contraction(
 
 def operand_of(tiled: TiledInstruction, index: int) -> TiledInstruction | str:
     """``tiled->operand(index)``: the path extended by the operand's map."""
-    from verifier.simplify import simplify_relation
-
     operands = tiled.computation.operand_instructions(tiled.instruction)
     if index >= len(operands):
         return f"{tiled.instruction.name} has no operand {index}"
@@ -301,8 +303,6 @@ def compare_tiled(
     tiled: TiledInstruction, sizes: Sequence[int], strides: Sequence[int], offsets_text: str
 ) -> Comparison:
     """XLA's tile sizes, strides and offsets map against verifier's tile."""
-    from verifier.xla_tests.map_text import read_map
-
     tile = derive_tile(tiled.path)
     if isinstance(tile, NoTile):
         return Comparison(
@@ -440,8 +440,6 @@ def compare_constraints(
 ) -> Comparison:
     """The analysis's constraints (XLA's text over ``d0…``) against the
     condition of `verifier tile` for the fusion, as sets of admitted sizes."""
-    from verifier.tiling import tile_instruction
-
     if fusion.shape.is_tuple:
         return not_comparable("constraints of a fusion of several outputs")
     shape = tuple(fusion.shape.dimensions)
@@ -453,8 +451,6 @@ def compare_constraints(
         tiling = tile_instruction(maps, computation, fusion, None)
     except VerifierError as error:
         return not_comparable(f"verifier does not tile {fusion.name}: {error}")
-    from verifier.tiling import sizes as sz
-
     for sizes in size_space(shape):
         theirs, mine = expected.admits(sizes), sz.holds(tiling.condition, sizes)
         if theirs != mine:
