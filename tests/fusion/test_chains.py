@@ -19,7 +19,8 @@ from verifier.checks.cache import MemoryCache
 from verifier.checks.simplification import check_simplification_steps
 from verifier.checks.verdict import Outcome
 from verifier.expr import IndexingMap, dim, parse_map
-from verifier.fusion.compose import ComposedIndexing, Composer
+from verifier.fusion.compose import Composer
+from verifier.fusion.composed import ComposedIndexing
 from verifier.hlo import Module, parse_module
 from verifier.simplify import simplify_relation
 

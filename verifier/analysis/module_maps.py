@@ -49,7 +49,8 @@ from __future__ import annotations
 from verifier.analysis.instruction_maps import InstructionMaps, OutputLeaf, ToOperand
 from verifier.bridges.isl_questions import relations_equal
 from verifier.expr import IndexingMap
-from verifier.fusion.compose import ComposedIndexing, Composer, Progress
+from verifier.fusion.compose import Composer
+from verifier.fusion.composed import ComposedIndexing, Progress
 from verifier.fusion.pieces import join_pieces
 from verifier.hlo import Computation, Instruction, Module
 from verifier.indexing.leaves import parameter_leaves
