@@ -34,7 +34,6 @@ from collections.abc import Callable
 from verifier.expr import Expr, IndexingMap, Interval, Ranges, Var, linear_terms, variables_of
 from verifier.fusion.composed import MapEquality
 
-
 Pair = tuple[tuple[int, ...], tuple[int, ...]]
 """A pair (dims point, results) of a map's relation."""
 
