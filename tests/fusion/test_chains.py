@@ -30,7 +30,7 @@ def _fusion_maps(module: Module, composer: Composer | None = None) -> ComposedIn
     if composer is None:
         (composed,) = ModuleMaps(module).output_to_input(module.entry, fusion)
     else:
-        (composed,) = composer.output_to_input(module.entry, fusion)
+        (composed,) = composer.composed_output_to_input(module.entry, fusion)
     return composed
 
 

@@ -22,7 +22,7 @@ from verifier.fusion.graph import users_first_order
 from verifier.fusion.walks import Walks
 from verifier.hlo import parse_module
 from verifier.hlo.module import Computation, Module
-from verifier.indexing.analysis import input_to_output
+from verifier.indexing.analysis import own_input_to_output
 
 EXAMPLE = Path(__file__).parents[2] / "examples" / "fusion" / "spec_cases.hlo"
 Point = tuple[int, ...]
@@ -46,7 +46,7 @@ def joined(computation: Computation, parameter: int) -> Relation:
         for position, operand in enumerate(instruction.operands):
             if not reach.get(operand):
                 continue
-            (maps,) = input_to_output(computation, instruction, position)
+            (maps,) = own_input_to_output(computation, instruction, position)
             assert not isinstance(maps, Undefined)
             step = union(list(maps))
             forward = defaultdict(set)

@@ -198,7 +198,7 @@ def test_prefilter_keeps_a_loops_unions() -> None:
     loop = module.entry.root
     found = [
         Composer(module, transform=simplify_relation, same=_equal_relations, prefilter=prefilter)
-        .output_to_input(module.entry, loop, 1)[1]
+        .composed_output_to_input(module.entry, loop, 1)[1]
         .maps
         for prefilter in (True, False)
     ]

@@ -30,7 +30,7 @@ composed: UNDEFINED, saying so.
 ...   ROOT c = f32[4] conditional(b, p, q), branch_computations={negated, reversed}
 ... }''')
 >>> entry = module.entry
->>> index, p, q = Composer(module).output_to_input(entry, entry.root)
+>>> index, p, q = Composer(module).composed_output_to_input(entry, entry.root)
 >>> [[str(c.map).splitlines()[0] for c in leaf.maps] for leaf in (index, p, q)]
 [['(d0) -> (),'], ['(d0) -> (d0),'], ['(d0) -> (-d0 + 3),']]
 """

@@ -61,7 +61,7 @@ one composition::
 ...   x = f32[2,2] parameter(0)
 ...   ROOT f = f32[2,2] fusion(x), kind=kLoop, calls=fused
 ... }''')
->>> (p0,) = Composer(module).output_to_input(module.entry, module.entry.root)
+>>> (p0,) = Composer(module).composed_output_to_input(module.entry, module.entry.root)
 >>> [(str(c.map).splitlines()[0], c.multiplicity) for c in p0.maps]
 [('(d0, d1) -> (d0, d1),', 1), ('(d0, d1) -> (d1, d0),', 1)]
 """
@@ -180,12 +180,13 @@ class Composer:
         # (`signatures`).
         self._structural: dict[tuple[str, int, str, int], tuple[ComposedIndexing, ...]] = {}
 
-    def output_to_input(
+    def composed_output_to_input(
         self, computation: Computation, instruction: Instruction, output: int = 0
     ) -> tuple[ComposedIndexing, ...]:
-        """Like `analysis.output_to_input` (per operand leaf), with fusions,
-        calls, conditionals and async-starts composed through the computations
-        they call, and the multiplicity of each map."""
+        """An instruction's maps from output `output`, per operand leaf: its own
+        (`analysis.own_output_to_input`), or, for fusions, calls, conditionals,
+        async-starts and whiles, composed through the computations they call;
+        each map with its multiplicity."""
         through = self.computation_output_to_input
         match instruction.opcode:
             case "fusion" | "call":
@@ -202,12 +203,13 @@ class Composer:
             case _:
                 return self._own_memoized(computation, instruction, "o2i", output)
 
-    def input_to_output(
+    def composed_input_to_output(
         self, computation: Computation, instruction: Instruction, operand: int
     ) -> tuple[ComposedIndexing, ...]:
-        """Like `analysis.input_to_output` (per output leaf, from operand leaf
-        `operand`), with fusions, calls, conditionals and async-starts
-        composed, and the multiplicity of each map."""
+        """An instruction's maps from operand leaf `operand`, per output leaf:
+        its own (`analysis.own_input_to_output`), or composed through the
+        computations it calls (as `composed_output_to_input`); each map with
+        its multiplicity."""
         through = self.computation_input_to_output
         match instruction.opcode:
             case "fusion" | "call":
@@ -329,9 +331,9 @@ class Composer:
             return tuple(
                 map(
                     self._own,
-                    analysis.output_to_input(computation, instruction, number)
+                    analysis.own_output_to_input(computation, instruction, number)
                     if direction == "o2i"
-                    else analysis.input_to_output(computation, instruction, number),
+                    else analysis.own_input_to_output(computation, instruction, number),
                 )
             )
 
@@ -360,14 +362,18 @@ class Composer:
     def _read(
         self, computation: Computation, instruction: Instruction, direction: str, number: int
     ) -> tuple[tuple[int, ComposedIndexing], ...]:
-        """The read entries, with their positions, of `output_to_input`
-        (``o2i``, from output `number`) or `input_to_output` (``i2o``, from
+        """The read entries, with their positions, of `composed_output_to_input`
+        (``o2i``, from output `number`) or `composed_input_to_output` (``i2o``, from
         operand leaf `number`) at `instruction`: both are functions of
         their arguments, so their sparse form is kept."""
         key = (computation.name, instruction.name, direction, number)
         found = self._reads.get(key)
         if found is None:
-            ask = self.output_to_input if direction == "o2i" else self.input_to_output
+            ask = (
+                self.composed_output_to_input
+                if direction == "o2i"
+                else self.composed_input_to_output
+            )
             found = self._reads[key] = tuple(read_entries(ask(computation, instruction, number)))
         return found
 

@@ -39,7 +39,7 @@ times: output ``{1}`` reads leaf ``{1}`` through ``(d0) -> (d0)``, leaf
 ...   init = (s32[], f32[4]) tuple(zero, p)
 ...   ROOT w = (s32[], f32[4]) while(init), condition=cond, body=body
 ... }''')
->>> counter, x = Composer(module).output_to_input(module.entry, module.entry.root, 1)
+>>> counter, x = Composer(module).composed_output_to_input(module.entry, module.entry.root, 1)
 >>> counter.maps, [str(c.map).splitlines()[0] for c in x.maps]
 ((), ['(d0) -> (d0),'])
 """

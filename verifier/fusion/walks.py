@@ -13,7 +13,7 @@ through ``(d0) -> (d0)`` twice:
 
 >>> from verifier.fusion.map_sets import Extension
 >>> from verifier.hlo import parse_module
->>> from verifier.indexing.analysis import output_to_input
+>>> from verifier.indexing.analysis import own_output_to_input
 >>> module = parse_module('''
 ... HloModule m
 ... ENTRY e {
@@ -21,7 +21,7 @@ through ``(d0) -> (d0)`` twice:
 ...   ROOT a = f32[4] add(p0, p0)
 ... }''')
 >>> def read(computation, instruction, direction, number):
-...     own = output_to_input(computation, instruction, number)
+...     own = own_output_to_input(computation, instruction, number)
 ...     return [(k, ComposedIndexing(tuple(map(CountedMap, maps)))) for k, maps in enumerate(own)]
 >>> walks = Walks(Extension(lambda m: m, lambda a, b: False), read)
 >>> (p0,) = walks.to_parameters(module.entry, 0)
