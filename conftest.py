@@ -90,7 +90,7 @@ QUICK = (
     "tests/cli/test_utilization_command.py",
     "tests/api/test_api.py",
     "tests/api/test_research_api.py",
-    "tests/corpus/test_isolation.py",
+    "tests/corpus/test_supervisor.py",
     "tests/fuzz/test_regressions.py",
     "tests/golden/test_cli_outputs.py::test_output_equals_golden[maps__examples__indexing_doc.hlo.json]",
     "tests/golden/test_cli_outputs.py::test_output_equals_golden[check__examples__indexing_doc.hlo.json]",

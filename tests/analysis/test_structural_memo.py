@@ -17,7 +17,7 @@ import pytest
 from tests.examples import EVERY_EXAMPLE, SMALL_REAL_DUMPS, example_id, valid_module
 from verifier.analysis import ModuleMaps
 from verifier.errors import VerifierError
-from verifier.fusion.compose import ComposedIndexing
+from verifier.fusion.composed import ComposedIndexing
 from verifier.hlo import Module, parse_module_file
 from verifier.indexing.leaves import instruction_operand_leaves, output_leaves
 

@@ -19,7 +19,8 @@ from verifier.checks.cache import MemoryCache
 from verifier.checks.simplification import check_simplification_steps
 from verifier.checks.verdict import Outcome
 from verifier.expr import IndexingMap, dim, parse_map
-from verifier.fusion.compose import ComposedIndexing, Composer
+from verifier.fusion.compose import Composer
+from verifier.fusion.composed import ComposedIndexing
 from verifier.hlo import Module, parse_module
 from verifier.simplify import simplify_relation
 
@@ -29,7 +30,7 @@ def _fusion_maps(module: Module, composer: Composer | None = None) -> ComposedIn
     if composer is None:
         (composed,) = ModuleMaps(module).output_to_input(module.entry, fusion)
     else:
-        (composed,) = composer.output_to_input(module.entry, fusion)
+        (composed,) = composer.composed_output_to_input(module.entry, fusion)
     return composed
 
 

@@ -42,10 +42,10 @@ def _pairs(indexing_map: IndexingMap) -> set[Pair]:
 
 def _check_module(module: Module, *, simplified: bool = False) -> int:
     """Compare every call, conditional, fusion and while of `module`, its
-    maps composed as they are (`Composer`) or as users get them (`ModuleMaps`:
-    simplified and merged, which keeps a long loop's unions small); how many
-    were."""
-    composer: Composer | ModuleMaps = ModuleMaps(module) if simplified else Composer(module)
+    maps composed as the rules give them or, `simplified`, as users get them
+    (simplified and merged, which keeps a long loop's unions small); how
+    many were."""
+    maps = ModuleMaps(module)
     oracle = ComputationOracle(module)
     compared = 0
     for computation in module.computations:
@@ -66,12 +66,16 @@ def _check_module(module: Module, *, simplified: bool = False) -> int:
                 continue
             where = f"{module.name}: {instruction.opcode} '{instruction.name}'"
             for output in range(outputs):
-                per_leaf = composer.output_to_input(computation, instruction, output)
+                per_leaf = maps.output_to_input(
+                    computation, instruction, output, simplified=simplified
+                )
                 for leaf, composed in enumerate(per_leaf):
                     assert not isinstance(composed.maps, Undefined), (where, composed.maps)
                     got = {p for c in composed.maps for p in _pairs(c.map)}
                     assert got == want.get((output, leaf), set()), (where, "o2i", output, leaf)
-                    backward = composer.input_to_output(computation, instruction, leaf)[output]
+                    backward = maps.input_to_output(
+                        computation, instruction, leaf, simplified=simplified
+                    )[output]
                     assert not isinstance(backward.maps, Undefined), (where, backward.maps)
                     reached = {(b, a) for c in backward.maps for a, b in _pairs(c.map)}
                     assert reached == want.get((output, leaf), set()), (
@@ -147,7 +151,7 @@ def test_an_unknown_trip_count_names_the_loop() -> None:
     text = _counted_loop(0, 3).replace("direction=LT", "direction=NE")
     module = parse_module(text)
     composer = Composer(module)
-    maps = composer.output_to_input(module.entry, module.entry.root, 1)
+    maps = composer.composed_output_to_input(module.entry, module.entry.root, 1)
     assert all(isinstance(m.maps, Undefined) for m in maps)
     reason = maps[0].maps
     assert isinstance(reason, Undefined)
@@ -165,7 +169,7 @@ def test_known_trip_count_in_backend_config_is_used() -> None:
 def test_a_trip_count_above_the_limit_is_unsupported_with_the_count() -> None:
     module = parse_module(_counted_loop(0, UNROLL_LIMIT + 1))
     composer = Composer(module)
-    (undefined, *_) = composer.input_to_output(module.entry, module.entry.root, 1)
+    (undefined, *_) = composer.composed_input_to_output(module.entry, module.entry.root, 1)
     assert isinstance(undefined.maps, Undefined)
     assert f"trip count {UNROLL_LIMIT + 1} is above" in undefined.maps.reason
 
@@ -188,8 +192,8 @@ ENTRY e {
 """)
     composer = Composer(module)
     for composed in (
-        composer.output_to_input(module.entry, module.entry.root, 0)[0],
-        composer.input_to_output(module.entry, module.entry.root, 0)[0],
+        composer.composed_output_to_input(module.entry, module.entry.root, 0)[0],
+        composer.composed_input_to_output(module.entry, module.entry.root, 0)[0],
     ):
         assert isinstance(composed.maps, Undefined)
         assert "mystery" in composed.maps.reason
@@ -247,7 +251,7 @@ def test_a_loop_whose_state_cycles_runs_every_trip() -> None:
     composer = Composer(module)
     read = {(d, d if trips % 2 == 0 else 3 - d) for d in range(4)}
     for output in range(_STATES):
-        for leaf in composer.output_to_input(module.entry, module.entry.root, output):
+        for leaf in composer.composed_output_to_input(module.entry, module.entry.root, output):
             assert not isinstance(leaf.maps, Undefined), leaf.maps
             got = {(p[0], e[0]) for c in leaf.maps for p, e in _pairs(c.map)}
             assert got == read
@@ -283,7 +287,7 @@ def test_a_loop_past_the_distinct_map_bound_is_unknown_naming_the_bound() -> Non
     assert _DISTINCT_TRIPS <= UNROLL_LIMIT  # the trip count bound is not the one passed
     assert _SHIFTED * _DISTINCT_TRIPS > LOOP_DISTINCT_MAP_LIMIT >= _SHIFTED * (_DISTINCT_TRIPS - 1)
     module = parse_module(_shifting_loop(_DISTINCT_TRIPS))
-    composed = Composer(module).output_to_input(module.entry, module.entry.root, 0)
+    composed = Composer(module).composed_output_to_input(module.entry, module.entry.root, 0)
     assert len(composed) == _SHIFTED
     for leaf in composed:
         assert isinstance(leaf.maps, Undefined)
@@ -299,7 +303,7 @@ def test_a_loop_just_inside_the_distinct_map_bound_is_composed() -> None:
     module = parse_module(_shifting_loop(trips))
     composer = Composer(module)
     for j in range(_SHIFTED):
-        composed = composer.output_to_input(module.entry, module.entry.root, j)
+        composed = composer.composed_output_to_input(module.entry, module.entry.root, j)
         shift = trips * (j + 1)
         for k, leaf in enumerate(composed):
             assert not isinstance(leaf.maps, Undefined), leaf.maps
@@ -314,7 +318,7 @@ def test_a_loop_past_the_work_bound_is_unknown_naming_the_bound() -> None:
     distinct maps, but its unions hold more maps every iteration, and their
     total over the iterations is what stops the composition."""
     module = parse_module(wide_loop_module(width=100, trips=UNROLL_LIMIT))
-    composed = Composer(module).output_to_input(module.entry, module.entry.root, 1)
+    composed = Composer(module).composed_output_to_input(module.entry, module.entry.root, 1)
     for leaf in composed:
         assert isinstance(leaf.maps, Undefined)
         assert f"more than {LOOP_WORK_LIMIT} maps over its iterations" in leaf.maps.reason
@@ -325,7 +329,7 @@ def test_a_loop_carrying_many_arrays_reads_what_the_oracle_reads() -> None:
     assert _check_module(module) == 1
     # Array 0 after 3 iterations reads arrays 0..3, array j along C(3, j) paths.
     entry = module.entry
-    composed = Composer(module).output_to_input(entry, entry.root, 1)
+    composed = Composer(module).composed_output_to_input(entry, entry.root, 1)
     paths = []
     for leaf in composed:
         assert not isinstance(leaf.maps, Undefined)

@@ -19,9 +19,10 @@ from verifier.expr.indexing_map import IndexingMap, Undefined
 from verifier.expr.parser import parse_map
 from verifier.fusion.compose import Composer
 from verifier.fusion.graph import users_first_order
+from verifier.fusion.walks import Walks
 from verifier.hlo import parse_module
 from verifier.hlo.module import Computation, Module
-from verifier.indexing.analysis import input_to_output
+from verifier.indexing.analysis import own_input_to_output
 
 EXAMPLE = Path(__file__).parents[2] / "examples" / "fusion" / "spec_cases.hlo"
 Point = tuple[int, ...]
@@ -45,7 +46,7 @@ def joined(computation: Computation, parameter: int) -> Relation:
         for position, operand in enumerate(instruction.operands):
             if not reach.get(operand):
                 continue
-            (maps,) = input_to_output(computation, instruction, position)
+            (maps,) = own_input_to_output(computation, instruction, position)
             assert not isinstance(maps, Undefined)
             step = union(list(maps))
             forward = defaultdict(set)
@@ -250,14 +251,14 @@ def test_parameters_joining_a_chain_share_its_walk_and_keep_their_maps(
     module = parse_module(_chain_fusion(seed))
     fused = module.computation("fused")
     walked = 0
-    propagate = Composer._propagate_forward
+    propagate = Walks._propagate_forward
 
-    def counting(self: Composer, *arguments: object) -> None:
+    def counting(self: Walks, *arguments: object) -> None:
         nonlocal walked
         walked += 1
         propagate(self, *arguments)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(Composer, "_propagate_forward", counting)
+    monkeypatch.setattr(Walks, "_propagate_forward", counting)
     shared = Composer(module)
     together = [shared.computation_input_to_output(fused, k) for k in range(len(fused.parameters))]
     walked_together, walked = walked, 0
@@ -287,13 +288,14 @@ def test_a_chain_that_parameters_join_in_turn_is_walked_once() -> None:
     fused = module.computation("fused")
     walked: list[str] = []
     composer = Composer(module)
-    propagate = composer._propagate_forward
+    walks = composer._walks
+    propagate = walks._propagate_forward
 
     def counting(computation: Computation, instruction: object, sets: object) -> None:
         walked.append(instruction.name)  # type: ignore[attr-defined]
         propagate(computation, instruction, sets)  # type: ignore[arg-type]
 
-    object.__setattr__(composer, "_propagate_forward", counting)
+    walks._propagate_forward = counting  # type: ignore[method-assign]
     for k in range(5):
         composer.computation_input_to_output(fused, k)
     # p0 walks the whole chain (9 instructions); p1 joins at a1, where it

@@ -13,7 +13,10 @@ from tests.strategies import constraint_intervals, indexing_maps, map_pairs
 from verifier.analysis.module_maps import ModuleMaps
 from verifier.bridges.isl_questions import relations_equal
 from verifier.expr import IndexingMap, Undefined, parse_map
-from verifier.fusion.compose import Composer, CountedMap, _excludes, _MapSet
+from verifier.fusion.compose import Composer
+from verifier.fusion.composed import CountedMap
+from verifier.fusion.map_sets import MapSet
+from verifier.fusion.sampling import SameRelation, excludes
 from verifier.hlo import parse_module
 from verifier.indexing.control_flow import LOOP_MAP_LIMIT
 from verifier.simplify import simplify_relation
@@ -37,8 +40,8 @@ def _brute_force_same(a: IndexingMap, b: IndexingMap) -> bool:
 @given(map_pairs())
 def test_merges_exactly_the_equal_relations(pair: tuple[IndexingMap, IndexingMap]) -> None:
     a, b = pair
-    composer = Composer(_MODULE, same=_brute_force_same, prefilter=True)
-    assert composer._same(a, b) == (a.relation() == b.relation())
+    same_relation = SameRelation(_brute_force_same, prefilter=True)
+    assert same_relation(a, b) == (a.relation() == b.relation())
 
 
 def test_sample_pairs_tell_apart_without_asking() -> None:
@@ -59,8 +62,8 @@ def test_sample_pairs_tell_apart_without_asking() -> None:
         asked.append((a, b))
         return _brute_force_same(a, b)
 
-    composer = Composer(_MODULE, same=same, prefilter=True)
-    assert not composer._same(below, above)
+    same_relation = SameRelation(same, prefilter=True)
+    assert not same_relation(below, above)
     assert asked == []
     assert below.relation() != above.relation()
 
@@ -71,7 +74,7 @@ def test_sample_pairs_tell_apart_without_asking() -> None:
 def test_a_pair_of_the_relation_is_never_shown_outside_it(
     indexing_map: IndexingMap, data: st.DataObject
 ) -> None:
-    """`_excludes` is sound: no pair of a map's relation (brute force) is
+    """`excludes` is sound: no pair of a map's relation (brute force) is
     shown outside it — also with a constraint on a result itself, which the
     maps of a loop's unions carry (``d0 + rt0 - rt2 in [4, 63]``)."""
     constrained: bool = data.draw(st.booleans())
@@ -85,7 +88,7 @@ def test_a_pair_of_the_relation_is_never_shown_outside_it(
             constraints=[*indexing_map.constraints, (result, data.draw(constraint_intervals()))],
         )
     for pair in indexing_map.relation():
-        assert not _excludes(indexing_map, pair), pair
+        assert not excludes(indexing_map, pair), pair
 
 
 def test_sample_pairs_tell_apart_boxes_and_constrained_results_without_asking() -> None:
@@ -111,9 +114,9 @@ def test_sample_pairs_tell_apart_boxes_and_constrained_results_without_asking() 
         asked.append((a, b))
         return _brute_force_same(a, b)
 
-    composer = Composer(_MODULE, same=same, prefilter=True)
+    same_relation = SameRelation(same, prefilter=True)
     for a, b in (boxes, moved):
-        assert not composer._same(a, b)
+        assert not same_relation(a, b)
         assert a.relation() != b.relation()
     assert asked == []
 
@@ -137,7 +140,7 @@ def test_maps_that_simplify_alike_merge_without_asking() -> None:
     def never(a: IndexingMap, b: IndexingMap) -> bool:
         raise AssertionError("asked")
 
-    union = _MapSet()
+    union = MapSet()
     for m in (a, b):
         union.add(CountedMap(simplify_relation(m)), never)
     assert union.maps == [CountedMap(expected, 2)]
@@ -195,7 +198,7 @@ def test_prefilter_keeps_a_loops_unions() -> None:
     loop = module.entry.root
     found = [
         Composer(module, transform=simplify_relation, same=_equal_relations, prefilter=prefilter)
-        .output_to_input(module.entry, loop, 1)[1]
+        .composed_output_to_input(module.entry, loop, 1)[1]
         .maps
         for prefilter in (True, False)
     ]

@@ -49,7 +49,7 @@ from verifier.api import Analysis, loads
 from verifier.checks.verdict import Outcome
 from verifier.errors import VerifierError
 from verifier.expr import IndexingMap, Undefined
-from verifier.fusion.compose import CountedMap
+from verifier.fusion.composed import CountedMap
 from verifier.hlo import Computation, Instruction, Module, parse_module_file
 
 Index = tuple[int, ...]

@@ -12,7 +12,7 @@ import pytest
 from verifier.errors import ParseError
 from verifier.expr import Undefined
 from verifier.hlo import check_shape, parse_module, parse_module_file
-from verifier.indexing.analysis import input_to_output, output_to_input
+from verifier.indexing.analysis import own_input_to_output, own_output_to_input
 
 REAL = sorted((Path(__file__).parents[2] / "examples" / "real").glob("*.hlo"))
 
@@ -152,9 +152,9 @@ CASES = {
 def _analyse(text: str) -> None:
     module = parse_module(text, "case.hlo")
     entry = module.entry
-    output_to_input(entry, entry.root)
+    own_output_to_input(entry, entry.root)
     for operand in range(len(entry.root.operands)):
-        input_to_output(entry, entry.root, operand)
+        own_input_to_output(entry, entry.root, operand)
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -251,7 +251,7 @@ def test_every_real_dump_is_consistent(path: Path) -> None:
     module = parse_module(path.read_text(), str(path))
     for computation in module.computations:
         for instruction in computation.instructions:
-            output_to_input(computation, instruction)
+            own_output_to_input(computation, instruction)
 
 
 CONVOLUTION = (
@@ -299,7 +299,7 @@ def test_a_sparse_convolution_is_not_checked_as_dense() -> None:
         "sparsity_config={dimension=2 n=2 m=4}",
     )
     module = parse_module(text)
-    (lhs, _) = output_to_input(module.entry, module.entry.root)
+    (lhs, _) = own_output_to_input(module.entry, module.entry.root)
     assert isinstance(lhs, Undefined) and "sparse convolution" in lhs.reason
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from tests.oracle.compound import inverse_relation, relation
 from verifier.expr.indexing_map import IndexingMap, Undefined
 from verifier.hlo import Computation, Instruction, parse_module
-from verifier.indexing.analysis import input_to_output, output_to_input
+from verifier.indexing.analysis import own_input_to_output, own_output_to_input
 
 Pair = tuple[tuple[int, ...], tuple[int, ...]]
 
@@ -42,7 +42,7 @@ def check_instruction(computation: Computation, instruction: Instruction, text: 
     outputs = shape.tuple_shapes if shape.tuple_shapes is not None else (shape,)
     undefined: list[str] = []
     for output in range(len(outputs)):
-        for operand, indexing in enumerate(output_to_input(computation, instruction, output)):
+        for operand, indexing in enumerate(own_output_to_input(computation, instruction, output)):
             where = f"o2i output {output} operand {operand}"
             assert not isinstance(indexing, Undefined), f"{where}: {indexing.reason}\n{text}"
             for m in indexing:
@@ -56,7 +56,7 @@ def check_instruction(computation: Computation, instruction: Instruction, text: 
                 + f"\n{text}"
             )
     for operand in range(len(operands)):
-        for output, indexing in enumerate(input_to_output(computation, instruction, operand)):
+        for output, indexing in enumerate(own_input_to_output(computation, instruction, operand)):
             where = f"i2o operand {operand} output {output}"
             if isinstance(indexing, Undefined):
                 undefined.append(indexing.reason)

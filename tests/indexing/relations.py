@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from tests.oracle import inverse, operand_arrays, output_shapes, relations
 from verifier.expr.indexing_map import IndexingMap, Undefined
 from verifier.hlo import Computation, Instruction, Module, parse_module
-from verifier.indexing.analysis import input_to_output, output_to_input
+from verifier.indexing.analysis import own_input_to_output, own_output_to_input
 from verifier.indexing.registry import Indexing
 
 Pair = tuple[tuple[int, ...], tuple[int, ...]]
@@ -102,7 +102,7 @@ def check_instruction(
     shapes = output_shapes(instruction)
     oracle = [relations(computation, instruction, output) for output in range(len(shapes))]
     for output in range(len(shapes)):
-        o2i = output_to_input(computation, instruction, output)
+        o2i = own_output_to_input(computation, instruction, output)
         assert len(o2i) == operand_count, f"o2i has {len(o2i)} entries for {operand_count} operands"
         for operand, indexing in enumerate(o2i):
             where = f"{instruction.opcode} o2i output {output} operand {operand}"
@@ -112,7 +112,7 @@ def check_instruction(
             assert got == want, _mismatch(where, text, indexing, got, want)
             report.o2i_compared += 1
     for operand in range(operand_count):
-        i2o = input_to_output(computation, instruction, operand)
+        i2o = own_input_to_output(computation, instruction, operand)
         assert len(i2o) == len(shapes), f"i2o has {len(i2o)} entries for {len(shapes)} outputs"
         for output, indexing in enumerate(i2o):
             where = f"{instruction.opcode} i2o operand {operand} output {output}"

@@ -10,7 +10,7 @@ import pytest
 from tests.oracle import UnsupportedByOracle, reads
 from verifier.expr import Undefined
 from verifier.hlo import parse_module
-from verifier.indexing.analysis import input_to_output, output_to_input
+from verifier.indexing.analysis import own_input_to_output, own_output_to_input
 
 
 @pytest.mark.parametrize(
@@ -24,12 +24,12 @@ def test_received_buffer_is_undefined_naming_the_channel(host: str, sender: str)
     computation, recv = module.entry, module.entry.root
     with pytest.raises(UnsupportedByOracle):
         reads(computation, recv)
-    (received,) = output_to_input(computation, recv, 0)
+    (received,) = own_output_to_input(computation, recv, 0)
     assert isinstance(received, Undefined)
     assert "channel 7" in received.reason and sender in received.reason
-    assert output_to_input(computation, recv, 1) == ((),)
-    assert output_to_input(computation, recv, 2) == ((),)
-    to_data, to_context, to_token = input_to_output(computation, recv, 0)
+    assert own_output_to_input(computation, recv, 1) == ((),)
+    assert own_output_to_input(computation, recv, 2) == ((),)
+    to_data, to_context, to_token = own_input_to_output(computation, recv, 0)
     assert isinstance(to_data, Undefined) and "channel 7" in to_data.reason
     assert (to_context, to_token) == ((), ())
 
@@ -41,10 +41,10 @@ def test_every_fed_array_of_an_infeed_is_undefined_and_its_token_reads_nothing()
     )
     computation, infeed = module.entry, module.entry.root
     for fed in (0, 1):
-        (indexing,) = output_to_input(computation, infeed, fed)
+        (indexing,) = own_output_to_input(computation, infeed, fed)
         assert isinstance(indexing, Undefined) and "host" in indexing.reason
-    assert output_to_input(computation, infeed, 2) == ((),)
-    first, second, token = input_to_output(computation, infeed, 0)
+    assert own_output_to_input(computation, infeed, 2) == ((),)
+    first, second, token = own_input_to_output(computation, infeed, 0)
     assert isinstance(first, Undefined) and isinstance(second, Undefined) and token == ()
 
 
@@ -53,6 +53,6 @@ def test_an_after_all_joins_tokens_and_reads_nothing() -> None:
         "HloModule m\nENTRY e {\n  t = token[] after-all()\n  ROOT j = token[] after-all(t, t)\n}\n"
     )
     computation, join = module.entry, module.entry.root
-    assert output_to_input(computation, join, 0) == ((), ())
-    assert input_to_output(computation, join, 0) == ((),)
-    assert input_to_output(computation, join, 1) == ((),)
+    assert own_output_to_input(computation, join, 0) == ((), ())
+    assert own_input_to_output(computation, join, 0) == ((),)
+    assert own_input_to_output(computation, join, 1) == ((),)

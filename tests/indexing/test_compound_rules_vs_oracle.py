@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from verifier.expr.indexing_map import Undefined
 from verifier.hlo import parse_module
-from verifier.indexing.analysis import input_to_output, output_to_input
+from verifier.indexing.analysis import own_input_to_output, own_output_to_input
 
 from . import compound_strategies as strategies
 from .compound_checks import check
@@ -78,7 +78,7 @@ def test_tuple_all_to_all_with_fewer_operands_than_replicas_is_undefined() -> No
     )
     module = parse_module(text)
     computation, root = module.entry, module.entry.root
-    found = [*output_to_input(computation, root, 1), *input_to_output(computation, root, 0)]
+    found = [*own_output_to_input(computation, root, 1), *own_input_to_output(computation, root, 0)]
     assert len(found) == 4
     for indexing in found:
         assert isinstance(indexing, Undefined)

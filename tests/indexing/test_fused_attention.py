@@ -18,7 +18,7 @@ import pytest
 
 from verifier.expr import IndexingMap, Undefined
 from verifier.hlo import parse_module
-from verifier.indexing.analysis import input_to_output, output_to_input
+from verifier.indexing.analysis import own_input_to_output, own_output_to_input
 
 B, S, H, G, D = 2, 3, 2, 1, 2
 """batch, sequence length, query heads, kv heads, features (tiny: brute force)."""
@@ -302,11 +302,11 @@ def _judge(text: str, model: Model, lens: tuple[int, ...], padding: bool, cumula
     expected = _dependence(model, shapes, lens if padding else (), cumulative)
     for out in range(modelled):
         rank = len(results[out])
-        o2i = output_to_input(computation, root, out)
+        o2i = own_output_to_input(computation, root, out)
         for leaf in range(len(shapes)):
             wanted = {(o[:rank], i) for (k, i, r, o) in expected if k == leaf and r == out}
             assert _relation(o2i[leaf]) == wanted, (out, leaf)
-            i2o = input_to_output(computation, root, leaf)[out]
+            i2o = own_input_to_output(computation, root, leaf)[out]
             assert {(o, i) for i, o in _relation(i2o)} == wanted, (leaf, out)
 
 
@@ -457,7 +457,7 @@ def test_unmodelled_attention_is_undefined_naming_the_reason(text: str, reason: 
     module = parse_module(text)
     computation, root = module.entry, module.entry.root
     target = root.attributes.word("custom_call_target")
-    for indexing in output_to_input(computation, root, 0):
+    for indexing in own_output_to_input(computation, root, 0):
         assert isinstance(indexing, Undefined)
         assert f"custom-call target {target}: " in indexing.reason
         assert reason in indexing.reason, indexing.reason

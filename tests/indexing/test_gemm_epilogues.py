@@ -8,7 +8,7 @@ import pytest
 
 from verifier.expr.indexing_map import Undefined
 from verifier.hlo import parse_module
-from verifier.indexing.analysis import input_to_output, output_to_input
+from verifier.indexing.analysis import own_input_to_output, own_output_to_input
 
 _NUMBERS = (
     '"dot_dimension_numbers":{"lhs_contracting_dimensions":["1"],'
@@ -47,8 +47,8 @@ def test_unmodelled_gemm_is_undefined_naming_the_target(text: str, reason: str) 
     module = parse_module(text)
     computation, root = module.entry, module.entry.root
     target = root.attributes.word("custom_call_target")
-    found = [*output_to_input(computation, root)]
-    found += [i for k in range(3) for i in input_to_output(computation, root, k)]
+    found = [*own_output_to_input(computation, root)]
+    found += [i for k in range(3) for i in own_input_to_output(computation, root, k)]
     for indexing in found:
         assert isinstance(indexing, Undefined)
         assert f"custom-call target {target}" in indexing.reason

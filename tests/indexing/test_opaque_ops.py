@@ -10,7 +10,7 @@ from tests.oracle import UnsupportedByOracle, reads
 from verifier.expr.indexing_map import Undefined
 from verifier.expr.parser import parse_map
 from verifier.hlo import parse_module
-from verifier.indexing.analysis import input_to_output, output_to_input
+from verifier.indexing.analysis import own_input_to_output, own_output_to_input
 
 _BODY = "body {\n  a = f32[4] parameter(0)\n  ROOT n = f32[4] negate(a)\n}\n"
 _COND = "cond {\n  a = f32[4] parameter(0)\n  ROOT t = pred[] constant(true)\n}\n"
@@ -33,11 +33,11 @@ def test_opaque_op_is_undefined(opcode: str) -> None:
     assert root.opcode == opcode
     with pytest.raises(UnsupportedByOracle):
         reads(computation, root)
-    o2i = output_to_input(computation, root)
+    o2i = own_output_to_input(computation, root)
     assert len(o2i) == len(root.operands)
     assert all(isinstance(indexing, Undefined) and indexing.reason for indexing in o2i)
     for operand in range(len(root.operands)):
-        i2o = input_to_output(computation, root, operand)
+        i2o = own_input_to_output(computation, root, operand)
         assert all(isinstance(indexing, Undefined) for indexing in i2o)
 
 
@@ -59,8 +59,8 @@ def test_a_call_that_changes_the_shape_is_undefined(target: str, operand: str, r
         f'  ROOT r = {result} custom-call(p0), custom_call_target="{target}"\n}}\n'
     )
     computation, root = module.entry, module.entry.root
-    (o2i,) = output_to_input(computation, root)
-    (i2o,) = input_to_output(computation, root, 0)
+    (o2i,) = own_output_to_input(computation, root)
+    (i2o,) = own_input_to_output(computation, root, 0)
     assert isinstance(o2i, Undefined) and target in o2i.reason
     assert isinstance(i2o, Undefined)
 
@@ -70,5 +70,5 @@ def test_a_sharding_annotation_of_the_same_shape_passes_its_operand_through() ->
         "HloModule m\nENTRY e {\n  p0 = f32[4,4] parameter(0)\n"
         '  ROOT r = f32[4,4] custom-call(p0), custom_call_target="xla.sdy.FuncResultSharding"\n}\n'
     )
-    (o2i,) = output_to_input(module.entry, module.entry.root)
+    (o2i,) = own_output_to_input(module.entry, module.entry.root)
     assert o2i == (parse_map("(d0, d1) -> (d0, d1), domain: d0 in [0, 3], d1 in [0, 3]"),)

@@ -18,7 +18,7 @@ from tests.oracle import SUPPORTED_OPCODES as ORACLE_OPCODES
 from tests.oracle.compound import SUPPORTED_OPCODES as COMPOUND_OPCODES
 from verifier.expr.indexing_map import Undefined
 from verifier.hlo import parse_module_file
-from verifier.indexing.analysis import input_to_output, output_to_input
+from verifier.indexing.analysis import own_input_to_output, own_output_to_input
 from verifier.indexing.registry import registered_opcodes
 
 from .compound_checks import check as check_compound
@@ -55,14 +55,14 @@ def test_spec_case(case: GoldenCase) -> None:
     computation, instruction = module.entry, module.entry.root
     if case.no_operands:
         assert instruction.operands == ()
-        assert output_to_input(computation, instruction) == ()
+        assert own_output_to_input(computation, instruction) == ()
     problems: list[str] = []
     for section in case.sections:
         if section.direction == "o2i":
-            actual = output_to_input(computation, instruction, section.output)[section.operand]
+            actual = own_output_to_input(computation, instruction, section.output)[section.operand]
             target = operand_dims(computation, instruction, section.operand)
         else:
-            actual = input_to_output(computation, instruction, section.operand)[section.output]
+            actual = own_input_to_output(computation, instruction, section.operand)[section.output]
             shape = instruction.shape
             target = (
                 shape.tuple_shapes[section.output] if shape.tuple_shapes else shape
@@ -81,8 +81,8 @@ def _brute_force_cost(case: GoldenCase) -> int:
     module = parse_module_file(str(case.hlo))
     computation, root = module.entry, module.entry.root
     outputs = len(root.shape.tuple_shapes or (root.shape,))
-    results = [output_to_input(computation, root, k) for k in range(outputs)]
-    results += [input_to_output(computation, root, i) for i in range(len(root.operands))]
+    results = [own_output_to_input(computation, root, k) for k in range(outputs)]
+    results += [own_input_to_output(computation, root, i) for i in range(len(root.operands))]
     return sum(
         m.domain_size_bound()
         for per_operand in results

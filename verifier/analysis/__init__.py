@@ -16,7 +16,7 @@ cache (it needs only `InstructionError`) never touches."""
 
 from typing import TYPE_CHECKING, Any
 
-from verifier.analysis.isolation import InstructionError, isolated
+from verifier.analysis.instruction_errors import InstructionError, isolated
 
 if TYPE_CHECKING:
     from verifier.analysis.instruction_maps import InstructionMaps

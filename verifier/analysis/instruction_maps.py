@@ -42,15 +42,8 @@ import itertools
 from functools import cached_property
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
-from verifier.fusion.compose import (
-    CALLING_OPCODES,
-    ComposedIndexing,
-    CountedMap,
-    Progress,
-    Step,
-    maps_follow_signature,
-    quote_names,
-)
+from verifier.fusion.compose import CALLING_OPCODES, maps_follow_signature
+from verifier.fusion.composed import ComposedIndexing, CountedMap, Progress, Step, quote_names
 from verifier.hlo import Computation, Instruction
 from verifier.indexing.leaves import (
     OperandLeaf,

@@ -49,7 +49,8 @@ from __future__ import annotations
 from verifier.analysis.instruction_maps import InstructionMaps, OutputLeaf, ToOperand
 from verifier.bridges.isl_questions import relations_equal
 from verifier.expr import IndexingMap
-from verifier.fusion.compose import ComposedIndexing, Composer, Progress
+from verifier.fusion.compose import Composer
+from verifier.fusion.composed import ComposedIndexing, Progress
 from verifier.fusion.pieces import join_pieces
 from verifier.hlo import Computation, Instruction, Module
 from verifier.indexing.leaves import parameter_leaves
@@ -128,7 +129,9 @@ class ModuleMaps:
         """Per operand leaf of `instruction`, in order: the maps from output
         `output`'s index to the operand elements read (by position; a
         consumer reads them paired with their leaves, `instruction`)."""
-        return self._composers[simplified].output_to_input(computation, instruction, output)
+        return self._composers[simplified].composed_output_to_input(
+            computation, instruction, output
+        )
 
     def input_to_output(
         self,
@@ -140,7 +143,9 @@ class ModuleMaps:
     ) -> tuple[ComposedIndexing, ...]:
         """Per output of `instruction`: the maps from operand `operand`'s
         index to the output elements it reaches."""
-        return self._composers[simplified].input_to_output(computation, instruction, operand)
+        return self._composers[simplified].composed_input_to_output(
+            computation, instruction, operand
+        )
 
     def reads(
         self, computation: Computation, instruction: Instruction, output: int = 0
@@ -148,7 +153,7 @@ class ModuleMaps:
         """Per operand of `instruction`: maps from output `output`'s index
         whose domain points are the reads of the operand (every range
         variable of every use path kept), simplified pointwise."""
-        return self._reads.output_to_input(computation, instruction, output)
+        return self._reads.composed_output_to_input(computation, instruction, output)
 
     def to_parameters(
         self,

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from verifier.analysis.instruction_maps import Indexing
 from verifier.bridges import isl_sets
 from verifier.checks.budget import Budget
-from verifier.checks.cache import Answer, ProofCache, cached
+from verifier.checks.cache import CachedRecord, ProofCache, cached
 from verifier.checks.result import (
     DEFAULT_BUDGET,
     CheckResult,
@@ -73,7 +73,7 @@ def _map_in_bounds(
         return unless_empty(indexing_map, proved, cache, budget)
     key = f"{CHECK}|{list(box)}|{map_key(indexing_map)}"
 
-    def ask() -> Answer:
+    def ask() -> CachedRecord:
         return _ask_isl(indexing_map, box, budget).to_answer()
 
     return cached(cache, key, ask, CheckResult.from_answer)

@@ -36,7 +36,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Protocol, TypeVar
 
-Answer = dict[str, Any]
+CachedRecord = dict[str, Any]
+"""What a proof cache stores for one question: a JSON object (`cached`)."""
 
 _T = TypeVar("_T")
 
@@ -44,10 +45,10 @@ _T = TypeVar("_T")
 class ProofCache(Protocol):
     """A store of answers by question key."""
 
-    def lookup(self, key: str) -> Answer | None:
+    def lookup(self, key: str) -> CachedRecord | None:
         """The stored answer to `key`, or None."""
 
-    def store(self, key: str, answer: Answer) -> None:
+    def store(self, key: str, answer: CachedRecord) -> None:
         """Remember `answer` for `key`."""
 
 
@@ -55,17 +56,20 @@ class MemoryCache:
     """A `ProofCache` that lives as long as the object."""
 
     def __init__(self) -> None:
-        self._answers: dict[str, Answer] = {}
+        self._answers: dict[str, CachedRecord] = {}
 
-    def lookup(self, key: str) -> Answer | None:
+    def lookup(self, key: str) -> CachedRecord | None:
         return self._answers.get(key)
 
-    def store(self, key: str, answer: Answer) -> None:
+    def store(self, key: str, answer: CachedRecord) -> None:
         self._answers[key] = answer
 
 
 def cached(
-    cache: ProofCache, key: str, compute: Callable[[], Answer], decode: Callable[[Answer], _T]
+    cache: ProofCache,
+    key: str,
+    compute: Callable[[], CachedRecord],
+    decode: Callable[[CachedRecord], _T],
 ) -> _T:
     """`decode` of the answer to `key` from `cache`; computed and stored when
     absent, or when the stored one does not decode (`decode` raises

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from verifier.bridges.isl_questions import is_empty
 from verifier.checks.budget import Budget
-from verifier.checks.cache import Answer, ProofCache, cached
+from verifier.checks.cache import CachedRecord, ProofCache, cached
 from verifier.checks.verdict import Outcome
 from verifier.expr import IndexingMap, print_map
 
@@ -59,7 +59,7 @@ class CheckResult:
     message: str
     witness: Witness = ()
 
-    def to_answer(self) -> Answer:
+    def to_answer(self) -> CachedRecord:
         """The JSON-able form the proof cache stores."""
         return {
             "outcome": self.outcome.value,
@@ -68,7 +68,7 @@ class CheckResult:
         }
 
     @staticmethod
-    def from_answer(answer: Answer) -> CheckResult:
+    def from_answer(answer: CachedRecord) -> CheckResult:
         """The result a cached answer stands for."""
         return CheckResult(
             Outcome(answer["outcome"]),
@@ -101,7 +101,7 @@ def unless_empty(
     if not indexing_map.constraints:
         return proved
 
-    def ask() -> Answer:
+    def ask() -> CachedRecord:
         return {"empty": is_empty(indexing_map, max_operations=budget.isl_operations)}
 
     empty = cached(cache, f"empty|{map_key(indexing_map)}", ask, _emptiness)
@@ -110,7 +110,7 @@ def unless_empty(
     return CheckResult(Outcome.VACUOUS, "empty domain") if empty else proved
 
 
-def _emptiness(answer: Answer) -> bool | None:
+def _emptiness(answer: CachedRecord) -> bool | None:
     """Whether a domain is empty (None: isl could not tell), as stored."""
     empty = answer["empty"]
     if empty is not None and not isinstance(empty, bool):

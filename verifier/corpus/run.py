@@ -36,8 +36,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from verifier.corpus.isolation import IsolatedAnalyser
 from verifier.corpus.rows import OUTCOME_COLUMNS, Row, Status
+from verifier.corpus.supervisor import IsolatedAnalyser
 from verifier.corpus.tables import check_output, read_rows, write_tables
 from verifier.gate.sqlite_cache import tool_versions
 

@@ -9,7 +9,7 @@ closes.  Anything the analysis itself prints goes to standard error, so it
 cannot corrupt the answers.
 
 It runs as ``python -m verifier.corpus.worker``, started by
-`isolation.IsolatedAnalyser`, which kills it when a module takes longer than
+`supervisor.IsolatedAnalyser`, which kills it when a module takes longer than
 its timeout and starts another: a module that hangs or crashes the
 interpreter costs one process, never the run.
 """

@@ -92,8 +92,9 @@ class Unknown:
     reason: str
 
 
-Answer: TypeAlias = int | Span | Unknown
-_Counted = TypeVar("_Counted", int, Answer)
+ReadCount: TypeAlias = int | Span | Unknown
+"""A count of elements or reads: exact, its span over runtime values, or unknown."""
+_Counted = TypeVar("_Counted", int, ReadCount)
 
 
 @dataclass(frozen=True)
@@ -104,8 +105,8 @@ class OperandUtilization:
     operand_name: str
     elements: int
     may_read: int | Unknown
-    per_execution: Answer
-    reads: Answer
+    per_execution: ReadCount
+    reads: ReadCount
     xla_heuristic: Fraction
 
     @property
@@ -250,7 +251,7 @@ def _leaf_counts(
     raw_per_output: Sequence[ComposedIndexing],
     shape: Shape,
     repeated: frozenset[str],
-) -> tuple[Answer, Answer, Answer]:
+) -> tuple[ReadCount, ReadCount, ReadCount]:
     """``(may read, per execution, reads)`` of one array of an operand.
 
     The reads maps keep every variable of every use path, so a loop's
@@ -266,7 +267,7 @@ def _leaf_counts(
     return operand_counts(maps, raw_maps, shape, repeated)
 
 
-def _sum_of(answers: Iterable[Answer]) -> Answer:
+def _sum_of(answers: Iterable[ReadCount]) -> ReadCount:
     """The total over the arrays of an operand: exact when each is one
     number; the first unknown otherwise (the extremes of a sum are not the
     sums of the extremes when the arrays share runtime values)."""
@@ -300,7 +301,7 @@ def operand_counts(
     raw_maps: Sequence[CountedMap],
     shape: Shape | Unknown,
     repeated: frozenset[str],
-) -> tuple[int | Unknown, Answer, Answer]:
+) -> tuple[int | Unknown, ReadCount, ReadCount]:
     """``(may read, per execution, reads)`` of an operand of `shape` read
     through `maps` (simplified and merged: the relation) and `raw_maps` (as
     composed, simplified pointwise, every variable kept: the reads, and the
@@ -327,12 +328,12 @@ def operand_counts(
         for c in raw_maps
         for v in c.map.rt_vars
     )
-    per_execution: Answer = may_read
+    per_execution: ReadCount = may_read
     if repeated_values:
         per_execution = Unknown(REPEATED)
     elif any(c.map.rt_vars for c in raw_maps):
         per_execution = _or_unknown(lambda: _per_execution(raw_maps, dimensions))
-    reads: Answer
+    reads: ReadCount
     if not any(_rt_in_constraints(c.map) for c in raw_maps):
         reads = _or_unknown(lambda: _total_reads(raw_maps))
     elif repeated_values:
@@ -361,7 +362,7 @@ def _total_reads(maps: Sequence[CountedMap]) -> int:
     return sum(c.multiplicity * count_domain(c.map).value for c in maps)
 
 
-def _reads(maps: Sequence[CountedMap]) -> Answer:
+def _reads(maps: Sequence[CountedMap]) -> ReadCount:
     """Σ multiplicity * |domain| per execution when a constraint mentions a
     runtime variable (the domain over dims and range variables moves with
     the values; when none does, `_total_reads` is the one answer): each
@@ -380,7 +381,7 @@ def _reads(maps: Sequence[CountedMap]) -> Answer:
     return _over_assignments(maps, lambda fixed: sum(c.multiplicity * size(c.map) for c in fixed))
 
 
-def _per_execution(maps: Sequence[CountedMap], dimensions: Sequence[int]) -> Answer:
+def _per_execution(maps: Sequence[CountedMap], dimensions: Sequence[int]) -> ReadCount:
     if not all(_scalar_source(v) is not None for c in maps for v in c.map.rt_vars):
         return _per_row(maps, dimensions)
     if len(maps) == 1 and _translation_invariant(maps[0].map, dimensions):
@@ -414,7 +415,7 @@ def _scalar_source(variable: Variable) -> _ScalarKey | None:
 
 def _over_assignments(
     maps: Sequence[CountedMap], measure: Callable[[Sequence[CountedMap]], int]
-) -> Answer:
+) -> ReadCount:
     """`measure` of the maps for every joint assignment of their runtime
     variables, each one scalar per execution (the same source element is the
     same value in every map): one number, or the span, when there are at
@@ -507,7 +508,7 @@ def _translation_invariant(indexing_map: IndexingMap, dimensions: Sequence[int])
     return True
 
 
-def _per_row(maps: Sequence[CountedMap], dimensions: Sequence[int]) -> Answer:
+def _per_row(maps: Sequence[CountedMap], dimensions: Sequence[int]) -> ReadCount:
     """A gather-like read: runtime values read at an index that depends on
     some dims ``B`` (the rows), the operand elements on the other dims and
     the values only.  Every row may pick any feasible value, independently

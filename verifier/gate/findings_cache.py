@@ -30,7 +30,7 @@ import hashlib
 from collections.abc import Sequence
 
 from verifier.checks.budget import Budget
-from verifier.checks.cache import Answer, ProofCache
+from verifier.checks.cache import CachedRecord, ProofCache
 from verifier.checks.verdict import Outcome
 from verifier.errors import SourceSpan
 from verifier.gate.finding import NO_SOURCE, Finding
@@ -78,7 +78,7 @@ def _decoded(row: list[object], filename: str) -> Finding:
 
 def remember(cache: ProofCache, key: str, findings: Sequence[Finding]) -> None:
     """Store the findings of one module under `key`."""
-    answer: Answer = {"findings": [_encoded(f) for f in findings]}
+    answer: CachedRecord = {"findings": [_encoded(f) for f in findings]}
     cache.store(key, answer)
 
 

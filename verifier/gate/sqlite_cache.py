@@ -70,7 +70,7 @@ from pathlib import Path
 from types import TracebackType
 from urllib.parse import quote
 
-from verifier.checks.cache import Answer, ProofCache
+from verifier.checks.cache import CachedRecord, ProofCache
 from verifier.gate.cache_key import KeyUnavailable, cache_key
 from verifier.gate.run import tool_version
 
@@ -395,7 +395,7 @@ class SqliteCache:
             self._warned.add(problem)
             self._degrade(problem)
 
-    def lookup(self, key: str) -> Answer | None:
+    def lookup(self, key: str) -> CachedRecord | None:
         question = self._question(key)
         text = self._pending.get(question) or self._stored(question)
         answer = None if text is None else _decoded(text)
@@ -410,7 +410,7 @@ class SqliteCache:
         self.hits += 1
         return answer
 
-    def store(self, key: str, answer: Answer) -> None:
+    def store(self, key: str, answer: CachedRecord) -> None:
         # Kept in memory until written; when the file cannot be written, for
         # the rest of the run (repeated questions are still answered once).
         self._pending[self._question(key)] = json.dumps(answer, sort_keys=True)
@@ -497,7 +497,7 @@ def distrusted(cache: ProofCache) -> None:
         )
 
 
-def _decoded(text: str) -> Answer | None:
+def _decoded(text: str) -> CachedRecord | None:
     """The answer stored as `text`, or None if it is not a JSON object."""
     try:
         answer = json.loads(text)

@@ -88,7 +88,7 @@ def _whole_operand(number: int) -> Subject:
     return (f"operand {number} (", number, ")")
 
 
-Answer: TypeAlias = tuple[str, Subject, CheckResult]
+CheckAnswer: TypeAlias = tuple[str, Subject, CheckResult]
 """One check's answer about one subject of an instruction."""
 
 
@@ -114,7 +114,7 @@ class _Place:
     def instruction(self) -> Instruction:
         return self.maps.instruction
 
-    def finding(self, answer: Answer) -> Finding:
+    def finding(self, answer: CheckAnswer) -> Finding:
         check, subject, result = answer
         return Finding(
             check,
@@ -162,13 +162,13 @@ class _Run:
     memo: QuestionMemo = field(default_factory=QuestionMemo)
     # The answers of each check (None: a check whose answers quote names)
     # at the first instruction of each signature whose maps quote none.
-    answers: dict[int, tuple[tuple[Answer, ...] | None, ...]] = field(default_factory=dict)
+    answers: dict[int, tuple[tuple[CheckAnswer, ...] | None, ...]] = field(default_factory=dict)
 
     def answer(self, question: Question, compute: Callable[[], CheckResult]) -> CheckResult:
         return self.memo.answer(question, compute)
 
 
-Checker = Callable[[_Place, _Run], Iterator[Answer]]
+Checker = Callable[[_Place, _Run], Iterator[CheckAnswer]]
 
 
 @dataclass(frozen=True)
@@ -316,7 +316,7 @@ def _isolated(
     return isolated(place.instruction, findings, on_error) or []
 
 
-def _answers(place: _Place, run: _Run, selected: tuple[str, ...]) -> list[Answer]:
+def _answers(place: _Place, run: _Run, selected: tuple[str, ...]) -> list[CheckAnswer]:
     """The answers of the `selected` checks at `place`, in their order.
 
     Answers that read no map quoting a name depend on the instruction's
@@ -372,7 +372,7 @@ def _all_undefined(indexings: Sequence[Indexing]) -> Undefined | None:
 
 
 @_check(bounds.CHECK)
-def _in_bounds(place: _Place, run: _Run) -> Iterator[Answer]:
+def _in_bounds(place: _Place, run: _Run) -> Iterator[CheckAnswer]:
     undefined = place.wholly_undefined
     if undefined is not None:
         yield bounds.CHECK, _EVERYWHERE, _in_shape(undefined, (), run)
@@ -398,7 +398,7 @@ def _in_shape(indexing: Indexing, dimensions: tuple[int, ...], run: _Run) -> Che
 
 
 @_check(partition.CHECK, quotes_names=True)
-def _partition(place: _Place, run: _Run) -> Iterator[Answer]:
+def _partition(place: _Place, run: _Run) -> Iterator[CheckAnswer]:
     instruction = place.instruction
     if instruction.opcode not in partition.PIECES:
         return
@@ -417,7 +417,7 @@ def _partition(place: _Place, run: _Run) -> Iterator[Answer]:
 
 
 @_check(inverse.CHECK)
-def _inverse(place: _Place, run: _Run) -> Iterator[Answer]:
+def _inverse(place: _Place, run: _Run) -> Iterator[CheckAnswer]:
     undefined = place.wholly_undefined
     if undefined is not None:
         yield inverse.CHECK, _EVERYWHERE, _inverts(undefined, undefined, 0, 0, run)
@@ -447,7 +447,7 @@ def _inverts(
 
 
 @_check(bitcast.CHECK)
-def _bitcast(place: _Place, run: _Run) -> Iterator[Answer]:
+def _bitcast(place: _Place, run: _Run) -> Iterator[CheckAnswer]:
     instruction = place.instruction
     if instruction.opcode != "bitcast":
         return
@@ -475,18 +475,18 @@ def _all_maps(place: _Place) -> tuple[IndexingMap, ...]:
 
 
 @_check(overflow.CHECK)
-def _overflow(place: _Place, run: _Run) -> Iterator[Answer]:
+def _overflow(place: _Place, run: _Run) -> Iterator[CheckAnswer]:
     yield from _fits(place, run, 64, overflow.CHECK)
 
 
 @_check(overflow.CHECK_INT32)
-def _overflow_int32(place: _Place, run: _Run) -> Iterator[Answer]:
+def _overflow_int32(place: _Place, run: _Run) -> Iterator[CheckAnswer]:
     """Per fusion or call: whether its indices would also fit int32."""
     if place.maps.composed:
         yield from _fits(place, run, 32, overflow.CHECK_INT32)
 
 
-def _fits(place: _Place, run: _Run, bits: int, check: str) -> Iterator[Answer]:
+def _fits(place: _Place, run: _Run, bits: int, check: str) -> Iterator[CheckAnswer]:
     maps = _all_maps(place)
     if maps:
         result = run.answer(
@@ -497,7 +497,7 @@ def _fits(place: _Place, run: _Run, bits: int, check: str) -> Iterator[Answer]:
 
 
 @_check(simplification.CHECK)
-def _simplification(place: _Place, run: _Run) -> Iterator[Answer]:
+def _simplification(place: _Place, run: _Run) -> Iterator[CheckAnswer]:
     maps = place.maps
     if maps.composed:
         yield from _composition_steps(place, run)
@@ -531,11 +531,11 @@ def _simplifies(
     )
 
 
-def _undefined_simplification(run: _Run, undefined: Undefined) -> Answer:
+def _undefined_simplification(run: _Run, undefined: Undefined) -> CheckAnswer:
     return simplification.CHECK, _EVERYWHERE, _simplifies(undefined, undefined, 0, 0, run)
 
 
-def _composition_steps(place: _Place, run: _Run) -> Iterator[Answer]:
+def _composition_steps(place: _Place, run: _Run) -> Iterator[CheckAnswer]:
     """A fusion, call, conditional, async-start or while loop: its maps were
     simplified as they were composed, and each step is proved (never the
     unsimplified composition, exponential in a chain's length)."""
@@ -557,7 +557,7 @@ def _composition_steps(place: _Place, run: _Run) -> Iterator[Answer]:
 
 
 @_check(tiling.CHECK, quotes_names=True)
-def _tiling(place: _Place, run: _Run) -> Iterator[Answer]:
+def _tiling(place: _Place, run: _Run) -> Iterator[CheckAnswer]:
     """A block-level fusion's chosen tile sizes (`verifier.gate.tiling`)."""
     for subject, result in tiling.tiling_answers(
         place.maps.module_maps, place.computation, place.instruction

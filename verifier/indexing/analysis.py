@@ -1,4 +1,7 @@
-"""Indexing maps of one instruction, in both directions, from the registry.
+"""An instruction's own indexing maps, in both directions, from its rule in
+the registry: nothing is composed through the computations it calls (a
+fusion, call, while, conditional or async-start has no own rule: UNDEFINED
+here; `verifier.fusion.compose` composes through them).
 
 >>> from verifier.hlo import parse_module
 >>> module = parse_module('''
@@ -7,7 +10,7 @@
 ...   p0 = f32[20] parameter(0)
 ...   ROOT bc0 = f32[10,20,30] broadcast(p0), dimensions={1}
 ... }''')
->>> [str(m).splitlines()[0] for m in output_to_input(module.entry, module.entry.root)[0]]
+>>> [str(m).splitlines()[0] for m in own_output_to_input(module.entry, module.entry.root)[0]]
 ['(d0, d1, d2) -> (d1),']
 """
 
@@ -77,10 +80,11 @@ def _no_rule_reason(context: OpContext) -> str | None:
     return None
 
 
-def output_to_input(
+def own_output_to_input(
     computation: Computation, instruction: Instruction, output: int = 0
 ) -> tuple[Indexing, ...]:
-    """Per operand leaf: the maps from output `output`'s index to the elements read."""
+    """Per operand leaf: the maps from output `output`'s index to the elements
+    read, by the instruction's own rule."""
     context = _context(computation, instruction)
     count = len(context.operand_leaves)
     reason = _no_rule_reason(context)
@@ -93,11 +97,11 @@ def output_to_input(
     return _checked(context, lambda ctx: rule.output_to_input(ctx, output), count)
 
 
-def input_to_output(
+def own_input_to_output(
     computation: Computation, instruction: Instruction, operand: int
 ) -> tuple[Indexing, ...]:
     """Per output: the maps from operand leaf `operand`'s index to the output
-    elements it reaches."""
+    elements it reaches, by the instruction's own rule."""
     context = _context(computation, instruction)
     count = len(context.output_shapes)
     reason = _no_rule_reason(context)

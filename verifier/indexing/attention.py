@@ -403,7 +403,7 @@ def _finish(
     return tuple(result)
 
 
-def output_to_input(
+def attention_output_to_input(
     attention: Attention, operands: Sequence[tuple[int, ...]], out: tuple[int, ...], output: int
 ) -> tuple[Indexing, ...]:
     """Per operand leaf (of dims `operands`), what output leaf `output` (of dims `out`) reads."""
@@ -418,7 +418,7 @@ def output_to_input(
     return _finish(found, len(operands), unknown)
 
 
-def input_to_output(
+def attention_input_to_output(
     attention: Attention, operand: tuple[int, ...], outputs: Sequence[tuple[int, ...]], leaf: int
 ) -> tuple[Indexing, ...]:
     """Per output leaf (of dims `outputs`), what operand leaf `leaf` (of dims `operand`) reaches."""
@@ -450,7 +450,7 @@ def rule(describe: Callable[[OpContext], Attention | str]) -> OpRule:
         if isinstance(described, str):
             return undefined(ctx, described, len(operands))
         out = ctx.output_shapes[output].dimensions
-        return output_to_input(described, operands, out, output)
+        return attention_output_to_input(described, operands, out, output)
 
     def i2o(ctx: OpContext, operand: int) -> tuple[Indexing, ...]:
         described = describe(ctx)
@@ -458,6 +458,6 @@ def rule(describe: Callable[[OpContext], Attention | str]) -> OpRule:
         if isinstance(described, str):
             return undefined(ctx, described, len(outputs))
         dims = ctx.operand_leaves[operand].shape.dimensions
-        return input_to_output(described, dims, outputs, operand)
+        return attention_input_to_output(described, dims, outputs, operand)
 
     return OpRule(o2i, i2o, whole_tuples=True)

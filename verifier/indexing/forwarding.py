@@ -55,7 +55,7 @@ def forwarding_rule(locate: Locate) -> OpRule:
 
     sources = remember_last(lambda ctx: _sources(ctx, locate))
 
-    def output_to_input(ctx: OpContext, output: int) -> tuple[Indexing, ...]:
+    def forwarded_o2i(ctx: OpContext, output: int) -> tuple[Indexing, ...]:
         source = sources(ctx)[output]
         if isinstance(source, Undefined):
             return tuple(source for _ in ctx.operand_leaves)
@@ -64,14 +64,14 @@ def forwarding_rule(locate: Locate) -> OpRule:
             maps[source] = (IndexingMap.identity(ctx.output_shapes[output].dimensions),)
         return tuple(maps)
 
-    def input_to_output(ctx: OpContext, operand: int) -> tuple[Indexing, ...]:
+    def forwarded_i2o(ctx: OpContext, operand: int) -> tuple[Indexing, ...]:
         identity = IndexingMap.identity(ctx.operand_leaves[operand].shape.dimensions)
         return tuple(
             source if isinstance(source, Undefined) else (identity,) if source == operand else ()
             for source in sources(ctx)
         )
 
-    return OpRule(output_to_input, input_to_output, whole_tuples=True)
+    return OpRule(forwarded_o2i, forwarded_i2o, whole_tuples=True)
 
 
 def _same_leaf_of_operand_0(ctx: OpContext, index: ShapeIndex) -> tuple[int, ShapeIndex]:

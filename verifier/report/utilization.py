@@ -28,16 +28,16 @@ from fractions import Fraction
 from typing import Any
 
 from verifier.counting.utilization import (
-    Answer,
     InstructionUtilization,
     OperandUtilization,
+    ReadCount,
     Span,
     Unknown,
 )
 from verifier.report.instruction_errors import errors_text
 
 
-def _answer(answer: Answer) -> Any:
+def _answer(answer: ReadCount) -> Any:
     if isinstance(answer, Unknown):
         return answer.reason
     if isinstance(answer, Span):

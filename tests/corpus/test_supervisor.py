@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from verifier.corpus.isolation import IsolatedAnalyser
+from verifier.corpus.supervisor import IsolatedAnalyser
 
 EXAMPLES = Path(__file__).parents[2] / "examples"
 SLICE = (EXAMPLES / "spec" / "slice.hlo").read_text()

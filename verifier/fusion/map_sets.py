@@ -1,0 +1,164 @@
+"""Map sets: the growing union of maps a composition gathers at one value.
+
+A `MapSet` holds maps with multiplicities (the number of use paths), or
+unknown indexing (`Undefined` absorbs), and the simplification steps behind
+its maps.  A map equal to one held — identical, or equal as a relation by
+the `same` the owner passes — adds its multiplicity to it; with a `join`,
+a map that is another piece of one held, read as often, is joined with it;
+with a `capacity`, a full set takes no more.
+
+`Extension.extend` is the composition step of every walk: each map of one
+set followed by each map of an op's own (`compose(first, second)`), the
+result transformed once per distinct map (recorded as a `Step`) and merged
+into a destination set.  ``p0 + transpose(p0)`` reaching p0 from the
+identity on the output:
+
+>>> from verifier.expr import IndexingMap, parse_map
+>>> identity = IndexingMap.identity((2, 2))
+>>> swap = parse_map("(d0, d1) -> (d1, d0), domain: d0 in [0, 1], d1 in [0, 1]")
+>>> extension = Extension(transform=lambda m: m, same=lambda a, b: False)
+>>> at_p0 = MapSet()
+>>> for read in (identity, swap, identity):
+...     extension.extend(at_p0, MapSet([CountedMap(identity)]),
+...                      ComposedIndexing((CountedMap(read),)))
+>>> [(str(c.map).splitlines()[0], c.multiplicity) for c in at_p0.maps]
+[('(d0, d1) -> (d0, d1),', 2), ('(d0, d1) -> (d1, d0),', 1)]
+>>> as_composed(at_p0).indexing == (identity, swap), as_composed(None) == NOT_READ
+(True, True)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from dataclasses import dataclass, field
+
+from verifier.expr import IndexingMap, Undefined, compose
+from verifier.fusion.composed import (
+    NOT_READ,
+    ComposedIndexing,
+    CountedMap,
+    MapEquality,
+    MapJoin,
+    MapTransform,
+    Step,
+)
+
+
+@dataclass
+class MapSet:
+    """A growing union of maps with multiplicities, or unknown indexing.
+
+    With a `capacity`, a union that holds that many maps takes no more
+    (`full`): its owner asks only whether it passed a limit (a loop's
+    unions, `LOOP_MAP_LIMIT`), so the maps past it are not composed, nor
+    compared with the others.  With a `join`, a map that is another piece
+    of one already held, read as often, is joined with it (`MapJoin`)."""
+
+    maps: list[CountedMap] = field(default_factory=list)
+    undefined: Undefined | None = None
+    # The steps behind `maps`, in order, each once.
+    steps: dict[Step, None] = field(default_factory=dict)
+    capacity: int | None = None
+    join: MapJoin | None = None
+
+    @property
+    def full(self) -> bool:
+        return self.capacity is not None and len(self.maps) >= self.capacity
+
+    def add(self, counted: CountedMap, same: MapEquality) -> None:
+        if self.full:
+            return
+        for position, existing in enumerate(self.maps):
+            if existing.map == counted.map or same(existing.map, counted.map):
+                self.maps[position] = CountedMap(
+                    existing.map, existing.multiplicity + counted.multiplicity
+                )
+                return
+        if self.join is not None:
+            for position, existing in enumerate(self.maps):
+                joined = (
+                    self.join(existing.map, counted.map)
+                    if existing.multiplicity == counted.multiplicity
+                    else None
+                )
+                if joined is not None:
+                    del self.maps[position]
+                    self.add(CountedMap(joined, counted.multiplicity), same)
+                    return
+        self.maps.append(counted)
+
+
+def as_composed(found: MapSet | None) -> ComposedIndexing:
+    """What reached one value: nothing (not read), unknown, or the maps."""
+    if found is None:
+        return NOT_READ
+    if found.undefined is not None:
+        return ComposedIndexing(found.undefined)
+    return ComposedIndexing(tuple(found.maps), tuple(found.steps))
+
+
+def as_set(composed: ComposedIndexing) -> MapSet:
+    """A set holding `composed`'s maps and steps (or its unknown indexing)."""
+    if isinstance(composed.maps, Undefined):
+        return MapSet(undefined=composed.maps)
+    return MapSet(list(composed.maps), steps=dict.fromkeys(composed.steps))
+
+
+def frozen_key(leaves: dict[int, MapSet]) -> Hashable:
+    """A value's maps per output leaf, as a key: everything of them the
+    rest of a walk reads."""
+    return tuple(
+        (leaf, tuple(found.maps), found.undefined, tuple(found.steps))
+        for leaf, found in sorted(leaves.items())
+    )
+
+
+class Extension:
+    """Extends map sets by an op's maps: `transform` applied once per
+    distinct map (a memo table of `Step`s, since modules repeat the same
+    maps across outputs, fusions and layers), equal maps merged by `same`.
+
+    Mutable on purpose: `_steps` grows as maps are made; the answers never
+    change (a step is a function of its map)."""
+
+    def __init__(self, transform: MapTransform, same: MapEquality) -> None:
+        self.transform = transform
+        self.same = same
+        # Memo table: `transform` of each map seen, as a step.
+        self._steps: dict[IndexingMap, Step] = {}
+
+    def step(self, indexing_map: IndexingMap) -> Step:
+        """`indexing_map` and what `transform` makes of it, decided once."""
+        step = self._steps.get(indexing_map)
+        if step is None:
+            step = self._steps[indexing_map] = Step(indexing_map, self.transform(indexing_map))
+        return step
+
+    def extend(self, destination: MapSet, current: MapSet, then: ComposedIndexing) -> None:
+        """Add every map of `current` followed by every map of `then`."""
+        if current.undefined is not None:
+            destination.undefined = current.undefined
+        elif isinstance(then.maps, Undefined):
+            destination.undefined = then.maps
+        else:
+            destination.steps.update(current.steps)
+            destination.steps.update(dict.fromkeys(then.steps))
+            self._compose_into(destination, current, then.maps)
+
+    def _compose_into(
+        self, destination: MapSet, current: MapSet, then: tuple[CountedMap, ...]
+    ) -> None:
+        """Add every ``first`` of `current` followed by every map of `then`."""
+        for first in current.maps:
+            for second in then:
+                if destination.full:
+                    return
+                # `compose` and `transform` each remember what they made.
+                step = self.step(compose(first.map, second.map))
+                if step.after != step.before:
+                    destination.steps[step] = None
+                composed = step.after
+                if composed.is_known_empty:
+                    continue
+                multiplicity = first.multiplicity * second.multiplicity
+                destination.add(CountedMap(composed, multiplicity), self.same)
