@@ -43,7 +43,6 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from verifier.fusion.compose import (
-    CALLING_OPCODES,
     ComposedIndexing,
     CountedMap,
     Progress,
@@ -51,7 +50,7 @@ from verifier.fusion.compose import (
     maps_follow_signature,
     quote_names,
 )
-from verifier.hlo import Computation, Instruction
+from verifier.hlo import CALLING_OPCODES, Computation, Instruction
 from verifier.indexing.leaves import (
     OperandLeaf,
     OutputLeaf,
