@@ -502,7 +502,7 @@ class _Progress:
 
 def _run_check(args: argparse.Namespace, out: TextIO) -> int:
     from verifier.errors import UsageError
-    from verifier.gate.catalog import CHECKS, INFORMATIONAL_CHECKS
+    from verifier.gate.catalog import INFORMATIONAL_CHECKS, select_checks
     from verifier.gate.files import (
         CacheSetting,
         default_jobs,
@@ -519,16 +519,13 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
     from verifier.report.gate_formats import report_chunks
     from verifier.report.gate_text import gate_text
 
-    checks = CHECKS
-    if args.checks is not None:
-        named = {name.strip() for name in args.checks.split(",") if name.strip()}
-        unknown = sorted(named - set(CHECKS))
-        if unknown or not named:
-            raise UsageError(
-                f"--checks: unknown check(s) {', '.join(unknown) or '(none given)'}; "
-                f"the checks are {', '.join(CHECKS)}"
-            )
-        checks = tuple(check for check in CHECKS if check in named)
+    named = (
+        None if args.checks is None else [n.strip() for n in args.checks.split(",") if n.strip()]
+    )
+    try:
+        checks = select_checks(named)
+    except UsageError as error:
+        raise UsageError(f"--checks: {error}") from None
     if args.summary and args.format != "text" and not args.output:
         raise UsageError(
             f"--summary prints the text summary: write the --format {args.format} "
