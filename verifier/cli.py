@@ -346,7 +346,7 @@ def _run_tile(args: argparse.Namespace, out: TextIO) -> int:
         )
     instruction = entry.root if args.instruction is None else entry.instruction(args.instruction)
     sizes = None if args.sizes is None else parse_sizes(args.sizes)
-    result = tile_instruction(ModuleMaps(module), entry, instruction, sizes)
+    result = tile_instruction(ModuleMaps(module).instruction(entry, instruction), sizes)
     _emit(tiling_json(module.name, result), args.format, render_text, out)
     return EXIT_OK
 

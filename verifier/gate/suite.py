@@ -547,9 +547,7 @@ def _composition_steps(place: _Place, run: _Run) -> Iterator[Answer]:
 @_check(tiling.CHECK, quotes_names=True)
 def _tiling(place: _Place, run: _Run) -> Iterator[Answer]:
     """A block-level fusion's chosen tile sizes (`verifier.gate.tiling`)."""
-    for subject, result in tiling.tiling_answers(
-        place.maps.module_maps, place.computation, place.instruction
-    ):
+    for subject, result in tiling.tiling_answers(place.maps):
         yield tiling.CHECK, (subject,), result
 
 

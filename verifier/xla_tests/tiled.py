@@ -448,7 +448,7 @@ def compare_constraints(
             f"{expected.rank} tiling parameters for an output of rank {len(shape)}"
         )
     try:
-        tiling = tile_instruction(maps, computation, fusion, None)
+        tiling = tile_instruction(maps.instruction(computation, fusion), None)
     except VerifierError as error:
         return not_comparable(f"verifier does not tile {fusion.name}: {error}")
     for sizes in size_space(shape):
