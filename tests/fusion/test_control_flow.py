@@ -5,6 +5,8 @@ by element and finds a loop's trip count by executing it."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -15,8 +17,8 @@ from tests.wide import wide_loop_module
 from verifier.analysis import ModuleMaps
 from verifier.bridges.isl import isl_points, to_isl_map
 from verifier.expr import IndexingMap, Undefined
-from verifier.fusion.compose import Composer
-from verifier.hlo import Module, parse_module, parse_module_file
+from verifier.fusion.compose import ComposedIndexing, Composer
+from verifier.hlo import Computation, Instruction, Module, parse_module, parse_module_file
 from verifier.indexing.control_flow import LOOP_DISTINCT_MAP_LIMIT, LOOP_WORK_LIMIT, UNROLL_LIMIT
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -38,6 +40,27 @@ def _pairs(indexing_map: IndexingMap) -> set[Pair]:
     maps carry a runtime variable per iteration: enumerating them is slow)."""
     dims = indexing_map.num_dims
     return {(p[:dims], p[dims:]) for p in isl_points(to_isl_map(indexing_map))}
+
+
+_Directions = tuple[
+    Callable[[int], Sequence[ComposedIndexing]], Callable[[int], Sequence[ComposedIndexing]]
+]
+
+
+def _directions(
+    maps: Composer | ModuleMaps, computation: Computation, instruction: Instruction
+) -> _Directions:
+    """o2i per output number and i2o per operand leaf number, each by position."""
+    if isinstance(maps, Composer):
+        return (
+            partial(maps.output_to_input, computation, instruction),
+            partial(maps.input_to_output, computation, instruction),
+        )
+    view = maps.instruction(computation, instruction)
+    return (
+        lambda output: [composed for _, composed in view.o2i(view.outputs[output])],
+        lambda operand: [composed for _, composed in view.i2o(view.operands[operand])],
+    )
 
 
 def _check_module(module: Module, *, simplified: bool = False) -> int:
@@ -65,13 +88,14 @@ def _check_module(module: Module, *, simplified: bool = False) -> int:
             except UnsupportedByOracle:
                 continue
             where = f"{module.name}: {instruction.opcode} '{instruction.name}'"
+            forward, backward_of = _directions(composer, computation, instruction)
             for output in range(outputs):
-                per_leaf = composer.output_to_input(computation, instruction, output)
+                per_leaf = forward(output)
                 for leaf, composed in enumerate(per_leaf):
                     assert not isinstance(composed.maps, Undefined), (where, composed.maps)
                     got = {p for c in composed.maps for p in _pairs(c.map)}
                     assert got == want.get((output, leaf), set()), (where, "o2i", output, leaf)
-                    backward = composer.input_to_output(computation, instruction, leaf)[output]
+                    backward = backward_of(leaf)[output]
                     assert not isinstance(backward.maps, Undefined), (where, backward.maps)
                     reached = {(b, a) for c in backward.maps for a, b in _pairs(c.map)}
                     assert reached == want.get((output, leaf), set()), (
