@@ -18,6 +18,7 @@ from verifier.fusion import compose
 from verifier.hlo import (
     CALLING_OPCODES,
     CHECKED_OPCODES,
+    COMPUTATION_ATTRIBUTES,
     ELEMENTWISE_OPCODES,
     OPCODE_TABLE,
     OPCODES,
@@ -78,6 +79,10 @@ def test_facts_that_imply_others() -> None:
         # Running a callee once is a fact about ops that run one.
         assert not facts.callees_run_once or facts.calls, opcode
         assert not (facts.elementwise and facts.calls), opcode
+        # The computation whose root is its value is one it calls, named
+        # by an attribute the parser reads as a computation.
+        assert facts.callee is None or facts.calls, opcode
+        assert facts.callee is None or facts.callee in COMPUTATION_ATTRIBUTES, opcode
 
 
 def test_the_ops_a_table_gives_maps_to_have_an_indexing_rule() -> None:

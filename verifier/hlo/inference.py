@@ -37,7 +37,7 @@ from verifier.hlo.attributes import (
     SliceDim,
     WindowDim,
 )
-from verifier.hlo.opcodes import ELEMENTWISE_OPCODES, TUPLE_OPERAND_OPCODES
+from verifier.hlo.opcodes import CALLEE_ATTRIBUTE, ELEMENTWISE_OPCODES, TUPLE_OPERAND_OPCODES
 from verifier.hlo.shape import Shape, element_bit_width
 
 _NO_PLACE = SourceSpan("<built>", 1, 1)
@@ -866,8 +866,7 @@ INFERENCE: dict[str, Callable[[_Request], Shape]] = {
     "is-finite": _is_finite,
     "tuple": _tuple,
     "get-tuple-element": _get_tuple_element,
-    "call": _called_root("to_apply"),
-    "fusion": _called_root("calls"),
+    **{opcode: _called_root(attribute) for opcode, attribute in CALLEE_ATTRIBUTE.items()},
     "while": _whole_operand,
     "conditional": _conditional,
     "map": _map,

@@ -28,6 +28,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from difflib import get_close_matches
 from types import MappingProxyType
+from typing import TypedDict, Unpack
 
 from verifier.errors import InvalidHloError, SourceSpan
 
@@ -58,13 +59,28 @@ class Opcode:
     own_async: bool = False
     """It has no ``<op>-start`` sugar: it has start/done opcodes of its own,
     or is an async opcode itself."""
+    callee: str | None = None
+    """The attribute naming the computation it runs on its operands, whose
+    ROOT is its value (``to_apply`` of a `call`, ``calls`` of a `fusion`)."""
 
 
-def _exactly(count: int, **facts: bool) -> Opcode:
+class _Facts(TypedDict, total=False):
+    """The facts of a row besides its operand counts."""
+
+    elementwise: bool
+    tuple_operands: bool
+    calls: bool
+    callees_run_once: bool
+    plumbing: bool
+    own_async: bool
+    callee: str
+
+
+def _exactly(count: int, **facts: Unpack[_Facts]) -> Opcode:
     return Opcode(count, count, **facts)
 
 
-def _at_least(count: int, **facts: bool) -> Opcode:
+def _at_least(count: int, **facts: Unpack[_Facts]) -> Opcode:
     return Opcode(count, None, **facts)
 
 
@@ -97,7 +113,9 @@ OPCODE_TABLE: Mapping[str, Opcode] = MappingProxyType(
         "bitcast": _exactly(1),
         "bitcast-convert": _exactly(1),
         "broadcast": _exactly(1),
-        "call": _at_least(0, tuple_operands=True, calls=True, callees_run_once=True),
+        "call": _at_least(
+            0, callee="to_apply", tuple_operands=True, calls=True, callees_run_once=True
+        ),
         "cbrt": _exactly(1, elementwise=True),
         "ceil": _exactly(1, elementwise=True),
         "cholesky": _exactly(1),
@@ -132,7 +150,7 @@ OPCODE_TABLE: Mapping[str, Opcode] = MappingProxyType(
         "exponential-minus-one": _exactly(1, elementwise=True),
         "fft": _exactly(1),
         "floor": _exactly(1, elementwise=True),
-        "fusion": _at_least(0, calls=True, callees_run_once=True),
+        "fusion": _at_least(0, callee="calls", calls=True, callees_run_once=True),
         "gather": _exactly(2),
         "get-dimension-size": _at_least(1),
         "get-tuple-element": _exactly(1, tuple_operands=True, plumbing=True),
@@ -215,6 +233,9 @@ CALLING_OPCODES = frozenset(op for op, facts in OPCODE_TABLE.items() if facts.ca
 CALLEES_RUN_ONCE = frozenset(op for op, facts in OPCODE_TABLE.items() if facts.callees_run_once)
 PLUMBING_OPCODES = frozenset(op for op, facts in OPCODE_TABLE.items() if facts.plumbing)
 NATIVE_ASYNC = frozenset(op for op, facts in OPCODE_TABLE.items() if facts.own_async)
+CALLEE_ATTRIBUTE: Mapping[str, str] = MappingProxyType(
+    {op: facts.callee for op, facts in OPCODE_TABLE.items() if facts.callee is not None}
+)
 
 
 def nearest_opcode_hint(opcode: str) -> str:
