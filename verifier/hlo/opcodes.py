@@ -49,7 +49,7 @@ class Opcode:
     """It may take a tuple-shaped operand (the others take arrays)."""
     calls: bool = False
     """It runs a called computation on its operands: its maps are composed
-    through that computation instead of given by a rule of its own."""
+    through that computation (`InstructionMaps.composed`)."""
     callees_run_once: bool = False
     """One run of it runs each computation it calls at most once (a loop,
     `map` or `reduce` runs its callee many times)."""
