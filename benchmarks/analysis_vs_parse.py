@@ -15,7 +15,6 @@ from pathlib import Path
 from verifier.analysis import ModuleMaps
 from verifier.hlo.module import Module
 from verifier.hlo.parser import parse_module
-from verifier.indexing.analysis import output_count
 
 ROOT = Path(__file__).parents[1] / "examples" / "real"
 
@@ -26,10 +25,11 @@ def _analyse(module: Module) -> int:
     maps = 0
     for computation in module.computations:
         for instruction in computation.instructions:
-            for output in range(output_count(instruction)):
-                for operand in module_maps.output_to_input(computation, instruction, output):
-                    if isinstance(operand.maps, tuple):
-                        maps += len(operand.maps)
+            view = module_maps.instruction(computation, instruction)
+            for output in view.outputs:
+                for _, composed in view.o2i(output):
+                    if isinstance(composed.maps, tuple):
+                        maps += len(composed.maps)
     return maps
 
 

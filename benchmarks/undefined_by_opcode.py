@@ -28,8 +28,6 @@ from pathlib import Path
 from verifier.analysis import ModuleMaps
 from verifier.expr import Undefined
 from verifier.hlo import Computation, Instruction, parse_module
-from verifier.indexing.analysis import output_count
-from verifier.indexing.leaves import instruction_operand_leaves
 from verifier.indexing.registry import Indexing
 
 EXAMPLES = Path(__file__).parents[1] / "examples"
@@ -45,21 +43,15 @@ def per_operand(
     maps: ModuleMaps, computation: Computation, instruction: Instruction
 ) -> list[tuple[Undefined | None, Undefined | None]]:
     """Per operand: its first UNDEFINED output→input and input→output indexing."""
-    leaves = instruction_operand_leaves(computation, instruction)
-    outputs = [
-        maps.output_to_input(computation, instruction, output)
-        for output in range(output_count(instruction))
-    ]
-    backward = {
-        leaf.number: maps.input_to_output(computation, instruction, leaf.number) for leaf in leaves
-    }
+    view = maps.instruction(computation, instruction)
+    forward = [pair for output in view.outputs for pair in view.o2i(output)]
     found = []
     for operand in range(len(instruction.operands)):
-        mine = [leaf.number for leaf in leaves if leaf.operand == operand]
+        mine = [leaf for leaf in view.operands if leaf.operand == operand]
         found.append(
             (
-                first_undefined([o[k].indexing for o in outputs for k in mine]),
-                first_undefined([c.indexing for k in mine for c in backward[k]]),
+                first_undefined([c.indexing for leaf, c in forward if leaf.operand == operand]),
+                first_undefined([c.indexing for leaf in mine for _, c in view.i2o(leaf)]),
             )
         )
     return found

@@ -203,7 +203,7 @@ class Analysis:
 
         entry = self.module.entry
         instruction = entry.root if name is None else entry.instruction(name)
-        result = tile_instruction(self._maps, entry, instruction, sizes)
+        result = tile_instruction(self._maps.instruction(entry, instruction), sizes)
         return tiling_json(self.module.name, result)
 
     def checks(

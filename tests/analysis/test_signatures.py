@@ -11,6 +11,7 @@ import pytest
 
 from tests.analysis.test_structural_memo import assert_same_maps_as_per_place
 from verifier.analysis import ModuleMaps
+from verifier.analysis.instruction_maps import ToOperand
 from verifier.expr import Undefined
 from verifier.hlo import Module, parse_module
 from verifier.indexing.signature import Signatures
@@ -126,6 +127,13 @@ def _parsed(entry: str) -> Module:
     return parse_module("HloModule m\n" + entry)
 
 
+def _entry_o2i(maps: ModuleMaps, name: str) -> tuple[ToOperand, ...]:
+    """The o2i pairs of output 0 of entry instruction `name`."""
+    entry = maps.module.entry
+    view = maps.instruction(entry, entry.instruction(name))
+    return view.o2i(view.outputs[0])
+
+
 @pytest.mark.parametrize("detail", sorted(_ONE_DETAIL))
 def test_places_differing_in_one_detail_do_not_share_maps(detail: str) -> None:
     module = _parsed(_ONE_DETAIL[detail])
@@ -134,7 +142,8 @@ def test_places_differing_in_one_detail_do_not_share_maps(detail: str) -> None:
     signatures = Signatures(module)
     assert signatures.instruction(entry, a) != signatures.instruction(entry, b)
     maps = ModuleMaps(module)
-    assert maps.output_to_input(entry, a) != maps.output_to_input(entry, b)
+    read_a = [composed for _, composed in _entry_o2i(maps, "a")]
+    assert read_a != [composed for _, composed in _entry_o2i(maps, "b")]
     assert_same_maps_as_per_place(module)
 
 
@@ -213,12 +222,11 @@ ENTRY e {
     assert signatures.instruction(fa, fa.root) == signatures.instruction(fb, fb.root)
     assert signatures.computation(fa) != signatures.computation(fb)
     maps = ModuleMaps(module)
-    entry = module.entry
     # fa reads q0 twice per element and q1 never; fb each once.
     read = {
         name: [
             [counted.multiplicity for counted in composed.maps]
-            for composed in maps.output_to_input(entry, entry.instruction(name))
+            for _, composed in _entry_o2i(maps, name)
             if not isinstance(composed.maps, Undefined)
         ]
         for name in ("a", "b")
@@ -239,9 +247,8 @@ ENTRY e {
   b = f32[4] dynamic-slice(p0, j), dynamic_slice_sizes={4}
   ROOT t = (f32[4], f32[4]) tuple(a, b)
 }""")
-    entry = module.entry
     maps = ModuleMaps(module)
-    (read_a, _) = maps.output_to_input(entry, entry.instruction("a"))
-    (read_b, _) = maps.output_to_input(entry, entry.instruction("b"))
+    ((_, read_a), _) = _entry_o2i(maps, "a")
+    ((_, read_b), _) = _entry_o2i(maps, "b")
     assert read_a != read_b
     assert_same_maps_as_per_place(module)

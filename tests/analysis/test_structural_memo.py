@@ -16,17 +16,16 @@ import pytest
 
 from tests.examples import EVERY_EXAMPLE, SMALL_REAL_DUMPS, example_id, valid_module
 from verifier.analysis import ModuleMaps
+from verifier.analysis.instruction_maps import ToOperand, ToOutput
 from verifier.errors import VerifierError
-from verifier.fusion.composed import ComposedIndexing
 from verifier.hlo import Module, parse_module_file
-from verifier.indexing.leaves import instruction_operand_leaves, output_leaves
 
 _Place = tuple[str, str, str, bool, int]
-_Answer = tuple[ComposedIndexing, ...] | str
+_Answer = tuple[ToOperand, ...] | tuple[ToOutput, ...] | str
 
 
-def _answer(compute: Callable[[], tuple[ComposedIndexing, ...]]) -> _Answer:
-    """The maps, or the error they could not be computed with."""
+def _answer(compute: Callable[[], tuple[ToOperand, ...] | tuple[ToOutput, ...]]) -> _Answer:
+    """The labelled maps, or the error they could not be computed with."""
     try:
         return compute()
     except VerifierError as error:
@@ -40,30 +39,17 @@ def every_map(maps: ModuleMaps) -> dict[_Place, _Answer]:
     for computation in maps.module.computations:
         for instruction in computation.instructions:
             where = (computation.name, instruction.name)
-            for output in output_leaves(instruction.shape):
+            view = maps.instruction(computation, instruction)
+            for output in view.outputs:
                 for simplified in (True, False):
                     found[(*where, "o2i", simplified, output.number)] = _answer(
-                        partial(
-                            maps.output_to_input,
-                            computation,
-                            instruction,
-                            output.number,
-                            simplified=simplified,
-                        )
+                        partial(view.o2i, output, simplified=simplified)
                     )
-                found[(*where, "reads", True, output.number)] = _answer(
-                    partial(maps.reads, computation, instruction, output.number)
-                )
-            for operand in instruction_operand_leaves(computation, instruction):
+                found[(*where, "reads", True, output.number)] = _answer(partial(view.reads, output))
+            for operand in view.operands:
                 for simplified in (True, False):
                     found[(*where, "i2o", simplified, operand.number)] = _answer(
-                        partial(
-                            maps.input_to_output,
-                            computation,
-                            instruction,
-                            operand.number,
-                            simplified=simplified,
-                        )
+                        partial(view.i2o, operand, simplified=simplified)
                     )
     return found
 

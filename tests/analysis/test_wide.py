@@ -18,13 +18,13 @@ def test_each_leaf_of_a_wide_tuple_reads_its_own_operand() -> None:
     width = 300
     module = parse_module(wide_tuple_module(width))
     entry = module.entry
-    maps = ModuleMaps(module)
+    view = ModuleMaps(module).instruction(entry, entry.root)
     for k in range(width):
-        forward = maps.output_to_input(entry, entry.root, k)
-        backward = maps.input_to_output(entry, entry.root, k)
-        assert [i for i, c in enumerate(forward) if c.maps] == [k]
-        assert [i for i, c in enumerate(backward) if c.maps] == [k]
-        read_maps = forward[k].maps
+        forward = view.o2i(view.outputs[k])
+        backward = view.i2o(view.operands[k])
+        assert [leaf.number for leaf, c in forward if c.maps] == [k]
+        assert [output.number for output, c in backward if c.maps] == [k]
+        read_maps = forward[k].maps.maps
         assert not isinstance(read_maps, Undefined)
         (read,) = read_maps
         box = itertools.product(range(k % 7 + 1), range(4))

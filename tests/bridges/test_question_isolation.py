@@ -18,10 +18,9 @@ _MODULE = Path(__file__).parents[2] / "examples" / "real_ops" / "cumsum_reverse_
 
 def test_a_question_answers_the_same_after_other_questions() -> None:
     module = parse_module_file(_MODULE)
-    maps = ModuleMaps(module)
-    root = module.entry.root
-    (o2i,) = maps.output_to_input(module.entry, root, 0)
-    (i2o,) = maps.input_to_output(module.entry, root, 0)
+    view = ModuleMaps(module).instruction(module.entry, module.entry.root)
+    ((_, o2i),) = view.o2i(view.outputs[0])
+    ((_, i2o),) = view.i2o(view.operands[0])
     assert isinstance(o2i.maps, tuple) and isinstance(i2o.maps, tuple)
     first, second = [c.map for c in o2i.maps], [c.map for c in i2o.maps]
 

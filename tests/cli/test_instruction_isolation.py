@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from verifier.analysis import ModuleMaps
+from verifier.analysis import InstructionMaps
 from verifier.cli import EXIT_BAD_INPUT, EXIT_INTERNAL_ERROR, EXIT_OK, main
 
 # `odd`'s dim_labels cannot be read (its rule needs them); the others can.
@@ -56,14 +56,14 @@ def test_an_invalid_instruction_is_located_and_the_others_answered(
 def test_a_bug_at_one_instruction_exits_70_and_the_others_are_answered(
     tmp_path: Path, command: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real = ModuleMaps.output_to_input
+    real = InstructionMaps.o2i
 
-    def broken(self: ModuleMaps, computation: Any, instruction: Any, *args: Any, **kw: Any) -> Any:
-        if instruction.name == "conv":
+    def broken(self: InstructionMaps, *args: Any, **kw: Any) -> Any:
+        if self.instruction.name == "conv":
             raise IndexError("tuple index out of range")
-        return real(self, computation, instruction, *args, **kw)
+        return real(self, *args, **kw)
 
-    monkeypatch.setattr(ModuleMaps, "output_to_input", broken)
+    monkeypatch.setattr(InstructionMaps, "o2i", broken)
     code, report = run(tmp_path, *command)
     assert code == EXIT_INTERNAL_ERROR
     assert "n" in names(report) and "conv" not in names(report)

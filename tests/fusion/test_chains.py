@@ -28,7 +28,8 @@ from verifier.simplify import simplify_relation
 def _fusion_maps(module: Module, composer: Composer | None = None) -> ComposedIndexing:
     fusion = module.entry.root
     if composer is None:
-        (composed,) = ModuleMaps(module).output_to_input(module.entry, fusion)
+        view = ModuleMaps(module).instruction(module.entry, fusion)
+        ((_, composed),) = view.o2i(view.outputs[0])
     else:
         (composed,) = composer.composed_output_to_input(module.entry, fusion)
     return composed
@@ -60,7 +61,8 @@ def test_the_reads_maps_are_the_chain_walked_on_integers_and_stay_small() -> Non
     # kept); the raw composition of 30 ops would be megabytes of text.
     n = 30
     module = parse_module(chain_module(n))
-    (composed,) = ModuleMaps(module).reads(module.entry, module.entry.root)
+    view = ModuleMaps(module).instruction(module.entry, module.entry.root)
+    ((_, composed),) = view.reads(view.outputs[0])
     indexing_map = _the_map(composed)
     assert _size(indexing_map) < 1000
     read = composed_chain(n)

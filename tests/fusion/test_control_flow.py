@@ -65,17 +65,16 @@ def _check_module(module: Module, *, simplified: bool = False) -> int:
             except UnsupportedByOracle:
                 continue
             where = f"{module.name}: {instruction.opcode} '{instruction.name}'"
+            view = maps.instruction(computation, instruction)
             for output in range(outputs):
-                per_leaf = maps.output_to_input(
-                    computation, instruction, output, simplified=simplified
-                )
+                per_leaf = [c for _, c in view.o2i(view.outputs[output], simplified=simplified)]
                 for leaf, composed in enumerate(per_leaf):
                     assert not isinstance(composed.maps, Undefined), (where, composed.maps)
                     got = {p for c in composed.maps for p in _pairs(c.map)}
                     assert got == want.get((output, leaf), set()), (where, "o2i", output, leaf)
-                    backward = maps.input_to_output(
-                        computation, instruction, leaf, simplified=simplified
-                    )[output]
+                    backward = [c for _, c in view.i2o(view.operands[leaf], simplified=simplified)][
+                        output
+                    ]
                     assert not isinstance(backward.maps, Undefined), (where, backward.maps)
                     reached = {(b, a) for c in backward.maps for a, b in _pairs(c.map)}
                     assert reached == want.get((output, leaf), set()), (

@@ -213,8 +213,8 @@ def test_a_union_past_the_map_bound_is_unknown_naming_the_bound() -> None:
     plus one: what it would hold past that is never read)."""
     module = parse_module(_row_update_loop(6))
     loop = module.entry.root
-    composed = ModuleMaps(module).output_to_input(module.entry, loop, 1)
-    for leaf in composed:
-        assert isinstance(leaf.maps, Undefined)
-        assert "composing its body 6 times gives a union of more than " in leaf.maps.reason
-        assert f"{LOOP_MAP_LIMIT} maps between two state arrays" in leaf.maps.reason
+    view = ModuleMaps(module).instruction(module.entry, loop)
+    for _, composed in view.o2i(view.outputs[1]):
+        assert isinstance(composed.maps, Undefined)
+        assert "composing its body 6 times gives a union of more than " in composed.maps.reason
+        assert f"{LOOP_MAP_LIMIT} maps between two state arrays" in composed.maps.reason

@@ -224,19 +224,18 @@ def _other_maps(
     """`ModuleMaps`' other output→input maps, per output and operand: the
     rules' own (``o2i raw``, which partition proves on) and the pointwise
     simplified ones that count reads (``o2i reads``, for utilization)."""
-    maps = ModuleMaps(analysis.module)
-    entry = analysis.module.entry
+    view = ModuleMaps(analysis.module).instruction(analysis.module.entry, instruction)
     found: dict[str, list[list[Relation | None]]] = {"o2i raw": [], "o2i reads": []}
-    for output in range(len(instruction.shape.leaves)):
-        raw = maps.output_to_input(entry, instruction, output, simplified=False)
-        reads = maps.reads(entry, instruction, output)
-        for kind, composed_maps in (("o2i raw", raw), ("o2i reads", reads)):
+    for output in view.outputs:
+        raw = view.o2i(output, simplified=False)
+        reads = view.reads(output)
+        for kind, pairs in (("o2i raw", raw), ("o2i reads", reads)):
             found[kind].append(
                 [
                     None
                     if isinstance(composed.maps, Undefined)
                     else _union(counted.map for counted in composed.maps)
-                    for composed in composed_maps
+                    for _, composed in pairs
                 ]
             )
     return found
@@ -367,14 +366,13 @@ def judge_fusions(path: Path) -> Iterator[Judgement]:
             try:
                 want = _fusion_relations(reads, computation, fusion)
                 found = _Maps()
-                for output in range(len(fusion.shape.leaves)):
-                    o2i = maps.output_to_input(computation, fusion, output)
-                    for operand, composed in enumerate(o2i):
-                        found.o2i[output, operand] = _counted_union(composed.maps)
-                for operand in range(len(operands)):
-                    i2o = maps.input_to_output(computation, fusion, operand)
-                    for output, composed in enumerate(i2o):
-                        found.i2o[output, operand] = _counted_union(composed.maps)
+                view = maps.instruction(computation, fusion)
+                for output in view.outputs:
+                    for leaf, composed in view.o2i(output):
+                        found.o2i[output.number, leaf.number] = _counted_union(composed.maps)
+                for leaf in view.operands:
+                    for output, composed in view.i2o(leaf):
+                        found.i2o[output.number, leaf.number] = _counted_union(composed.maps)
                 _compare_maps(judgement, found, want, {})
             except oracle.UnsupportedByOracle:
                 judgement.status = "oracle unsupported"

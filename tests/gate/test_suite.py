@@ -112,6 +112,8 @@ def test_only_selects_checks_and_rejects_unknown_names() -> None:
     assert {f.check for f in findings} == {"partition"}
     with pytest.raises(UsageError, match="in-bound"):
         list(run_checks(module, MemoryCache(), only=["in-bound"]))
+    with pytest.raises(UsageError, match="none given"):
+        list(run_checks(module, MemoryCache(), only=[]))
     assert set(CHECKS) >= INFORMATIONAL_CHECKS
 
 

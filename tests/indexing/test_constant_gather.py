@@ -73,11 +73,10 @@ def test_constant_indices_read_what_numpy_gathers(
         (index, divmod(int(expected[index]), _SHAPE[1]))
         for index in itertools.product(*(range(n) for n in expected.shape))
     }
-    maps = ModuleMaps(module)
-    gather = module.entry.root
-    (operand, _) = maps.output_to_input(module.entry, gather, simplified=False)
+    view = ModuleMaps(module).instruction(module.entry, module.entry.root)
+    ((_, operand), _) = view.o2i(view.outputs[0], simplified=False)
     assert isinstance(operand.indexing, tuple)
     assert _points(operand.indexing) == truth
-    (reached,) = maps.input_to_output(module.entry, gather, 0, simplified=False)
+    ((_, reached),) = view.i2o(view.operands[0], simplified=False)
     assert isinstance(reached.indexing, tuple)
     assert {(o, i) for i, o in _points(reached.indexing)} == truth

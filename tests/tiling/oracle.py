@@ -27,9 +27,9 @@ def entry_maps(text: str) -> list[Any]:
     """The single o2i map of each operand of the entry ROOT (None when not
     exactly one)."""
     module = parse_module(text)
-    maps = ModuleMaps(module)
+    view = ModuleMaps(module).instruction(module.entry, module.entry.root)
     found = []
-    for composed in maps.output_to_input(module.entry, module.entry.root):
+    for _, composed in view.o2i(view.outputs[0]):
         found.append(
             composed.maps[0].map
             if isinstance(composed.maps, tuple) and len(composed.maps) == 1

@@ -39,7 +39,9 @@ def _loaded_more_than_once(boxes: list[set[tuple[int, ...]]], shape: tuple[int, 
 def test_matmul_epilogue_costs_by_enumeration():
     module = parse_module(EPILOGUE)
     sizes = (4, 2)
-    result = tile_instruction(ModuleMaps(module), module.entry, module.entry.root, sizes)
+    result = tile_instruction(
+        ModuleMaps(module).instruction(module.entry, module.entry.root), sizes
+    )
     assert result.tiles == 2 * 3
     positions = list(itertools.product(range(2), range(3)))
     # What each tile loads, from the dot's semantics: rows of a, all of k;

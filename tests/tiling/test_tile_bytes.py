@@ -100,7 +100,7 @@ def test_bytes_per_tile_by_enumerating_addresses(case: str) -> None:
     module = parse_module(_module(operand, op, output))
     maps = ModuleMaps(module)
     for sizes in tiling_space(output)[::2]:
-        result = tile_instruction(maps, module.entry, module.entry.root, sizes)
+        result = tile_instruction(maps.instruction(module.entry, module.entry.root), sizes)
         (tiled,) = result.operands
         assert tiled.tile is not None
         expected = _brute_force_bytes(
@@ -129,7 +129,7 @@ def test_bytes_per_tile_at_a_runtime_offset():
     module = parse_module(DYNAMIC)
     maps = ModuleMaps(module)
     for sizes in [(1, 16), (4, 16), (8, 8), (16, 16), (3, 16)]:
-        result = tile_instruction(maps, module.entry, module.entry.root, sizes)
+        result = tile_instruction(maps.instruction(module.entry, module.entry.root), sizes)
         tiled = result.operands[0]
         assert tiled.tile is not None
         box_sizes, strides = tiled.tile.box_sizes(sizes), tiled.tile.box_strides(sizes)

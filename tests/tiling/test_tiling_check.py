@@ -130,7 +130,9 @@ ENTRY e {{
 }}""")
     return [
         (subject, result.outcome, result.message)
-        for subject, result in tiling_answers(ModuleMaps(module), module.entry, module.entry.root)
+        for subject, result in tiling_answers(
+            ModuleMaps(module).instruction(module.entry, module.entry.root)
+        )
     ]
 
 
@@ -171,7 +173,9 @@ def test_each_output_of_a_multi_output_fusion_is_judged(rows):
     module = parse_module(MULTI_OUTPUT.replace("ROWS", str(rows)))
     answers = {
         subject: result
-        for subject, result in tiling_answers(ModuleMaps(module), module.entry, module.entry.root)
+        for subject, result in tiling_answers(
+            ModuleMaps(module).instruction(module.entry, module.entry.root)
+        )
     }
     assert set(answers) == {
         "output 0 tile sizes",

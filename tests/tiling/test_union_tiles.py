@@ -108,7 +108,7 @@ def _operand(text: str, sizes: tuple[int, ...]) -> OperandTiling:
 
 def _tiling(text: str, sizes: tuple[int, ...]) -> InstructionTiling:
     module = parse_module(text)
-    return tile_instruction(ModuleMaps(module), module.entry, module.entry.root, sizes)
+    return tile_instruction(ModuleMaps(module).instruction(module.entry, module.entry.root), sizes)
 
 
 def _tile_zero(reads: Reads, sizes: tuple[int, ...]) -> set[Index]:

@@ -6,8 +6,8 @@ This package is the one door of the floors above it (checks, counting,
 gate, report, corpus, the API and the CLI) to maps: they ask
 `ModuleMaps.instruction` for an `InstructionMaps` — every map paired with
 the output and operand leaves it relates — and read what else they need of
-the floors below from `verifier.analysis.opcodes`, `.dataflow` and
-`.layout`; none of them imports `verifier.fusion` or `verifier.indexing`
+the floors below from `verifier.analysis.dataflow` and `.layout` (and the
+opcode facts from `verifier.hlo`'s one opcode table); none of them imports `verifier.fusion` or `verifier.indexing`
 (an import contract in pyproject.toml).
 
 `ModuleMaps` is imported on first use: it pulls in the composer, the

@@ -12,7 +12,7 @@ through the computation it calls) as pairs of a leaf and its maps:
 * ``i2o(operand)``: per output leaf, the maps from operand leaf `operand`'s
   index to the output elements it reaches — `ToOutput` pairs;
 * ``reads(output)``: as ``o2i``, with every range variable of every use
-  path kept (what counting reads needs, `ModuleMaps.reads`).
+  path kept (what counting reads needs, `verifier.analysis.module_maps`).
 
 A consumer — a check, a count, a report — reads which leaf a map is about
 from its pair, never from a position in a tuple.  Maps are computed when
@@ -42,9 +42,9 @@ import itertools
 from functools import cached_property
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
-from verifier.fusion.compose import CALLING_OPCODES, maps_follow_signature
+from verifier.fusion.compose import maps_follow_signature
 from verifier.fusion.composed import ComposedIndexing, CountedMap, Progress, Step, quote_names
-from verifier.hlo import Computation, Instruction
+from verifier.hlo import CALLING_OPCODES, Computation, Instruction
 from verifier.indexing.leaves import (
     OperandLeaf,
     OutputLeaf,
@@ -85,7 +85,7 @@ class ToOutput(NamedTuple):
 
 
 _Direction = Literal["o2i", "i2o"]
-_Kind = Literal["simplified", "raw", "reads"]
+MapKind = Literal["simplified", "raw", "reads"]
 
 
 class InstructionMaps:
@@ -100,7 +100,7 @@ class InstructionMaps:
         self.computation = computation
         self.instruction = instruction
         # The maps asked so far, per (direction and kind, output or operand leaf number).
-        self._asked: dict[tuple[_Direction, _Kind, int], tuple[ComposedIndexing, ...]] = {}
+        self._asked: dict[tuple[_Direction, MapKind, int], tuple[ComposedIndexing, ...]] = {}
 
     @cached_property
     def outputs(self) -> tuple[OutputLeaf, ...]:
@@ -133,13 +133,13 @@ class InstructionMaps:
 
     def o2i(self, output: OutputLeaf, *, simplified: bool = True) -> tuple[ToOperand, ...]:
         """Per operand leaf: the maps from `output`'s index to the elements read."""
-        kind: _Kind = "simplified" if simplified else "raw"
+        kind: MapKind = "simplified" if simplified else "raw"
         return tuple(map(ToOperand, self.operands, self._maps("o2i", kind, output.number)))
 
     def i2o(self, operand: OperandLeaf, *, simplified: bool = True) -> tuple[ToOutput, ...]:
         """Per output leaf: the maps from `operand`'s index to the output
         elements it reaches."""
-        kind: _Kind = "simplified" if simplified else "raw"
+        kind: MapKind = "simplified" if simplified else "raw"
         return tuple(map(ToOutput, self.outputs, self._maps("i2o", kind, operand.number)))
 
     def reads(self, output: OutputLeaf) -> tuple[ToOperand, ...]:
@@ -155,7 +155,7 @@ class InstructionMaps:
         return quote_names(itertools.chain.from_iterable(self._asked.values()))
 
     def _maps(
-        self, direction: _Direction, kind: _Kind, number: int
+        self, direction: _Direction, kind: MapKind, number: int
     ) -> tuple[ComposedIndexing, ...]:
         key = (direction, kind, number)
         found = self._asked.get(key)
@@ -164,11 +164,10 @@ class InstructionMaps:
             assert len(found) == len(self.operands if direction == "o2i" else self.outputs)
         return found
 
-    def _ask(self, direction: _Direction, kind: _Kind, number: int) -> tuple[ComposedIndexing, ...]:
-        maps, computation, instruction = self.module_maps, self.computation, self.instruction
-        if kind == "reads":
-            return maps.reads(computation, instruction, number)
-        simplified = kind == "simplified"
+    def _ask(
+        self, direction: _Direction, kind: MapKind, number: int
+    ) -> tuple[ComposedIndexing, ...]:
+        composer = self.module_maps._composer(kind)
         if direction == "o2i":
-            return maps.output_to_input(computation, instruction, number, simplified=simplified)
-        return maps.input_to_output(computation, instruction, number, simplified=simplified)
+            return composer.composed_output_to_input(self.computation, self.instruction, number)
+        return composer.composed_input_to_output(self.computation, self.instruction, number)

@@ -3,14 +3,15 @@
 Every consumer — the checks of the gate, exact utilization, the `maps`
 report, the research API — asks a `ModuleMaps` for the maps of an
 instruction (`ModuleMaps.instruction`: an `InstructionMaps`, each map
-paired with the leaves it relates), so a module's maps are composed,
-simplified and merged once per run, the same way for all of them.  Per instruction and direction (fusions
+paired with the leaves it relates; there is no other way to ask), so a
+module's maps are composed, simplified and merged once per run, the same
+way for all of them.  Per instruction and direction (fusions
 and calls composed through their computation, `verifier.fusion.compose`):
 
 * **simplified** maps (the default): each op's own maps and every
   composition simplified (`verifier.simplify`), and maps merged when isl
   proves them equal as relations — the maps users read and checks prove;
-* **raw** maps (``simplified=False``): composed as the rules give them, and
+* **raw** maps (``o2i(output, simplified=False)``): composed as the rules give them, and
   merged only when identical.  They keep every range variable of every use
   path, which counting reads needs (``reduce(broadcast(p))`` reads ``p``
   once per reduced element, although its relation is the identity's).  An
@@ -19,7 +20,7 @@ and calls composed through their computation, `verifier.fusion.compose`):
   simplified maps carry (`verifier.fusion.compose`), never against the raw
   composition, whose text grows exponentially along a chain of reshapes.
 
-* **reads** maps (`ModuleMaps.reads`): composed and simplified pointwise
+* **reads** maps (`InstructionMaps.reads`): composed and simplified pointwise
   as they are composed — the same dims, range and runtime variables as the
   raw maps, so the same domains and the same number of reads, but linear
   along a chain of reshapes where the raw composition's text grows
@@ -46,11 +47,11 @@ through it (``add(p0, p0)`` reads p0 twice per output element).
 
 from __future__ import annotations
 
-from verifier.analysis.instruction_maps import InstructionMaps, OutputLeaf, ToOperand
+from verifier.analysis.instruction_maps import InstructionMaps, MapKind, OutputLeaf, ToOperand
 from verifier.bridges.isl_questions import relations_equal
 from verifier.expr import IndexingMap
 from verifier.fusion.compose import Composer
-from verifier.fusion.composed import ComposedIndexing, Progress
+from verifier.fusion.composed import Progress
 from verifier.fusion.pieces import join_pieces
 from verifier.hlo import Computation, Instruction, Module
 from verifier.indexing.leaves import parameter_leaves
@@ -118,42 +119,10 @@ class ModuleMaps:
         leaves it relates: what consumers read (`InstructionMaps`)."""
         return InstructionMaps(self, computation, instruction)
 
-    def output_to_input(
-        self,
-        computation: Computation,
-        instruction: Instruction,
-        output: int = 0,
-        *,
-        simplified: bool = True,
-    ) -> tuple[ComposedIndexing, ...]:
-        """Per operand leaf of `instruction`, in order: the maps from output
-        `output`'s index to the operand elements read (by position; a
-        consumer reads them paired with their leaves, `instruction`)."""
-        return self._composers[simplified].composed_output_to_input(
-            computation, instruction, output
-        )
-
-    def input_to_output(
-        self,
-        computation: Computation,
-        instruction: Instruction,
-        operand: int,
-        *,
-        simplified: bool = True,
-    ) -> tuple[ComposedIndexing, ...]:
-        """Per output of `instruction`: the maps from operand `operand`'s
-        index to the output elements it reaches."""
-        return self._composers[simplified].composed_input_to_output(
-            computation, instruction, operand
-        )
-
-    def reads(
-        self, computation: Computation, instruction: Instruction, output: int = 0
-    ) -> tuple[ComposedIndexing, ...]:
-        """Per operand of `instruction`: maps from output `output`'s index
-        whose domain points are the reads of the operand (every range
-        variable of every use path kept), simplified pointwise."""
-        return self._reads.composed_output_to_input(computation, instruction, output)
+    def _composer(self, kind: MapKind) -> Composer:
+        """The composer of `kind`'s maps; `InstructionMaps` asks it, and
+        labels what it answers by position with the leaves."""
+        return self._reads if kind == "reads" else self._composers[kind == "simplified"]
 
     def to_parameters(
         self,

@@ -56,7 +56,6 @@ Both domains empty is ``vacuous``, never ``equal``.
 from __future__ import annotations
 
 import functools
-import gc
 import itertools
 import math
 import os
@@ -678,23 +677,14 @@ def check_equivalence_batch(
     workers = min(workers or os.cpu_count() or 1, len(tasks) // _PAIRS_PER_WORKER)
     if workers <= 1:
         return check(tasks)
-    import multiprocessing  # only for a batch worth the workers
+    from verifier.pool import worker_pool  # only for a batch worth the workers
 
-    # fork: workers inherit the imported modules and interned nodes, so a
-    # batch pays no start-up imports (spawn would cost ~1 s per worker).
     # Chunks of pairs that share map texts keep a text and its repeats in
     # one worker's memo; each worker takes the next chunk when it is done.
-    methods = multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("fork" if "fork" in methods else None)
     order = _sharing_order(tasks)
     chunks = [[tasks[i] for i in order[part]] for part in _guided_chunks(len(order), workers)]
-    gc.freeze()  # a forked worker's collections then skip, and do not copy, what it inherits
-    try:
-        pool = context.Pool(workers)  # the workers fork here
-    finally:
-        gc.unfreeze()
-    with pool:
-        answers = [answer for chunk in pool.map(check, chunks, chunksize=1) for answer in chunk]
+    with worker_pool(workers) as pool:
+        answers = [answer for chunk in pool.map(check, chunks) for answer in chunk]
     results = answers[:]
     for position, answer in zip(order, answers, strict=True):
         results[position] = answer

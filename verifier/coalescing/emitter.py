@@ -47,7 +47,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal, cast
 
-from verifier.analysis.opcodes import ELEMENTWISE_OPCODES
 from verifier.coalescing.devices import Device
 from verifier.coalescing.mapping import InputMapping
 from verifier.coalescing.reduction import (
@@ -64,7 +63,14 @@ from verifier.coalescing.transpose import (
     transpose_mapping,
 )
 from verifier.expr import Expr, IndexingMap, Interval, const, dim, range_var
-from verifier.hlo import Computation, Instruction, Module, Shape, element_bit_width
+from verifier.hlo import (
+    ELEMENTWISE_OPCODES,
+    Computation,
+    Instruction,
+    Module,
+    Shape,
+    element_bit_width,
+)
 from verifier.simplify import simplify
 
 EmitterKind = Literal[

@@ -67,6 +67,7 @@ def loop_loads(
     maps: ModuleMaps, fusion: Instruction, launch: Launch, number: int, device: Device
 ) -> OperandLoads:
     module = maps.module
+    view = maps.instruction(module.entry, fusion)
     simplified: list[IndexingMap] = []
     reads: list[IndexingMap] = []
     for leaf in _root_leaves(module, fusion):
@@ -75,8 +76,8 @@ def loop_loads(
             return OperandLoads(reason="roots of different sizes")
         thread = loop_launch(output, launch.unroll, device).thread_map
         for mine, source in (
-            (simplified, maps.output_to_input(module.entry, fusion, leaf)[number].maps),
-            (reads, maps.reads(module.entry, fusion, leaf)[number].maps),
+            (simplified, view.o2i(view.outputs[leaf])[number].maps.maps),
+            (reads, view.reads(view.outputs[leaf])[number].maps.maps),
         ):
             if isinstance(source, Undefined):
                 return OperandLoads(reason=f"unknown indexing: {source}", undefined=True)
@@ -128,10 +129,8 @@ def concatenate_loads(
             mine += [compose(launch.thread_map, m) for m in source]
     if reads:
         return OperandLoads(tuple(simplified), tuple(reads))
-    if (
-        computation.root is not hero
-        and maps.output_to_input(maps.module.entry, fusion)[number].maps
-    ):
+    view = maps.instruction(maps.module.entry, fusion)
+    if computation.root is not hero and view.o2i(view.outputs[0])[number].maps.maps:
         return OperandLoads(reason="read by the concatenate emitter's epilogue: not modelled")
     return OperandLoads()
 

@@ -36,7 +36,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from verifier.analysis.opcodes import ELEMENTWISE_OPCODES
 from verifier.bridges.isl_questions import is_empty
 from verifier.expr import (
     Add,
@@ -52,7 +51,7 @@ from verifier.expr import (
     substitute,
     variables_of,
 )
-from verifier.hlo import Computation, Instruction, Module, Shape
+from verifier.hlo import ELEMENTWISE_OPCODES, Computation, Instruction, Module, Shape
 from verifier.simplify import simplify
 
 _WARP = 32

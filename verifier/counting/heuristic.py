@@ -62,11 +62,17 @@ from collections import defaultdict
 from fractions import Fraction
 
 from verifier.analysis.dataflow import users_first_order
-from verifier.analysis.opcodes import ELEMENTWISE_OPCODES
-from verifier.hlo import Computation, Instruction, Module, Shape
+from verifier.hlo import (
+    ELEMENTWISE_OPCODES,
+    PLUMBING_OPCODES,
+    Computation,
+    Instruction,
+    Module,
+    Shape,
+)
 
 # Users that pass their roots on instead of starting new ones.
-_PASS_THROUGH = frozenset(ELEMENTWISE_OPCODES) | {"tuple", "get-tuple-element"}
+_PASS_THROUGH = ELEMENTWISE_OPCODES | PLUMBING_OPCODES
 
 
 def elements(shape: Shape) -> int:

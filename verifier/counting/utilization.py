@@ -65,12 +65,10 @@ from verifier.expr import (
     substitute,
     variables_of,
 )
-from verifier.hlo import Computation, Instruction, Shape
+from verifier.hlo import PLUMBING_OPCODES, Computation, Instruction, Shape
 
 RUNTIME_DEPENDENT = "depends on runtime values"
 REPEATED = "depends on runtime values produced more than once per execution"
-
-PLUMBING = frozenset({"tuple", "get-tuple-element"})
 
 # Joint assignments of scalar runtime values enumerated (each counted in
 # closed form) before per execution is declared runtime-dependent.
@@ -218,7 +216,7 @@ def module_utilization(
     module = maps.module
     if instructions is None:
         instructions = [
-            i for i in module.entry.instructions if i.operands and i.opcode not in PLUMBING
+            i for i in module.entry.instructions if i.operands and i.opcode not in PLUMBING_OPCODES
         ]
     results = []
     for instruction in instructions:

@@ -97,9 +97,6 @@ from verifier.indexing import analysis
 from verifier.indexing.registry import Indexing
 from verifier.indexing.signature import Signatures
 
-CALLING_OPCODES = frozenset({"fusion", "call", "conditional", "async-start", "while"})
-"""Opcodes whose maps are composed through the computations they call."""
-
 
 def _remove_unused_symbols(indexing_map: IndexingMap) -> IndexingMap:
     return indexing_map.remove_unused_symbols()

@@ -17,7 +17,10 @@ each one.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
+
+from verifier.errors import UsageError
 
 
 @dataclass(frozen=True)
@@ -63,3 +66,29 @@ _DESCRIPTIONS = {info.name: info.description for info in CATALOG}
 def describe(check: str) -> str:
     """A one-line description of `check` (its name when it has none)."""
     return _DESCRIPTIONS.get(check, check)
+
+
+def select_checks(names: Collection[str] | None) -> tuple[str, ...]:
+    """The checks `names` selects, in the catalog's order (every check for
+    None): the one place a selection is validated (``--checks``, the API's
+    ``checks(only=...)``, `verifier.gate.suite.run_checks`).  A name that
+    is not a check, or a selection of none, is a `UsageError` that lists
+    the checks.
+
+    >>> select_checks(["inverse", "in-bounds"])
+    ('in-bounds', 'inverse')
+    >>> select_checks(["in-bound"])
+    Traceback (most recent call last):
+    ...
+    verifier.errors.UsageError: unknown check(s) in-bound; the checks are in-bounds, partition, \
+inverse, bitcast, overflow, overflow-int32, simplification, tiling
+    """
+    if names is None:
+        return CHECKS
+    unknown = sorted(set(names) - set(CHECKS))
+    if unknown or not names:
+        raise UsageError(
+            f"unknown check(s) {', '.join(unknown) or '(none given)'}; "
+            f"the checks are {', '.join(CHECKS)}"
+        )
+    return tuple(check for check in CHECKS if check in names)

@@ -12,7 +12,6 @@ proof cache is returned as warnings: the cache never decides (#14).
 from __future__ import annotations
 
 import functools
-import gc
 import os
 import stat
 from collections.abc import Callable, Iterator, Sequence
@@ -353,8 +352,8 @@ def parallel_findings(
     # Every module is first looked up here: one whose findings are
     # remembered needs no worker.  Modules to split are parsed here, before
     # the workers fork, so that they inherit them (and the analysis's
-    # imports) instead of each parsing the text again; where fork is not
-    # available, they parse it.
+    # imports) instead of each parsing the text again; where they are
+    # spawned instead (`verifier.pool`), they parse it.
     keys: dict[Path, str] = {}
     recalled: dict[Path, tuple[Finding, ...]] = {}
     for path, count in zip(files, parts, strict=True):
@@ -384,18 +383,16 @@ def parallel_findings(
             else:
                 yield file_findings(path, cache, checks, budget, progress), ()
         return
-    import multiprocessing
-    from concurrent.futures import Future, ProcessPoolExecutor
+    from concurrent.futures import Future
 
     from verifier.gate import suite  # noqa: F401  (imported once, inherited by the workers)
+    from verifier.pool import worker_pool
 
-    methods = multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("fork" if "fork" in methods else "forkserver")
-    gc.freeze()  # a forked worker's collections then skip, and do not copy, what it inherits
-    with ProcessPoolExecutor(min(jobs, sum(left)), mp_context=context) as pool:
-        whole: dict[Path, Future[tuple[FileAnswer, tuple[str, ...]]]] = {}
-        split: dict[Path, tuple[str, list[Future[tuple[_ShareAnswer, tuple[str, ...]]]]]] = {}
-        try:
+    try:
+        with worker_pool(min(jobs, sum(left))) as pool:
+            _parsed_before_fork.clear()  # the workers have forked with their copies
+            whole: dict[Path, Future[tuple[FileAnswer, tuple[str, ...]]]] = {}
+            split: dict[Path, tuple[str, list[Future[tuple[_ShareAnswer, tuple[str, ...]]]]]] = {}
             for path, count in zip(files, parts, strict=True):
                 if path in keys:
                     split[path] = (
@@ -407,26 +404,26 @@ def parallel_findings(
                     )
                 elif path not in recalled:
                     whole[path] = pool.submit(_worker_findings, path, setting, budget, checks)
-        finally:
-            _parsed_before_fork.clear()  # the workers forked at the first submit
-            gc.unfreeze()
-        for number, path in enumerate(files, start=1):
-            if path in whole:
-                answer, problems = whole[path].result()
-            elif path in recalled:
-                answer, problems = (recalled[path], ()), ()
-            else:
-                key, futures = split[path]
-                results = [future.result() for future in futures]
-                answer = _merged([share for share, _ in results])
-                problems = tuple(p for _, share_problems in results for p in share_problems)
-                if not answer[1]:
-                    remember(cache, key, answer[0])
-            if progress is not None:
-                progress.start(number, path)
-                found, failed = answer
-                # The errors themselves are in the report.
-                progress.finish(
-                    f"{len(found)} findings" + (f", {len(failed)} not checked" if failed else "")
-                )
-            yield answer, problems
+            for number, path in enumerate(files, start=1):
+                if path in whole:
+                    answer, problems = whole[path].result()
+                elif path in recalled:
+                    answer, problems = (recalled[path], ()), ()
+                else:
+                    key, futures = split[path]
+                    results = [future.result() for future in futures]
+                    answer = _merged([share for share, _ in results])
+                    problems = tuple(p for _, share_problems in results for p in share_problems)
+                    if not answer[1]:
+                        remember(cache, key, answer[0])
+                if progress is not None:
+                    progress.start(number, path)
+                    found, failed = answer
+                    # The errors themselves are in the report.
+                    progress.finish(
+                        f"{len(found)} findings"
+                        + (f", {len(failed)} not checked" if failed else "")
+                    )
+                yield answer, problems
+    finally:
+        _parsed_before_fork.clear()  # also when the workers failed to start

@@ -45,10 +45,9 @@ from verifier.checks import bitcast, bounds, inverse, overflow, partition, simpl
 from verifier.checks.budget import Budget
 from verifier.checks.cache import ProofCache
 from verifier.checks.result import DEFAULT_BUDGET, CheckResult
-from verifier.errors import UsageError
 from verifier.expr import IndexingMap, Undefined
 from verifier.gate import tiling
-from verifier.gate.catalog import CHECKS
+from verifier.gate.catalog import CHECKS, select_checks
 from verifier.gate.finding import Finding
 from verifier.gate.questions import Question, QuestionMemo
 from verifier.hlo import Computation, Instruction, Module
@@ -225,7 +224,7 @@ def run_checks(
     are dropped, and the other instructions are still checked.  Without
     `on_error` the exception propagates.
     """
-    selected = _selected(only)
+    selected = select_checks(only)
     maps = subject if isinstance(subject, ModuleMaps) else ModuleMaps(subject)
     run = _Run(cache, budget)
     every = module_places(maps.module)
@@ -340,17 +339,6 @@ def _answers(place: _Place, run: _Run, selected: tuple[str, ...]) -> list[CheckA
             for check, answers in zip(selected, per_check, strict=True)
         )
     return [answer for answers in per_check for answer in answers]
-
-
-def _selected(only: Collection[str] | None) -> tuple[str, ...]:
-    if only is None:
-        return CHECKS
-    unknown = sorted(set(only) - set(CHECKS))
-    if unknown:
-        raise UsageError(
-            f"unknown check(s) {', '.join(unknown)}; the checks are {', '.join(CHECKS)}"
-        )
-    return tuple(check for check in CHECKS if check in only)
 
 
 _NOT_READ: Indexing = ()
@@ -559,9 +547,7 @@ def _composition_steps(place: _Place, run: _Run) -> Iterator[CheckAnswer]:
 @_check(tiling.CHECK, quotes_names=True)
 def _tiling(place: _Place, run: _Run) -> Iterator[CheckAnswer]:
     """A block-level fusion's chosen tile sizes (`verifier.gate.tiling`)."""
-    for subject, result in tiling.tiling_answers(
-        place.maps.module_maps, place.computation, place.instruction
-    ):
+    for subject, result in tiling.tiling_answers(place.maps):
         yield tiling.CHECK, (subject,), result
 
 

@@ -33,7 +33,8 @@ Other instructions have no finding.
 ...   ROOT t = f32[48] fusion(x), kind=kCustom, calls=f, backend_config={"fusion_backend_config":
 ...     {"kind":"__triton","block_level_fusion_config":{"output_tiles":[{"sizes":["4"]}]}}}
 ... }''')
->>> for subject, result in tiling_answers(ModuleMaps(module), module.entry, module.entry.root):
+>>> view = ModuleMaps(module).instruction(module.entry, module.entry.root)
+>>> for subject, result in tiling_answers(view):
 ...     print(subject, result.outcome.value, result.witness)
 ...     print(" ", result.message)
 tile sizes refuted (('d0', 4),)
@@ -47,10 +48,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import assert_never
 
-from verifier.analysis import ModuleMaps
+from verifier.analysis import InstructionMaps
 from verifier.checks.result import CheckResult
 from verifier.checks.verdict import Outcome
-from verifier.hlo import Computation, Instruction
 from verifier.tiling import sizes as sz
 from verifier.tiling.analysis import InstructionTiling, OperandTiling, tile_instruction
 from verifier.tiling.chosen import chosen_tiles
@@ -58,10 +58,9 @@ from verifier.tiling.chosen import chosen_tiles
 CHECK = "tiling"
 
 
-def tiling_answers(
-    maps: ModuleMaps, computation: Computation, instruction: Instruction
-) -> Iterator[tuple[str, CheckResult]]:
-    """The tiling check's answers at `instruction`, each with its subject."""
+def tiling_answers(view: InstructionMaps) -> Iterator[tuple[str, CheckResult]]:
+    """The tiling check's answers at `view`'s instruction, each with its subject."""
+    instruction = view.instruction
     if instruction.opcode != "fusion":
         return
     chosen = chosen_tiles(instruction)
@@ -95,7 +94,7 @@ def tiling_answers(
         if past is not None:
             yield f"{where}tile sizes", CheckResult(Outcome.UNSUPPORTED, past)
             continue
-        result = tile_instruction(maps, computation, instruction, sizes, number)
+        result = tile_instruction(view, sizes, number)
         yield f"{where}tile sizes", _constraints(result, sizes)
         for operand in result.operands:
             yield f"{where}operand {operand.operand} ({operand.name})", _operand(operand)

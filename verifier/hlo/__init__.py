@@ -28,6 +28,14 @@ from verifier.hlo.attributes import (
 from verifier.hlo.files import hlo_files_under
 from verifier.hlo.inference import CHECKED_OPCODES, check_shape
 from verifier.hlo.module import Computation, Instruction, Module
+from verifier.hlo.opcodes import (
+    CALLING_OPCODES,
+    ELEMENTWISE_OPCODES,
+    OPCODE_TABLE,
+    OPCODES,
+    PLUMBING_OPCODES,
+    Opcode,
+)
 from verifier.hlo.parser import decode_hlo, parse_module, parse_module_file
 from verifier.hlo.shape import (
     COMBINE_DIMENSION,
@@ -43,10 +51,15 @@ from verifier.hlo.shape import (
 )
 
 __all__ = [
+    "CALLING_OPCODES",
     "CHECKED_OPCODES",
     "COMBINE_DIMENSION",
     "COMPUTATION_ATTRIBUTES",
     "COMPUTATION_LIST_ATTRIBUTES",
+    "ELEMENTWISE_OPCODES",
+    "OPCODES",
+    "OPCODE_TABLE",
+    "PLUMBING_OPCODES",
     "AttributeValue",
     "Attributes",
     "BackendConfig",
@@ -59,6 +72,7 @@ __all__ = [
     "Layout",
     "Metadata",
     "Module",
+    "Opcode",
     "PaddingDim",
     "RawAttribute",
     "ReplicaGroups",

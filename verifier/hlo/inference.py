@@ -37,6 +37,7 @@ from verifier.hlo.attributes import (
     SliceDim,
     WindowDim,
 )
+from verifier.hlo.opcodes import CALLEE_ATTRIBUTE, ELEMENTWISE_OPCODES, TUPLE_OPERAND_OPCODES
 from verifier.hlo.shape import Shape, element_bit_width
 
 _NO_PLACE = SourceSpan("<built>", 1, 1)
@@ -68,7 +69,7 @@ class _Request:
         if index >= len(self.operands):
             raise _Cannot(f"{self.opcode} needs at least {index + 1} operands")
         shape = self.operands[index]
-        if shape.tuple_shapes is not None and self.opcode not in _TUPLE_OPERANDS:
+        if shape.tuple_shapes is not None and self.opcode not in TUPLE_OPERAND_OPCODES:
             raise _Cannot(f"operand {index} is a tuple {shape}, {self.opcode} takes arrays")
         return shape
 
@@ -106,26 +107,6 @@ class _Request:
         if name not in self.roots:
             raise _CalleeNotYetRead(f"computation '{name}' must be defined before it is called")
         return self.roots[name]
-
-
-_TUPLE_OPERANDS = frozenset(
-    {
-        "get-tuple-element",
-        "tuple",
-        "while",
-        "call",
-        "conditional",
-        "copy",
-        "opt-barrier",
-        "add-dependency",
-        "domain",
-        "after-all",
-        "all-reduce-done",
-        "recv-done",
-        "send",
-        "outfeed",
-    }
-)
 
 
 def infer_shape(
@@ -754,114 +735,6 @@ def _topk(request: _Request) -> Shape:
     return Shape.tuple_of(_array(operand.element_type, sizes), _array("s32", sizes))
 
 
-INFERENCE: dict[str, Callable[[_Request], Shape]] = {
-    **{
-        opcode: _elementwise
-        for opcode in [
-            "abs",
-            "add",
-            "and",
-            "atan2",
-            "cbrt",
-            "ceil",
-            "clamp",
-            "divide",
-            "erf",
-            "exponential",
-            "exponential-minus-one",
-            "floor",
-            "log",
-            "log-plus-one",
-            "logistic",
-            "maximum",
-            "minimum",
-            "multiply",
-            "negate",
-            "not",
-            "or",
-            "popcnt",
-            "power",
-            "reduce-precision",
-            "remainder",
-            "round-nearest-afz",
-            "round-nearest-even",
-            "rsqrt",
-            "select",
-            "shift-left",
-            "shift-right-arithmetic",
-            "shift-right-logical",
-            "sign",
-            "sine",
-            "sqrt",
-            "subtract",
-            "tan",
-            "tanh",
-            "xor",
-            "count-leading-zeros",
-            "cosine",
-            "acos",
-            "acosh",
-            "asin",
-            "asinh",
-            "atanh",
-            "cosh",
-            "sinh",
-            "mulhi",
-        ]
-    },
-    "after-all": _fixed("token"),
-    "partition-id": _fixed("u32"),
-    "replica-id": _fixed("u32"),
-    "get-dimension-size": _fixed("s32"),
-    "add-dependency": _whole_operand,
-    "domain": _whole_operand,
-    "cholesky": _same_as_operand(0),
-    "triangular-solve": _same_as_operand(1),
-    "select-and-scatter": _same_as_operand(0),
-    "batch-norm-training": _batch_norm_statistics,
-    "batch-norm-grad": _batch_norm_statistics,
-    "complex": _complex,
-    "topk": _topk,
-    "copy": _whole_operand,
-    "compare": _compare,
-    "real": _complex_part,
-    "imag": _complex_part,
-    "is-finite": _is_finite,
-    "tuple": _tuple,
-    "get-tuple-element": _get_tuple_element,
-    "call": _called_root("to_apply"),
-    "fusion": _called_root("calls"),
-    "while": _whole_operand,
-    "conditional": _conditional,
-    "map": _map,
-    "sort": _sort,
-    "all-reduce": _each_operand,
-    "all-reduce-start": _each_operand,
-    "all-reduce-done": _whole_operand,
-    "opt-barrier": _whole_operand,
-    "collective-permute": _collective_permute,
-    "collective-broadcast": _each_operand,
-    "reverse": _same_as_operand(0),
-    "dynamic-update-slice": _dynamic_update_slice,
-    "concatenate": _concatenate,
-    "pad": _pad,
-    "slice": _slice,
-    "transpose": _transpose,
-    "dot": _dot,
-    "scaled-dot": _scaled_dot,
-    "reduce": _reduce,
-    "reduce-window": _reduce_window,
-    "dynamic-slice": _dynamic_slice,
-    "convolution": _convolution,
-    "gather": _gather,
-    "scatter": _scatter,
-    "fft": _fft,
-    "batch-norm-inference": _batch_norm_inference,
-    "set-dimension-size": _same_as_operand(0),
-}
-"""Per opcode: how its shape follows from operands, attributes, called roots."""
-
-
 def _same_size(written: Shape, request: _Request) -> None:
     """A reshape keeps the number of elements."""
     operand = request.operand(0)
@@ -969,6 +842,61 @@ VALIDATION: dict[str, Callable[[Shape, _Request], None]] = {
     "complex": _same_dimensions_as_operands,
 }
 """Per opcode whose shape XLA does not infer: what the written shape must satisfy."""
+
+INFERENCE: dict[str, Callable[[_Request], Shape]] = {
+    # An elementwise op whose element type the writer chooses is checked, not inferred.
+    **dict.fromkeys(sorted(ELEMENTWISE_OPCODES - VALIDATION.keys()), _elementwise),
+    "after-all": _fixed("token"),
+    "partition-id": _fixed("u32"),
+    "replica-id": _fixed("u32"),
+    "get-dimension-size": _fixed("s32"),
+    "add-dependency": _whole_operand,
+    "domain": _whole_operand,
+    "cholesky": _same_as_operand(0),
+    "triangular-solve": _same_as_operand(1),
+    "select-and-scatter": _same_as_operand(0),
+    "batch-norm-training": _batch_norm_statistics,
+    "batch-norm-grad": _batch_norm_statistics,
+    "complex": _complex,
+    "topk": _topk,
+    "copy": _whole_operand,
+    "compare": _compare,
+    "real": _complex_part,
+    "imag": _complex_part,
+    "is-finite": _is_finite,
+    "tuple": _tuple,
+    "get-tuple-element": _get_tuple_element,
+    **{opcode: _called_root(attribute) for opcode, attribute in CALLEE_ATTRIBUTE.items()},
+    "while": _whole_operand,
+    "conditional": _conditional,
+    "map": _map,
+    "sort": _sort,
+    "all-reduce": _each_operand,
+    "all-reduce-start": _each_operand,
+    "all-reduce-done": _whole_operand,
+    "opt-barrier": _whole_operand,
+    "collective-permute": _collective_permute,
+    "collective-broadcast": _each_operand,
+    "reverse": _same_as_operand(0),
+    "dynamic-update-slice": _dynamic_update_slice,
+    "concatenate": _concatenate,
+    "pad": _pad,
+    "slice": _slice,
+    "transpose": _transpose,
+    "dot": _dot,
+    "scaled-dot": _scaled_dot,
+    "reduce": _reduce,
+    "reduce-window": _reduce_window,
+    "dynamic-slice": _dynamic_slice,
+    "convolution": _convolution,
+    "gather": _gather,
+    "scatter": _scatter,
+    "fft": _fft,
+    "batch-norm-inference": _batch_norm_inference,
+    "set-dimension-size": _same_as_operand(0),
+}
+"""Per opcode: how its shape follows from operands, attributes, called roots."""
+
 
 _TOKEN = Shape("token", ())
 

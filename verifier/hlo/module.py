@@ -37,6 +37,7 @@ from verifier.hlo.attributes import (
     SliceDim,
     WindowDim,
 )
+from verifier.hlo.opcodes import CALLEES_RUN_ONCE
 from verifier.hlo.shape import Shape
 
 NO_SPAN = SourceSpan("<built>", 1, 1)
@@ -329,7 +330,7 @@ class Module:
         runs: dict[str, int] = {}  # per run of `caller`, counted up to 2
 
         def add_runs(instruction: Instruction, times: int) -> None:
-            each = times if instruction.opcode in ("call", "fusion", "conditional") else 2
+            each = times if instruction.opcode in CALLEES_RUN_ONCE else 2
             for name in instruction.called_computations:
                 if not self.has_computation(name):
                     continue

@@ -1,4 +1,19 @@
-"""Every opcode XLA's HLO text parser knows (`xla/hlo/ir/hlo_opcode.h`).
+"""The one table of opcode facts: every opcode XLA's HLO text parser knows
+(`xla/hlo/ir/hlo_opcode.h`), with what the floors need to know of it.
+
+Each opcode has one frozen `Opcode` record in `OPCODE_TABLE`: how many
+operands it takes, whether it is elementwise, whether it runs a called
+computation on its operands, and so on.  Every other opcode set of the
+package is derived from the table (`OPCODES`, `ELEMENTWISE_OPCODES`,
+`CALLING_OPCODES`, `PLUMBING_OPCODES`, ...), never written out again; the
+per-opcode *rules* (shape inference, indexing rules, validation) are tables
+of functions keyed by these names, and `tests/hlo/test_opcode_tables.py`
+checks they name only opcodes of this table and agree with its facts.
+
+>>> OPCODE_TABLE["add"].least, OPCODE_TABLE["add"].most, OPCODE_TABLE["sort"].most
+(2, 2, None)
+>>> "add" in ELEMENTWISE_OPCODES, "transpose" in ELEMENTWISE_OPCODES
+(True, False)
 
 An instruction with any other opcode is rejected when the module is read,
 as XLA rejects it, with the nearest known opcode as a hint:
@@ -9,147 +24,217 @@ as XLA rejects it, with the nearest known opcode as a hint:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
 from difflib import get_close_matches
+from types import MappingProxyType
+from typing import TypedDict, Unpack
 
 from verifier.errors import InvalidHloError, SourceSpan
 
-OPCODES: frozenset[str] = frozenset(
-    [
-        "abs",
-        "acos",
-        "acosh",
-        "add",
-        "add-dependency",
-        "after-all",
-        "all-gather",
-        "all-gather-done",
-        "all-gather-start",
-        "all-reduce",
-        "all-reduce-done",
-        "all-reduce-start",
-        "all-to-all",
-        "and",
-        "asin",
-        "asinh",
-        "async-done",
-        "async-start",
-        "async-update",
-        "atan2",
-        "atanh",
-        "batch-norm-grad",
-        "batch-norm-inference",
-        "batch-norm-training",
-        "bitcast",
-        "bitcast-convert",
-        "broadcast",
-        "call",
-        "cbrt",
-        "ceil",
-        "cholesky",
-        "clamp",
-        "collective-reduce",
-        "cosh",
-        "count-leading-zeros",
-        "cosine",
-        "collective-broadcast",
-        "collective-permute",
-        "collective-permute-done",
-        "collective-permute-start",
-        "compare",
-        "complex",
-        "concatenate",
-        "conditional",
-        "constant",
-        "convert",
-        "convolution",
-        "copy",
-        "copy-done",
-        "copy-start",
-        "custom-call",
-        "divide",
-        "domain",
-        "dot",
-        "dynamic-reshape",
-        "dynamic-slice",
-        "dynamic-update-slice",
-        "erf",
-        "exponential",
-        "exponential-minus-one",
-        "fft",
-        "floor",
-        "fusion",
-        "gather",
-        "get-dimension-size",
-        "get-tuple-element",
-        "imag",
-        "infeed",
-        "iota",
-        "is-finite",
-        "log",
-        "log-plus-one",
-        "logistic",
-        "map",
-        "maximum",
-        "minimum",
-        "mulhi",
-        "multiply",
-        "negate",
-        "not",
-        "opt-barrier",
-        "or",
-        "outfeed",
-        "pad",
-        "parameter",
-        "partition-id",
-        "popcnt",
-        "power",
-        "ragged-all-to-all",
-        "ragged-dot",
-        "real",
-        "recv",
-        "recv-done",
-        "reduce",
-        "reduce-precision",
-        "reduce-scatter",
-        "reduce-window",
-        "remainder",
-        "replica-id",
-        "reshape",
-        "reverse",
-        "rng",
-        "rng-bit-generator",
-        "rng-get-and-update-state",
-        "round-nearest-afz",
-        "round-nearest-even",
-        "rsqrt",
-        "scaled-dot",
-        "scan",
-        "scatter",
-        "select",
-        "select-and-scatter",
-        "send",
-        "send-done",
-        "set-dimension-size",
-        "shift-left",
-        "shift-right-arithmetic",
-        "shift-right-logical",
-        "sign",
-        "sine",
-        "sinh",
-        "slice",
-        "sort",
-        "sqrt",
-        "stochastic-convert",
-        "subtract",
-        "tan",
-        "tanh",
-        "topk",
-        "transpose",
-        "triangular-solve",
-        "tuple",
-        "while",
-        "xor",
-    ]
+
+@dataclass(frozen=True)
+class Opcode:
+    """What the floors need to know of one opcode."""
+
+    least: int
+    """The fewest operands it takes."""
+    most: int | None
+    """The most operands it takes; None when any number from `least` up."""
+    elementwise: bool = False
+    """Output element ``d`` reads element ``d`` of every operand (a rank-0
+    operand of `select` or `clamp` is read whole): its indexing rule is the
+    identity, XLA's utilization heuristic passes its count through it."""
+    tuple_operands: bool = False
+    """It may take a tuple-shaped operand (the others take arrays)."""
+    calls: bool = False
+    """It runs a called computation on its operands: its maps are composed
+    through that computation (`InstructionMaps.composed`)."""
+    callees_run_once: bool = False
+    """One run of it runs each computation it calls at most once (a loop,
+    `map` or `reduce` runs its callee many times)."""
+    plumbing: bool = False
+    """It forwards tuple elements and computes nothing (`tuple`,
+    `get-tuple-element`)."""
+    own_async: bool = False
+    """It has no ``<op>-start`` sugar: it has start/done opcodes of its own,
+    or is an async opcode itself."""
+    callee: str | None = None
+    """The attribute naming the computation it runs on its operands, whose
+    ROOT is its value (``to_apply`` of a `call`, ``calls`` of a `fusion`)."""
+
+
+class _Facts(TypedDict, total=False):
+    """The facts of a row besides its operand counts."""
+
+    elementwise: bool
+    tuple_operands: bool
+    calls: bool
+    callees_run_once: bool
+    plumbing: bool
+    own_async: bool
+    callee: str
+
+
+def _exactly(count: int, **facts: Unpack[_Facts]) -> Opcode:
+    return Opcode(count, count, **facts)
+
+
+def _at_least(count: int, **facts: Unpack[_Facts]) -> Opcode:
+    return Opcode(count, None, **facts)
+
+
+OPCODE_TABLE: Mapping[str, Opcode] = MappingProxyType(
+    {
+        "abs": _exactly(1, elementwise=True),
+        "acos": _exactly(1, elementwise=True),
+        "acosh": _exactly(1, elementwise=True),
+        "add": _exactly(2, elementwise=True),
+        "add-dependency": _at_least(0, tuple_operands=True),
+        "after-all": _at_least(0, tuple_operands=True),
+        "all-gather": _at_least(1, own_async=True),
+        "all-gather-done": _at_least(1),
+        "all-gather-start": _at_least(1),
+        "all-reduce": _at_least(1, own_async=True),
+        "all-reduce-done": _at_least(1, tuple_operands=True),
+        "all-reduce-start": _at_least(1),
+        "all-to-all": _at_least(1),
+        "and": _exactly(2, elementwise=True),
+        "asin": _exactly(1, elementwise=True),
+        "asinh": _exactly(1, elementwise=True),
+        "async-done": _at_least(1, own_async=True),
+        "async-start": _at_least(0, calls=True, own_async=True),
+        "async-update": _at_least(1, own_async=True),
+        "atan2": _exactly(2, elementwise=True),
+        "atanh": _exactly(1, elementwise=True),
+        "batch-norm-grad": _at_least(5),
+        "batch-norm-inference": _at_least(5),
+        "batch-norm-training": _at_least(3),
+        "bitcast": _exactly(1),
+        "bitcast-convert": _exactly(1),
+        "broadcast": _exactly(1),
+        "call": _at_least(
+            0, callee="to_apply", tuple_operands=True, calls=True, callees_run_once=True
+        ),
+        "cbrt": _exactly(1, elementwise=True),
+        "ceil": _exactly(1, elementwise=True),
+        "cholesky": _exactly(1),
+        "clamp": _exactly(3, elementwise=True),
+        "collective-broadcast": _at_least(1),
+        "collective-permute": _at_least(1, own_async=True),
+        "collective-permute-done": _at_least(1),
+        "collective-permute-start": _at_least(1),
+        "collective-reduce": _at_least(0),
+        "compare": _exactly(2, elementwise=True),
+        "complex": _exactly(2, elementwise=True),
+        "concatenate": _at_least(1),
+        "conditional": _at_least(1, tuple_operands=True, calls=True, callees_run_once=True),
+        "constant": _exactly(0),
+        "convert": _exactly(1, elementwise=True),
+        "convolution": _exactly(2),
+        "copy": _exactly(1, tuple_operands=True, own_async=True),
+        "copy-done": _at_least(1),
+        "copy-start": _at_least(0),
+        "cosh": _exactly(1, elementwise=True),
+        "cosine": _exactly(1, elementwise=True),
+        "count-leading-zeros": _exactly(1, elementwise=True),
+        "custom-call": _at_least(0),
+        "divide": _exactly(2, elementwise=True),
+        "domain": _at_least(0, tuple_operands=True),
+        "dot": _exactly(2),
+        "dynamic-reshape": _at_least(1),
+        "dynamic-slice": _at_least(2),
+        "dynamic-update-slice": _at_least(3),
+        "erf": _exactly(1, elementwise=True),
+        "exponential": _exactly(1, elementwise=True),
+        "exponential-minus-one": _exactly(1, elementwise=True),
+        "fft": _exactly(1),
+        "floor": _exactly(1, elementwise=True),
+        "fusion": _at_least(0, callee="calls", calls=True, callees_run_once=True),
+        "gather": _exactly(2),
+        "get-dimension-size": _at_least(1),
+        "get-tuple-element": _exactly(1, tuple_operands=True, plumbing=True),
+        "imag": _exactly(1, elementwise=True),
+        "infeed": _at_least(1),
+        "iota": _exactly(0),
+        "is-finite": _exactly(1, elementwise=True),
+        "log": _exactly(1, elementwise=True),
+        "log-plus-one": _exactly(1, elementwise=True),
+        "logistic": _exactly(1, elementwise=True),
+        "map": _at_least(1, elementwise=True),
+        "maximum": _exactly(2, elementwise=True),
+        "minimum": _exactly(2, elementwise=True),
+        "mulhi": _exactly(2, elementwise=True),
+        "multiply": _exactly(2, elementwise=True),
+        "negate": _exactly(1, elementwise=True),
+        "not": _exactly(1, elementwise=True),
+        "opt-barrier": _at_least(0, tuple_operands=True),
+        "or": _exactly(2, elementwise=True),
+        "outfeed": _at_least(2, tuple_operands=True),
+        "pad": _exactly(2),
+        "parameter": _exactly(0),
+        "partition-id": _at_least(0),
+        "popcnt": _exactly(1, elementwise=True),
+        "power": _exactly(2, elementwise=True),
+        "ragged-all-to-all": _at_least(0),
+        "ragged-dot": _at_least(0),
+        "real": _exactly(1, elementwise=True),
+        "recv": _at_least(1, own_async=True),
+        "recv-done": _at_least(1, tuple_operands=True),
+        "reduce": _at_least(2),
+        "reduce-precision": _exactly(1, elementwise=True),
+        "reduce-scatter": _at_least(1),
+        "reduce-window": _at_least(2),
+        "remainder": _exactly(2, elementwise=True),
+        "replica-id": _at_least(0),
+        "reshape": _exactly(1),
+        "reverse": _exactly(1),
+        "rng": _at_least(0),
+        "rng-bit-generator": _at_least(1),
+        "rng-get-and-update-state": _at_least(0),
+        "round-nearest-afz": _exactly(1, elementwise=True),
+        "round-nearest-even": _exactly(1, elementwise=True),
+        "rsqrt": _exactly(1, elementwise=True),
+        "scaled-dot": _at_least(0),
+        "scan": _at_least(0),
+        "scatter": _at_least(3),
+        "select": _exactly(3, elementwise=True),
+        "select-and-scatter": _at_least(3),
+        "send": _at_least(2, tuple_operands=True, own_async=True),
+        "send-done": _at_least(1),
+        "set-dimension-size": _at_least(2),
+        "shift-left": _exactly(2, elementwise=True),
+        "shift-right-arithmetic": _exactly(2, elementwise=True),
+        "shift-right-logical": _exactly(2, elementwise=True),
+        "sign": _exactly(1, elementwise=True),
+        "sine": _exactly(1, elementwise=True),
+        "sinh": _exactly(1, elementwise=True),
+        "slice": _exactly(1),
+        "sort": _at_least(1),
+        "sqrt": _exactly(1, elementwise=True),
+        "stochastic-convert": _exactly(2, elementwise=True),
+        "subtract": _exactly(2, elementwise=True),
+        "tan": _exactly(1, elementwise=True),
+        "tanh": _exactly(1, elementwise=True),
+        "topk": _at_least(0),
+        "transpose": _exactly(1),
+        "triangular-solve": _exactly(2),
+        "tuple": _at_least(0, tuple_operands=True, plumbing=True),
+        "while": _at_least(1, tuple_operands=True, calls=True),
+        "xor": _exactly(2, elementwise=True),
+    }
+)
+"""Every opcode the parser knows, with its facts."""
+
+OPCODES: frozenset[str] = frozenset(OPCODE_TABLE)
+ELEMENTWISE_OPCODES = frozenset(op for op, facts in OPCODE_TABLE.items() if facts.elementwise)
+TUPLE_OPERAND_OPCODES = frozenset(op for op, f in OPCODE_TABLE.items() if f.tuple_operands)
+CALLING_OPCODES = frozenset(op for op, facts in OPCODE_TABLE.items() if facts.calls)
+CALLEES_RUN_ONCE = frozenset(op for op, facts in OPCODE_TABLE.items() if facts.callees_run_once)
+PLUMBING_OPCODES = frozenset(op for op, facts in OPCODE_TABLE.items() if facts.plumbing)
+NATIVE_ASYNC = frozenset(op for op, facts in OPCODE_TABLE.items() if facts.own_async)
+CALLEE_ATTRIBUTE: Mapping[str, str] = MappingProxyType(
+    {op: facts.callee for op, facts in OPCODE_TABLE.items() if facts.callee is not None}
 )
 
 
@@ -164,12 +249,6 @@ def nearest_opcode_hint(opcode: str) -> str:
 
 
 _ASYNC_FORMS = (("-start", "async-start"), ("-update", "async-update"), ("-done", "async-done"))
-NATIVE_ASYNC = frozenset(
-    {"all-gather", "all-reduce", "collective-permute", "copy", "recv", "send"}
-    | {opcode for _, opcode in _ASYNC_FORMS}
-)
-"""Opcodes with no ``<op>-start`` sugar: their own start/done pairs (or none),
-and the async ops themselves."""
 
 
 def async_sugar(word: str) -> tuple[str, str] | None:
@@ -191,74 +270,6 @@ def async_sugar(word: str) -> tuple[str, str] | None:
     return None
 
 
-_UNARY = """
-    abs acos acosh asin asinh atanh bitcast bitcast-convert broadcast cbrt ceil cholesky
-    convert copy cosh cosine sinh
-    count-leading-zeros erf exponential exponential-minus-one fft floor get-tuple-element
-    imag is-finite log log-plus-one logistic negate not popcnt real reduce-precision
-    reshape reverse round-nearest-afz round-nearest-even rsqrt sign sine slice sqrt tan
-    tanh transpose
-"""
-_BINARY = """
-    add and atan2 compare complex divide dot gather maximum minimum mulhi multiply or pad
-    power remainder shift-left shift-right-arithmetic shift-right-logical subtract xor
-    convolution triangular-solve stochastic-convert
-"""
-ARITY: dict[str, int] = {
-    **dict.fromkeys(_UNARY.split(), 1),
-    **dict.fromkeys(_BINARY.split(), 2),
-    "select": 3,
-    "clamp": 3,
-    "iota": 0,
-    "constant": 0,
-    "parameter": 0,
-}
-"""Opcodes that take a fixed number of operands."""
-
-MINIMUM_ARITY: dict[str, int] = {
-    "dynamic-slice": 2,
-    "dynamic-update-slice": 3,
-    "concatenate": 1,
-    "scatter": 3,
-    "reduce": 2,
-    "reduce-window": 2,
-    "select-and-scatter": 3,
-    "sort": 1,
-    "map": 1,
-    "while": 1,
-    "conditional": 1,
-    "dynamic-reshape": 1,
-    "all-gather": 1,
-    "all-gather-start": 1,
-    "all-reduce": 1,
-    "all-reduce-start": 1,
-    "reduce-scatter": 1,
-    "all-to-all": 1,
-    "collective-permute": 1,
-    "collective-permute-start": 1,
-    "collective-broadcast": 1,
-    "get-dimension-size": 1,
-    "set-dimension-size": 2,
-    "batch-norm-inference": 5,
-    "batch-norm-training": 3,
-    "batch-norm-grad": 5,
-    "rng-bit-generator": 1,
-    "async-update": 1,
-    "async-done": 1,
-    "copy-done": 1,
-    "all-reduce-done": 1,
-    "all-gather-done": 1,
-    "collective-permute-done": 1,
-    "send-done": 1,
-    "recv-done": 1,
-    "send": 2,
-    "recv": 1,
-    "infeed": 1,
-    "outfeed": 2,
-}
-"""Opcodes that take at least this many operands."""
-
-
 def check_arity(opcode: str, count: int, span: SourceSpan) -> None:
     """Raise `InvalidHloError` at `span` when `opcode` cannot take `count` operands.
 
@@ -266,10 +277,15 @@ def check_arity(opcode: str, count: int, span: SourceSpan) -> None:
     Traceback (most recent call last):
     ...
     verifier.errors.InvalidHloError: m.hlo:3:3: add takes 2 operands, not 1
+    >>> check_arity("scatter", 2, SourceSpan("m.hlo", 4, 3))
+    Traceback (most recent call last):
+    ...
+    verifier.errors.InvalidHloError: m.hlo:4:3: scatter takes at least 3 operands, not 2
     """
-    exact = ARITY.get(opcode)
-    if exact is not None and count != exact:
-        raise InvalidHloError(f"{opcode} takes {exact} operands, not {count}", span)
-    least = MINIMUM_ARITY.get(opcode)
-    if least is not None and count < least:
-        raise InvalidHloError(f"{opcode} takes at least {least} operands, not {count}", span)
+    facts = OPCODE_TABLE.get(opcode)
+    if facts is None:
+        return
+    if facts.most == facts.least and count != facts.least:
+        raise InvalidHloError(f"{opcode} takes {facts.least} operands, not {count}", span)
+    if count < facts.least:
+        raise InvalidHloError(f"{opcode} takes at least {facts.least} operands, not {count}", span)

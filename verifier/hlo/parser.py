@@ -58,7 +58,13 @@ from verifier.hlo.attributes import (
 from verifier.hlo.inference import check_shape, constructed_shape, infer_shape
 from verifier.hlo.lexer import IDENTIFIER, Scanner
 from verifier.hlo.module import Computation, Instruction, Module
-from verifier.hlo.opcodes import OPCODES, async_sugar, check_arity, nearest_opcode_hint
+from verifier.hlo.opcodes import (
+    CALLEE_ATTRIBUTE,
+    OPCODES,
+    async_sugar,
+    check_arity,
+    nearest_opcode_hint,
+)
 from verifier.hlo.shape import Shape, at_shape, read_shape
 from verifier.hlo.validation import validate
 
@@ -664,7 +670,7 @@ class _ModuleParser:
     def read_callee(self, wrapped: str, attributes: Attributes) -> Computation | None:
         """The computation a wrapped call (``to_apply=``) or fusion (``calls=``)
         runs, when it is already read."""
-        attribute = {"call": "to_apply", "fusion": "calls"}.get(wrapped)
+        attribute = CALLEE_ATTRIBUTE.get(wrapped)
         callee = attributes.word(attribute) if attribute else None
         found = [item.computation for item in self.pending if item.computation.name == callee]
         return found[0] if found else None

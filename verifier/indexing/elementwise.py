@@ -4,26 +4,16 @@
 d0 ∈ [0, 9], d1 ∈ [0, 19], in both directions.  A rank-0 operand of
 `select` or `clamp` (a scalar broadcast implicitly) is read by every output
 element: ``(d0, d1) -> ()``; in the other direction it reaches every output
-element: ``()[s0, s1] -> (s0, s1)``.
+element: ``()[s0, s1] -> (s0, s1)``.  The ops are those the opcode table
+marks elementwise (`verifier.hlo.ELEMENTWISE_OPCODES`).
 """
 
 from __future__ import annotations
 
 from verifier.expr import IndexingMap, range_var
+from verifier.hlo import ELEMENTWISE_OPCODES
 from verifier.indexing.registry import Indexing, OpContext, OpRule, register
 from verifier.indexing.shapes import dims_box
-
-ELEMENTWISE_OPCODES = (
-    "abs", "add", "and", "atan2", "cbrt", "ceil", "clamp", "compare", "complex",
-    "convert", "cosine", "count-leading-zeros", "divide", "erf", "exponential",
-    "exponential-minus-one", "floor", "imag", "is-finite", "log", "log-plus-one",
-    "logistic", "map", "maximum", "minimum", "multiply", "negate", "not", "or",
-    "popcnt", "power", "real", "reduce-precision", "remainder", "round-nearest-afz",
-    "round-nearest-even", "rsqrt", "select", "shift-left", "shift-right-arithmetic",
-    "shift-right-logical", "sign", "sine", "sqrt", "stochastic-convert", "subtract",
-    "tan", "tanh", "xor", "acos", "acosh", "asin", "asinh", "atanh", "cosh", "sinh",
-    "mulhi",
-)  # fmt: skip
 
 
 def _output_to_input(ctx: OpContext, output: int) -> tuple[Indexing, ...]:
@@ -50,4 +40,4 @@ def _input_to_output(ctx: OpContext, operand: int) -> tuple[Indexing, ...]:
     return ((everywhere,),)
 
 
-register(*ELEMENTWISE_OPCODES)(OpRule(_output_to_input, _input_to_output))
+register(*sorted(ELEMENTWISE_OPCODES))(OpRule(_output_to_input, _input_to_output))

@@ -19,7 +19,8 @@ tile is proved for every size at once (`verifier.tiling.proof`).
 ...   p0 = f32[16,48] parameter(0)
 ...   ROOT t = f32[48,16] transpose(p0), dimensions={1,0}
 ... }''')
->>> result = tile_instruction(ModuleMaps(module), module.entry, module.entry.root, (8, 16))
+>>> view = ModuleMaps(module).instruction(module.entry, module.entry.root)
+>>> result = tile_instruction(view, (8, 16))
 >>> (operand,) = result.operands
 >>> operand.tile.size_map(), operand.proof.verdict, operand.bytes_per_tile
 ('(d0, d1) -> (d1, d0)', 'exact', 512)
@@ -31,7 +32,7 @@ import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from verifier.analysis import ModuleMaps
+from verifier.analysis import InstructionMaps
 from verifier.bridges.isl_counting import count_image
 from verifier.bridges.isl_sets import extremum
 from verifier.errors import UsageError
@@ -47,7 +48,6 @@ from verifier.expr import (
     substitute,
     variables_of,
 )
-from verifier.hlo import Computation, Instruction
 from verifier.simplify import simplify_relation
 from verifier.tiling import sizes as sz
 from verifier.tiling.derive import NoTile, SymbolicTile, derive_tile
@@ -117,14 +117,11 @@ class InstructionTiling:
 
 
 def tile_instruction(
-    maps: ModuleMaps,
-    computation: Computation,
-    instruction: Instruction,
-    sizes: Sequence[int] | None = None,
-    output: int = 0,
+    view: InstructionMaps, sizes: Sequence[int] | None = None, output: int = 0
 ) -> InstructionTiling:
-    """The tiles of `instruction`'s operands for a tile of its output leaf
-    `output`, proved for `sizes` or over the tiling space."""
+    """The tiles of the operands of `view`'s instruction for a tile of its
+    output leaf `output`, proved for `sizes` or over the tiling space."""
+    instruction = view.instruction
     tiled = instruction.shape.leaves[output][1] if instruction.shape.is_tuple else instruction.shape
     shape = tuple(tiled.dimensions)
     if sizes is not None:
@@ -132,7 +129,6 @@ def tile_instruction(
         _check_sizes(shape, sizes)
     operands = []
     condition = sz.ALWAYS
-    view = maps.instruction(computation, instruction)
     for leaf, indexing in view.o2i(view.outputs[output]):
         operand_shape = tuple(leaf.shape.dimensions)
         found = _read_maps(indexing.maps)
@@ -161,11 +157,7 @@ def tile_instruction(
                 leaf.number, leaf.name, operand_shape, tile, None, proof, proved_for, None, *cost
             )
         )
-    inner = (
-        _inner_tiles(maps, instruction, sizes, shape, output)
-        if instruction.opcode == "fusion"
-        else ()
-    )
+    inner = _inner_tiles(view, sizes, shape, output) if instruction.opcode == "fusion" else ()
     for entry in inner:
         if entry.tile is not None:
             condition = sz.conjoin(condition, entry.tile.condition)
@@ -418,8 +410,7 @@ def _shared_elements(
 
 
 def _inner_tiles(
-    maps: ModuleMaps,
-    fusion: Instruction,
+    view: InstructionMaps,
     sizes: tuple[int, ...] | None,
     shape: tuple[int, ...],
     output: int,
@@ -427,7 +418,8 @@ def _inner_tiles(
     """Each instruction of the fused computation, tiled for the fusion's
     output tile: its maps from the fusion's output composed along every
     use (several: the tile of their union, as for operands)."""
-    (called,) = fusion.called_computations[:1] or (None,)
+    maps = view.module_maps
+    (called,) = view.instruction.called_computations[:1] or (None,)
     computation = next((c for c in maps.module.computations if c.name == called), None)
     if computation is None:
         return ()
@@ -464,8 +456,9 @@ def _inner_tiles(
                 tiles.append(InnerTile(instruction.name, instruction.opcode, tile, None))
         if instruction.opcode == "parameter" or not instruction.operands:
             continue
-        own = maps.output_to_input(computation, instruction, 0)
-        for name, composed in zip(instruction.operands, own, strict=False):
+        own = maps.instruction(computation, instruction)
+        for leaf, composed in own.o2i(own.outputs[0]):
+            name = leaf.name
             known = reach.get(name, [])
             if (
                 isinstance(found, str)

@@ -105,11 +105,11 @@ def grouped(
     for place in _users_first(maps, adaptor, start):
         if place.key not in adaptor.members:
             continue
-        own = maps.output_to_input(place.computation, place.instruction)
-        for index, composed in enumerate(own):
+        view = maps.instruction(place.computation, place.instruction)
+        for leaf, composed in view.o2i(view.outputs[0]):
             if isinstance(composed.maps, Undefined):
                 raise UnsupportedError(f"{place.instruction.name}: {composed.maps}")
-            target = operand(maps, adaptor, place, index)
+            target = operand(maps, adaptor, place, leaf.operand)
             places.setdefault(target.key, target)
             bucket = found.setdefault(target.key, [])
             for before in found[place.key]:

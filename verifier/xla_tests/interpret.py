@@ -736,14 +736,14 @@ class _Test:
             return Unfollowed("grouping of an indexing this reader does not follow")
         hlo = indexing.hlo
         try:
-            computed = hlo.maps.output_to_input(
-                hlo.place.computation, hlo.instruction, indexing.output
-            )
+            view = hlo.maps.instruction(hlo.place.computation, hlo.instruction)
+            computed = view.o2i(view.outputs[indexing.output])
         except VerifierError as error:
             return Unfollowed(f"verifier computes no maps for it: {error}")
         groups: dict[tuple[str, str], list[IndexingMap]] = {}
         reads = hlo.place.computation.operand_instructions(hlo.instruction)
-        for read, composed in zip(reads, computed, strict=True):
+        for leaf, composed in computed:
+            read = reads[leaf.operand]
             if isinstance(composed.maps, Undefined):
                 return Unfollowed(f"verifier: {composed.maps}")
             bucket = groups.setdefault(Place(hlo.place.computation, read).key, [])
@@ -852,12 +852,13 @@ class _Test:
         if indexing.operand is not None or indexing.physical:
             return Unfollowed("a map of an input-to-output or physical indexing")
         try:
-            computed = hlo.maps.output_to_input(hlo.module.entry, hlo.instruction, indexing.output)
+            view = hlo.maps.instruction(hlo.module.entry, hlo.instruction)
+            computed = view.o2i(view.outputs[indexing.output])
         except VerifierError as error:
             return Unfollowed(f"verifier computes no maps for it: {error}")
         if index >= len(computed):
             return Unfollowed(f"verifier has no operand {index}")
-        maps = computed[index].maps
+        maps = computed[index].maps.maps
         if isinstance(maps, Undefined):
             return Unfollowed(f"verifier: {maps}")
         if len(maps) != 1:
@@ -1125,12 +1126,15 @@ class _Test:
     ) -> Comparison:
         hlo = value.hlo
         try:
-            if value.operand is None:
-                computed = hlo.maps.output_to_input(hlo.module.entry, hlo.instruction, value.output)
-            else:
-                computed = hlo.maps.input_to_output(
-                    hlo.module.entry, hlo.instruction, value.operand
+            view = hlo.maps.instruction(hlo.module.entry, hlo.instruction)
+            computed = [
+                composed
+                for _, composed in (
+                    view.o2i(view.outputs[value.output])
+                    if value.operand is None
+                    else view.i2o(view.operands[value.operand])
                 )
+            ]
         except VerifierError as error:
             return not_comparable(f"verifier computes no maps for it: {error}")
         results: list[tuple[int, Comparison]] = []

@@ -183,7 +183,8 @@ def _contraction(
 ) -> tuple[int, ...] | str:
     """The extents of a dot's contracting dims (its lhs map's symbols)."""
     try:
-        lhs = maps.output_to_input(computation, dot, 0)[0].maps
+        view = maps.instruction(computation, dot)
+        lhs = view.o2i(view.outputs[0])[0].maps.maps
     except VerifierError as error:
         return f"verifier computes no maps for {dot.name}: {error}"
     if isinstance(lhs, Undefined) or len(lhs) != 1:
@@ -197,7 +198,8 @@ def operand_of(tiled: TiledInstruction, index: int) -> TiledInstruction | str:
     if index >= len(operands):
         return f"{tiled.instruction.name} has no operand {index}"
     try:
-        own = tiled.maps.output_to_input(tiled.computation, tiled.instruction, 0)[index].maps
+        view = tiled.maps.instruction(tiled.computation, tiled.instruction)
+        own = view.o2i(view.outputs[0])[index].maps.maps
     except VerifierError as error:
         return f"verifier computes no maps for {tiled.instruction.name}: {error}"
     if isinstance(own, Undefined):
@@ -448,7 +450,7 @@ def compare_constraints(
             f"{expected.rank} tiling parameters for an output of rank {len(shape)}"
         )
     try:
-        tiling = tile_instruction(maps, computation, fusion, None)
+        tiling = tile_instruction(maps.instruction(computation, fusion), None)
     except VerifierError as error:
         return not_comparable(f"verifier does not tile {fusion.name}: {error}")
     for sizes in size_space(shape):
