@@ -14,9 +14,10 @@ Grammar (trivia — whitespace, `/* ... */` and `// ...` — allowed between tok
     operand     := [shape] name {"#" int}          # shapes printed by XLA dumps;
                                                    # `t#1`: element 1 of tuple t
                  | [shape] opcode "(" operands ")" {"," attribute}  # nested instruction
-    opcode      := OPCODE | OPCODE ("-start" | "-update" | "-done")
+    opcode      := OPCODE | OPCODE ("-start" | "-update" | "-done") | LEGACY
                    # the second: XLA's shorthand for async-start (async-update,
-                   # async-done) calling a computation of that one op
+                   # async-done) calling a computation of that one op; the third:
+                   # a name XLA printed before 2019 (verifier.hlo.legacy)
     attribute   := attribute_name "=" value        # see verifier.hlo.attributes
     name        := ["%"] [A-Za-z_][A-Za-z0-9_.-]*
 
@@ -56,6 +57,7 @@ from verifier.hlo.attributes import (
     read_attribute_value,
 )
 from verifier.hlo.inference import check_shape, constructed_shape, infer_shape
+from verifier.hlo.legacy import modern
 from verifier.hlo.lexer import IDENTIFIER, Scanner
 from verifier.hlo.module import Computation, Instruction, Module
 from verifier.hlo.opcodes import OPCODES, async_sugar, check_arity, nearest_opcode_hint
@@ -530,6 +532,9 @@ class _ModuleParser:
         opcode_at = s.pos
         call = _PLAIN_OPCODE.match(s.text, opcode_at, s.end)
         opcode = s.identifier("an opcode") if call is None else call.group(1)
+        renamed = None if opcode in OPCODES else modern(opcode)
+        if renamed is not None:
+            opcode = renamed[0]
         sugar = None if opcode in OPCODES else async_sugar(opcode)
         if opcode not in OPCODES and sugar is None:
             raise s.error(f"unknown opcode '{opcode}'{nearest_opcode_hint(opcode)}", opcode_at)
@@ -564,6 +569,8 @@ class _ModuleParser:
                     break
                 s.expect(",", "or ')' between operands")
         attributes, offsets = self.attributes(raw=False, owner=name, nested=depth > 0)
+        if renamed is not None and renamed[1] is not None:
+            attributes = Attributes((*attributes.entries, ("direction", renamed[1])))
         if sugar is not None:
             opcode = sugar[0]
             if opcode == "async-start":

@@ -1,0 +1,64 @@
+"""Opcodes XLA printed before 2019 are read as the op they are today
+(examples/syntax/25_legacy_opcodes.hlo, issue #31)."""
+
+from __future__ import annotations
+
+import operator
+from itertools import product
+from pathlib import Path
+
+import pytest
+
+from verifier.hlo import parse_module, parse_module_file
+
+SYNTAX = Path(__file__).parents[2] / "examples" / "syntax"
+
+# What each word means, and what each of today's directions means.
+_BY_WORDS = {
+    "equal-to": operator.eq,
+    "not-equal-to": operator.ne,
+    "greater-than": operator.gt,
+    "greater-than-or-equal-to": operator.ge,
+    "less-than": operator.lt,
+    "less-than-or-equal-to": operator.le,
+}
+_BY_DIRECTION = {
+    "EQ": operator.eq,
+    "NE": operator.ne,
+    "GT": operator.gt,
+    "GE": operator.ge,
+    "LT": operator.lt,
+    "LE": operator.le,
+}
+
+
+@pytest.mark.parametrize("word", sorted(_BY_WORDS))
+def test_a_comparison_named_after_its_direction_is_that_compare(word: str) -> None:
+    module = parse_module(
+        f"HloModule m\nENTRY e {{\n  a = s32[3] parameter(0)\n  b = s32[3] parameter(1)\n"
+        f"  ROOT c = pred[3] {word}(a, b)\n}}"
+    )
+    root = module.entry.root
+    assert root.opcode == "compare"
+    direction = root.attributes["direction"]
+    assert isinstance(direction, str)
+    for x, y in product(range(-2, 3), repeat=2):
+        assert _BY_DIRECTION[direction](x, y) == _BY_WORDS[word](x, y), (word, x, y)
+
+
+def test_the_2018_module_is_the_module_written_today() -> None:
+    old = parse_module_file(SYNTAX / "25_legacy_opcodes.hlo").entry
+    compare = old.instruction("less-than-or-equal-to.7")
+    crs = old.instruction("cross-replica-sum.8")
+    assert (compare.opcode, compare.attributes["direction"]) == ("compare", "LE")
+    assert compare.operands == ("arg0.5", "arg1.6")
+    assert crs.opcode == "all-reduce"
+    assert crs.attributes["to_apply"] == "sum.1"
+    assert str(crs.shape) == "f32[2,6]{1,0}"
+
+
+def test_a_name_xla_never_printed_is_still_unknown() -> None:
+    with pytest.raises(Exception, match="unknown opcode 'greater-then'"):
+        parse_module(
+            "HloModule m\nENTRY e {\n  a = s32[3] parameter(0)\n  ROOT c = pred[3] greater-then(a, a)\n}"
+        )
