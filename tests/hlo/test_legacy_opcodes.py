@@ -62,3 +62,13 @@ def test_a_name_xla_never_printed_is_still_unknown() -> None:
         parse_module(
             "HloModule m\nENTRY e {\n  a = s32[3] parameter(0)\n  ROOT c = pred[3] greater-then(a, a)\n}"
         )
+
+
+def test_a_gather_of_2018_is_the_gather_written_with_todays_names() -> None:
+    old = parse_module_file(SYNTAX / "25_legacy_opcodes.hlo").entry.instruction("gather.11")
+    today = parse_module(
+        "HloModule m\nENTRY e {\n  a = f32[2,6] parameter(0)\n  i = s32[3] parameter(1)\n"
+        "  ROOT g = f32[3,6] gather(a, i), offset_dims={1}, collapsed_slice_dims={0},"
+        " start_index_map={0}, index_vector_dim=1, slice_sizes={1,6}\n}"
+    ).entry.root
+    assert dict(old.attributes) == dict(today.attributes)

@@ -11,15 +11,28 @@ compute:
 * the comparisons ``equal-to``, ``not-equal-to``, ``greater-than``,
   ``greater-than-or-equal-to``, ``less-than``, ``less-than-or-equal-to`` are
   ``compare`` with ``direction=EQ`` (``NE``, ``GT``, ``GE``, ``LT``, ``LE``),
-  the form XLA prints since 2019.
+  the form XLA prints since 2019;
+* gather's attributes before August 2018: ``output_window_dims``,
+  ``elided_window_dims``, ``gather_dims_to_operand_dims`` and
+  ``window_bounds`` are ``offset_dims``, ``collapsed_slice_dims``,
+  ``start_index_map`` and ``slice_sizes`` (renamed, same meaning; no other op
+  ever had attributes of those names).
 
 >>> modern("greater-than-or-equal-to"), modern("cross-replica-sum"), modern("add")
 (('compare', 'GE'), ('all-reduce', None), None)
+>>> modern_attribute("window_bounds"), modern_attribute("slice_sizes")
+('slice_sizes', 'slice_sizes')
 """
 
 from __future__ import annotations
 
 _RENAMED = {"cross-replica-sum": "all-reduce"}
+_GATHER_ATTRIBUTES = {
+    "output_window_dims": "offset_dims",
+    "elided_window_dims": "collapsed_slice_dims",
+    "gather_dims_to_operand_dims": "start_index_map",
+    "window_bounds": "slice_sizes",
+}
 _COMPARISONS = {
     "equal-to": "EQ",
     "not-equal-to": "NE",
@@ -38,3 +51,8 @@ def modern(opcode: str) -> tuple[str, str | None] | None:
     if opcode in _COMPARISONS:
         return "compare", _COMPARISONS[opcode]
     return None
+
+
+def modern_attribute(name: str) -> str:
+    """Today's name of attribute `name` (itself unless XLA renamed it)."""
+    return _GATHER_ATTRIBUTES.get(name, name)

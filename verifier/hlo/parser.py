@@ -57,7 +57,7 @@ from verifier.hlo.attributes import (
     read_attribute_value,
 )
 from verifier.hlo.inference import check_shape, constructed_shape, infer_shape
-from verifier.hlo.legacy import modern
+from verifier.hlo.legacy import modern, modern_attribute
 from verifier.hlo.lexer import IDENTIFIER, Scanner
 from verifier.hlo.module import Computation, Instruction, Module
 from verifier.hlo.opcodes import OPCODES, async_sugar, check_arity, nearest_opcode_hint
@@ -754,6 +754,7 @@ class _ModuleParser:
                 s.skip_trivia()
             else:
                 break
+            name = modern_attribute(name)
             offsets[name] = s.pos
             value: AttributeValue
             if raw:
