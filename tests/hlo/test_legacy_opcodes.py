@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from verifier.errors import ParseError
 from verifier.hlo import parse_module, parse_module_file
 
 SYNTAX = Path(__file__).parents[2] / "examples" / "syntax"
@@ -58,7 +59,7 @@ def test_the_2018_module_is_the_module_written_today() -> None:
 
 
 def test_a_name_xla_never_printed_is_still_unknown() -> None:
-    with pytest.raises(Exception, match="unknown opcode 'greater-then'"):
+    with pytest.raises(ParseError, match="unknown opcode 'greater-then'"):
         parse_module(
             "HloModule m\nENTRY e {\n  a = s32[3] parameter(0)\n  ROOT c = pred[3] greater-then(a, a)\n}"
         )
@@ -72,3 +73,30 @@ def test_a_gather_of_2018_is_the_gather_written_with_todays_names() -> None:
         " start_index_map={0}, index_vector_dim=1, slice_sizes={1,6}\n}"
     ).entry.root
     assert dict(old.attributes) == dict(today.attributes)
+
+
+@pytest.mark.parametrize(
+    ("attributes", "message"),
+    [
+        ("slice_sizes={1,3}, window_bounds={1,3}", "'window_bounds' is given twice"),
+        ("window_bounds={1,3}, slice_sizes={1,3}", "'slice_sizes' is given twice"),
+    ],
+)
+def test_an_old_and_a_new_name_of_one_attribute_are_one_attribute_given_twice(
+    attributes: str, message: str
+) -> None:
+    with pytest.raises(ParseError, match=message):
+        parse_module(
+            "HloModule m\nENTRY e {\n  a = s32[3,3] parameter(0)\n  i = s32[2] parameter(1)\n"
+            "  ROOT g = s32[2,3] gather(a, i), offset_dims={1}, collapsed_slice_dims={0},"
+            f" start_index_map={{0}}, index_vector_dim=1, {attributes}\n}}"
+        )
+
+
+def test_a_comparison_named_after_its_direction_takes_no_direction() -> None:
+    with pytest.raises(ParseError, match="'greater-than' names its direction") as error:
+        parse_module(
+            "HloModule m\nENTRY e {\n  a = s32[3] parameter(0)\n"
+            "  ROOT c = pred[3] greater-than(a, a), direction=LT\n}"
+        )
+    assert ":4:" in str(error.value)

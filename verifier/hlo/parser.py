@@ -112,6 +112,13 @@ _REQUIRED_ATTRIBUTES: dict[str, Callable[[Instruction], object]] = {
 """Attributes without which an op has no meaning; checked when the module is read."""
 
 
+def _given_twice(written: str, name: str) -> str:
+    """The error for an attribute written twice (`name`: today's name of `written`)."""
+    if written == name:
+        return f"attribute '{name}' is given twice"
+    return f"attribute '{written}' is given twice (it is XLA's older name of '{name}')"
+
+
 def parse_module(text: str, filename: str = "<input>") -> Module:
     """Parse HLO module text.
 
@@ -532,6 +539,7 @@ class _ModuleParser:
         opcode_at = s.pos
         call = _PLAIN_OPCODE.match(s.text, opcode_at, s.end)
         opcode = s.identifier("an opcode") if call is None else call.group(1)
+        call_name = opcode
         renamed = None if opcode in OPCODES else modern(opcode)
         if renamed is not None:
             opcode = renamed[0]
@@ -570,6 +578,11 @@ class _ModuleParser:
                 s.expect(",", "or ')' between operands")
         attributes, offsets = self.attributes(raw=False, owner=name, nested=depth > 0)
         if renamed is not None and renamed[1] is not None:
+            if "direction" in attributes:
+                raise s.error(
+                    f"'{call_name}' names its direction; it takes no 'direction' attribute",
+                    offsets["direction"],
+                )
             attributes = Attributes((*attributes.entries, ("direction", renamed[1])))
         if sugar is not None:
             opcode = sugar[0]
@@ -739,22 +752,22 @@ class _ModuleParser:
         while True:
             plain = None if nested else _PLAIN_ATTRIBUTE.match(text, s.pos, s.end)
             if plain is not None:
-                name = plain.group(1)
+                name = modern_attribute(plain.group(1))
                 if name in offsets:
-                    raise s.error(f"attribute '{name}' is given twice", plain.start(1))
+                    raise s.error(_given_twice(plain.group(1), name), plain.start(1))
                 s.pos = plain.end()
             elif _ATTRIBUTE_AHEAD.match(text, s.pos, s.end) if nested else s.accept(","):
                 s.accept(",")
                 s.skip_trivia()
                 name_at = s.pos
-                name = s.identifier("an attribute name")
+                written = s.identifier("an attribute name")
+                name = modern_attribute(written)
                 if name in offsets:
-                    raise s.error(f"attribute '{name}' is given twice", name_at)
+                    raise s.error(_given_twice(written, name), name_at)
                 s.expect("=", f"after attribute name '{name}'")
                 s.skip_trivia()
             else:
                 break
-            name = modern_attribute(name)
             offsets[name] = s.pos
             value: AttributeValue
             if raw:
