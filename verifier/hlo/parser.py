@@ -14,9 +14,10 @@ Grammar (trivia — whitespace, `/* ... */` and `// ...` — allowed between tok
     operand     := [shape] name {"#" int}          # shapes printed by XLA dumps;
                                                    # `t#1`: element 1 of tuple t
                  | [shape] opcode "(" operands ")" {"," attribute}  # nested instruction
-    opcode      := OPCODE | OPCODE ("-start" | "-update" | "-done")
+    opcode      := OPCODE | OPCODE ("-start" | "-update" | "-done") | LEGACY
                    # the second: XLA's shorthand for async-start (async-update,
-                   # async-done) calling a computation of that one op
+                   # async-done) calling a computation of that one op; the third:
+                   # a name XLA printed before 2019 (verifier.hlo.legacy)
     attribute   := attribute_name "=" value        # see verifier.hlo.attributes
     name        := ["%"] [A-Za-z_][A-Za-z0-9_.-]*
 
@@ -56,6 +57,7 @@ from verifier.hlo.attributes import (
     read_attribute_value,
 )
 from verifier.hlo.inference import check_shape, constructed_shape, infer_shape
+from verifier.hlo.legacy import modern, modern_attribute
 from verifier.hlo.lexer import IDENTIFIER, Scanner
 from verifier.hlo.module import Computation, Instruction, Module
 from verifier.hlo.opcodes import (
@@ -114,6 +116,13 @@ _REQUIRED_ATTRIBUTES: dict[str, Callable[[Instruction], object]] = {
     "scatter": Instruction.scatter_dimension_numbers,
 }
 """Attributes without which an op has no meaning; checked when the module is read."""
+
+
+def _given_twice(written: str, name: str) -> str:
+    """The error for an attribute written twice (`name`: today's name of `written`)."""
+    if written == name:
+        return f"attribute '{name}' is given twice"
+    return f"attribute '{written}' is given twice (it is XLA's older name of '{name}')"
 
 
 def parse_module(text: str, filename: str = "<input>") -> Module:
@@ -536,6 +545,10 @@ class _ModuleParser:
         opcode_at = s.pos
         call = _PLAIN_OPCODE.match(s.text, opcode_at, s.end)
         opcode = s.identifier("an opcode") if call is None else call.group(1)
+        call_name = opcode
+        renamed = None if opcode in OPCODES else modern(opcode)
+        if renamed is not None:
+            opcode = renamed[0]
         sugar = None if opcode in OPCODES else async_sugar(opcode)
         if opcode not in OPCODES and sugar is None:
             raise s.error(f"unknown opcode '{opcode}'{nearest_opcode_hint(opcode)}", opcode_at)
@@ -570,6 +583,13 @@ class _ModuleParser:
                     break
                 s.expect(",", "or ')' between operands")
         attributes, offsets = self.attributes(raw=False, owner=name, nested=depth > 0)
+        if renamed is not None and renamed[1] is not None:
+            if "direction" in attributes:
+                raise s.error(
+                    f"'{call_name}' names its direction; it takes no 'direction' attribute",
+                    offsets["direction"],
+                )
+            attributes = Attributes((*attributes.entries, ("direction", renamed[1])))
         if sugar is not None:
             opcode = sugar[0]
             if opcode == "async-start":
@@ -738,17 +758,18 @@ class _ModuleParser:
         while True:
             plain = None if nested else _PLAIN_ATTRIBUTE.match(text, s.pos, s.end)
             if plain is not None:
-                name = plain.group(1)
+                name = modern_attribute(plain.group(1))
                 if name in offsets:
-                    raise s.error(f"attribute '{name}' is given twice", plain.start(1))
+                    raise s.error(_given_twice(plain.group(1), name), plain.start(1))
                 s.pos = plain.end()
             elif _ATTRIBUTE_AHEAD.match(text, s.pos, s.end) if nested else s.accept(","):
                 s.accept(",")
                 s.skip_trivia()
                 name_at = s.pos
-                name = s.identifier("an attribute name")
+                written = s.identifier("an attribute name")
+                name = modern_attribute(written)
                 if name in offsets:
-                    raise s.error(f"attribute '{name}' is given twice", name_at)
+                    raise s.error(_given_twice(written, name), name_at)
                 s.expect("=", f"after attribute name '{name}'")
                 s.skip_trivia()
             else:
