@@ -190,7 +190,7 @@ class _Split(NamedTuple):
     divisor: int
     variable: int | None  # None when c divides every coefficient
     coefficient: int
-    quotient: dict[Atom, int]  # R: the terms c divides, divided by c
+    quotient: tuple[tuple[Atom, int], ...]  # R: the terms c divides, divided by c
     constant: int
 
 
@@ -198,36 +198,33 @@ def _next_division(piece: Piece) -> _Split | int | Literal[True]:
     """The division to split next (largest divisor first); else the
     variable to enumerate (of fewest values, in a division that keeps
     several); True when there is no division."""
-    found: list[_Split] = []
-    many: list[Form] = []  # operands with several variables the divisor does not divide
+    innermost: dict[tuple[Form, int], None] = {}  # (operand, divisor), in order, once each
     for form in piece.results:
-        _divisions(form, found, many)
+        _innermost(form, innermost)
     for form, _, _ in piece.constraints:
-        _divisions(form, found, many)
-    if found:
-        return max(found, key=lambda d: d.divisor)
-    if many:
-        sizes = {v: upper - lower for v, (lower, upper) in piece.bounds.items()}
-        variables = (v for operand in many for v, _ in operand.terms if isinstance(v, int))
-        return min(variables, key=sizes.__getitem__)
-    return True
+        _innermost(form, innermost)
+    if not innermost:
+        return True
+    for operand, divisor in sorted(innermost, key=lambda d: -d[1]):
+        division = _division(operand, divisor)
+        if division is not None:
+            return division
+    sizes = {v: upper - lower for v, (lower, upper) in piece.bounds.items()}
+    variables = (v for operand, _ in innermost for v, _ in operand.terms if isinstance(v, int))
+    return min(variables, key=sizes.__getitem__)
 
 
-def _divisions(form: Form, found: list[_Split], many: list[Form]) -> None:
-    """Add the innermost divisions of `form` to `found` (those `_division`
-    splits) or their operands to `many`."""
+def _innermost(form: Form, found: dict[tuple[Form, int], None]) -> None:
+    """Add the divisions of `form` whose operands are linear (a ``floordiv``
+    and a ``mod`` of one operand by one divisor are split together)."""
     for atom, _ in form.terms:
         if isinstance(atom, int):
             continue
         operand = atom.operand
-        if not all(isinstance(inner, int) for inner, _ in operand.terms):
-            _divisions(operand, found, many)  # an inner division is split first
-            continue
-        division = _division(operand, atom.divisor)
-        if division is None:
-            many.append(operand)
+        if all(isinstance(inner, int) for inner, _ in operand.terms):
+            found[operand, atom.divisor] = None
         else:
-            found.append(division)
+            _innermost(operand, found)  # an inner division is split first
 
 
 def _division(operand: Form, divisor: int) -> _Split | None:
@@ -239,7 +236,7 @@ def _division(operand: Form, divisor: int) -> _Split | None:
         return None
     variable, coefficient = kept[0] if kept else (None, 0)
     assert variable is None or isinstance(variable, int)
-    quotient = {v: a // divisor for v, a in operand.terms if v != variable}
+    quotient = tuple((v, a // divisor) for v, a in operand.terms if v != variable)
     return _Split(operand, divisor, variable, coefficient, quotient, operand.constant)
 
 
@@ -249,7 +246,10 @@ def _split(piece: Piece, division: _Split, fresh: int) -> list[Piece] | None:
     a, c, b, v = division.coefficient, division.divisor, division.constant, division.variable
     floor, remainder = Division(division.operand, c, False), Division(division.operand, c, True)
     if v is None:
-        table = {floor: _form(division.quotient, b // c), remainder: Form(frozenset(), b % c)}
+        table = {
+            floor: Form(frozenset(division.quotient), b // c),
+            remainder: Form(frozenset(), b % c),
+        }
         return [_replaced(piece, table, None, ZERO, piece.bounds)]
     g = math.gcd(a, c)
     p = c // g
@@ -265,7 +265,7 @@ def _split(piece: Piece, division: _Split, fresh: int) -> list[Piece] | None:
             if lower > upper:
                 continue
             table = {
-                floor: _form({**division.quotient, m: a // g}, q),
+                floor: Form(frozenset((*division.quotient, (m, a // g))), q),
                 remainder: Form(frozenset({(u, a)}), b - c * q),
             }
             pieces.append(
@@ -301,6 +301,10 @@ def _replaced(
 def _replace(form: Form, table: dict[Division, Form], variable: int | None, value: Form) -> Form:
     """`form` with each division of `table` replaced, then `variable` by
     `value` (each division of `table` has `variable`, when one is given)."""
+    if len(form.terms) == 1 and not form.constant:  # one division, as a reshape's result
+        ((atom, a),) = form.terms
+        if a == 1 and not isinstance(atom, int) and atom in table:
+            return table[atom]
     terms: dict[Atom, int] = {}
     constant = form.constant
     changed = False

@@ -26,8 +26,7 @@ import functools
 import itertools
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Literal, cast
+from typing import Literal, NamedTuple, cast
 
 from verifier.bridges import isl_counting
 from verifier.counting import digits
@@ -55,8 +54,7 @@ _METHODS: tuple[Method, ...] = ("closed form", "cases", "isl")  # the weakest fi
 _PIECE_LIMIT = 64
 
 
-@dataclass(frozen=True)
-class Count:
+class Count(NamedTuple):
     """An exact number of points and how it was obtained."""
 
     value: int
@@ -183,6 +181,11 @@ def _sum_values(
     …}``), the variable with the fewest values is split off: one progression
     per value (``{0, 3, …} ∪ {1, 4, …}``).
     """
+    if len(coefficients) == 1:  # the common case, one progression
+        ((variable, a),) = coefficients.items()
+        lower, upper = bounds[variable]
+        first = constant + a * (lower if a > 0 else upper)
+        return [Progression.of(first, abs(a), upper - lower + 1)]
     base = constant
     parts: list[tuple[int, int]] = []
     for variable, a in coefficients.items():

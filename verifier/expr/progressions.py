@@ -29,6 +29,7 @@ a union of boxes with 10¹² points counts as fast as one with 10.
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -73,16 +74,17 @@ class Progression(NamedTuple):
 
     def clip(self, lower: int, upper: int) -> Progression:
         """The values in ``[lower, upper]``."""
-        if self.count == 0:
+        first, step, count = self
+        last = first + step * (count - 1)
+        if count == 0 or lower > last or upper < first:
             return EMPTY
-        lo, hi = max(lower, self.first), min(upper, self.last)
-        if lo > hi:
-            return EMPTY
-        if lo == self.first and hi == self.last:
+        if lower <= first and last <= upper:
             return self
-        first = self.first + -((self.first - lo) // self.step) * self.step  # ceil to the grid
-        last = self.first + ((hi - self.first) // self.step) * self.step
-        return Progression.of(first, self.step, (last - first) // self.step + 1)
+        if lower > first:
+            first += -((first - lower) // step) * step  # ceil to the grid
+        if upper < last:
+            last = first + ((upper - first) // step) * step
+        return Progression.of(first, step, (last - first) // step + 1)
 
     def intersect(self, other: Progression) -> Progression:
         """The common values: ``x ≡ first (mod step)`` for both, solved by the
@@ -91,39 +93,44 @@ class Progression(NamedTuple):
         >>> Progression.of(1, 4, 10).intersect(Progression.of(3, 6, 10))  # 1, 5, … 37 and 3, 9, … 57
         Progression(first=9, step=12, count=3)
         """
-        if self.count == 0 or other.count == 0:
+        first, step, count = self
+        other_first, other_step, other_count = other
+        if count == 0 or other_count == 0:
             return EMPTY
-        if other.step == 1:  # an interval (or one value): a clip
-            return self.clip(other.first, other.last)
-        if self.step == 1:
-            return other.clip(self.first, self.last)
-        g = math.gcd(self.step, other.step)
-        if (other.first - self.first) % g:
+        if other_step == 1:  # an interval (or one value): a clip
+            return self.clip(other_first, other_first + other_count - 1)
+        if step == 1:
+            return other.clip(first, first + count - 1)
+        lower = max(first, other_first)
+        upper = min(first + step * (count - 1), other_first + other_step * (other_count - 1))
+        g = math.gcd(step, other_step)
+        if lower > upper or (other_first - first) % g:
             return EMPTY
-        modulus = other.step // g
-        # self.first + self.step * t ≡ other.first (mod other.step)
-        t = 0
-        if modulus > 1:
-            t = (other.first - self.first) // g * pow(self.step // g, -1, modulus) % modulus
-        step = self.step // g * other.step
-        solution = self.first + self.step * t
-        lower, upper = max(self.first, other.first), min(self.last, other.last)
-        first = lower + (solution - lower) % step
-        if first > upper:
+        modulus = other_step // g
+        # first + step * t ≡ other_first (mod other_step)
+        t = (other_first - first) // g * pow(step // g, -1, modulus) % modulus
+        common = step // g * other_step
+        start = lower + (first + step * t - lower) % common
+        if start > upper:
             return EMPTY
-        return Progression.of(first, step, (upper - first) // step + 1)
+        return Progression.of(start, common, (upper - start) // common + 1)
 
     def contains(self, other: Progression) -> bool:
         """Whether every value of `other` is a value of this progression."""
-        if other.count == 0:
+        first, step, count = self
+        other_first, other_step, other_count = other
+        if other_count == 0:
             return True
-        if self.count == 0 or other.first < self.first or other.last > self.last:
+        if count == 0 or other_first < first:
             return False
-        on_grid = (other.first - self.first) % self.step == 0
-        return on_grid and (other.count == 1 or other.step % self.step == 0)
+        if other_first + other_step * (other_count - 1) > first + step * (count - 1):
+            return False
+        on_grid = (other_first - first) % step == 0
+        return on_grid and (other_count == 1 or other_step % step == 0)
 
 
 EMPTY = Progression(0, 1, 0)
+_count = operator.itemgetter(2)  # a progression's count, without a generator per box
 
 
 class StridedBox(NamedTuple):
@@ -133,7 +140,7 @@ class StridedBox(NamedTuple):
 
     @property
     def size(self) -> int:
-        return math.prod(side.count for side in self.sides)
+        return math.prod(map(_count, self.sides))
 
     def intersect(self, other: StridedBox) -> StridedBox:
         return StridedBox(
@@ -183,7 +190,7 @@ def count_union(boxes: Sequence[StridedBox], *, term_limit: int = DEFAULT_TERM_L
                 f"the union of {len(kept)} strided boxes needs more than {term_limit} "
                 "inclusion–exclusion terms"
             )
-        total += sign * math.prod(side.count for side in common)
+        total += sign * math.prod(map(_count, common))
         for j in range(start, len(sides)):
             meet = _meet(common, sides[j])
             if meet is not None:
