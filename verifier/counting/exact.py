@@ -41,6 +41,7 @@ from verifier.expr import (
     Mod,
     Progression,
     StridedBox,
+    VarKind,
     count_union,
     interval_of,
     subterms,
@@ -123,16 +124,34 @@ def count_domain(indexing_map: IndexingMap) -> Count:
 
 
 def _count_piece(piece: Piece) -> Count:
+    indexing_map = piece.as_map()
+    points = _points(indexing_map)
+    if points is not None:
+        return Count(points, "closed form")
     by_cases = count_by_cases(piece)
     if by_cases is not None:
         return Count(by_cases, "cases")
-    indexing_map = piece.as_map()
     scanned = (*indexing_map.dims, *indexing_map.range_vars)
     _check_scan_size(indexing_map, math.prod(v.bounds.size for v in scanned))
     value = isl_counting.count_domain(indexing_map)
     if value is None:
         raise SolverError("isl ran out of operations counting a domain")
     return Count(value, "isl")
+
+
+def _points(indexing_map: IndexingMap) -> int | None:
+    """The points of the domain in closed form: the image of the map that
+    returns its dims and range variables (runtime variables existential),
+    when that image is a union of strided boxes (a pad's ``d1 mod 2 in [0,
+    0]`` is every other ``d1``); else None."""
+    listed = [v for v in indexing_map.all_variables if v.kind is not VarKind.RT]
+    boxes = image_boxes(indexing_map.replaced(results=listed))
+    if boxes is None:
+        return None
+    try:
+        return count_union(boxes)
+    except UnsupportedError:
+        return None
 
 
 # ---------------------------------------------------------------- isl's limit
