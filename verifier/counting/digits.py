@@ -257,22 +257,33 @@ def _split(piece: Piece, division: _Split, fresh: int) -> list[Piece] | None:
     values = bounds.pop(v)
     m, u = fresh, fresh + 1
     digits = Form(frozenset({(m, p), (u, 1)}), 0)
-    pieces: list[Piece] = []
-    for block, (first, last) in _blocks(values, p):
+    # Cells (q, u's interval, m's interval); a cell of the same q and u's
+    # interval in the next block extends the last one (a partial block reads
+    # what a full one does for most q: one piece, not two).
+    cells: list[tuple[int, int, int, int, int]] = []
+    last_of: dict[tuple[int, int, int], int] = {}
+    for (m_first, m_last), (first, last) in _blocks(values, p):
         for q in range((a * first + b) // c, (a * last + b) // c + 1):
             lower = max(first, -((b - q * c) // a))  # a * u + b >= q * c
             upper = min(last, (q * c + c - 1 - b) // a)
             if lower > upper:
                 continue
-            table = {
-                floor: Form(frozenset((*division.quotient, (m, a // g))), q),
-                remainder: Form(frozenset({(u, a)}), b - c * q),
-            }
-            pieces.append(
-                _replaced(piece, table, v, digits, {**bounds, m: block, u: (lower, upper)})
-            )
-            if len(pieces) > PIECE_LIMIT:
+            k = last_of.get((q, lower, upper), -1)
+            if k >= 0 and cells[k][4] + 1 == m_first:
+                cells[k] = (q, lower, upper, cells[k][3], m_last)
+                continue
+            last_of[q, lower, upper] = len(cells)
+            cells.append((q, lower, upper, m_first, m_last))
+            if len(cells) > PIECE_LIMIT:
                 return None
+    pieces: list[Piece] = []
+    for q, lower, upper, m_first, m_last in cells:
+        table = {
+            floor: Form(frozenset((*division.quotient, (m, a // g))), q),
+            remainder: Form(frozenset({(u, a)}), b - c * q),
+        }
+        block = {**bounds, m: (m_first, m_last), u: (lower, upper)}
+        pieces.append(_replaced(piece, table, v, digits, block))
     return pieces
 
 
