@@ -1,5 +1,7 @@
 """Exact counts of the elements a set of indexing maps reads, and of their
-domains: closed form for strided boxes, isl for everything else.
+domains: closed form for strided boxes, isl for everything else (a domain's
+points are the image of the map that lists its variables, so both counts
+share the closed form).
 
 A map's image is a strided box when every result is a sum ``Σ a_i * v_i +
 c`` of variables used by no other result whose values form one arithmetic
@@ -97,8 +99,9 @@ def count_domain(indexing_map: IndexingMap) -> Count:
 
     The domain is the product of independent pieces (`cases.split_domain`:
     variables that no constraint links are counted apart, and a variable
-    with one value is that value), each coupled piece counted by cases on
-    one variable's values (`cases.count_by_cases`), and by isl only past
+    with one value is that value), each coupled piece counted in closed form
+    when its points are a union of strided boxes (`_points`), else by cases
+    on one variable's values (`cases.count_by_cases`), and by isl only past
     that enumeration's limit.  ``(d0, d1)[s0, s1] -> (), domain: d0 in [0,
     9], d1 in [0, 99], s0 in [0, 0], s1 in [0, 3], (d0 + s0) mod 4 + s1 in
     [0, 3]`` is 100 (``d1``, alone) times the 27 points of ``(d0)[s1]``
