@@ -359,5 +359,8 @@ def _affine_boxes(piece: digits.Piece) -> tuple[StridedBox, ...] | None:
         sides.append(values)
     if math.prod(map(len, sides)) > _PIECE_LIMIT:
         return None
-    boxes = (StridedBox(choice) for choice in itertools.product(*sides))
-    return tuple(box for box in boxes if box.size)
+    return tuple(
+        StridedBox(choice)
+        for choice in itertools.product(*sides)
+        if all(side.count for side in choice)
+    )
