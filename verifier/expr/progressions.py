@@ -39,6 +39,9 @@ from verifier.errors import UnsupportedError
 # up; the caller then counts another way (isl).
 DEFAULT_TERM_LIMIT = 1 << 14
 
+# Boxes from which a union drops those inside another before counting.
+NESTING_FROM = 4
+
 
 class Progression(NamedTuple):
     """``{first + step * k : 0 <= k < count}``, normalised by `of`: an empty
@@ -165,17 +168,21 @@ class StridedBox(NamedTuple):
 def count_union(boxes: Sequence[StridedBox], *, term_limit: int = DEFAULT_TERM_LIMIT) -> int:
     """``|⋃ boxes|`` by inclusion–exclusion over the non-empty intersections.
 
-    Empty boxes and boxes inside another are dropped first; a subset whose
-    intersection is empty is not extended (its supersets are empty too), so
-    disjoint pieces cost one term each.  Raises `UnsupportedError` past
-    `term_limit` terms.
+    Empty and repeated boxes are dropped first, and past `NESTING_FROM`
+    boxes those inside another (below it, the containment tests cost more
+    than the terms they save); a subset whose intersection is empty is not
+    extended (its supersets are empty too), so disjoint pieces cost one term
+    each.  Raises `UnsupportedError` past `term_limit` terms.
     """
     if len(boxes) == 1:
         return boxes[0].size
-    kept: list[StridedBox] = []
-    for size, box in sorted(((b.size, b) for b in set(boxes)), reverse=True):
-        if size and not any(bigger.contains(box) for bigger in kept):
-            kept.append(box)
+    kept = [box for box in dict.fromkeys(boxes) if all(side.count for side in box.sides)]
+    if len(kept) >= NESTING_FROM:
+        bigger_first = sorted(kept, key=lambda b: b.size, reverse=True)
+        kept = []
+        for box in bigger_first:
+            if not any(bigger.contains(box) for bigger in kept):
+                kept.append(box)
     sides = [box.sides for box in kept]
     total = 0
     terms = 0
