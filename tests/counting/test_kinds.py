@@ -132,3 +132,15 @@ def test_every_kind_is_a_closed_form_at_a_trillion_elements(kind: str) -> None:
     assert count_image(maps, (n, 2 * n)).method == "closed form"
     for indexing_map in maps:
         assert count_domain(indexing_map).method == "closed form"
+
+
+def test_runtime_values_are_existential_in_a_closed_form_domain() -> None:
+    """A point of the dims and range variables counts once however many
+    runtime values make it feasible (a gather row read at an even offset)."""
+    for text in (
+        "(d0){rt0} -> (d0), domain: d0 in [0, 9], rt0 in [0, 7], rt0 mod 2 in [0, 0]",
+        "(d0)[s0]{rt0} -> (d0 * 4 + s0), domain: d0 in [0, 5], s0 in [0, 3], rt0 in [0, 9], "
+        "(rt0 + s0) mod 3 in [0, 0]",
+    ):
+        indexing_map = parse_map(text)
+        assert count_domain(indexing_map).value == _domain_points(indexing_map), text

@@ -53,7 +53,7 @@ import math
 from collections.abc import Mapping
 from typing import Literal, NamedTuple, TypeAlias
 
-from verifier.expr import Expr, FloorDiv, IndexingMap, Mod, Var, linear_terms
+from verifier.expr import Expr, FloorDiv, IndexingMap, Mod, Var, VarKind, linear_terms
 
 # Most pieces one map is split into.
 PIECE_LIMIT = 64
@@ -120,8 +120,8 @@ def _form(terms: dict[Atom, int], constant: int) -> Form:
 def piece_of(indexing_map: IndexingMap) -> Piece | None:
     """The map as a piece, its variables numbered in the order of
     `IndexingMap.all_variables`; None for a ``ceildiv``, ``min`` or ``max``."""
-    variables = indexing_map.all_variables
-    number = dict(zip(variables, range(len(variables)), strict=True))
+    dims, range_vars = len(indexing_map.dims), len(indexing_map.range_vars)
+    number = {VarKind.DIM: 0, VarKind.RANGE: dims, VarKind.RT: dims + range_vars}
     results = tuple(_form_of(r, number) for r in indexing_map.results)
     constraints = tuple(
         (_form_of(e, number), i.lower, i.upper) for e, i in indexing_map.constraints
@@ -133,12 +133,13 @@ def piece_of(indexing_map: IndexingMap) -> Piece | None:
     return Piece(results, constraints, bounds)  # type: ignore[arg-type]
 
 
-def _form_of(expr: Expr, number: Mapping[Var, int]) -> Form | None:
+def _form_of(expr: Expr, number: Mapping[VarKind, int]) -> Form | None:
+    """`expr` as a form, a variable numbered from its kind's first number."""
     terms, constant = linear_terms(expr)
     atoms: list[tuple[Atom, int]] = []
     for base, a in terms.items():
         if isinstance(base, Var):
-            atoms.append((number[base], a))
+            atoms.append((number[base.kind] + base.index, a))
             continue
         if isinstance(base, FloorDiv):
             operand, divisor, is_mod = base.operand, base.divisor, False
