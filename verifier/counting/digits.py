@@ -51,7 +51,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Literal, NamedTuple, TypeAlias
+from typing import NamedTuple, TypeAlias
 
 from verifier.expr import Expr, FloorDiv, IndexingMap, Mod, Var, VarKind, linear_terms
 
@@ -165,7 +165,7 @@ def without_divisions(piece: Piece) -> list[Piece] | None:
     while pending:
         piece = pending.pop()
         division = _next_division(piece)
-        if division is True:
+        if division is None:
             done.append(piece)
             continue
         split = (
@@ -195,17 +195,17 @@ class _Split(NamedTuple):
     constant: int
 
 
-def _next_division(piece: Piece) -> _Split | int | Literal[True]:
+def _next_division(piece: Piece) -> _Split | int | None:
     """The division to split next (largest divisor first); else the
     variable to enumerate (of fewest values, in a division that keeps
-    several); True when there is no division."""
+    several); None when there is no division."""
     innermost: dict[tuple[Form, int], None] = {}  # (operand, divisor), in order, once each
     for form in piece.results:
         _innermost(form, innermost)
     for form, _, _ in piece.constraints:
         _innermost(form, innermost)
     if not innermost:
-        return True
+        return None
     for operand, divisor in sorted(innermost, key=lambda d: -d[1]):
         division = _division(operand, divisor)
         if division is not None:

@@ -71,10 +71,6 @@ class Progression(NamedTuple):
         """``{lower, …, upper}`` (empty when ``upper < lower``)."""
         return Progression.of(lower, 1, upper - lower + 1)
 
-    @property
-    def last(self) -> int:
-        return self.first + self.step * (self.count - 1)
-
     def clip(self, lower: int, upper: int) -> Progression:
         """The values in ``[lower, upper]``."""
         first, step, count = self
@@ -168,8 +164,8 @@ class StridedBox(NamedTuple):
 def count_union(boxes: Sequence[StridedBox], *, term_limit: int = DEFAULT_TERM_LIMIT) -> int:
     """``|⋃ boxes|`` by inclusion–exclusion over the non-empty intersections.
 
-    Empty and repeated boxes are dropped first, and past `NESTING_FROM`
-    boxes those inside another (below it, the containment tests cost more
+    Empty and repeated boxes are dropped first, and from `NESTING_FROM`
+    boxes on those inside another (below it, the containment tests cost more
     than the terms they save); a subset whose intersection is empty is not
     extended (its supersets are empty too), so disjoint pieces cost one term
     each.  Raises `UnsupportedError` past `term_limit` terms.
