@@ -23,22 +23,42 @@ Our answer is `verifier.counting.exact.count_image` on the maps (its caches
 cleared before every call, so each call does the whole work).  numpy
 evaluates the same maps on every point of their domains, a block of rows at
 a time, and marks a boolean array of the operand's size (the best numpy
-brute force); both must agree.  CPU seconds (the machine is
-shared), least of several runs, then our time and method at 10¹⁰ and 10¹²
+brute force); both must agree.  CPU seconds (the machine is shared), the
+two sides interleaved, least of ``--rounds`` rounds.
+
+The same kinds as a user runs them, each an HLO instruction that reads the
+operand through those maps (a slice; a fusion of a slice and a
+reduce-window; a pad; fusions of a slice and a reshape; reduce-windows):
+
+* **api** — `verifier.loads(text).utilization(name)`: parse, maps, counts,
+  in the calling process;
+* **cli** — ``verifier utilization --format json --instruction NAME
+  FILE.hlo`` in a child process, end to end (interpreter start and imports
+  included), and the same minus ``verifier --version`` (the start-up every
+  command pays).
+
+Both must report numpy's count; their ratios are to numpy's time in the
+first table (same run, same size).  Then our time and method at 10¹⁰ and 10¹²
 elements, where numpy cannot go.
 
-    python benchmarks/utilization.py [--max-elements 1e7]   # about a minute
+    python benchmarks/utilization.py [--max-elements 1e7] [--rounds 3] [--no-cli]
 """
 
 from __future__ import annotations
 
 import argparse
 import functools
+import json
+import resource
+import subprocess
+import sys
+import tempfile
 import time
 from collections.abc import Callable
 
 import numpy as np
 
+from verifier.api import loads
 from verifier.counting.exact import Count, count_image, image_boxes
 from verifier.errors import VerifierError
 from verifier.expr import IndexingMap, parse_map
@@ -113,6 +133,90 @@ def _numpy_marks(maps: list[IndexingMap], dims: tuple[int, int]) -> int:
     return int(np.count_nonzero(marked))
 
 
+def _hlo(kind: str, n: int) -> tuple[str, str]:
+    """An HLO module whose instruction (the name returned) reads its ``[n,
+    2n]`` parameter through `_kinds`'s maps for `kind` (n even)."""
+    w, half = 2 * n, n // 2
+    computations = {
+        "strided box": f"ROOT i = f32[{half},{(w - 2) // 3 + 1}] slice(p0), "
+        f"slice={{[0:{n}:2], [1:{w}:3]}}",
+        "union": f"ROOT i = (f32[{n},{n}], f32[{n},{(w - 2) // 3 + 1}]) fusion(p0), "
+        "kind=kLoop, calls=union",
+        "pad": f"ROOT i = f32[{n - 1},{2 * w - 1}] pad(p0, z), padding=-1_0x0_0_1",
+        "reshape of slice": f"ROOT i = f32[{half * n}] fusion(p0), kind=kLoop, "
+        "calls=reshape_of_slice",
+        "slice of reshape": f"ROOT i = f32[{(n * w - 1) // 3 + 1}] fusion(p0), kind=kLoop, "
+        "calls=slice_of_reshape",
+        "strided window": f"ROOT i = f32[{half},{(w - 5) // 3 + 1}] reduce-window(p0, z), "
+        "window={size=2x3 stride=2x3 rhs_dilate=1x2}, to_apply=add",
+        "dilated window": f"ROOT i = f32[{n},{w + 1}] reduce-window(p0, z), "
+        "window={size=1x3 stride=1x2 pad=0_0x2_2 lhs_dilate=1x2}, to_apply=add",
+    }
+    text = f"""HloModule {kind.replace(" ", "_")}
+add {{
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = f32[] add(a, b)
+}}
+union {{
+  p = f32[{n},{w}] parameter(0)
+  z = f32[] constant(0)
+  a = f32[{n},{n}] slice(p), slice={{[0:{n}], [0:{w}:2]}}
+  b = f32[{n},{(w - 2) // 3 + 1}] reduce-window(p, z), window={{size=1x2 stride=1x3}}, to_apply=add
+  ROOT t = (f32[{n},{n}], f32[{n},{(w - 2) // 3 + 1}]) tuple(a, b)
+}}
+reshape_of_slice {{
+  p = f32[{n},{w}] parameter(0)
+  s = f32[{half},{n}] slice(p), slice={{[1:{n}:2], [0:{w}:2]}}
+  ROOT r = f32[{half * n}] reshape(s)
+}}
+slice_of_reshape {{
+  p = f32[{n},{w}] parameter(0)
+  r = f32[{n * w}] reshape(p)
+  ROOT s = f32[{(n * w - 1) // 3 + 1}] slice(r), slice={{[0:{n * w}:3]}}
+}}
+ENTRY e {{
+  p0 = f32[{n},{w}] parameter(0)
+  z = f32[] constant(0)
+  {computations[kind]}
+}}
+"""
+    return text, "i"
+
+
+def _api(text: str, name: str) -> int:
+    """Distinct elements of parameter 0 that `name` reads, by the public API."""
+    (result,) = loads(text).utilization(name)
+    distinct = result.operands[0].distinct_read
+    assert distinct is not None
+    return distinct
+
+
+_VERIFIER = (sys.executable, "-m", "verifier")
+
+
+def _child_cpu(command: list[str]) -> tuple[float, str]:
+    """CPU seconds of a child process (user + system) and its output."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    done = subprocess.run(command, capture_output=True, text=True, check=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    spent = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    return spent, done.stdout
+
+
+def _cli_seconds(path: str, name: str) -> float:
+    return _cli(path, name)[0]
+
+
+def _cli(path: str, name: str) -> tuple[float, int]:
+    """CPU seconds of `verifier utilization` on `path` and its distinct count."""
+    spent, output = _child_cpu(
+        [*_VERIFIER, "utilization", "--format", "json", "--instruction", name, path]
+    )
+    (instruction,) = json.loads(output)["instructions"]
+    return spent, instruction["operands"][0]["distinct_read"]
+
+
 def _ours(maps: list[IndexingMap], dims: tuple[int, int]) -> Count:
     image_boxes.cache_clear()
     return count_image(maps, dims)
@@ -132,35 +236,90 @@ def _per_call(function: Callable[[], object], calls: int = 200) -> float:
     return _cpu_seconds(lambda: [function() for _ in range(calls)], 3) / calls
 
 
+def _interleaved(measures: list[Callable[[], float]], rounds: int) -> list[float]:
+    """Each measure's least over `rounds` rounds, the measures taking turns."""
+    best = [float("inf")] * len(measures)
+    for _ in range(rounds):
+        for k, measure in enumerate(measures):
+            best[k] = min(best[k], measure())
+    return best
+
+
+def _user_paths(elements: float, rounds: int, numpy_s: dict[str, float]) -> None:
+    """The api and the cli on each kind's HLO, beside numpy's mask as the
+    first table measured it (timed here, after the api has filled the
+    analysis caches, its figure varied up to sevenfold)."""
+    start = min(_child_cpu([*_VERIFIER, "--version"])[0] for _ in range(rounds))
+    print(
+        f"\n{'kind':<18}{'elements':>12}{'api ms':>9}{'cli ms':>9}{'cli-start ms':>13}"
+        f"{'numpy ms':>10}{'numpy/api':>10}{'numpy/cli':>10}{'numpy/(cli-start)':>18}"
+        f"   (start-up, verifier --version: {start * 1e3:.0f} ms)"
+    )
+    with tempfile.TemporaryDirectory() as directory:
+        for kind in _kinds(4):
+            maps, dims = _setup(kind, elements)
+            text, name = _hlo(kind, dims[0])
+            path = f"{directory}/{kind.replace(' ', '_')}.hlo"
+            with open(path, "w") as file:
+                file.write(text)
+            expected = _numpy_marks(maps, dims)
+            assert _api(text, name) == expected, kind
+            assert _cli(path, name)[1] == expected, kind
+            api_s, cli_s = _interleaved(
+                [
+                    functools.partial(_per_call, functools.partial(_api, text, name), 20),
+                    functools.partial(_cli_seconds, path, name),
+                ],
+                rounds,
+            )
+            mask = numpy_s[kind]
+            print(
+                f"{kind:<18}{dims[0] * dims[1]:>12,}{api_s * 1e3:>9.2f}{cli_s * 1e3:>9.0f}"
+                f"{(cli_s - start) * 1e3:>13.0f}{mask * 1e3:>10.1f}{mask / api_s:>10,.0f}"
+                f"{mask / cli_s:>10.2f}{mask / max(cli_s - start, 1e-3):>18.2f}",
+                flush=True,
+            )
+
+
 def _setup(kind: str, elements: float) -> tuple[list[IndexingMap], tuple[int, int]]:
-    n = int((elements / 2) ** 0.5)
+    n = int((elements / 2) ** 0.5) // 2 * 2  # even: the HLO of every kind has these maps
     return [parse_map(text) for text in _kinds(n)[kind]], (n, 2 * n)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--max-elements", type=float, default=1e7)
+    parser.add_argument("--rounds", type=int, default=3, help="least of this many (default 3)")
+    parser.add_argument("--no-cli", action="store_true", help="skip the api and cli columns")
     args = parser.parse_args()
     print(
-        f"{'kind':<18}{'elements':>13}{'ours µs':>10}{'numpy ms':>10}{'ratio':>9}"
+        f"{'kind':<18}{'elements':>12}{'count_image µs':>16}{'numpy ms':>10}{'ratio':>8}"
         f"  {'method':<12}count"
     )
+    sizes = [elements for elements in (1e6, 1e7) if elements <= args.max_elements]
+    numpy_at_largest: dict[str, float] = {}
     for kind in _kinds(4):
-        for elements in (1e6, 1e7):
-            if elements > args.max_elements:
-                break
+        for elements in sizes:
             maps, dims = _setup(kind, elements)
             ours = _ours(maps, dims)
             expected = _numpy_marks(maps, dims)
             assert ours.value == expected, (kind, ours.value, expected)
-            ours_s = _per_call(
-                functools.partial(_ours, maps, dims), 2 if ours.method == "isl" else 200
+            calls = 2 if ours.method == "isl" else 200
+            ours_s, numpy_s = _interleaved(
+                [
+                    functools.partial(_per_call, functools.partial(_ours, maps, dims), calls),
+                    functools.partial(_cpu_seconds, functools.partial(_numpy_marks, maps, dims), 1),
+                ],
+                args.rounds,
             )
-            numpy_s = _cpu_seconds(functools.partial(_numpy_marks, maps, dims), 3)
             print(
-                f"{kind:<18}{dims[0] * dims[1]:>13,}{ours_s * 1e6:>10.0f}{numpy_s * 1e3:>10.1f}"
-                f"{numpy_s / ours_s:>9,.0f}  {ours.method:<12}{expected:,}"
+                f"{kind:<18}{dims[0] * dims[1]:>12,}{ours_s * 1e6:>16.1f}{numpy_s * 1e3:>10.1f}"
+                f"{numpy_s / ours_s:>8,.0f}  {ours.method:<12}{expected:,}",
+                flush=True,
             )
+            numpy_at_largest[kind] = numpy_s
+    if not args.no_cli and sizes:
+        _user_paths(sizes[-1], args.rounds, numpy_at_largest)
     print(f"\n{'kind':<18}{'elements':>20}{'ours ms':>10}  {'method':<12}count")
     for kind in _kinds(4):
         for elements in (1e10, 1e12):

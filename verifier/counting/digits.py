@@ -1,5 +1,5 @@
 """A map's image without ``floordiv`` and ``mod``: the same image as a union
-of maps whose results and constraints are affine, by splitting a variable
+of pieces whose results and constraints are affine, by splitting a variable
 into the digits the divisions read.
 
 The image of a reshape of a slice, or of a slice of a reshape, is a union of
@@ -11,14 +11,15 @@ d0 ∈ [0, 13] (a ``[3, 5]`` stride-2 slice of a ``[6, 10]`` operand from row
 and ``d0 mod 5`` into ``u``; the interval [0, 13] of ``d0`` is the full rows
 ``m`` ∈ [0, 1] (every ``u``) and the partial last row ``m = 2``, ``u`` ∈
 [0, 3], so the image is two strided boxes, ``{1, 3} × {0, 2, …, 8}`` and
-``{5} × {0, 2, 4, 6}``, 10 + 4 = 14 elements:
+``{5} × {0, 2, 4, 6}``, 10 + 4 = 14 elements (variables are numbered:
+``d0`` is ``v0``, the digits ``m`` and ``u`` are ``v1`` and ``v2``):
 
 >>> from verifier.expr import parse_map
->>> for piece in without_divisions(parse_map(
-...         "(d0) -> ((d0 floordiv 5) * 2 + 1, (d0 mod 5) * 2), domain: d0 in [0, 13]")):
-...     print(str(piece).replace("\\n", " "))
-()[s0, s1] -> (s0 * 2 + 1, s1 * 2), domain: s0 in [0, 1], s1 in [0, 4]
-()[s0, s1] -> (s0 * 2 + 1, s1 * 2), domain: s0 in [2, 2], s1 in [0, 3]
+>>> for piece in without_divisions(piece_of(parse_map(
+...         "(d0) -> ((d0 floordiv 5) * 2 + 1, (d0 mod 5) * 2), domain: d0 in [0, 13]"))):
+...     print(piece)
+(v1 * 2 + 1, v2 * 2), v1 in [0, 1], v2 in [0, 4]
+(v1 * 2 + 1, v2 * 2), v1 in [2, 2], v2 in [0, 3]
 
 In general a division ``(a * v + c * R + b) floordiv c`` (``R`` the terms
 whose coefficients ``c`` divides, ``a`` > 0) advances by ``a / g`` every
@@ -38,8 +39,10 @@ dilated by 2; ``(d0 * 15 + d1) floordiv 10``, a ``[4, 15]`` operand
 reshaped to ``[6, 10]``), or one of negative coefficient, is split once per
 value of its variable of fewest values, which leaves one.
 
-Every variable is existential (the image is what counting asks for), so
-the pieces have no dims: each piece's variables are its range variables.
+Every variable is existential (the image is what counting asks for).  The
+pieces are plain integers — a `Form` is a sum of numbered variables and
+divisions with integer coefficients — because counting asks for them once
+per use of a map and building expressions would cost more than the count.
 A ``ceildiv``, ``min`` or ``max``, or more than `PIECE_LIMIT` pieces, is
 not split: None, and the caller counts another way.
 """
@@ -47,80 +50,127 @@ not split: None, and the caller counts another way.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Literal
+from collections.abc import Mapping
+from typing import NamedTuple, TypeAlias
 
-from verifier.expr import (
-    Add,
-    CeilDiv,
-    Const,
-    Expr,
-    FloorDiv,
-    IndexingMap,
-    Interval,
-    Max,
-    Min,
-    Mod,
-    Mul,
-    Var,
-    add,
-    const,
-    linear_terms,
-    range_var,
-    substitute,
-    subterms,
-    variables_of,
-)
+from verifier.expr import Expr, FloorDiv, IndexingMap, Mod, Var, VarKind, linear_terms
 
 # Most pieces one map is split into.
 PIECE_LIMIT = 64
 
-_Constraint = tuple[Expr, Interval]
+Atom: TypeAlias = "int | Division"  # a numbered variable, or a division
 
 
-@dataclass(frozen=True)
-class _Piece:
-    """Results and constraints over existential variables with bounds."""
+class Form(NamedTuple):
+    """``Σ coefficient * atom + constant`` (no zero coefficient)."""
 
-    results: tuple[Expr, ...]
-    constraints: tuple[_Constraint, ...]
-    bounds: tuple[tuple[Var, Interval], ...]
-
-
-@dataclass(frozen=True)
-class _Division:
-    """``(a * v + c * R + b) floordiv c`` and ``… mod c``: the operand, the
-    divisor, the one variable ``v`` whose coefficient ``a`` the divisor does
-    not divide, ``R`` and ``b``."""
-
-    operand: Expr
-    divisor: int
-    variable: Var | None  # None when c divides every coefficient
-    coefficient: int
-    quotient: Expr  # R: the terms c divides, divided by c
+    terms: frozenset[tuple[Atom, int]]
     constant: int
 
+    def __str__(self) -> str:
+        parts = [
+            f"{_atom_text(atom)} * {a}" if a != 1 else _atom_text(atom)
+            for atom, a in sorted(self.terms, key=str)
+        ]
+        if self.constant or not parts:
+            parts.append(str(self.constant))
+        return " + ".join(parts)
 
-def without_divisions(indexing_map: IndexingMap) -> tuple[IndexingMap, ...] | None:
-    """Maps without ``floordiv`` and ``mod`` whose images' union is the
-    image of `indexing_map` (every variable existential), or None."""
-    bounds = tuple((v, indexing_map.bounds(v)) for v in indexing_map.all_variables)
-    if any(b.is_empty for _, b in bounds):
-        return ()
-    pending = [_Piece(indexing_map.results, indexing_map.constraints, bounds)]
-    done: list[_Piece] = []
-    fresh = len(indexing_map.range_vars)
+
+class Division(NamedTuple):
+    """``operand floordiv divisor``, or ``operand mod divisor`` (divisor > 0)."""
+
+    operand: Form
+    divisor: int
+    is_mod: bool
+
+
+Bounds: TypeAlias = Mapping[int, tuple[int, int]]  # variable: (lower, upper)
+
+
+class Piece(NamedTuple):
+    """Results and constraints ``(form, lower, upper)`` over existential
+    variables with bounds."""
+
+    results: tuple[Form, ...]
+    constraints: tuple[tuple[Form, int, int], ...]
+    bounds: Bounds
+
+    def __str__(self) -> str:
+        results = ", ".join(map(str, self.results))
+        parts = [f"({results})"]
+        parts += [f"{form} in [{lower}, {upper}]" for form, lower, upper in self.constraints]
+        parts += [f"v{v} in [{lower}, {upper}]" for v, (lower, upper) in self.bounds.items()]
+        return ", ".join(parts)
+
+
+def _atom_text(atom: Atom) -> str:
+    if isinstance(atom, int):
+        return f"v{atom}"
+    return f"({atom.operand}) {'mod' if atom.is_mod else 'floordiv'} {atom.divisor}"
+
+
+ZERO = Form(frozenset(), 0)
+
+
+def _form(terms: dict[Atom, int], constant: int) -> Form:
+    return Form(frozenset((atom, a) for atom, a in terms.items() if a), constant)
+
+
+def piece_of(indexing_map: IndexingMap) -> Piece | None:
+    """The map as a piece, its variables numbered in the order of
+    `IndexingMap.all_variables`; None for a ``ceildiv``, ``min`` or ``max``."""
+    dims, range_vars = len(indexing_map.dims), len(indexing_map.range_vars)
+    number = {VarKind.DIM: 0, VarKind.RANGE: dims, VarKind.RT: dims + range_vars}
+    results = tuple(_form_of(r, number) for r in indexing_map.results)
+    constraints = tuple(
+        (_form_of(e, number), i.lower, i.upper) for e, i in indexing_map.constraints
+    )
+    if None in results or any(form is None for form, _, _ in constraints):
+        return None
+    declared = (*indexing_map.dims, *indexing_map.range_vars, *indexing_map.rt_vars)
+    bounds = {k: (v.bounds.lower, v.bounds.upper) for k, v in enumerate(declared)}
+    return Piece(results, constraints, bounds)  # type: ignore[arg-type]
+
+
+def _form_of(expr: Expr, number: Mapping[VarKind, int]) -> Form | None:
+    """`expr` as a form, a variable numbered from its kind's first number."""
+    terms, constant = linear_terms(expr)
+    atoms: list[tuple[Atom, int]] = []
+    for base, a in terms.items():
+        if isinstance(base, Var):
+            atoms.append((number[base.kind] + base.index, a))
+            continue
+        if isinstance(base, FloorDiv):
+            operand, divisor, is_mod = base.operand, base.divisor, False
+        elif isinstance(base, Mod):
+            operand, divisor, is_mod = base.operand, base.modulus, True
+        else:
+            return None
+        inner = _form_of(operand, number)
+        if inner is None:
+            return None
+        atoms.append((Division(inner, divisor, is_mod), a))
+    return Form(frozenset(atoms), constant)
+
+
+def without_divisions(piece: Piece) -> list[Piece] | None:
+    """Pieces without divisions whose images' union is the image of
+    `piece` (every variable existential), or None."""
+    if any(lower > upper for lower, upper in piece.bounds.values()):
+        return []
+    pending = [piece]
+    done: list[Piece] = []
+    fresh = max(piece.bounds, default=-1) + 1
     while pending:
         piece = pending.pop()
         division = _next_division(piece)
         if division is None:
-            return None
-        if division is True:
             done.append(piece)
             continue
         split = (
             _enumerate(piece, division)
-            if isinstance(division, Var)
+            if isinstance(division, int)
             else _split(piece, division, fresh)
         )
         if split is None:
@@ -129,197 +179,203 @@ def without_divisions(indexing_map: IndexingMap) -> tuple[IndexingMap, ...] | No
         pending += reversed(split)
         if len(done) + len(pending) > PIECE_LIMIT:
             return None
-    return tuple(_as_map(piece) for piece in done)
+    return done
 
 
-def _next_division(piece: _Piece) -> _Division | Var | Literal[True] | None:
+class _Split(NamedTuple):
+    """``(a * v + c * R + b) floordiv c`` and ``… mod c``: the operand, the
+    divisor, the one variable ``v`` whose coefficient ``a`` the divisor does
+    not divide, ``R`` and ``b``."""
+
+    operand: Form
+    divisor: int
+    variable: int | None  # None when c divides every coefficient
+    coefficient: int
+    quotient: tuple[tuple[Atom, int], ...]  # R: the terms c divides, divided by c
+    constant: int
+
+
+def _next_division(piece: Piece) -> _Split | int | None:
     """The division to split next (largest divisor first); else the
     variable to enumerate (of fewest values, in a division that keeps
-    several); True when there is no division, None for a ``ceildiv``,
-    ``min`` or ``max``."""
-    found: list[_Division] = []
-    many: list[Expr] = []  # operands with several variables the divisor does not divide
-    exprs = (*piece.results, *(e for e, _ in piece.constraints))
-    for expr in exprs:
-        for term in subterms(expr):
-            match term:
-                case FloorDiv(operand, divisor) | Mod(operand, divisor):
-                    if not _is_linear(operand):
-                        continue  # an inner division is split first
-                    division = _division(operand, divisor)
-                    if division is None:
-                        many.append(operand)
-                    else:
-                        found.append(division)
-                case CeilDiv() | Min() | Max():
-                    return None
-                case Const() | Var() | Add() | Mul():
-                    pass
-    if found:
-        return max(found, key=lambda d: d.divisor)
-    if many:
-        bounds = dict(piece.bounds)
-        return min(
-            (v for operand in many for v in linear_terms(operand)[0] if isinstance(v, Var)),
-            key=lambda v: bounds[v].size,
-        )
-    return True
-
-
-def _is_linear(expr: Expr) -> bool:
-    return all(isinstance(base, Var) for base in linear_terms(expr)[0])
-
-
-def _division(operand: Expr, divisor: int) -> _Division | None:
-    """The split of ``operand floordiv divisor``: None unless the operand is
-    linear with exactly one variable whose positive coefficient the divisor
-    does not divide."""
-    terms, constant = linear_terms(operand)
-    if not all(isinstance(base, Var) for base in terms):
+    several); None when there is no division."""
+    innermost: dict[tuple[Form, int], None] = {}  # (operand, divisor), in order, once each
+    for form in piece.results:
+        _innermost(form, innermost)
+    for form, _, _ in piece.constraints:
+        _innermost(form, innermost)
+    if not innermost:
         return None
-    kept = [(v, a) for v, a in terms.items() if a % divisor]
+    for operand, divisor in sorted(innermost, key=lambda d: -d[1]):
+        division = _division(operand, divisor)
+        if division is not None:
+            return division
+    sizes = {v: upper - lower for v, (lower, upper) in piece.bounds.items()}
+    variables = (v for operand, _ in innermost for v, _ in operand.terms if isinstance(v, int))
+    return min(variables, key=sizes.__getitem__)
+
+
+def _innermost(form: Form, found: dict[tuple[Form, int], None]) -> None:
+    """Add the divisions of `form` whose operands are linear (a ``floordiv``
+    and a ``mod`` of one operand by one divisor are split together)."""
+    for atom, _ in form.terms:
+        if isinstance(atom, int):
+            continue
+        operand = atom.operand
+        if all(isinstance(inner, int) for inner, _ in operand.terms):
+            found[operand, atom.divisor] = None
+        else:
+            _innermost(operand, found)  # an inner division is split first
+
+
+def _division(operand: Form, divisor: int) -> _Split | None:
+    """The split of ``operand floordiv divisor`` (a linear operand): None
+    unless exactly one variable has a coefficient the divisor does not
+    divide, and that coefficient is positive."""
+    kept = [(v, a) for v, a in operand.terms if a % divisor]
     if len(kept) > 1 or (kept and kept[0][1] < 0):
         return None
     variable, coefficient = kept[0] if kept else (None, 0)
-    assert variable is None or isinstance(variable, Var)
-    quotient = add(
-        const(0),
-        *(v * (a // divisor) for v, a in terms.items() if v != variable),
-    )
-    return _Division(operand, divisor, variable, coefficient, quotient, constant)
+    assert variable is None or isinstance(variable, int)
+    quotient = tuple((v, a // divisor) for v, a in operand.terms if v != variable)
+    return _Split(operand, divisor, variable, coefficient, quotient, operand.constant)
 
 
-def _split(piece: _Piece, division: _Division, fresh: int) -> list[_Piece] | None:
+def _split(piece: Piece, division: _Split, fresh: int) -> list[Piece] | None:
     """`piece` with ``v = p * m + u`` (module doc), one piece per block of
     ``v`` and value of ``(a * u + b) floordiv c``."""
-    a, c, b = division.coefficient, division.divisor, division.constant
-    if division.variable is None:
-        constant = {
-            division.operand // c: division.quotient + b // c,
-            division.operand % c: const(b % c),
+    a, c, b, v = division.coefficient, division.divisor, division.constant, division.variable
+    floor, remainder = Division(division.operand, c, False), Division(division.operand, c, True)
+    if v is None:
+        table = {
+            floor: Form(frozenset(division.quotient), b // c),
+            remainder: Form(frozenset(), b % c),
         }
-        return [
-            _Piece(
-                tuple(_replace(r, constant) for r in piece.results),
-                tuple((_replace(e, constant), i) for e, i in piece.constraints),
-                piece.bounds,
-            )
-        ]
-    p = c // math.gcd(a, c)
+        return [_replaced(piece, table, None, ZERO, piece.bounds)]
+    g = math.gcd(a, c)
+    p = c // g
     bounds = dict(piece.bounds)
-    values = bounds.pop(division.variable)
-    m, u = range_var(fresh), range_var(fresh + 1)
-    digits = m * p + u
-    pieces: list[_Piece] = []
-    for block, digit in _blocks(values, p):
-        for q in range((a * digit.lower + b) // c, (a * digit.upper + b) // c + 1):
-            lower = max(digit.lower, -((b - q * c) // a))  # a * u + b >= q * c
-            upper = min(digit.upper, (q * c + c - 1 - b) // a)
+    values = bounds.pop(v)
+    m, u = fresh, fresh + 1
+    digits = Form(frozenset({(m, p), (u, 1)}), 0)
+    # Cells (q, u's interval, m's interval); a cell of the same q and u's
+    # interval in the next block extends the last one (a partial block reads
+    # what a full one does for most q: one piece, not two).
+    cells: list[tuple[int, int, int, int, int]] = []
+    last_of: dict[tuple[int, int, int], int] = {}
+    for (m_first, m_last), (first, last) in _blocks(values, p):
+        for q in range((a * first + b) // c, (a * last + b) // c + 1):
+            lower = max(first, -((b - q * c) // a))  # a * u + b >= q * c
+            upper = min(last, (q * c + c - 1 - b) // a)
             if lower > upper:
                 continue
-            table: dict[Expr, Expr] = {
-                division.operand // c: m * (a // math.gcd(a, c)) + division.quotient + q,
-                division.operand % c: u * a + (b - c * q),
-            }
-            pieces.append(
-                _Piece(
-                    tuple(_replace(r, table, division.variable, digits) for r in piece.results),
-                    tuple(
-                        (_replace(e, table, division.variable, digits), i)
-                        for e, i in piece.constraints
-                    ),
-                    (*bounds.items(), (m, block), (u, Interval(lower, upper))),
-                )
-            )
-            if len(pieces) > PIECE_LIMIT:
+            k = last_of.get((q, lower, upper), -1)
+            if k >= 0 and cells[k][4] + 1 == m_first:
+                cells[k] = (q, lower, upper, cells[k][3], m_last)
+                continue
+            last_of[q, lower, upper] = len(cells)
+            cells.append((q, lower, upper, m_first, m_last))
+            if len(cells) > PIECE_LIMIT:
                 return None
+    pieces: list[Piece] = []
+    for q, lower, upper, m_first, m_last in cells:
+        table = {
+            floor: Form(frozenset((*division.quotient, (m, a // g))), q),
+            remainder: Form(frozenset({(u, a)}), b - c * q),
+        }
+        block = {**bounds, m: (m_first, m_last), u: (lower, upper)}
+        pieces.append(_replaced(piece, table, v, digits, block))
     return pieces
 
 
-def _enumerate(piece: _Piece, variable: Var) -> list[_Piece] | None:
+def _enumerate(piece: Piece, variable: int) -> list[Piece] | None:
     """`piece` once per value of `variable` (None past `PIECE_LIMIT`)."""
     bounds = dict(piece.bounds)
-    values = bounds.pop(variable)
-    if values.size > PIECE_LIMIT:
+    lower, upper = bounds.pop(variable)
+    if upper - lower + 1 > PIECE_LIMIT:
         return None
     return [
-        _Piece(
-            tuple(_replace(r, {}, variable, const(x)) for r in piece.results),
-            tuple((_replace(e, {}, variable, const(x)), i) for e, i in piece.constraints),
-            tuple(bounds.items()),
-        )
-        for x in range(values.lower, values.upper + 1)
+        _replaced(piece, {}, variable, Form(frozenset(), x), bounds)
+        for x in range(lower, upper + 1)
     ]
 
 
-def _blocks(values: Interval, p: int) -> list[tuple[Interval, Interval]]:
+def _replaced(
+    piece: Piece, table: dict[Division, Form], variable: int | None, value: Form, bounds: Bounds
+) -> Piece:
+    return Piece(
+        tuple(_replace(r, table, variable, value) for r in piece.results),
+        tuple((_replace(e, table, variable, value), lo, hi) for e, lo, hi in piece.constraints),
+        bounds,
+    )
+
+
+def _replace(form: Form, table: dict[Division, Form], variable: int | None, value: Form) -> Form:
+    """`form` with each division of `table` replaced, then `variable` by
+    `value` (each division of `table` has `variable`, when one is given)."""
+    if len(form.terms) == 1 and not form.constant:  # one division, as a reshape's result
+        ((atom, a),) = form.terms
+        if a == 1 and not isinstance(atom, int) and atom in table:
+            return table[atom]
+    terms: dict[Atom, int] = {}
+    constant = form.constant
+    changed = False
+    for atom, a in form.terms:
+        if isinstance(atom, int):
+            if atom != variable:
+                terms[atom] = terms.get(atom, 0) + a
+                continue
+            replacement = value
+        else:
+            found = table.get(atom)
+            if found is None:
+                operand = _replace(atom.operand, table, variable, value)
+                if operand is atom.operand:
+                    terms[atom] = terms.get(atom, 0) + a
+                    continue
+                found = _divide(operand, atom.divisor, atom.is_mod)
+            replacement = found
+        changed = True
+        constant += a * replacement.constant
+        for inner, k in replacement.terms:
+            terms[inner] = terms.get(inner, 0) + a * k
+    return _form(terms, constant) if changed else form
+
+
+def _divide(operand: Form, divisor: int, is_mod: bool) -> Form:
+    """``operand floordiv divisor`` (``mod`` when `is_mod`), folded as the
+    expression constructors fold it: a constant, a divisor of 1, a single
+    term the divisor divides."""
+    if not operand.terms:
+        value = operand.constant
+        return Form(frozenset(), value % divisor if is_mod else value // divisor)
+    if divisor == 1:
+        return ZERO if is_mod else operand
+    if not operand.constant and len(operand.terms) == 1:
+        ((atom, a),) = operand.terms
+        if a % divisor == 0:
+            return ZERO if is_mod else Form(frozenset({(atom, a // divisor)}), 0)
+    return Form(frozenset({(Division(operand, divisor, is_mod), 1)}), 0)
+
+
+def _blocks(values: tuple[int, int], p: int) -> list[tuple[tuple[int, int], tuple[int, int]]]:
     """``(m, u)`` boxes of ``v = p * m + u`` for ``v`` in `values`: the partial
     first block, the full blocks, the partial last block (those not empty).
 
-    >>> _blocks(Interval(3, 21), 5)
-    [(Interval(lower=0, upper=0), Interval(lower=3, upper=4)), \
-(Interval(lower=1, upper=3), Interval(lower=0, upper=4)), \
-(Interval(lower=4, upper=4), Interval(lower=0, upper=1))]
+    >>> _blocks((3, 21), 5)
+    [((0, 0), (3, 4)), ((1, 3), (0, 4)), ((4, 4), (0, 1))]
     """
-    first, last = values.lower // p, values.upper // p
+    lowest, highest = values
+    first, last = lowest // p, highest // p
     if first == last:
-        return [
-            (Interval(first, first), Interval(values.lower - first * p, values.upper - first * p))
-        ]
-    full_first = first if values.lower % p == 0 else first + 1
-    full_last = last if values.upper % p == p - 1 else last - 1
+        return [((first, first), (lowest - first * p, highest - first * p))]
+    full_first = first if lowest % p == 0 else first + 1
+    full_last = last if highest % p == p - 1 else last - 1
     blocks = []
     if full_first != first:
-        blocks.append((Interval(first, first), Interval(values.lower - first * p, p - 1)))
+        blocks.append(((first, first), (lowest - first * p, p - 1)))
     if full_first <= full_last:
-        blocks.append((Interval(full_first, full_last), Interval(0, p - 1)))
+        blocks.append(((full_first, full_last), (0, p - 1)))
     if full_last != last:
-        blocks.append((Interval(last, last), Interval(0, values.upper - last * p)))
+        blocks.append(((last, last), (0, highest - last * p)))
     return blocks
-
-
-def _replace(
-    expr: Expr, table: dict[Expr, Expr], variable: Var | None = None, value: Expr | None = None
-) -> Expr:
-    """`expr` with each term of `table` replaced, then `variable` by `value`
-    (each term of `table` has `variable`, when one is given)."""
-    if variable is not None and variable not in variables_of(expr):
-        return expr
-    found = table.get(expr)
-    if found is not None:
-        return found
-    match expr:
-        case Const():
-            return expr
-        case Var():
-            return value if expr == variable and value is not None else expr
-        case Add(operands):
-            return add(*(_replace(o, table, variable, value) for o in operands))
-        case Mul(operand, factor):
-            return _replace(operand, table, variable, value) * factor
-        case FloorDiv(operand, divisor):
-            return _replace(operand, table, variable, value) // divisor
-        case Mod(operand, modulus):
-            return _replace(operand, table, variable, value) % modulus
-        case CeilDiv() | Min() | Max():
-            return substitute(expr, lambda v: value if v == variable and value is not None else v)
-    raise AssertionError(f"not an expression: {expr!r}")
-
-
-def _as_map(piece: _Piece) -> IndexingMap:
-    """The piece as a map of range variables only (those still used, in
-    order), every one renamed ``s0, s1, …``."""
-    used = frozenset(
-        v
-        for expr in (*piece.results, *(e for e, _ in piece.constraints))
-        for v in subterms(expr)
-        if isinstance(v, Var)
-    )
-    kept = [(v, b) for v, b in piece.bounds if v in used]
-    renamed = {v: range_var(k) for k, (v, _) in enumerate(kept)}
-    return IndexingMap.create(
-        [],
-        [substitute(r, renamed.__getitem__) for r in piece.results],
-        range_vars=[b for _, b in kept],
-        constraints=[(substitute(e, renamed.__getitem__), i) for e, i in piece.constraints],
-    )

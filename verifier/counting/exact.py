@@ -1,5 +1,7 @@
 """Exact counts of the elements a set of indexing maps reads, and of their
-domains: closed form for strided boxes, isl for everything else.
+domains: closed form for strided boxes, isl for everything else (a domain's
+points are the image of the map that lists its variables, so both counts
+share the closed form).
 
 A map's image is a strided box when every result is a sum ``Σ a_i * v_i +
 c`` of variables used by no other result whose values form one arithmetic
@@ -26,26 +28,24 @@ import functools
 import itertools
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple, cast
 
 from verifier.bridges import isl_counting
+from verifier.counting import digits
 from verifier.counting.cases import Piece, bound_of_linear, count_by_cases, split_domain
-from verifier.counting.digits import without_divisions
+from verifier.counting.digits import Bounds, Form, piece_of, without_divisions
 from verifier.errors import SolverError, UnsupportedError
 from verifier.expr import (
     CeilDiv,
-    Expr,
     FloorDiv,
     IndexingMap,
     Interval,
     Mod,
     Progression,
     StridedBox,
-    Var,
+    VarKind,
     count_union,
     interval_of,
-    linear_terms,
     subterms,
 )
 
@@ -57,8 +57,7 @@ _METHODS: tuple[Method, ...] = ("closed form", "cases", "isl")  # the weakest fi
 _PIECE_LIMIT = 64
 
 
-@dataclass(frozen=True)
-class Count:
+class Count(NamedTuple):
     """An exact number of points and how it was obtained."""
 
     value: int
@@ -70,13 +69,12 @@ def count_image(maps: Sequence[IndexingMap], dimensions: Sequence[int]) -> Count
 
     Raises `SolverError` when isl runs out of its budget.
     """
-    shape = StridedBox(tuple(Progression.interval(0, n - 1) for n in dimensions))
     boxes: list[StridedBox] = []
     for indexing_map in maps:
         pieces = image_boxes(indexing_map)
         if pieces is None:
             break
-        boxes += [box.intersect(shape) for box in pieces]
+        boxes += [box.within(dimensions) for box in pieces]
     else:
         try:
             return Count(count_union(boxes), "closed form")
@@ -101,8 +99,9 @@ def count_domain(indexing_map: IndexingMap) -> Count:
 
     The domain is the product of independent pieces (`cases.split_domain`:
     variables that no constraint links are counted apart, and a variable
-    with one value is that value), each coupled piece counted by cases on
-    one variable's values (`cases.count_by_cases`), and by isl only past
+    with one value is that value), each coupled piece counted in closed form
+    when its points are a union of strided boxes (`_points`), else by cases
+    on one variable's values (`cases.count_by_cases`), and by isl only past
     that enumeration's limit.  ``(d0, d1)[s0, s1] -> (), domain: d0 in [0,
     9], d1 in [0, 99], s0 in [0, 0], s1 in [0, 3], (d0 + s0) mod 4 + s1 in
     [0, 3]`` is 100 (``d1``, alone) times the 27 points of ``(d0)[s1]``
@@ -128,16 +127,34 @@ def count_domain(indexing_map: IndexingMap) -> Count:
 
 
 def _count_piece(piece: Piece) -> Count:
+    indexing_map = piece.as_map()
+    points = _points(indexing_map)
+    if points is not None:
+        return Count(points, "closed form")
     by_cases = count_by_cases(piece)
     if by_cases is not None:
         return Count(by_cases, "cases")
-    indexing_map = piece.as_map()
     scanned = (*indexing_map.dims, *indexing_map.range_vars)
     _check_scan_size(indexing_map, math.prod(v.bounds.size for v in scanned))
     value = isl_counting.count_domain(indexing_map)
     if value is None:
         raise SolverError("isl ran out of operations counting a domain")
     return Count(value, "isl")
+
+
+def _points(indexing_map: IndexingMap) -> int | None:
+    """The points of the domain in closed form: the image of the map that
+    returns its dims and range variables (runtime variables existential),
+    when that image is a union of strided boxes (a pad's ``d1 mod 2 in [0,
+    0]`` is every other ``d1``); else None."""
+    listed = [v for v in indexing_map.all_variables if v.kind is not VarKind.RT]
+    boxes = image_boxes(indexing_map.replaced(results=listed))
+    if boxes is None:
+        return None
+    try:
+        return count_union(boxes)
+    except UnsupportedError:
+        return None
 
 
 # ---------------------------------------------------------------- isl's limit
@@ -173,55 +190,8 @@ def _check_scan_size(indexing_map: IndexingMap, points: int) -> None:
 # ---------------------------------------------------------------- strided boxes
 
 
-@dataclass(frozen=True)
-class _Folded:
-    """A map's variable bounds with every single-variable constraint folded
-    in, and the constraints left (on two or more variables), as linear terms."""
-
-    bounds: dict[Var, Interval]
-    coupled: tuple[tuple[dict[Var, int], int, Interval], ...]
-    infeasible: bool  # an empty bound or a constant constraint that fails
-
-    @property
-    def empty(self) -> bool:
-        return self.infeasible or any(b.is_empty for b in self.bounds.values())
-
-
-def _fold_bounds(indexing_map: IndexingMap) -> _Folded | None:
-    """None when a constraint is not linear in plain variables."""
-    bounds = {v: indexing_map.bounds(v) for v in indexing_map.all_variables}
-    coupled: list[tuple[dict[Var, int], int, Interval]] = []
-    infeasible = False
-    for expr, interval in indexing_map.constraints:
-        terms = _variable_terms(expr)
-        if terms is None:
-            return None
-        coefficients, constant = terms
-        if not coefficients:
-            infeasible |= constant not in interval
-            continue
-        if len(coefficients) != 1:
-            coupled.append((coefficients, constant, interval))
-            continue
-        ((variable, a),) = coefficients.items()
-        bounds[variable] = bounds[variable].intersect(bound_of_linear(a, constant, interval))
-    return _Folded(bounds, tuple(coupled), infeasible)
-
-
-def _variable_terms(expr: Expr) -> tuple[dict[Var, int], int] | None:
-    """``{variable: coefficient}`` and the constant of a linear expression;
-    None when a term is not a plain variable (``floordiv``, ``mod``, …)."""
-    terms, constant = linear_terms(expr)
-    variables: dict[Var, int] = {}
-    for base, coefficient in terms.items():
-        if not isinstance(base, Var):
-            return None
-        variables[base] = coefficient
-    return variables, constant
-
-
 def _sum_values(
-    coefficients: dict[Var, int], constant: int, bounds: dict[Var, Interval]
+    coefficients: dict[int, int], constant: int, bounds: Bounds
 ) -> list[Progression] | None:
     """The values of ``Σ a_i * v_i + c`` over the box of the ``v_i`` as a
     union of arithmetic progressions (None past `_PIECE_LIMIT` pieces).
@@ -233,13 +203,18 @@ def _sum_values(
     …}``), the variable with the fewest values is split off: one progression
     per value (``{0, 3, …} ∪ {1, 4, …}``).
     """
+    if len(coefficients) == 1:  # the common case, one progression
+        ((variable, a),) = coefficients.items()
+        lower, upper = bounds[variable]
+        first = constant + a * (lower if a > 0 else upper)
+        return [Progression.of(first, abs(a), upper - lower + 1)]
     base = constant
     parts: list[tuple[int, int]] = []
     for variable, a in coefficients.items():
-        interval = bounds[variable]
-        base += a * (interval.lower if a > 0 else interval.upper)
-        if interval.size > 1:
-            parts.append((abs(a), interval.size))
+        lower, upper = bounds[variable]
+        base += a * (lower if a > 0 else upper)
+        if upper > lower:
+            parts.append((abs(a), upper - lower + 1))
     step, count = 1, 1
     for a, n in sorted(parts):
         if count == 1:
@@ -251,17 +226,19 @@ def _sum_values(
     return [Progression.of(base, step, count)]
 
 
-def _split(
-    coefficients: dict[Var, int], constant: int, bounds: dict[Var, Interval]
-) -> list[Progression] | None:
+def _split(coefficients: dict[int, int], constant: int, bounds: Bounds) -> list[Progression] | None:
     """`_sum_values` with the variable of fewest values (more than one)
     fixed to each of its values in turn."""
-    variable = min((v for v in coefficients if bounds[v].size > 1), key=lambda v: bounds[v].size)
-    if bounds[variable].size > _PIECE_LIMIT:
+    variable = min(
+        (v for v in coefficients if bounds[v][1] > bounds[v][0]),
+        key=lambda v: bounds[v][1] - bounds[v][0],
+    )
+    lower, upper = bounds[variable]
+    if upper - lower + 1 > _PIECE_LIMIT:
         return None
     rest = {v: a for v, a in coefficients.items() if v != variable}
     pieces: list[Progression] = []
-    for value in range(bounds[variable].lower, bounds[variable].upper + 1):
+    for value in range(lower, upper + 1):
         values = _sum_values(rest, constant + coefficients[variable] * value, bounds)
         if values is None or len(pieces) + len(values) > _PIECE_LIMIT:
             return None
@@ -283,37 +260,33 @@ def image_boxes(indexing_map: IndexingMap) -> tuple[StridedBox, ...] | None:
 
     A map with ``floordiv`` or ``mod`` (a reshape of a slice, a pad with
     interior padding, a window over a dilated input) is first split into
-    maps without them (`digits.without_divisions`), whose boxes together
+    pieces without them (`digits.without_divisions`), whose boxes together
     are the image.
     """
-    affine = _affine_boxes(indexing_map)
-    if affine is not None or not any(
-        isinstance(t, FloorDiv | Mod) for e in _expressions(indexing_map) for t in subterms(e)
-    ):
-        return affine
-    pieces = without_divisions(indexing_map)
+    piece = piece_of(indexing_map)
+    pieces = None if piece is None else without_divisions(piece)
     if pieces is None:
         return None
     boxes: list[StridedBox] = []
-    for piece in pieces:
-        found = _affine_boxes(piece)
+    for affine in pieces:
+        found = _affine_boxes(affine)
         if found is None or len(boxes) + len(found) > _PIECE_LIMIT:
             return None
         boxes += found
     return tuple(boxes)
 
 
-def _expressions(indexing_map: IndexingMap) -> tuple[Expr, ...]:
-    return (*indexing_map.results, *(e for e, _ in indexing_map.constraints))
+def _linear(form: Form) -> dict[int, int]:
+    """The coefficients of a form of a piece `without_divisions` gives: its
+    atoms are variables."""
+    return cast(dict[int, int], dict(form.terms))
 
 
-def _factor(
-    coefficients: dict[Var, int], summed: dict[Var, int], bounds: dict[Var, Interval]
-) -> int | None:
+def _factor(coefficients: dict[int, int], summed: dict[int, int], bounds: Bounds) -> int | None:
     """``k`` when `coefficients` are ``k`` times `summed` on its variables
     of more than one value (its others are constants), else None."""
-    moving = {v: a for v, a in summed.items() if not bounds[v].is_point}
-    if not moving or set(moving) != set(coefficients):
+    moving = {v: a for v, a in summed.items() if bounds[v][1] != bounds[v][0]}
+    if not moving or moving.keys() != coefficients.keys():
         return None
     v, a = next(iter(moving.items()))
     factor, remainder = divmod(coefficients[v], a)
@@ -322,50 +295,72 @@ def _factor(
     return factor
 
 
-def _affine_boxes(indexing_map: IndexingMap) -> tuple[StridedBox, ...] | None:
-    """`image_boxes` of a map without divisions."""
-    folded = _fold_bounds(indexing_map)
-    if folded is None:
-        return None
-    if folded.empty:
-        return ()
-    owner: dict[Var, int] = {}
-    sums: list[tuple[dict[Var, int], int]] = []
-    for position, result in enumerate(indexing_map.results):
-        terms = _variable_terms(result)
-        if terms is None or any(v in owner for v in terms[0]):
-            return None
-        owner.update(dict.fromkeys(terms[0], position))
-        sums.append(terms)
-    clips = [Interval(-(1 << 62) * 4, (1 << 62) * 4) for _ in sums]
-    for coefficients, constant, interval in folded.coupled:
+def _affine_boxes(piece: digits.Piece) -> tuple[StridedBox, ...] | None:
+    """`image_boxes` of a piece without divisions: each result a sum of
+    variables used by no other result, each constraint on one variable (its
+    bounds) or on one result's sum (a clip of that result)."""
+    bounds = piece.bounds
+    coupled: list[tuple[dict[int, int], int, int, int]] = []
+    for form, lower, upper in piece.constraints:
+        coefficients, constant = _linear(form), form.constant
+        if len(coefficients) > 1:
+            coupled.append((coefficients, constant, lower, upper))
+        elif not coefficients:
+            if not lower <= constant <= upper:
+                return ()
+        else:
+            ((variable, a),) = coefficients.items()
+            bound = bound_of_linear(a, constant, Interval(lower, upper))
+            old_low, old_high = bounds[variable]
+            low, high = max(bound.lower, old_low), min(bound.upper, old_high)
+            if low > high:
+                return ()
+            bounds = {**bounds, variable: (low, high)}
+    owner: dict[int, int] = {}
+    sums: list[tuple[dict[int, int], int]] = []
+    for position, result in enumerate(piece.results):
+        coefficients = _linear(result)
+        for variable in coefficients:
+            if variable in owner:
+                return None
+            owner[variable] = position
+        sums.append((coefficients, result.constant))
+    clips: dict[int, tuple[int, int]] = {}
+    for coefficients, constant, lower, upper in coupled:
         # Only a constraint on one result's sum (times a factor, plus
         # variables of one value) clips that result; anything else couples
         # variables in a way a box cannot express.
-        point = {v for v in coefficients if folded.bounds[v].is_point}
-        constant += sum(coefficients[v] * folded.bounds[v].lower for v in point)
+        point = {v for v in coefficients if bounds[v][0] == bounds[v][1]}
+        constant += sum(coefficients[v] * bounds[v][0] for v in point)
         moving = {v: a for v, a in coefficients.items() if v not in point}
         if not moving:
-            if constant not in interval:
+            if not lower <= constant <= upper:
                 return ()
             continue
         position = owner.get(next(iter(moving)), -1)
         if position < 0:
             return None
         summed, offset = sums[position]
-        offset += sum(a * folded.bounds[v].lower for v, a in summed.items() if v in point)
-        factor = _factor(moving, summed, folded.bounds)
+        offset += sum(a * bounds[v][0] for v, a in summed.items() if v in point)
+        factor = _factor(moving, summed, bounds)
         if factor is None:
             return None
-        clip = bound_of_linear(factor, constant - factor * offset, interval)
-        clips[position] = clips[position].intersect(clip)
+        clip = bound_of_linear(factor, constant - factor * offset, Interval(lower, upper))
+        low, high = clips.get(position, (clip.lower, clip.upper))
+        clips[position] = (max(low, clip.lower), min(high, clip.upper))
     sides: list[list[Progression]] = []
-    for (coefficients, constant), clip in zip(sums, clips, strict=True):
-        values = _sum_values(coefficients, constant, folded.bounds)
+    for position, (coefficients, constant) in enumerate(sums):
+        values = _sum_values(coefficients, constant, bounds)
         if values is None:
             return None
-        sides.append([v.clip(clip.lower, clip.upper) for v in values])
-    if math.prod(len(side) for side in sides) > _PIECE_LIMIT:
+        if position in clips:
+            low, high = clips[position]
+            values = [v.clip(low, high) for v in values]
+        sides.append(values)
+    if math.prod(map(len, sides)) > _PIECE_LIMIT:
         return None
-    boxes = (StridedBox(choice) for choice in itertools.product(*sides))
-    return tuple(box for box in boxes if box.size)
+    return tuple(
+        StridedBox(choice)
+        for choice in itertools.product(*sides)
+        if all(side.count for side in choice)
+    )
