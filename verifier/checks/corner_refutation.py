@@ -138,8 +138,11 @@ def _value_at(indexing_map: IndexingMap, values: dict[Var, int]) -> Point | None
 
 def _relates(indexing_map: IndexingMap, dims: Point, result: Point) -> bool | None:
     """Whether the map relates ``dims -> result`` for some symbols, by
-    enumerating its symbol box; `None` beyond `SYMBOL_POINTS` points."""
+    enumerating its symbol box; `None` beyond `SYMBOL_POINTS` points
+    (dims outside the map's bounds: `False` at once)."""
     box = _box(indexing_map)
+    if not all(x in bounds for x, bounds in zip(dims, box, strict=False)):
+        return False
     ranges = [range(i.lower, i.upper + 1) for i in box[len(dims) :]]
     if math.prod(map(len, ranges)) > SYMBOL_POINTS:
         return None

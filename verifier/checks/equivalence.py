@@ -193,6 +193,14 @@ def check_equivalence(
     without_solver = _answer_without_solver(a, b, pointwise, budget, minimal)
     if without_solver is not None:
         return without_solver
+    return _answer_with_solver(a, b, pointwise, budget, minimal)
+
+
+def _answer_with_solver(
+    a: IndexingMap, b: IndexingMap, pointwise: bool, budget: Budget, minimal: bool
+) -> EquivalenceResult:
+    """`check_equivalence`'s answer from isl, for a pair that
+    `_answer_without_solver` does not answer."""
     if _other_variables(a, b, pointwise=pointwise):
         return _compared_as_relations(a, b, budget)
     from verifier.bridges import isl_questions  # islpy: only for a pair that needs it
@@ -639,8 +647,11 @@ _parse_once = functools.lru_cache(maxsize=1 << 14)(MapReader().read)
 # an earlier pair of two different maps).  An answer depends on the pair
 # and the budget alone (each isl question has a context of its own), so a
 # repeated pair gets the answer it got.
-# With `solver` false only what `_answer_without_solver` answers is, the
-# rest is `None`.
+# `ask`: the whole of `check_equivalence`, or (a batch in two steps) only
+# what needs no solver (the rest `None`), or only the solver's part.
+_Ask: TypeAlias = Literal["all", "without solver", "solver"]
+
+
 @functools.lru_cache(maxsize=1 << 12)
 def _check_pair(
     pair: tuple[MapInput, MapInput],
@@ -648,15 +659,16 @@ def _check_pair(
     pointwise: bool,
     budget: Budget,
     minimal: bool,
-    solver: bool = True,
+    ask: _Ask = "all",
 ) -> EquivalenceResult | BatchFailure | None:
     try:
         a, b = (_parse_once(m) if isinstance(m, str) else m for m in pair)
-        if solver:
+        if ask == "all":
             return check_equivalence(a, b, pointwise=pointwise, budget=budget, minimal=minimal)
         _validate(a, b, pointwise=pointwise)
         assert isinstance(a, IndexingMap) and isinstance(b, IndexingMap)
-        return _answer_without_solver(a, b, pointwise, budget, minimal)
+        answer = _answer_without_solver if ask == "without solver" else _answer_with_solver
+        return answer(a, b, pointwise, budget, minimal)
     except SolverError as error:
         return BatchFailure(str(error), internal=True)
     except VerifierError as error:
@@ -673,10 +685,11 @@ def _check_pairs(
     budget: Budget,
     minimal: bool,
     render: Callable[[EquivalenceResult], R],
+    ask: Literal["all", "solver"] = "all",
 ) -> list[R | BatchFailure]:
     answers: list[R | BatchFailure] = []
     for pair in pairs:
-        result = _check_pair(pair, pointwise=pointwise, budget=budget, minimal=minimal)
+        result = _check_pair(pair, pointwise=pointwise, budget=budget, minimal=minimal, ask=ask)
         assert result is not None, "a solver answers every pair"
         answers.append(result if isinstance(result, BatchFailure) else render(result))
     return answers
@@ -694,7 +707,7 @@ def _answers_without_solver(
     answers: list[R | BatchFailure | None] = []
     for pair in pairs:
         result = _check_pair(
-            pair, pointwise=pointwise, budget=budget, minimal=minimal, solver=False
+            pair, pointwise=pointwise, budget=budget, minimal=minimal, ask="without solver"
         )
         answers.append(
             result if result is None or isinstance(result, BatchFailure) else render(result)
@@ -771,8 +784,9 @@ def check_equivalence_batch(
         tasks, pointwise=pointwise, budget=budget, minimal=minimal, render=render
     )
     left = [position for position, answer in enumerate(answers) if answer is None]
+    solver = functools.partial(check, ask="solver")
     for position, answer in zip(
-        left, _check_in_workers([tasks[i] for i in left], workers, check), strict=True
+        left, _check_in_workers([tasks[i] for i in left], workers, solver), strict=True
     ):
         answers[position] = answer
     return answers
