@@ -82,27 +82,19 @@ def _pairs(count: int) -> list[tuple[_Map, _Map]]:
     rng = random.Random(34)
     pairs = []
     for _ in range(count):
-        s0_upper = rng.randint(0, 3)
-        base = {
-            "d1_upper": rng.randint(0, 3),
-            "s0_upper": s0_upper,
-            "reversal": None,
-            "shift": rng.randint(-1, 1),
-            "divisor": rng.choice([2, 3]),
-            "limit": rng.choice([None, 2, 3]),
-            "nested": rng.random() < 0.5,
-        }
+        d1_upper, s0_upper, shift = rng.randint(0, 3), rng.randint(0, 3), rng.randint(-1, 1)
+        divisor, limit = rng.choice([2, 3]), rng.choice([None, 2, 3])
+        nested = rng.random() < 0.5
+        base = _map(d1_upper, s0_upper, None, shift, divisor, limit, nested)
         change = rng.choice(["reversal", "reversal", "shift", "d1_upper", "limit", "none"])
-        variant = dict(base)
-        if change == "reversal":
-            variant["reversal"] = s0_upper + rng.choice([0, 0, 1])
-        elif change == "shift":
-            variant["shift"] = base["shift"] + rng.choice([-1, 1])
+        reversal = s0_upper + rng.choice([0, 0, 1]) if change == "reversal" else None
+        if change == "shift":
+            shift += rng.choice([-1, 1])
         elif change == "d1_upper":
-            variant["d1_upper"] = base["d1_upper"] + 1
+            d1_upper += 1
         elif change == "limit":
-            variant["limit"] = rng.choice([None, 1, 4])
-        pairs.append((_map(**base), _map(**variant)))  # type: ignore[arg-type]
+            limit = rng.choice([None, 1, 4])
+        pairs.append((base, _map(d1_upper, s0_upper, reversal, shift, divisor, limit, nested)))
     return pairs
 
 
