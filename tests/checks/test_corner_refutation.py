@@ -98,7 +98,7 @@ def _pairs(count: int) -> list[tuple[_Map, _Map]]:
     return pairs
 
 
-PAIRS = _pairs(150)
+PAIRS = _pairs(100)
 
 
 def test_a_relation_refutation_is_a_pair_one_map_has_and_the_other_has_not() -> None:
@@ -114,7 +114,7 @@ def test_a_relation_refutation_is_a_pair_one_map_has_and_the_other_has_not() -> 
         shown, other = (a, b) if found.only_in == "a" else (b, a)
         assert shown.at(*found.dims, *(x for _, x in found.symbols)) == found.result
         assert (found.dims, found.result) not in other.relation(), (a.text, b.text, found)
-    assert refuted > 30  # the corners find most differences here, not isl
+    assert refuted > 35  # the corners find most differences here, not isl
 
 
 def test_a_pointwise_refutation_is_a_point_where_the_maps_differ() -> None:
@@ -129,13 +129,13 @@ def test_a_pointwise_refutation_is_a_point_where_the_maps_differ() -> None:
         refuted += 1
         point = tuple(x for _, x in found.point)
         assert (found.a, found.b) == (a.at(*point), b.at(*point)) and found.a != found.b
-    assert refuted > 50
+    assert refuted > 45
 
 
 def test_equiv_without_minimal_agrees_with_brute_force() -> None:
     """The verdicts (any counterexample, answered without a solver where
     they can be) and their counterexamples, as relations and pointwise."""
-    for a, b in PAIRS[:80]:
+    for a, b in PAIRS[:60]:
         map_a, map_b = parse_map(a.text), parse_map(b.text)
         relation = check_equivalence(map_a, map_b, minimal=False)
         if a.relation() == b.relation():
