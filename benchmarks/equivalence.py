@@ -282,11 +282,14 @@ def main() -> None:
     print(
         f"{os.cpu_count()} CPUs; CPU seconds of each process and its workers, least of {options.repeat} rounds in turn"
     )
+    # The pair files in a directory of this run's own (kept, to run again):
+    # another run at the same time writes its own.
+    pairs_directory = Path(tempfile.mkdtemp(prefix="verifier-equivalence-"))
     with tempfile.TemporaryDirectory() as bytecode:
         environment = _environment(bytecode)
         for pair_set in pair_sets:
             if pair_set.key in options.sets.split(","):
-                _measure(pair_set, Path(tempfile.gettempdir()), options, environment)
+                _measure(pair_set, pairs_directory, options, environment)
     seconds, name = _slowest(pair_sets[1].pairs)
     print(
         f"\nslowest pair {seconds:.2f} CPU s ({name}), "

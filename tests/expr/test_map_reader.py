@@ -88,6 +88,8 @@ def test_what_was_read_is_reused_only_where_it_reads_the_same(texts: list[str]) 
             "(d0) -> (d0), domain: d0 in [0, 3], d0 + 1 2 in [0, 3]",
             "(d0) -> (d0), domain: d0 in [0, 3], d0 + 1 in [0, 3]",
         ),
+        # a domain whose items end before the map does: not kept as a domain
+        ("(d0) -> (d0), domain: d0 in [0, 3] d0", "(d0) -> (d0), domain: d0 in [0, 3]"),
     ],
 )
 def test_a_bad_map_is_the_same_located_error_before_and_after_a_good_one(

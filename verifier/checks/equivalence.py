@@ -61,9 +61,9 @@ import math
 import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Literal, TypeAlias, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypeVar, overload
 
-from verifier.bridges import isl_questions, isl_text
+from verifier.checks import corner_refutation
 from verifier.checks.budget import EQUIV_BUDGET, Budget, CrossCheck
 from verifier.checks.reflected_symbols import one_relation
 from verifier.checks.verdict import Verdict
@@ -81,6 +81,9 @@ from verifier.expr import (
     var,
     variables_of,
 )
+
+if TYPE_CHECKING:
+    from verifier.bridges import isl_questions
 
 # The points of the *other* map's symbol groups that the Python
 # re-evaluation of a relation counterexample enumerates, compiled; beyond
@@ -186,8 +189,21 @@ def check_equivalence(
     """
     _validate(a, b, pointwise=pointwise)
     assert isinstance(a, IndexingMap) and isinstance(b, IndexingMap)
+    without_solver = _answer_without_solver(a, b, pointwise, budget, minimal)
+    if without_solver is not None:
+        return without_solver
+    return _answer_with_solver(a, b, pointwise, budget, minimal)
+
+
+def _answer_with_solver(
+    a: IndexingMap, b: IndexingMap, pointwise: bool, budget: Budget, minimal: bool
+) -> EquivalenceResult:
+    """`check_equivalence`'s answer from isl, for a pair that
+    `_answer_without_solver` does not answer."""
     if _other_variables(a, b, pointwise=pointwise):
         return _compared_as_relations(a, b, budget)
+    from verifier.bridges import isl_questions  # islpy: only for a pair that needs it
+
     if a == b or (not pointwise and one_relation(a, b)):
         decided = _one_map(a, budget)  # one relation, up to reflected symbols
     else:
@@ -215,6 +231,44 @@ def check_equivalence(
     return EquivalenceResult(Verdict.DIFFERENT, relation, (*decider, note))
 
 
+def _answer_without_solver(
+    a: IndexingMap, b: IndexingMap, pointwise: bool, budget: Budget, minimal: bool
+) -> EquivalenceResult | None:
+    """The answer when no solver is needed, else `None` (and for maps of
+    other shapes, or pointwise of other variables):
+
+    * one relation by construction (`_one_map`) over a box: ``equal``, or
+      ``vacuous`` when the box is empty — unless ``--cross-check all`` asks
+      for a second witness;
+    * any counterexample asked for (not the minimal one): a difference at a
+      corner of a domain (`verifier.checks.corner_refutation`), found and
+      checked by evaluation — two thirds of the turn-2 relation pairs of
+      ``benchmarks/equivalence.py`` that differ, half the XLA-style ones,
+      every pointwise one, each at a tenth of isl's cost.
+    """
+    if _other_variables(a, b, pointwise=pointwise):
+        return None
+    if a == b or (not pointwise and one_relation(a, b)):
+        if (a.constraints and not a.is_known_empty) or budget.cross_check is CrossCheck.ALL:
+            return None
+        verdict = Verdict.VACUOUS if a.is_known_empty else Verdict.EQUAL
+        return EquivalenceResult(verdict, notes=("isl alone",))
+    if minimal:
+        return None
+    found = "python: evaluated at a corner of a domain"
+    if pointwise:
+        point = corner_refutation.pointwise_refutation(a, b)
+        if point is None:
+            return None
+        counterexample = PointwiseCounterexample(point.point, point.a, point.b)
+        return EquivalenceResult(Verdict.DIFFERENT, counterexample, (found,))
+    pair = corner_refutation.relation_refutation(a, b)
+    if pair is None:
+        return None
+    relation = RelationCounterexample(pair.dims, pair.result, pair.only_in, pair.symbols)
+    return EquivalenceResult(Verdict.DIFFERENT, relation, (found,))
+
+
 _Witness: TypeAlias = tuple[tuple[str, int], ...]
 
 
@@ -227,6 +281,8 @@ def _decided_by_enumeration(
 
     ``(d0) -> (d0), d0 in [0, 0]`` and the same over ``d0 in [0, 1]``
     differ at ``d0 = 1`` (only in the second, pointwise or as relations)."""
+    from verifier.bridges import isl_questions
+
     if pointwise:
         points = _points(a), _points(b)
         differing = [
@@ -288,6 +344,8 @@ def _one_map(indexing_map: IndexingMap, budget: Budget) -> isl_questions.IslComp
     a twelfth of the XLA-style pairs of ``benchmarks/equivalence.py``): the
     same pairs and values wherever it is defined, so only whether it is
     defined anywhere is asked of isl, not a comparison of its graphs."""
+    from verifier.bridges import isl_questions
+
     if indexing_map.is_known_empty:
         empty: bool | None = True
     elif indexing_map.constraints:
@@ -308,6 +366,8 @@ def _confirm_equal(a: IndexingMap, b: IndexingMap, pointwise: bool, budget: Budg
             raise _disagreement(a, b, pointwise, "enumeration")
         return "enumeration: agrees (equal)"
     if not pointwise:
+        from verifier.bridges import isl_text
+
         equal = isl_text.relations_equal(a, b, max_operations=budget.isl_operations)
         if equal is None:
             return "isl (text): unknown (operation budget exhausted)"
@@ -576,22 +636,38 @@ class BatchFailure:
 MapInput: TypeAlias = IndexingMap | str
 
 # A batch often repeats a map (the same map against several candidates, a
-# pair sharing one side with the next): each worker parses a text once,
-# and reads an expression that other maps share once (`MapReader`).
-_parse_once = functools.lru_cache(maxsize=1 << 12)(MapReader().read)
+# pair sharing one side with the next): a text is parsed once, and an
+# expression that other maps share is read once (`MapReader`).  A batch's
+# maps are read before its workers start, which inherit them.
+_parse_once = functools.lru_cache(maxsize=1 << 14)(MapReader().read)
 
 
 # ... and a pair (152 of the 3,000 pairs of benchmarks/equivalence.py repeat
 # an earlier pair of two different maps).  An answer depends on the pair
 # and the budget alone (each isl question has a context of its own), so a
 # repeated pair gets the answer it got.
+# `ask`: the whole of `check_equivalence`, or (a batch in two steps) only
+# what needs no solver (the rest `None`), or only the solver's part.
+_Ask: TypeAlias = Literal["all", "without solver", "solver"]
+
+
 @functools.lru_cache(maxsize=1 << 12)
 def _check_pair(
-    pair: tuple[MapInput, MapInput], *, pointwise: bool, budget: Budget, minimal: bool
-) -> EquivalenceResult | BatchFailure:
+    pair: tuple[MapInput, MapInput],
+    *,
+    pointwise: bool,
+    budget: Budget,
+    minimal: bool,
+    ask: _Ask = "all",
+) -> EquivalenceResult | BatchFailure | None:
     try:
         a, b = (_parse_once(m) if isinstance(m, str) else m for m in pair)
-        return check_equivalence(a, b, pointwise=pointwise, budget=budget, minimal=minimal)
+        if ask == "all":
+            return check_equivalence(a, b, pointwise=pointwise, budget=budget, minimal=minimal)
+        _validate(a, b, pointwise=pointwise)
+        assert isinstance(a, IndexingMap) and isinstance(b, IndexingMap)
+        answer = _answer_without_solver if ask == "without solver" else _answer_with_solver
+        return answer(a, b, pointwise, budget, minimal)
     except SolverError as error:
         return BatchFailure(str(error), internal=True)
     except VerifierError as error:
@@ -608,11 +684,33 @@ def _check_pairs(
     budget: Budget,
     minimal: bool,
     render: Callable[[EquivalenceResult], R],
+    ask: Literal["all", "solver"] = "all",
 ) -> list[R | BatchFailure]:
     answers: list[R | BatchFailure] = []
     for pair in pairs:
-        result = _check_pair(pair, pointwise=pointwise, budget=budget, minimal=minimal)
+        result = _check_pair(pair, pointwise=pointwise, budget=budget, minimal=minimal, ask=ask)
+        assert result is not None, "a solver answers every pair"
         answers.append(result if isinstance(result, BatchFailure) else render(result))
+    return answers
+
+
+def _answers_without_solver(
+    pairs: Sequence[tuple[MapInput, MapInput]],
+    *,
+    pointwise: bool,
+    budget: Budget,
+    minimal: bool,
+    render: Callable[[EquivalenceResult], R],
+) -> list[R | BatchFailure | None]:
+    """`_check_pairs` for the pairs that need no solver; `None` for the others."""
+    answers: list[R | BatchFailure | None] = []
+    for pair in pairs:
+        result = _check_pair(
+            pair, pointwise=pointwise, budget=budget, minimal=minimal, ask="without solver"
+        )
+        answers.append(
+            result if result is None or isinstance(result, BatchFailure) else render(result)
+        )
     return answers
 
 
@@ -677,9 +775,35 @@ def check_equivalence_batch(
     workers = min(workers or os.cpu_count() or 1, len(tasks) // _PAIRS_PER_WORKER)
     if workers <= 1:
         return check(tasks)
+    # The pairs that need no solver are answered here, before any worker
+    # starts: a batch of them needs neither islpy nor a worker (the turn-2
+    # relation pairs of benchmarks/equivalence.py), and the workers inherit
+    # every map read here.
+    answers = _answers_without_solver(
+        tasks, pointwise=pointwise, budget=budget, minimal=minimal, render=render
+    )
+    left = [position for position, answer in enumerate(answers) if answer is None]
+    solver = functools.partial(check, ask="solver")
+    for position, answer in zip(
+        left, _check_in_workers([tasks[i] for i in left], workers, solver), strict=True
+    ):
+        answers[position] = answer
+    return answers
+
+
+def _check_in_workers(
+    tasks: list[tuple[MapInput, MapInput]],
+    workers: int,
+    check: Callable[[list[tuple[MapInput, MapInput]]], list[Any]],
+) -> list[Any]:
+    """`check` on the tasks, on up to `workers` forked processes."""
+    workers = min(workers, len(tasks) // _PAIRS_PER_WORKER)
+    if workers <= 1:
+        return check(tasks)
+    from verifier.bridges import isl_questions  # noqa: F401  (imported once, for every worker)
     from verifier.pool import worker_pool  # only for a batch worth the workers
 
-    # Chunks of pairs that share map texts keep a text and its repeats in
+    # Chunks of pairs that share map texts keep a pair and its repeats in
     # one worker's memo; each worker takes the next chunk when it is done.
     order = _sharing_order(tasks)
     chunks = [[tasks[i] for i in order[part]] for part in _guided_chunks(len(order), workers)]

@@ -244,9 +244,11 @@ class IndexingMap:
 
     def contains(self, values: Mapping[Var, int]) -> bool:
         """Whether the point lies in the domain (bounds and constraints)."""
-        return all(values[v] in self.bounds(v) for v in self.all_variables) and all(
-            evaluate(expr, values) in interval for expr, interval in self.constraints
-        )
+        variables = (*self.dims, *self.range_vars, *self.rt_vars)  # in `all_variables`' order
+        return all(
+            values[v] in variable.bounds
+            for v, variable in zip(self.all_variables, variables, strict=True)
+        ) and all(evaluate(expr, values) in interval for expr, interval in self.constraints)
 
     def domain_points(self) -> Iterator[dict[Var, int]]:
         """Every point of the domain, by brute force (for tests and small maps)."""

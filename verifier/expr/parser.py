@@ -29,6 +29,7 @@ and parsing take time linear in the length of the text.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from collections.abc import Callable, Sequence
@@ -134,15 +135,31 @@ class _CanonicalBuilder:
         return -operand
 
     def sum(self, first: Expr, rest: list[tuple[bool, Expr]]) -> Expr:
-        # One canonical n-ary sum, not a chain of binary ones: the linear
-        # terms are merged once.
-        return add(first, *(-term if negate else term for negate, term in rest))
+        return _canonical_sum(first, tuple(rest))
 
     def binary(self, op: BinaryOp, lhs: Expr, rhs: Expr) -> Expr:
-        return apply_operator(op, lhs, rhs)
+        return _canonical_binary(op, lhs, rhs)
 
     def as_variable(self, expr: Expr) -> Var | None:
         return expr if isinstance(expr, Var) else None
+
+
+# Nodes are immutable and interned, so a node built again is the node built
+# before: a sum or an operation on the same operands is built once.  A map
+# repeats them — ``((d0 * 16 + d1 * 8 + d2) floordiv 16) mod 16, ((d0 * 16
+# + d1 * 8 + d2) floordiv 8) mod 2, …`` — and so do the maps of a batch
+# (a map and its rewritten form): a fifth of reading the pointwise pairs of
+# benchmarks/equivalence.py.
+@functools.lru_cache(maxsize=1 << 14)
+def _canonical_sum(first: Expr, rest: tuple[tuple[bool, Expr], ...]) -> Expr:
+    # One canonical n-ary sum, not a chain of binary ones: the linear
+    # terms are merged once.
+    return add(first, *(-term if negate else term for negate, term in rest))
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _canonical_binary(op: BinaryOp, lhs: Expr, rhs: Expr) -> Expr:
+    return apply_operator(op, lhs, rhs)
 
 
 class _TypedBuilder:
@@ -212,6 +229,7 @@ class _Parser(Generic[T]):
         self.memo = memo
         # The items read under this map's header (`item`), once it is read.
         self.items: dict[tuple[str, ...], T] | None = None
+        self.header_key: _HeaderKey = ()
 
     # ------------------------------------------------------------- primitives
 
@@ -455,7 +473,8 @@ class _Parser(Generic[T]):
         self.expect("->")
         self.expect("(")
         if self.memo is not None:
-            self.items = self.memo.items_under(tuple(self.names.items()))
+            self.header_key = tuple(self.names.items())
+            self.items = self.memo.items_under(self.header_key)
         opened = self.position - 1
         results: list[T] = []
         if not self.accept(")"):
@@ -476,7 +495,7 @@ class _Parser(Generic[T]):
             else:
                 self.expect("domain")
                 self.expect(":")
-                self.domain_items(bounds, constraints)
+                self.domain(bounds, constraints)
         if self.tokens[self.position] != _END:
             raise self.error("end of map")
         for position in dims + range_names + rt_names:
@@ -546,6 +565,26 @@ class _Parser(Generic[T]):
         for index, position in enumerate(positions):
             self.names[self.tokens[position]] = make(index)
 
+    def domain(self, bounds: dict[Var, Interval], constraints: list[tuple[T, Interval]]) -> None:
+        """The domain's items, read once per `memo`: its tokens, when they
+        run to the end of the map, read as the same bounds and constraints
+        wherever they stand under the same header (a map and its rewritten
+        form mostly have one domain: half the domains of the pairs of
+        benchmarks/equivalence.py)."""
+        if self.memo is None:
+            self.domain_items(bounds, constraints)
+            return
+        key = self.header_key, tuple(self.tokens[self.position :])
+        found = self.memo.domains.get(key)
+        if found is not None:
+            bounds.update(found[0])
+            constraints.extend(found[1])
+            self.position = len(self.tokens) - 1
+            return
+        self.domain_items(bounds, constraints)
+        if self.tokens[self.position] == _END:
+            self.memo.domains[key] = (dict(bounds), list(constraints))
+
     def domain_items(
         self, bounds: dict[Var, Interval], constraints: list[tuple[T, Interval]]
     ) -> None:
@@ -583,6 +622,8 @@ class _Parser(Generic[T]):
 
 
 _Header: TypeAlias = tuple[list[int], list[int], list[int]]
+# A header as the names it declares, with their variables.
+_HeaderKey: TypeAlias = tuple[tuple[str, Var], ...]
 
 
 class _Memo(Generic[T]):
@@ -594,12 +635,17 @@ class _Memo(Generic[T]):
     def __init__(self, capacity: int) -> None:
         self.capacity = capacity
         self.headers: dict[tuple[str, ...], tuple[dict[str, Var], _Header]] = {}
-        self.items: dict[tuple[tuple[str, Var], ...], dict[tuple[str, ...], T]] = {}
+        self.items: dict[_HeaderKey, dict[tuple[str, ...], T]] = {}
+        self.domains: dict[
+            tuple[_HeaderKey, tuple[str, ...]],
+            tuple[dict[Var, Interval], list[tuple[T, Interval]]],
+        ] = {}
 
-    def items_under(self, header: tuple[tuple[str, Var], ...]) -> dict[tuple[str, ...], T]:
-        if sum(map(len, self.items.values())) >= self.capacity:
+    def items_under(self, header: _HeaderKey) -> dict[tuple[str, ...], T]:
+        if sum(map(len, self.items.values())) + len(self.domains) >= self.capacity:
             self.items.clear()
             self.headers.clear()
+            self.domains.clear()
         return self.items.setdefault(header, {})
 
 
