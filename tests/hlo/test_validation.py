@@ -119,3 +119,38 @@ def test_a_late_bound_call_start_wraps_its_computations_signature() -> None:
     errors: list[ParseError | InternalError] = []
     list(run_checks(module, MemoryCache(), on_error=errors.append))
     assert errors == []
+
+
+_ADD = "add {\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n  ROOT s = f32[] add(x, y)\n}\n"
+_LESS = (
+    "less {\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n"
+    "  ROOT l = pred[] compare(x, y), direction=LT\n}\n"
+)
+_WITHOUT_ITS_COMPUTATION = {
+    # instruction written without the computation attribute, and the attribute
+    "reduce": ("f32[] reduce(p, c), dimensions={0}", "to_apply"),
+    "all-reduce": ("f32[4] all-reduce(p), replica_groups={}", "to_apply"),
+    "reduce-scatter": (
+        "f32[2] reduce-scatter(p), replica_groups={{0,1}}, dimensions={0}",
+        "to_apply",
+    ),
+    "sort": ("f32[4] sort(p), dimensions={0}", "to_apply"),
+    "reduce-window": ("f32[4] reduce-window(p, c), window={size=1}", "to_apply"),
+    "map": ("f32[4] map(p), dimensions={0}", "to_apply"),
+    "select-and-scatter": (
+        "f32[4] select-and-scatter(p, p, c), window={size=1}, scatter=add",
+        "select",
+    ),
+}
+
+
+@pytest.mark.parametrize("opcode", sorted(_WITHOUT_ITS_COMPUTATION))
+def test_an_op_without_the_computation_xla_requires_is_refused(opcode: str) -> None:
+    written, attribute = _WITHOUT_ITS_COMPUTATION[opcode]
+    head = f"HloModule m\n{_ADD}{_LESS}ENTRY e {{\n  p = f32[4] parameter(0)\n  c = f32[] constant(0)\n"
+    with pytest.raises(InvalidHloError, match=f"needs the attribute '{attribute}'") as error:
+        parse_module(f"{head}  ROOT r = {written}\n}}\n", "m.hlo")
+    assert (error.value.span.line, error.value.span.column) == (15, 8)  # the instruction's name
+    # Given its computation, the same instruction is read.
+    given = "select=less" if attribute == "select" else "to_apply=add"
+    parse_module(f"{head}  ROOT r = {written}, {given}\n}}\n", "m.hlo")

@@ -62,6 +62,10 @@ class Opcode:
     callee: str | None = None
     """The attribute naming the computation it runs on its operands, whose
     ROOT is its value (``to_apply`` of a `call`, ``calls`` of a `fusion`)."""
+    computations: tuple[str, ...] = ()
+    """The attributes naming a computation that XLA's parser requires of it
+    (``to_apply`` of a `reduce`, ``select`` and ``scatter`` of a
+    `select-and-scatter`); a module without one is not HLO."""
 
 
 class _Facts(TypedDict, total=False):
@@ -74,6 +78,7 @@ class _Facts(TypedDict, total=False):
     plumbing: bool
     own_async: bool
     callee: str
+    computations: tuple[str, ...]
 
 
 def _exactly(count: int, **facts: Unpack[_Facts]) -> Opcode:
@@ -83,6 +88,8 @@ def _exactly(count: int, **facts: Unpack[_Facts]) -> Opcode:
 def _at_least(count: int, **facts: Unpack[_Facts]) -> Opcode:
     return Opcode(count, None, **facts)
 
+
+_APPLIES = ("to_apply",)
 
 OPCODE_TABLE: Mapping[str, Opcode] = MappingProxyType(
     {
@@ -95,15 +102,15 @@ OPCODE_TABLE: Mapping[str, Opcode] = MappingProxyType(
         "all-gather": _at_least(1, own_async=True),
         "all-gather-done": _at_least(1),
         "all-gather-start": _at_least(1),
-        "all-reduce": _at_least(1, own_async=True),
+        "all-reduce": _at_least(1, own_async=True, computations=_APPLIES),
         "all-reduce-done": _at_least(1, tuple_operands=True),
-        "all-reduce-start": _at_least(1),
+        "all-reduce-start": _at_least(1, computations=_APPLIES),
         "all-to-all": _at_least(1),
         "and": _exactly(2, elementwise=True),
         "asin": _exactly(1, elementwise=True),
         "asinh": _exactly(1, elementwise=True),
         "async-done": _at_least(1, own_async=True),
-        "async-start": _at_least(0, calls=True, own_async=True),
+        "async-start": _at_least(0, calls=True, own_async=True, computations=("calls",)),
         "async-update": _at_least(1, own_async=True),
         "atan2": _exactly(2, elementwise=True),
         "atanh": _exactly(1, elementwise=True),
@@ -114,7 +121,12 @@ OPCODE_TABLE: Mapping[str, Opcode] = MappingProxyType(
         "bitcast-convert": _exactly(1),
         "broadcast": _exactly(1),
         "call": _at_least(
-            0, callee="to_apply", tuple_operands=True, calls=True, callees_run_once=True
+            0,
+            callee="to_apply",
+            tuple_operands=True,
+            calls=True,
+            callees_run_once=True,
+            computations=_APPLIES,
         ),
         "cbrt": _exactly(1, elementwise=True),
         "ceil": _exactly(1, elementwise=True),
@@ -124,7 +136,7 @@ OPCODE_TABLE: Mapping[str, Opcode] = MappingProxyType(
         "collective-permute": _at_least(1, own_async=True),
         "collective-permute-done": _at_least(1),
         "collective-permute-start": _at_least(1),
-        "collective-reduce": _at_least(0),
+        "collective-reduce": _at_least(0, computations=_APPLIES),
         "compare": _exactly(2, elementwise=True),
         "complex": _exactly(2, elementwise=True),
         "concatenate": _at_least(1),
@@ -150,7 +162,9 @@ OPCODE_TABLE: Mapping[str, Opcode] = MappingProxyType(
         "exponential-minus-one": _exactly(1, elementwise=True),
         "fft": _exactly(1),
         "floor": _exactly(1, elementwise=True),
-        "fusion": _at_least(0, callee="calls", calls=True, callees_run_once=True),
+        "fusion": _at_least(
+            0, callee="calls", calls=True, callees_run_once=True, computations=("calls",)
+        ),
         "gather": _exactly(2),
         "get-dimension-size": _at_least(1),
         "get-tuple-element": _exactly(1, tuple_operands=True, plumbing=True),
@@ -161,7 +175,7 @@ OPCODE_TABLE: Mapping[str, Opcode] = MappingProxyType(
         "log": _exactly(1, elementwise=True),
         "log-plus-one": _exactly(1, elementwise=True),
         "logistic": _exactly(1, elementwise=True),
-        "map": _at_least(1, elementwise=True),
+        "map": _at_least(1, elementwise=True, computations=_APPLIES),
         "maximum": _exactly(2, elementwise=True),
         "minimum": _exactly(2, elementwise=True),
         "mulhi": _exactly(2, elementwise=True),
@@ -181,10 +195,10 @@ OPCODE_TABLE: Mapping[str, Opcode] = MappingProxyType(
         "real": _exactly(1, elementwise=True),
         "recv": _at_least(1, own_async=True),
         "recv-done": _at_least(1, tuple_operands=True),
-        "reduce": _at_least(2),
+        "reduce": _at_least(2, computations=_APPLIES),
         "reduce-precision": _exactly(1, elementwise=True),
-        "reduce-scatter": _at_least(1),
-        "reduce-window": _at_least(2),
+        "reduce-scatter": _at_least(1, computations=_APPLIES),
+        "reduce-window": _at_least(2, computations=_APPLIES),
         "remainder": _exactly(2, elementwise=True),
         "replica-id": _at_least(0),
         "reshape": _exactly(1),
@@ -196,10 +210,10 @@ OPCODE_TABLE: Mapping[str, Opcode] = MappingProxyType(
         "round-nearest-even": _exactly(1, elementwise=True),
         "rsqrt": _exactly(1, elementwise=True),
         "scaled-dot": _at_least(0),
-        "scan": _at_least(0),
-        "scatter": _at_least(3),
+        "scan": _at_least(0, computations=_APPLIES),
+        "scatter": _at_least(3, computations=_APPLIES),
         "select": _exactly(3, elementwise=True),
-        "select-and-scatter": _at_least(3),
+        "select-and-scatter": _at_least(3, computations=("select", "scatter")),
         "send": _at_least(2, tuple_operands=True, own_async=True),
         "send-done": _at_least(1),
         "set-dimension-size": _at_least(2),
@@ -210,7 +224,7 @@ OPCODE_TABLE: Mapping[str, Opcode] = MappingProxyType(
         "sine": _exactly(1, elementwise=True),
         "sinh": _exactly(1, elementwise=True),
         "slice": _exactly(1),
-        "sort": _at_least(1),
+        "sort": _at_least(1, computations=_APPLIES),
         "sqrt": _exactly(1, elementwise=True),
         "stochastic-convert": _exactly(2, elementwise=True),
         "subtract": _exactly(2, elementwise=True),
@@ -220,7 +234,7 @@ OPCODE_TABLE: Mapping[str, Opcode] = MappingProxyType(
         "transpose": _exactly(1),
         "triangular-solve": _exactly(2),
         "tuple": _at_least(0, tuple_operands=True, plumbing=True),
-        "while": _at_least(1, tuple_operands=True, calls=True),
+        "while": _at_least(1, tuple_operands=True, calls=True, computations=("condition", "body")),
         "xor": _exactly(2, elementwise=True),
     }
 )

@@ -32,6 +32,7 @@ from collections.abc import Callable
 
 from verifier.errors import InvalidHloError
 from verifier.hlo.module import Computation, Instruction, Module
+from verifier.hlo.opcodes import OPCODE_TABLE
 from verifier.hlo.shape import Shape
 
 
@@ -45,15 +46,25 @@ def validate(module: Module) -> None:
     for computation in module.computations:
         for instruction in computation.instructions:
             rule = RULES.get(instruction.opcode)
-            if rule is None:
-                continue
             try:
-                rule(module, computation, instruction)
+                _names_its_computations(instruction)
+                if rule is not None:
+                    rule(module, computation, instruction)
             except _Broken as error:
                 raise InvalidHloError(
                     f"{instruction.opcode} '{instruction.name}' is not valid HLO: {error}",
                     instruction.span,
                 ) from None
+
+
+def _names_its_computations(instruction: Instruction) -> None:
+    """Every computation attribute XLA's parser requires of the opcode is
+    written (`Opcode.computations`): a ``reduce`` without ``to_apply`` has
+    no reduction, and XLA rejects it."""
+    facts = OPCODE_TABLE.get(instruction.opcode)
+    for attribute in facts.computations if facts else ():
+        if instruction.attribute(attribute) is None:
+            raise _Broken(f"it needs the attribute '{attribute}' naming a computation")
 
 
 def _called(module: Module, instruction: Instruction) -> Computation:
