@@ -33,7 +33,6 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from math import prod
-from types import MappingProxyType
 from typing import cast
 
 from verifier.errors import ParseError
@@ -933,7 +932,7 @@ def parse_attribute(name: str, text: str, filename: str = "<input>") -> Attribut
 # -- the attributes of one instruction ---------------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Attributes(Mapping[str, AttributeValue]):
     """The attributes of an instruction, in source order; an immutable mapping.
 
@@ -943,10 +942,10 @@ class Attributes(Mapping[str, AttributeValue]):
     """
 
     entries: tuple[tuple[str, AttributeValue], ...] = ()
-    _index: Mapping[str, AttributeValue] = field(init=False, repr=False, compare=False, hash=False)
+    _index: dict[str, AttributeValue] = field(init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "_index", MappingProxyType(dict(self.entries)))
+        object.__setattr__(self, "_index", dict(self.entries))  # private: never handed out
 
     def __getitem__(self, name: str) -> AttributeValue:
         return self._index[name]

@@ -41,6 +41,7 @@ verifier.errors.ParseError: x.hlo:3:25: operand 'q' of 'r' is not defined in com
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -67,6 +68,9 @@ MAX_DEPTH = 64
 
 _NOT_YET = Shape("tuple", tuple_shapes=())
 """The shape of an instruction written without one, until it is inferred."""
+
+_NO_ATTRIBUTES = Attributes()
+"""The attributes of every instruction written without any (one shared value)."""
 
 _MLIR = re.compile(r"\s*(module\b|func\.func\b|#loc|\"?builtin\.module)")
 _NESTED_OPCODE = re.compile(r"[a-z][a-z0-9-]*\s*\(")
@@ -146,22 +150,32 @@ def decode_hlo(data: bytes, filename: str) -> str:
         ) from None
 
 
-@dataclass
+@dataclass(slots=True)
 class _PendingOperand:
     name: str
     shape: Shape | None
     offset: int
 
 
-@dataclass
+@dataclass(slots=True)
 class _PendingInstruction:
     instruction: Instruction
-    operands: list[_PendingOperand]
+    operands: list[_PendingOperand] | int
+    """The operands as written (shape where written, offset), or, when they
+    are plain names (what XLA prints), the offset of their list: `operand_at`
+    finds one there when an error needs its place."""
     offset: int
     shape_written: bool
 
+    def operand_at(self, text: str, index: int) -> int:
+        """The offset of operand `index` in `text`."""
+        if isinstance(self.operands, list):
+            return self.operands[index].offset
+        names = _OPERAND_NAME.finditer(text, self.operands)
+        return next(itertools.islice(names, index, None)).start()
 
-@dataclass
+
+@dataclass(slots=True)
 class _PendingComputation:
     computation: Computation
     offset: int
@@ -351,12 +365,12 @@ class _ModuleParser:
                 )
             defined[inst.name] = item
         for item in pending:
-            for operand in item.operands:
-                if operand.name not in defined:
+            for index, operand in enumerate(item.instruction.operands):
+                if operand not in defined:
                     raise s.error(
-                        f"operand '{operand.name}' of '{item.instruction.name}' is not "
+                        f"operand '{operand}' of '{item.instruction.name}' is not "
                         f"defined in computation '{name}'",
-                        operand.offset,
+                        item.operand_at(s.text, index),
                     )
         order = self.check_acyclic(name, pending, defined)
         for item in order:
@@ -382,8 +396,9 @@ class _ModuleParser:
         its operands are written with, and the attributes its opcode needs."""
         s = self.scanner
         inst = item.instruction
-        operand_shapes = tuple(defined[operand.name].instruction.shape for operand in item.operands)
-        for operand, shape in zip(item.operands, operand_shapes, strict=True):
+        operand_shapes = tuple([defined[operand].instruction.shape for operand in inst.operands])
+        written = item.operands if isinstance(item.operands, list) else ()
+        for operand, shape in zip(written, operand_shapes[: len(written)], strict=True):
             if operand.shape is not None and not operand.shape.compatible(shape):
                 raise s.error(
                     f"operand '{operand.name}' of '{inst.name}' is written "
@@ -391,31 +406,33 @@ class _ModuleParser:
                     operand.offset,
                 )
         scalar = bool(operand_shapes) and operand_shapes[0].rank == 0
-        if inst.opcode == "broadcast" and "dimensions" not in inst.attributes and scalar:
+        attributes = inst.attributes
+        if inst.opcode == "broadcast" and "dimensions" not in attributes and scalar:
             # XLA's parser reads a scalar broadcast without `dimensions=`.
-            entries = (*inst.attributes.entries, ("dimensions", ()))
-            inst = replace(inst, attributes=Attributes(entries))
+            attributes = Attributes((*attributes.entries, ("dimensions", ())))
         counted = len(operand_shapes)
-        if counted == 3 and inst.opcode == "convolution" and "sparsity_config" in inst.attributes:
+        if counted == 3 and inst.opcode == "convolution" and "sparsity_config" in attributes:
             counted = 2  # a sparse convolution may take its sparsity metadata as operand 2
         check_arity(inst.opcode, counted, inst.span)
         if item.shape_written:
             shape = constructed_shape(inst.shape, inst.opcode, operand_shapes, inst.span, inst.name)
-            inst = replace(inst, shape=shape)
-        if not item.shape_written:
-            shape = infer_shape(
-                inst.opcode, operand_shapes, inst.attributes, self.roots, inst.span, inst.name
-            )
-            inst = replace(inst, shape=shape)
-        else:
             check_shape(
-                inst.shape,
-                inst.opcode,
-                operand_shapes,
-                inst.attributes,
-                self.roots,
-                inst.span,
+                shape, inst.opcode, operand_shapes, attributes, self.roots, inst.span, inst.name
+            )
+        else:
+            shape = infer_shape(
+                inst.opcode, operand_shapes, attributes, self.roots, inst.span, inst.name
+            )
+        if shape is not inst.shape or attributes is not inst.attributes:
+            inst = Instruction(
                 inst.name,
+                inst.opcode,
+                shape,
+                inst.operands,
+                attributes,
+                inst.literal,
+                inst.is_root,
+                inst.span,
             )
         item.instruction = inst
         check = _REQUIRED_ATTRIBUTES.get(inst.opcode)
@@ -541,7 +558,8 @@ class _ModuleParser:
             open_at = call.end() - 1
             s.pos = call.end()
         literal: str | None = None
-        operands: list[_PendingOperand] = []
+        operands: list[_PendingOperand] | int = []
+        names: tuple[str, ...] = ()
         if opcode == "constant":
             close = s.skip_balanced(open_at)
             literal = s.text[open_at + 1 : close - 1].strip()
@@ -551,18 +569,17 @@ class _ModuleParser:
         elif opcode == "parameter":
             literal = str(s.natural("a parameter number"))
             s.expect(")", "after the parameter number")
-        elif names := _PLAIN_OPERANDS.match(s.text, s.pos, s.end):
-            operands.extend(
-                _PendingOperand(operand.group(1), None, operand.start())
-                for operand in _OPERAND_NAME.finditer(s.text, s.pos, names.end())
-            )
-            s.pos = names.end()
+        elif plain := _PLAIN_OPERANDS.match(s.text, s.pos, s.end):
+            operands = s.pos
+            names = tuple(_OPERAND_NAME.findall(s.text, s.pos, plain.end()))
+            s.pos = plain.end()
         elif not s.accept(")"):
             while True:
                 operands.append(self.operand(name, len(operands), called, into, depth))
                 if s.accept(")"):
                     break
                 s.expect(",", "or ')' between operands")
+            names = tuple([operand.name for operand in operands])
         attributes, offsets = self.attributes(raw=False, owner=name, nested=depth > 0)
         if sugar is not None:
             opcode = sugar[0]
@@ -579,7 +596,7 @@ class _ModuleParser:
             name,
             opcode,
             shape,
-            tuple(operand.name for operand in operands),
+            names,
             attributes,
             literal,
             is_root,
@@ -763,7 +780,7 @@ class _ModuleParser:
             else:
                 value = self.tolerant_value(name)
             entries.append((name, value))
-        return Attributes(tuple(entries)), offsets
+        return (Attributes(tuple(entries)) if entries else _NO_ATTRIBUTES), offsets
 
     def tolerant_value(self, name: str) -> AttributeValue:
         """The typed value of attribute `name`, or its text with the reason."""
