@@ -873,6 +873,11 @@ def is_known_attribute(name: str) -> bool:
 _PLAIN_NATURALS = re.compile(r"\{((?:[0-9]{1,18}(?:,[0-9]{1,18})*)?)\}")
 
 
+_NATURAL_LISTS: dict[str, tuple[int, ...]] = {}
+"""The lists read so far, by their digits: a module repeats a few (`{1,0}`), so
+every instruction shares one tuple of each."""
+
+
 def _plain_natural_list(scanner: Scanner) -> tuple[int, ...] | None:
     """``{1,0}`` with no space or sign in one match, else None."""
     match = _PLAIN_NATURALS.match(scanner.text, scanner.pos, scanner.end)
@@ -880,7 +885,12 @@ def _plain_natural_list(scanner: Scanner) -> tuple[int, ...] | None:
         return None
     scanner.pos = match.end()
     digits = match.group(1)
-    return tuple(int(d) for d in digits.split(",")) if digits else ()
+    value = _NATURAL_LISTS.get(digits)
+    if value is None:
+        value = tuple(map(int, digits.split(","))) if digits else ()
+        if len(_NATURAL_LISTS) < 65536:  # bounded: a module of distinct lists grows no cache
+            _NATURAL_LISTS[digits] = value
+    return value
 
 
 _PLAIN_READERS: dict[str, Callable[[Scanner], AttributeValue | None]] = {
@@ -959,7 +969,7 @@ class Attributes(Mapping[str, AttributeValue]):
     def ints(self, name: str) -> tuple[int, ...] | None:
         """The integer list `name`, or None when absent or of another kind."""
         value = self._index.get(name)
-        if isinstance(value, tuple) and all(type(v) is int for v in value):
+        if isinstance(value, tuple) and all([type(v) is int for v in value]):
             return cast(tuple[int, ...], value)
         return None
 

@@ -85,6 +85,14 @@ _PLAIN_HEAD = re.compile(rf"(?:(ROOT)[ \t]+)?(%?({IDENTIFIER}))[ \t]*=")
 # what follows cannot extend it (as `{`, a layout, would), so its text alone
 # decides what `read_shape` reads.
 _PLAIN_SHAPE = re.compile(r"[a-z][a-z0-9]*\[[0-9,]*\](?:\{[0-9,]*\})?(?=[ \t]*[,)%A-Za-z_])")
+# `[ROOT] [%]name = shape ` before an opcode: what a dump writes on nearly
+# every line, read in one match when the shape's text was read before.
+_PLAIN_HEAD_SHAPE = re.compile(
+    rf"(?:(ROOT)[ \t]+)?(%?({IDENTIFIER}))[ \t]*=[ \t]*"
+    r"([a-z][a-z0-9]*\[[0-9,]*\](?:\{[0-9,]*\})?)[ \t]+(?=[A-Za-z_])"
+)
+# `(literal)` of a constant without brackets, quotes or comments in it.
+_PLAIN_LITERAL = re.compile(r"\(([^()\[\]{}\"'/]*)\)")
 # `opcode(`.
 _PLAIN_OPCODE = re.compile(rf"({IDENTIFIER})\(")
 # The operands `(%a, %b)` after the `(`: names only, up to the `)`.
@@ -356,6 +364,7 @@ class _ModuleParser:
         the shapes written without one, and build it."""
         s = self.scanner
         defined: dict[str, _PendingInstruction] = {}
+        backward = True  # every operand defined above its user: no cycle, source order
         for item in pending:
             inst = item.instruction
             if inst.name in defined:
@@ -363,16 +372,20 @@ class _ModuleParser:
                     f"instruction '{inst.name}' is defined twice in computation '{name}'",
                     item.offset,
                 )
+            if backward:
+                backward = all([operand in defined for operand in inst.operands])
             defined[inst.name] = item
-        for item in pending:
-            for index, operand in enumerate(item.instruction.operands):
-                if operand not in defined:
-                    raise s.error(
-                        f"operand '{operand}' of '{item.instruction.name}' is not "
-                        f"defined in computation '{name}'",
-                        item.operand_at(s.text, index),
-                    )
-        order = self.check_acyclic(name, pending, defined)
+        order = pending
+        if not backward:
+            for item in pending:
+                for index, operand in enumerate(item.instruction.operands):
+                    if operand not in defined:
+                        raise s.error(
+                            f"operand '{operand}' of '{item.instruction.name}' is not "
+                            f"defined in computation '{name}'",
+                            item.operand_at(s.text, index),
+                        )
+            order = self.check_acyclic(name, pending, defined)
         for item in order:
             self.complete(item, defined)
         roots = [item for item in pending if item.instruction.is_root]
@@ -514,6 +527,12 @@ class _ModuleParser:
         """`["ROOT"] name "=" [shape] opcode "(" operands ")" {"," attribute}`."""
         s = self.scanner
         s.skip_trivia()
+        line = _PLAIN_HEAD_SHAPE.match(s.text, s.pos, s.end)
+        if line is not None and (shape := self.shapes.get(line.group(4))) is not None:
+            s.pos = line.end()
+            name, name_at, is_root = line.group(3), line.start(2), line.group(1) is not None
+            self.rhs(name, name_at, is_root, called, into, depth, shape)
+            return
         head = _PLAIN_HEAD.match(s.text, s.pos, s.end)
         if head is not None:
             s.pos = head.end()
@@ -537,13 +556,18 @@ class _ModuleParser:
         called: list[tuple[str, int]],
         into: list[_PendingInstruction],
         depth: int,
+        shape_read: Shape | None = None,
     ) -> None:
-        """`[shape] opcode "(" operands ")" {"," attribute}` of instruction `name`;
+        """`[shape] opcode "(" operands ")" {"," attribute}` of instruction `name`
+        (the scanner past the shape when `shape_read` is given);
         it and the instructions nested in its operands are added to `into`."""
         s = self.scanner
-        shape_written = at_shape(s)
-        shape = self.shape() if shape_written else _NOT_YET
-        s.skip_trivia()
+        if shape_read is None:
+            shape_written = at_shape(s)
+            shape = self.shape() if shape_written else _NOT_YET
+            s.skip_trivia()
+        else:
+            shape_written, shape = True, shape_read
         opcode_at = s.pos
         call = _PLAIN_OPCODE.match(s.text, opcode_at, s.end)
         opcode = s.identifier("an opcode") if call is None else call.group(1)
@@ -560,7 +584,12 @@ class _ModuleParser:
         literal: str | None = None
         operands: list[_PendingOperand] | int = []
         names: tuple[str, ...] = ()
-        if opcode == "constant":
+        if opcode == "constant" and (short := _PLAIN_LITERAL.match(s.text, open_at, s.end)):
+            literal = short.group(1).strip()  # `(0.5)`, `(-inf)`: no bracket, quote or comment
+            if not literal:
+                raise s.error("expected a literal in constant(...)", open_at + 1)
+            s.pos = short.end()
+        elif opcode == "constant":
             close = s.skip_balanced(open_at)
             literal = s.text[open_at + 1 : close - 1].strip()
             if not literal:
