@@ -46,6 +46,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from sys import intern
 
 from verifier.errors import ParseError, span_at
 from verifier.hlo.attributes import (
@@ -562,6 +563,7 @@ class _ModuleParser:
         (the scanner past the shape when `shape_read` is given);
         it and the instructions nested in its operands are added to `into`."""
         s = self.scanner
+        name = intern(name)  # one string per name, however many operands refer to it
         if shape_read is None:
             shape_written = at_shape(s)
             shape = self.shape() if shape_written else _NOT_YET
@@ -570,7 +572,7 @@ class _ModuleParser:
             shape_written, shape = True, shape_read
         opcode_at = s.pos
         call = _PLAIN_OPCODE.match(s.text, opcode_at, s.end)
-        opcode = s.identifier("an opcode") if call is None else call.group(1)
+        opcode = intern(s.identifier("an opcode") if call is None else call.group(1))
         sugar = None if opcode in OPCODES else async_sugar(opcode)
         if opcode not in OPCODES and sugar is None:
             raise s.error(f"unknown opcode '{opcode}'{nearest_opcode_hint(opcode)}", opcode_at)
@@ -600,7 +602,7 @@ class _ModuleParser:
             s.expect(")", "after the parameter number")
         elif plain := _PLAIN_OPERANDS.match(s.text, s.pos, s.end):
             operands = s.pos
-            names = tuple(_OPERAND_NAME.findall(s.text, s.pos, plain.end()))
+            names = tuple(map(intern, _OPERAND_NAME.findall(s.text, s.pos, plain.end())))
             s.pos = plain.end()
         elif not s.accept(")"):
             while True:
@@ -608,7 +610,7 @@ class _ModuleParser:
                 if s.accept(")"):
                     break
                 s.expect(",", "or ')' between operands")
-            names = tuple([operand.name for operand in operands])
+            names = tuple([intern(operand.name) for operand in operands])
         attributes, offsets = self.attributes(raw=False, owner=name, nested=depth > 0)
         if sugar is not None:
             opcode = sugar[0]
