@@ -94,6 +94,9 @@ _PLAIN_HEAD_SHAPE = re.compile(
 )
 # `(literal)` of a constant without brackets, quotes or comments in it.
 _PLAIN_LITERAL = re.compile(r"\(([^()\[\]{}\"'/]*)\)")
+# An attribute value without brackets (but a plain integer list), quotes,
+# spaces or comments, where `Scanner.value_extent` would end it.
+_PLAIN_VALUE = re.compile(r"(?:\{[0-9,]*\}|[^()\[\]{}\"',\s/]+)(?=[ \t]*(?:[,)\]}\n]|$))")
 # `opcode(`.
 _PLAIN_OPCODE = re.compile(rf"({IDENTIFIER})\(")
 # The operands `(%a, %b)` after the `(`: names only, up to the `)`.
@@ -200,6 +203,8 @@ class _ModuleParser:
         """The shape read from each plain shape text (`f32[64,10]{1,0}`):
         a dump writes the same few shapes many times."""
         """The ROOT shape of every computation read so far (for inference)."""
+        self.values: dict[tuple[str, str], AttributeValue] = {}
+        """Each attribute value written plainly, by attribute name and text."""
         self.inline_names: set[str] = set()
         """The names given to inline computations (`to_apply={...}`) so far."""
         self.depth = 0
@@ -806,12 +811,32 @@ class _ModuleParser:
                     inline += "_"  # `call.0` in the body of `call.0.to_apply`
                 self.inline_names.add(inline)
                 value = self.body(inline, offsets[name], False).computation.name
-            elif name in COMPUTATION_ATTRIBUTES or name in COMPUTATION_LIST_ATTRIBUTES:
-                value = read_attribute_value(name, s)
             else:
-                value = self.tolerant_value(name)
+                value = self.value(name)
             entries.append((name, value))
         return (Attributes(tuple(entries)) if entries else _NO_ATTRIBUTES), offsets
+
+    def value(self, name: str) -> AttributeValue:
+        """The value of attribute `name` (not an inline body) at the scanner.
+
+        A value written without brackets, quotes or spaces (`kLoop`, `%add`,
+        `{1,0}`, `0_1x0_1`) is read once per module and shared: it reads the
+        same wherever it is written, unless it could not be read (the reason
+        carries the place), which is never shared.
+        """
+        s = self.scanner
+        plain = _PLAIN_VALUE.match(s.text, s.pos, s.end)
+        if plain is not None and (name, plain.group()) in self.values:
+            s.pos = plain.end()
+            return self.values[name, plain.group()]
+        if name in COMPUTATION_ATTRIBUTES or name in COMPUTATION_LIST_ATTRIBUTES:
+            value = read_attribute_value(name, s)
+        else:
+            value = self.tolerant_value(name)
+        problem = isinstance(value, RawAttribute) and value.problem is not None
+        if plain is not None and s.pos == plain.end() and not problem:
+            self.values[name, plain.group()] = value
+        return value
 
     def tolerant_value(self, name: str) -> AttributeValue:
         """The typed value of attribute `name`, or its text with the reason."""
