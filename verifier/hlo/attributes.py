@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from math import prod
-from typing import cast
+from typing import TypeVar, cast, overload
 
 from verifier.errors import ParseError
 from verifier.hlo.lexer import Scanner
@@ -252,6 +252,8 @@ class ReplicaGroups:
 
     groups: tuple[tuple[int, ...], ...]
 
+
+_T = TypeVar("_T")
 
 AttributeValue = (
     int
@@ -965,6 +967,19 @@ class Attributes(Mapping[str, AttributeValue]):
 
     def __len__(self) -> int:
         return len(self.entries)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._index  # Mapping's raises and catches a KeyError per miss
+
+    @overload
+    def get(self, name: str, /) -> AttributeValue | None: ...
+
+    @overload
+    def get(self, name: str, /, default: AttributeValue | _T) -> AttributeValue | _T: ...
+
+    def get(self, name: str, /, default: object = None) -> object:
+        """The value of `name`, `default` when absent."""
+        return self._index.get(name, default)
 
     def ints(self, name: str) -> tuple[int, ...] | None:
         """The integer list `name`, or None when absent or of another kind."""

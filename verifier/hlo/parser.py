@@ -591,13 +591,10 @@ class _ModuleParser:
         literal: str | None = None
         operands: list[_PendingOperand] | int = []
         names: tuple[str, ...] = ()
-        if opcode == "constant" and (short := _PLAIN_LITERAL.match(s.text, open_at, s.end)):
-            literal = short.group(1).strip()  # `(0.5)`, `(-inf)`: no bracket, quote or comment
-            if not literal:
-                raise s.error("expected a literal in constant(...)", open_at + 1)
-            s.pos = short.end()
-        elif opcode == "constant":
-            close = s.skip_balanced(open_at)
+        if opcode == "constant":
+            # `(0.5)`, `(-inf)`: no bracket, quote or comment to walk over
+            short = _PLAIN_LITERAL.match(s.text, open_at, s.end)
+            close = s.skip_balanced(open_at) if short is None else short.end()
             literal = s.text[open_at + 1 : close - 1].strip()
             if not literal:
                 raise s.error("expected a literal in constant(...)", open_at + 1)
@@ -610,12 +607,14 @@ class _ModuleParser:
             names = tuple(map(intern, _OPERAND_NAME.findall(s.text, s.pos, plain.end())))
             s.pos = plain.end()
         elif not s.accept(")"):
+            written: list[_PendingOperand] = []
             while True:
-                operands.append(self.operand(name, len(operands), called, into, depth))
+                written.append(self.operand(name, len(written), called, into, depth))
                 if s.accept(")"):
                     break
                 s.expect(",", "or ')' between operands")
-            names = tuple([intern(operand.name) for operand in operands])
+            operands = written
+            names = tuple([intern(operand.name) for operand in written])
         attributes, offsets = self.attributes(raw=False, owner=name, nested=depth > 0)
         if sugar is not None:
             opcode = sugar[0]
