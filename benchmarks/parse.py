@@ -14,7 +14,8 @@ examples/corpus/), the ~95,000-instruction module of
 Memory (issue #34: ≤ 4 KB per instruction): a chain of `--instructions N`
 elementwise instructions is written to a temporary file, then parsed (the
 API, `verifier.hlo.parse_module_file`) and checked (`verifier check
---no-cache`, the CLI) each in a fresh process; the peak resident set of
+--no-cache --jobs 1`, the CLI: one process, whose peak is the run's) each
+in a fresh process; the peak resident set of
 each, less that of the same process on a one-instruction module (the
 interpreter and the imports), divided by N.
 
@@ -165,7 +166,7 @@ def memory(args: argparse.Namespace, scratch: Path) -> None:
     small.write_text(chain_text(2))
     commands = {
         "parse (API)": (_PARSE, []),
-        "check --no-cache (CLI)": (_CHECK, ["check", "--no-cache"]),
+        "check --no-cache (CLI)": (_CHECK, ["check", "--no-cache", "--jobs", "1"]),
     }
     print(f"\nchain of {count:,} instructions ({chain.stat().st_size / 1e6:.1f} MB)")
     print(f"{'path':<26}{'peak MiB':>10}{'base MiB':>10}{'KB/instr':>10}{'CPU s':>8}")
