@@ -14,8 +14,8 @@ examples/corpus/), the ~95,000-instruction module of
 Memory (issue #34: ≤ 4 KB per instruction): a chain of `--instructions N`
 elementwise instructions is written to a temporary file, then parsed (the
 API, `verifier.hlo.parse_module_file`) and checked (`verifier check
---no-cache --jobs 1`, the CLI: one process, whose peak is the run's) each
-in a fresh process; the peak resident set of
+--no-cache --jobs 1`, and with a new proof cache, the CLI: one process,
+whose peak is the run's) each in a fresh process; the peak resident set of
 each, less that of the same process on a one-instruction module (the
 interpreter and the imports), divided by N.
 
@@ -164,15 +164,21 @@ def memory(args: argparse.Namespace, scratch: Path) -> None:
     chain.write_text(chain_text(count))
     small = scratch / "one.hlo"
     small.write_text(chain_text(2))
+    check = ["check", "--jobs", "1"]
     commands = {
         "parse (API)": (_PARSE, []),
-        "check --no-cache (CLI)": (_CHECK, ["check", "--no-cache", "--jobs", "1"]),
+        "check --no-cache (CLI)": (_CHECK, [*check, "--no-cache"]),
+        "check, new cache (CLI)": (_CHECK, [*check, "--cache-dir"]),
     }
     print(f"\nchain of {count:,} instructions ({chain.stat().st_size / 1e6:.1f} MB)")
     print(f"{'path':<26}{'peak MiB':>10}{'base MiB':>10}{'KB/instr':>10}{'CPU s':>8}")
     for label, (body, arguments) in commands.items():
-        base, _ = _peak_kb(body, [*arguments, str(small)])
-        peak, cpu = _peak_kb(body, [*arguments, str(chain)])
+        peaks = []
+        for module in (small, chain):
+            # `--cache-dir` takes a new directory: every run is cold.
+            cache = [tempfile.mkdtemp(dir=scratch)] if arguments[-1:] == ["--cache-dir"] else []
+            peaks.append(_peak_kb(body, [*arguments, *cache, str(module)]))
+        (base, _), (peak, cpu) = peaks
         per = (peak - base) / count
         print(f"{label:<26}{peak / 1024:>10.0f}{base / 1024:>10.0f}{per:>10.2f}{cpu:>8.1f}")
 
