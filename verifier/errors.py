@@ -14,7 +14,7 @@ class VerifierError(Exception):
     """Base of every error the tool raises on purpose."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class SourceSpan:
     """A position in a text: 1-based line and column, and the line itself.
 

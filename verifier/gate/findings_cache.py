@@ -42,9 +42,12 @@ def module_key(text: str, checks: Sequence[str], budget: Budget | None = None) -
     return f"module-findings|{digest}|{','.join(checks)}|{budget or Budget()!r}"
 
 
-def _encoded(finding: Finding) -> list[object]:
-    span = None if finding.span is NO_SOURCE else [finding.span.line, finding.span.column]
-    return [
+def _encoded(finding: Finding) -> tuple[object, ...]:
+    """One finding as a JSON array; a tuple sharing the finding's strings and
+    witness (the stored JSON is the same as lists'), so that a module's
+    encoded findings cost a tuple each beside the findings, not four lists."""
+    span = None if finding.span is NO_SOURCE else (finding.span.line, finding.span.column)
+    return (
         finding.check,
         finding.outcome.value,
         finding.module,
@@ -52,14 +55,14 @@ def _encoded(finding: Finding) -> list[object]:
         finding.instruction,
         finding.subject,
         finding.message,
-        [list(pair) for pair in finding.witness],
+        finding.witness,
         span,
-    ]
+    )
 
 
-def _decoded(row: list[object], filename: str) -> Finding:
+def _decoded(row: Sequence[object], filename: str) -> Finding:
     check, outcome, module, computation, instruction, subject, message, witness, span = row
-    if not isinstance(witness, list):
+    if not isinstance(witness, list | tuple):
         raise TypeError(f"witness {witness!r} is not a list")
     return Finding(
         str(check),
@@ -71,7 +74,7 @@ def _decoded(row: list[object], filename: str) -> Finding:
         str(message),
         tuple((str(name), int(value)) for name, value in witness),
         NO_SOURCE
-        if not isinstance(span, list)
+        if not isinstance(span, list | tuple)
         else SourceSpan(filename, int(span[0]), int(span[1])),
     )
 

@@ -33,8 +33,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from math import prod
-from types import MappingProxyType
-from typing import cast
+from typing import TypeVar, cast, overload
 
 from verifier.errors import ParseError
 from verifier.hlo.lexer import Scanner
@@ -253,6 +252,8 @@ class ReplicaGroups:
 
     groups: tuple[tuple[int, ...], ...]
 
+
+_T = TypeVar("_T")
 
 AttributeValue = (
     int
@@ -874,6 +875,11 @@ def is_known_attribute(name: str) -> bool:
 _PLAIN_NATURALS = re.compile(r"\{((?:[0-9]{1,18}(?:,[0-9]{1,18})*)?)\}")
 
 
+_NATURAL_LISTS: dict[str, tuple[int, ...]] = {}
+"""The lists read so far, by their digits: a module repeats a few (`{1,0}`), so
+every instruction shares one tuple of each."""
+
+
 def _plain_natural_list(scanner: Scanner) -> tuple[int, ...] | None:
     """``{1,0}`` with no space or sign in one match, else None."""
     match = _PLAIN_NATURALS.match(scanner.text, scanner.pos, scanner.end)
@@ -881,7 +887,12 @@ def _plain_natural_list(scanner: Scanner) -> tuple[int, ...] | None:
         return None
     scanner.pos = match.end()
     digits = match.group(1)
-    return tuple(int(d) for d in digits.split(",")) if digits else ()
+    value = _NATURAL_LISTS.get(digits)
+    if value is None:
+        value = tuple(map(int, digits.split(","))) if digits else ()
+        if len(_NATURAL_LISTS) < 65536:  # bounded: a module of distinct lists grows no cache
+            _NATURAL_LISTS[digits] = value
+    return value
 
 
 _PLAIN_READERS: dict[str, Callable[[Scanner], AttributeValue | None]] = {
@@ -933,7 +944,7 @@ def parse_attribute(name: str, text: str, filename: str = "<input>") -> Attribut
 # -- the attributes of one instruction ---------------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Attributes(Mapping[str, AttributeValue]):
     """The attributes of an instruction, in source order; an immutable mapping.
 
@@ -943,10 +954,10 @@ class Attributes(Mapping[str, AttributeValue]):
     """
 
     entries: tuple[tuple[str, AttributeValue], ...] = ()
-    _index: Mapping[str, AttributeValue] = field(init=False, repr=False, compare=False, hash=False)
+    _index: dict[str, AttributeValue] = field(init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "_index", MappingProxyType(dict(self.entries)))
+        object.__setattr__(self, "_index", dict(self.entries))  # private: never handed out
 
     def __getitem__(self, name: str) -> AttributeValue:
         return self._index[name]
@@ -957,10 +968,23 @@ class Attributes(Mapping[str, AttributeValue]):
     def __len__(self) -> int:
         return len(self.entries)
 
+    def __contains__(self, name: object) -> bool:
+        return name in self._index  # Mapping's raises and catches a KeyError per miss
+
+    @overload
+    def get(self, name: str, /) -> AttributeValue | None: ...
+
+    @overload
+    def get(self, name: str, /, default: AttributeValue | _T) -> AttributeValue | _T: ...
+
+    def get(self, name: str, /, default: object = None) -> object:
+        """The value of `name`, `default` when absent."""
+        return self._index.get(name, default)
+
     def ints(self, name: str) -> tuple[int, ...] | None:
         """The integer list `name`, or None when absent or of another kind."""
         value = self._index.get(name)
-        if isinstance(value, tuple) and all(type(v) is int for v in value):
+        if isinstance(value, tuple) and all([type(v) is int for v in value]):
             return cast(tuple[int, ...], value)
         return None
 

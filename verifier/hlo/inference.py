@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from verifier.errors import InvalidHloError, SourceSpan
 from verifier.hlo.attributes import (
@@ -56,9 +57,9 @@ class _CalleeNotYetRead(_Unchecked):
     """The shape depends on a computation not read yet (or not given)."""
 
 
-@dataclass(frozen=True)
-class _Request:
-    """What an inference function sees: operands, attributes, called roots."""
+class _Request(NamedTuple):
+    """What an inference function sees: operands, attributes, called roots
+    (a named tuple: one is made per instruction read)."""
 
     opcode: str
     operands: Sequence[Shape]

@@ -35,7 +35,7 @@ MAX_NESTING = 256
 # `match` each, and balanced values jump from bracket to bracket by `search`.
 _TRIVIA = re.compile(r"(?:\s+|/\*.*?\*/|//[^\n]*)*", re.S)
 _TRIVIA_START = frozenset(" \t\n\r\f\v/")
-IDENTIFIER = r"[A-Za-z_](?:[A-Za-z0-9_.]|-(?!>))*"
+IDENTIFIER = r"[A-Za-z_][A-Za-z0-9_.]*(?:-(?!>)[A-Za-z0-9_.]*)*"
 """The pattern of an identifier: `-` belongs to it unless it starts a `->`."""
 _IDENTIFIER = re.compile(IDENTIFIER)
 _IDENTIFIER_AHEAD = re.compile(r"%?[A-Za-z_]")

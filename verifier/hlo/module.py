@@ -44,7 +44,7 @@ NO_SPAN = SourceSpan("<built>", 1, 1)
 """The span of values built in code rather than parsed."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Instruction:
     """One HLO instruction: `ROOT add.1 = f32[10]{0} add(p0, p1), metadata={...}`.
 

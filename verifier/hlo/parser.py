@@ -42,10 +42,13 @@ verifier.errors.ParseError: x.hlo:3:25: operand 'q' of 'r' is not defined in com
 
 from __future__ import annotations
 
+import gc
+import itertools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from sys import intern
 
 from verifier.errors import ParseError, span_at
 from verifier.hlo.attributes import (
@@ -76,6 +79,9 @@ MAX_DEPTH = 64
 _NOT_YET = Shape("tuple", tuple_shapes=())
 """The shape of an instruction written without one, until it is inferred."""
 
+_NO_ATTRIBUTES = Attributes()
+"""The attributes of every instruction written without any (one shared value)."""
+
 _MLIR = re.compile(r"\s*(module\b|func\.func\b|#loc|\"?builtin\.module)")
 _NESTED_OPCODE = re.compile(r"[a-z][a-z0-9-]*\s*\(")
 _ATTRIBUTE_AHEAD = re.compile(r",\s*[A-Za-z_][\w.-]*\s*=")
@@ -89,6 +95,17 @@ _PLAIN_HEAD = re.compile(rf"(?:(ROOT)[ \t]+)?(%?({IDENTIFIER}))[ \t]*=")
 # what follows cannot extend it (as `{`, a layout, would), so its text alone
 # decides what `read_shape` reads.
 _PLAIN_SHAPE = re.compile(r"[a-z][a-z0-9]*\[[0-9,]*\](?:\{[0-9,]*\})?(?=[ \t]*[,)%A-Za-z_])")
+# `[ROOT] [%]name = shape ` before an opcode: what a dump writes on nearly
+# every line, read in one match when the shape's text was read before.
+_PLAIN_HEAD_SHAPE = re.compile(
+    rf"(?:(ROOT)[ \t]+)?(%?({IDENTIFIER}))[ \t]*=[ \t]*"
+    r"([a-z][a-z0-9]*\[[0-9,]*\](?:\{[0-9,]*\})?)[ \t]+(?=[A-Za-z_])"
+)
+# `(literal)` of a constant without brackets, quotes or comments in it.
+_PLAIN_LITERAL = re.compile(r"\(([^()\[\]{}\"'/]*)\)")
+# An attribute value without brackets (but a plain integer list), quotes,
+# spaces or comments, where `Scanner.value_extent` would end it.
+_PLAIN_VALUE = re.compile(r"(?:\{[0-9,]*\}|[^()\[\]{}\"',\s/]+)(?=[ \t]*(?:[,)\]}\n]|$))")
 # `opcode(`.
 _PLAIN_OPCODE = re.compile(rf"({IDENTIFIER})\(")
 # The operands `(%a, %b)` after the `(`: names only, up to the `)`.
@@ -131,7 +148,16 @@ def parse_module(text: str, filename: str = "<input>") -> Module:
     >>> parse_module("HloModule m\\nENTRY e {\\n ROOT c = s32[] constant(1)\\n}").entry.root.literal
     '1'
     """
-    return _ModuleParser(Scanner(text, filename=filename)).module()
+    # Reading makes a few objects per instruction and no reference cycle, so
+    # the cyclic collector's passes over everything read so far (a quarter
+    # to a third of the time of a large module) find nothing: paused.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _ModuleParser(Scanner(text, filename=filename)).module()
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def parse_module_file(path: str | Path) -> Module:
@@ -161,22 +187,32 @@ def decode_hlo(data: bytes, filename: str) -> str:
         ) from None
 
 
-@dataclass
+@dataclass(slots=True)
 class _PendingOperand:
     name: str
     shape: Shape | None
     offset: int
 
 
-@dataclass
+@dataclass(slots=True)
 class _PendingInstruction:
     instruction: Instruction
-    operands: list[_PendingOperand]
+    operands: list[_PendingOperand] | int
+    """The operands as written (shape where written, offset), or, when they
+    are plain names (what XLA prints), the offset of their list: `operand_at`
+    finds one there when an error needs its place."""
     offset: int
     shape_written: bool
 
+    def operand_at(self, text: str, index: int) -> int:
+        """The offset of operand `index` in `text`."""
+        if isinstance(self.operands, list):
+            return self.operands[index].offset
+        names = _OPERAND_NAME.finditer(text, self.operands)
+        return next(itertools.islice(names, index, None)).start()
 
-@dataclass
+
+@dataclass(slots=True)
 class _PendingComputation:
     computation: Computation
     offset: int
@@ -192,6 +228,8 @@ class _ModuleParser:
         """The shape read from each plain shape text (`f32[64,10]{1,0}`):
         a dump writes the same few shapes many times."""
         """The ROOT shape of every computation read so far (for inference)."""
+        self.values: dict[tuple[str, str], AttributeValue] = {}
+        """Each attribute value written plainly, by attribute name and text."""
         self.inline_names: set[str] = set()
         """The names given to inline computations (`to_apply={...}`) so far."""
         self.depth = 0
@@ -357,6 +395,7 @@ class _ModuleParser:
         the shapes written without one, and build it."""
         s = self.scanner
         defined: dict[str, _PendingInstruction] = {}
+        backward = True  # every operand defined above its user: no cycle, source order
         for item in pending:
             inst = item.instruction
             if inst.name in defined:
@@ -364,16 +403,20 @@ class _ModuleParser:
                     f"instruction '{inst.name}' is defined twice in computation '{name}'",
                     item.offset,
                 )
+            if backward:
+                backward = all([operand in defined for operand in inst.operands])
             defined[inst.name] = item
-        for item in pending:
-            for operand in item.operands:
-                if operand.name not in defined:
-                    raise s.error(
-                        f"operand '{operand.name}' of '{item.instruction.name}' is not "
-                        f"defined in computation '{name}'",
-                        operand.offset,
-                    )
-        order = self.check_acyclic(name, pending, defined)
+        order = pending
+        if not backward:
+            for item in pending:
+                for index, operand in enumerate(item.instruction.operands):
+                    if operand not in defined:
+                        raise s.error(
+                            f"operand '{operand}' of '{item.instruction.name}' is not "
+                            f"defined in computation '{name}'",
+                            item.operand_at(s.text, index),
+                        )
+            order = self.check_acyclic(name, pending, defined)
         for item in order:
             self.complete(item, defined)
         roots = [item for item in pending if item.instruction.is_root]
@@ -397,8 +440,9 @@ class _ModuleParser:
         its operands are written with, and the attributes its opcode needs."""
         s = self.scanner
         inst = item.instruction
-        operand_shapes = tuple(defined[operand.name].instruction.shape for operand in item.operands)
-        for operand, shape in zip(item.operands, operand_shapes, strict=True):
+        operand_shapes = tuple([defined[operand].instruction.shape for operand in inst.operands])
+        written = item.operands if isinstance(item.operands, list) else ()
+        for operand, shape in zip(written, operand_shapes[: len(written)], strict=True):
             if operand.shape is not None and not operand.shape.compatible(shape):
                 raise s.error(
                     f"operand '{operand.name}' of '{inst.name}' is written "
@@ -406,31 +450,33 @@ class _ModuleParser:
                     operand.offset,
                 )
         scalar = bool(operand_shapes) and operand_shapes[0].rank == 0
-        if inst.opcode == "broadcast" and "dimensions" not in inst.attributes and scalar:
+        attributes = inst.attributes
+        if inst.opcode == "broadcast" and "dimensions" not in attributes and scalar:
             # XLA's parser reads a scalar broadcast without `dimensions=`.
-            entries = (*inst.attributes.entries, ("dimensions", ()))
-            inst = replace(inst, attributes=Attributes(entries))
+            attributes = Attributes((*attributes.entries, ("dimensions", ())))
         counted = len(operand_shapes)
-        if counted == 3 and inst.opcode == "convolution" and "sparsity_config" in inst.attributes:
+        if counted == 3 and inst.opcode == "convolution" and "sparsity_config" in attributes:
             counted = 2  # a sparse convolution may take its sparsity metadata as operand 2
         check_arity(inst.opcode, counted, inst.span)
         if item.shape_written:
             shape = constructed_shape(inst.shape, inst.opcode, operand_shapes, inst.span, inst.name)
-            inst = replace(inst, shape=shape)
-        if not item.shape_written:
-            shape = infer_shape(
-                inst.opcode, operand_shapes, inst.attributes, self.roots, inst.span, inst.name
-            )
-            inst = replace(inst, shape=shape)
-        else:
             check_shape(
-                inst.shape,
-                inst.opcode,
-                operand_shapes,
-                inst.attributes,
-                self.roots,
-                inst.span,
+                shape, inst.opcode, operand_shapes, attributes, self.roots, inst.span, inst.name
+            )
+        else:
+            shape = infer_shape(
+                inst.opcode, operand_shapes, attributes, self.roots, inst.span, inst.name
+            )
+        if shape is not inst.shape or attributes is not inst.attributes:
+            inst = Instruction(
                 inst.name,
+                inst.opcode,
+                shape,
+                inst.operands,
+                attributes,
+                inst.literal,
+                inst.is_root,
+                inst.span,
             )
         item.instruction = inst
         check = _REQUIRED_ATTRIBUTES.get(inst.opcode)
@@ -512,6 +558,12 @@ class _ModuleParser:
         """`["ROOT"] name "=" [shape] opcode "(" operands ")" {"," attribute}`."""
         s = self.scanner
         s.skip_trivia()
+        line = _PLAIN_HEAD_SHAPE.match(s.text, s.pos, s.end)
+        if line is not None and (shape := self.shapes.get(line.group(4))) is not None:
+            s.pos = line.end()
+            name, name_at, is_root = line.group(3), line.start(2), line.group(1) is not None
+            self.rhs(name, name_at, is_root, called, into, depth, shape)
+            return
         head = _PLAIN_HEAD.match(s.text, s.pos, s.end)
         if head is not None:
             s.pos = head.end()
@@ -535,16 +587,22 @@ class _ModuleParser:
         called: list[tuple[str, int]],
         into: list[_PendingInstruction],
         depth: int,
+        shape_read: Shape | None = None,
     ) -> None:
-        """`[shape] opcode "(" operands ")" {"," attribute}` of instruction `name`;
+        """`[shape] opcode "(" operands ")" {"," attribute}` of instruction `name`
+        (the scanner past the shape when `shape_read` is given);
         it and the instructions nested in its operands are added to `into`."""
         s = self.scanner
-        shape_written = at_shape(s)
-        shape = self.shape() if shape_written else _NOT_YET
-        s.skip_trivia()
+        name = intern(name)  # one string per name, however many operands refer to it
+        if shape_read is None:
+            shape_written = at_shape(s)
+            shape = self.shape() if shape_written else _NOT_YET
+            s.skip_trivia()
+        else:
+            shape_written, shape = True, shape_read
         opcode_at = s.pos
         call = _PLAIN_OPCODE.match(s.text, opcode_at, s.end)
-        opcode = s.identifier("an opcode") if call is None else call.group(1)
+        opcode = intern(s.identifier("an opcode") if call is None else call.group(1))
         call_name = opcode
         renamed = None if opcode in OPCODES else modern(opcode)
         if renamed is not None:
@@ -560,9 +618,12 @@ class _ModuleParser:
             open_at = call.end() - 1
             s.pos = call.end()
         literal: str | None = None
-        operands: list[_PendingOperand] = []
+        operands: list[_PendingOperand] | int = []
+        names: tuple[str, ...] = ()
         if opcode == "constant":
-            close = s.skip_balanced(open_at)
+            # `(0.5)`, `(-inf)`: no bracket, quote or comment to walk over
+            short = _PLAIN_LITERAL.match(s.text, open_at, s.end)
+            close = s.skip_balanced(open_at) if short is None else short.end()
             literal = s.text[open_at + 1 : close - 1].strip()
             if not literal:
                 raise s.error("expected a literal in constant(...)", open_at + 1)
@@ -570,18 +631,19 @@ class _ModuleParser:
         elif opcode == "parameter":
             literal = str(s.natural("a parameter number"))
             s.expect(")", "after the parameter number")
-        elif names := _PLAIN_OPERANDS.match(s.text, s.pos, s.end):
-            operands.extend(
-                _PendingOperand(operand.group(1), None, operand.start())
-                for operand in _OPERAND_NAME.finditer(s.text, s.pos, names.end())
-            )
-            s.pos = names.end()
+        elif plain := _PLAIN_OPERANDS.match(s.text, s.pos, s.end):
+            operands = s.pos
+            names = tuple(map(intern, _OPERAND_NAME.findall(s.text, s.pos, plain.end())))
+            s.pos = plain.end()
         elif not s.accept(")"):
+            written: list[_PendingOperand] = []
             while True:
-                operands.append(self.operand(name, len(operands), called, into, depth))
+                written.append(self.operand(name, len(written), called, into, depth))
                 if s.accept(")"):
                     break
                 s.expect(",", "or ')' between operands")
+            operands = written
+            names = tuple([intern(operand.name) for operand in written])
         attributes, offsets = self.attributes(raw=False, owner=name, nested=depth > 0)
         if renamed is not None and renamed[1] is not None:
             if "direction" in attributes:
@@ -605,7 +667,7 @@ class _ModuleParser:
             name,
             opcode,
             shape,
-            tuple(operand.name for operand in operands),
+            names,
             attributes,
             literal,
             is_root,
@@ -785,12 +847,32 @@ class _ModuleParser:
                     inline += "_"  # `call.0` in the body of `call.0.to_apply`
                 self.inline_names.add(inline)
                 value = self.body(inline, offsets[name], False).computation.name
-            elif name in COMPUTATION_ATTRIBUTES or name in COMPUTATION_LIST_ATTRIBUTES:
-                value = read_attribute_value(name, s)
             else:
-                value = self.tolerant_value(name)
+                value = self.value(name)
             entries.append((name, value))
-        return Attributes(tuple(entries)), offsets
+        return (Attributes(tuple(entries)) if entries else _NO_ATTRIBUTES), offsets
+
+    def value(self, name: str) -> AttributeValue:
+        """The value of attribute `name` (not an inline body) at the scanner.
+
+        A value written without brackets, quotes or spaces (`kLoop`, `%add`,
+        `{1,0}`, `0_1x0_1`) is read once per module and shared: it reads the
+        same wherever it is written, unless it could not be read (the reason
+        carries the place), which is never shared.
+        """
+        s = self.scanner
+        plain = _PLAIN_VALUE.match(s.text, s.pos, s.end)
+        if plain is not None and (name, plain.group()) in self.values:
+            s.pos = plain.end()
+            return self.values[name, plain.group()]
+        if name in COMPUTATION_ATTRIBUTES or name in COMPUTATION_LIST_ATTRIBUTES:
+            value = read_attribute_value(name, s)
+        else:
+            value = self.tolerant_value(name)
+        problem = isinstance(value, RawAttribute) and value.problem is not None
+        if plain is not None and s.pos == plain.end() and not problem:
+            self.values[name, plain.group()] = value
+        return value
 
     def tolerant_value(self, name: str) -> AttributeValue:
         """The typed value of attribute `name`, or its text with the reason."""
