@@ -8,8 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.indexing.compound_checks import check_instruction
+from verifier.analysis import ModuleMaps
 from verifier.checks.cache import MemoryCache
+from verifier.checks.verdict import Outcome
 from verifier.errors import InternalError, InvalidHloError, ParseError
+from verifier.expr import Undefined
 from verifier.gate.suite import run_checks
 from verifier.hlo import Module, ReplicaGroups, parse_module, parse_module_file
 from verifier.hlo.attributes import Metadata, RawAttribute
@@ -383,3 +387,42 @@ def test_19_nested_inline_computations_get_names_of_their_own() -> None:
     inner = module.computation(outer).root.called_computations[0]
     assert outer != inner
     assert module.computation(inner).root.opcode == "add"
+
+
+def test_25_a_while_has_its_bodys_shape_and_no_composed_maps() -> None:
+    module = _read("25_while_shape_of_body.hlo")
+    loop = module.entry.root
+    assert str(loop.shape) == "(s32[], f32[3], f32[3])"
+    maps = ModuleMaps(module)
+    for output in range(3):
+        for composed in maps.output_to_input(module.entry, loop, output):
+            assert isinstance(composed.maps, Undefined)
+            assert "returns (s32[], f32[3], f32[3]) for a state of (s32[], f32[3])" in (
+                composed.maps.reason
+            )
+    # XLA compares the while's shape with the body's result: the init's is wrong.
+    text = (SYNTAX / "25_while_shape_of_body.hlo").read_text()
+    wrong = text.replace("ROOT w = (s32[], f32[3], f32[3]) while", "ROOT w = (s32[], f32[3]) while")
+    with pytest.raises(InvalidHloError, match=r"give \(s32\[\], f32\[3\], f32\[3\]\)\n"):
+        parse_module(wrong, "w.hlo")
+
+
+def test_26_an_array_all_gather_start_is_the_all_gather() -> None:
+    text = (SYNTAX / "26_array_all_gather_start.hlo").read_text()
+    module = parse_module(text)
+    start = module.entry.instruction("start")
+    # Output (i, j) holds column j mod 2 of the operand of the replica at
+    # group position j // 2; each operand element reaches 3 columns.
+    assert check_instruction(module.entry, start, text) == []
+    (composed,) = ModuleMaps(module).output_to_input(module.entry, module.entry.root)
+    assert not isinstance(composed.maps, Undefined)
+    ((read,),) = [[counted.map for counted in composed.maps]]
+    assert read.relation() == {((i, j), (i, j)) for i in range(4) for j in range(6)}
+
+
+def test_27_a_bitcast_with_no_layout_may_change_its_size() -> None:
+    module = _read("27_unlaid_bitcast.hlo")
+    findings = list(run_checks(module, MemoryCache()))
+    (bitcast,) = [f for f in findings if f.check == "bitcast"]
+    assert bitcast.outcome is Outcome.UNSUPPORTED
+    assert not [f for f in findings if f.outcome is Outcome.REFUTED]

@@ -240,7 +240,7 @@ def collective(draw: st.DrawFn) -> str:
         out[axis] *= groups
         attributes += f", dimensions={{{axis}}}"
         result = _shape(out)
-        if opcode == "all-gather-start":
+        if opcode == "all-gather-start" and draw(st.booleans()):  # else the array form
             result = f"({_shape(operand)}, {result})"
     elif opcode == "reduce-scatter":
         operand[axis] *= groups

@@ -449,14 +449,16 @@ class Composer:
         found = self._loops.get(key)
         if found is not None:
             return found
-        leaves = len(instruction_operand_leaves(computation, loop))
         trips = loop_trip_count(self.module, computation, loop)
         unrolled = trips if isinstance(trips, Undefined) else self._unrolled(loop, trips, direction)
         if isinstance(unrolled, Undefined):
             # One value for every pair of leaves (a loop carrying 300 arrays
-            # has 90,000 pairs).
+            # has 90,000 pairs); rows per output (``o2i``) or per operand leaf.
             undefined = ComposedIndexing(unrolled)
-            unrolled = tuple(tuple(undefined for _ in range(leaves)) for _ in range(leaves))
+            operands = len(instruction_operand_leaves(computation, loop))
+            outputs = len(output_leaves(loop.shape))
+            rows, columns = (outputs, operands) if direction == "o2i" else (operands, outputs)
+            unrolled = tuple(tuple(undefined for _ in range(columns)) for _ in range(rows))
         self._loops[key] = unrolled
         return unrolled
 

@@ -233,7 +233,7 @@ def _same_as_operand(index: int) -> Callable[[_Request], Shape]:
 
 
 def _whole_operand(request: _Request) -> Shape:
-    """The operand's shape, tuples included (copy, while, opt-barrier)."""
+    """The operand's shape, tuples included (copy, opt-barrier)."""
     return request.operand(0)
 
 
@@ -831,7 +831,7 @@ INFERENCE: dict[str, Callable[[_Request], Shape]] = {
     "get-tuple-element": _get_tuple_element,
     "call": _called_root("to_apply"),
     "fusion": _called_root("calls"),
-    "while": _whole_operand,
+    "while": _called_root("body"),
     "conditional": _conditional,
     "map": _map,
     "sort": _sort,
@@ -876,12 +876,14 @@ def _same_bytes(written: Shape, request: _Request) -> None:
     """A bitcast keeps the number of bytes: elements times the bytes of one
     element in memory, its width rounded up to whole bytes as XLA's
     ``ShapeUtil::ByteSizeOf`` counts it (``pred[8]`` and ``f64[]`` are both
-    8 bytes; an unpacked ``s4[16]`` is 16).  With tiles, ``E(n)`` or other
-    layout fields the physical size differs from the logical one, and the
-    bitcast check compares physical sizes instead."""
+    8 bytes; an unpacked ``s4[16]`` is 16) — when both sides have a plain
+    layout written.  With tiles, ``E(n)`` or other layout fields the
+    physical size differs from the logical one, and the bitcast check
+    compares physical sizes instead; with no layout written (HLO before
+    layout assignment) XLA's verifier does not compare sizes at all."""
     operand = request.operand(0)
     widths = element_bit_width(operand.element_type), element_bit_width(written.element_type)
-    plain = all(s.layout is None or s.layout.is_plain for s in (operand, written))
+    plain = all(s.layout is not None and s.layout.is_plain for s in (operand, written))
     if None in widths or written.tuple_shapes is not None or not plain:
         return
     before, after = (
@@ -928,10 +930,12 @@ def _gathered_or_scattered(written: Shape, request: _Request) -> None:
     result per operand (a tuple of them for several), each of its operand's
     rank, ``d`` one of its dims, the other dims the operand's, and dim ``d``
     a multiple (all-gather) or a divisor (reduce-scatter) of the operand's.
-    The async ``all-gather-start`` holds ``(operands, results)``."""
+    The async ``all-gather-start`` holds ``(operands, results)``, or, of one
+    operand, may be written as the result alone (XLA's importer reads that
+    form as the pair)."""
     operands = [request.operand(k) for k in range(len(request.operands))]
     results = written.tuple_shapes if written.tuple_shapes is not None else (written,)
-    if request.opcode == "all-gather-start":
+    if request.opcode == "all-gather-start" and (written.tuple_shapes or len(operands) > 1):
         if len(results) != 2:
             raise _Cannot(f"it is written {written}, not (operands, results)")
         held = results[1]

@@ -230,7 +230,9 @@ def _conditional(module: Module, computation: Computation, instruction: Instruct
 
 def _while(module: Module, computation: Computation, instruction: Instruction) -> None:
     """``while(init)``: condition and body take the loop state, of the init's
-    shape; the body returns it."""
+    shape; the while has the shape the body returns.  As in XLA's verifier,
+    the body's result is not compared with the loop state (a loop whose body
+    changes the state's shape is valid, its maps not composed)."""
     shapes = _operand_shapes(computation, instruction)
     if len(shapes) != 1:
         raise _Broken(f"it takes 1 operand, the loop state, not {len(shapes)}")
@@ -240,7 +242,7 @@ def _while(module: Module, computation: Computation, instruction: Instruction) -
             raise _Broken(f"its {attribute} is not a defined computation")
         _one_parameter(module.computation(name), shapes[0], "the loop state")
     body = instruction.attributes.word("body") or ""
-    _returns(module.computation(body), shapes[0])
+    _returns(module.computation(body), instruction.shape)
 
 
 def _collective_permute_start(
@@ -257,14 +259,23 @@ def _collective_permute_start(
             raise _Broken(f"element {k} of its shape is {element}, its operands are {operand}")
 
 
-def _done_of(element: int) -> Callable[[Module, Computation, Instruction], None]:
-    """``*-done(start)``: element `element` of the start's shape."""
+def _done_of(
+    element: int, *, array_start: bool = False
+) -> Callable[[Module, Computation, Instruction], None]:
+    """``*-done(start)``: element `element` of the start's shape, or, when
+    `array_start`, the shape of a start written as its result alone (an
+    all-gather-start of one operand)."""
 
     def rule(module: Module, computation: Computation, instruction: Instruction) -> None:
         if len(instruction.operands) != 1:
             raise _Broken(f"it takes 1 operand, not {len(instruction.operands)}")
-        (state,) = _operand_shapes(computation, instruction)
-        held = _elements(state, element + 1, "operand 0")[element]
+        (start,) = computation.operand_instructions(instruction)
+        state = start.shape
+        held = (
+            state
+            if array_start and state.tuple_shapes is None and start.opcode == "all-gather-start"
+            else _elements(state, element + 1, "operand 0")[element]
+        )
         if not instruction.shape.compatible(held):
             raise _Broken(f"it is written {instruction.shape}, its start holds {held}")
 
@@ -281,7 +292,7 @@ RULES: dict[str, Callable[[Module, Computation, Instruction], None]] = {
     "async-done": _async_done,
     "collective-permute-start": _collective_permute_start,
     "collective-permute-done": _done_of(1),
-    "all-gather-done": _done_of(1),
+    "all-gather-done": _done_of(1, array_start=True),
     "copy-done": _done_of(0),
 }
 """Per opcode: the rule relating it to its operands' producers and callees."""

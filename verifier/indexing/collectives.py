@@ -108,11 +108,14 @@ register("all-gather")(OpRule(_all_gather_o2i, _all_gather_i2o))
 # hold the operands unchanged, the next the gathered results;
 # ``(operand, result, u32[], u32[]) collective-permute-start(operand)``: the
 # operand, the permuted result, two contexts.  An all-reduce-start has the
-# all-reduce's own shape (and rule); each ``*-done`` picks its result out
+# all-reduce's own shape (and rule), and so has an all-gather-start of one
+# operand written as its result alone; each ``*-done`` picks its result out
 # (verifier.indexing.forwarding).
 
 
 def _all_gather_start_o2i(ctx: OpContext, output: int) -> tuple[Indexing, ...]:
+    if ctx.shape.tuple_shapes is None:
+        return _all_gather_o2i(ctx, output)
     count = len(ctx.operands)
     shape = ctx.output_shapes[output].dimensions
     if output < count:
@@ -125,6 +128,8 @@ def _all_gather_start_o2i(ctx: OpContext, output: int) -> tuple[Indexing, ...]:
 
 
 def _all_gather_start_i2o(ctx: OpContext, operand: int) -> tuple[Indexing, ...]:
+    if ctx.shape.tuple_shapes is None:
+        return _all_gather_i2o(ctx, operand)
     count = len(ctx.operands)
     dims = ctx.operand_shape(operand).dimensions
     (axis,) = ctx.instruction.int_list("dimensions")
