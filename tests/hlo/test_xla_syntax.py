@@ -426,3 +426,18 @@ def test_27_a_bitcast_with_no_layout_may_change_its_size() -> None:
     (bitcast,) = [f for f in findings if f.check == "bitcast"]
     assert bitcast.outcome is Outcome.UNSUPPORTED
     assert not [f for f in findings if f.outcome is Outcome.REFUTED]
+
+
+def test_28_a_legacy_sparse_dot_has_the_dense_shape_and_unknown_maps() -> None:
+    module = _read("28_legacy_sparse_dot.hlo")
+    assert str(module.entry.root.shape) == "f32[3,5]"  # 8 stored of 16, times [16,5]
+    findings = list(run_checks(module, MemoryCache()))
+    assert findings and {f.outcome for f in findings} == {Outcome.UNSUPPORTED}
+    assert all("sparse dot" in f.message for f in findings)
+    text = (SYNTAX / "28_legacy_sparse_dot.hlo").read_text()
+    for original, broken in (
+        ("sparsity=L.1@2:4", "sparsity=L.1@1:4"),  # 8 stored of 32: not the rhs's 16
+        ("dot(lhs, rhs, meta)", "dot(lhs, rhs, meta, meta)"),
+    ):
+        with pytest.raises(InvalidHloError):
+            parse_module(text.replace(original, broken), "s.hlo")

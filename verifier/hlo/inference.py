@@ -25,6 +25,7 @@ from an instruction's shapes.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -397,8 +398,50 @@ def _transpose(request: _Request) -> Shape:
     return _array(operand.element_type, [operand.dimensions[k] for k in permutation])
 
 
+_SPARSITY = re.compile(r"([LR])\.(\d+)@(\d+):(\d+)")
+
+
+def sparse_dot_descriptors(attributes: Attributes) -> tuple[tuple[int, int, int, int], ...]:
+    """``(operand, dim, n, m)`` per descriptor of a sparse dot as XLA printed
+    it until 2025 (``sparsity=L.3@2:4``, several joined by ``_``): operand
+    0 (``L``) or 1 (``R``) stores `n` of every `m` elements along `dim`,
+    one metadata operand per descriptor after the two.  ``()`` for a dense
+    dot; `_Cannot` for a descriptor XLA's parser does not read.
+
+    >>> sparse_dot_descriptors(Attributes((("sparsity", RawAttribute("L.3@2:4")),)))
+    ((0, 3, 2, 4),)
+    """
+    text = attributes.raw("sparsity")
+    if text is None:
+        return ()
+    found = []
+    for item in text.split("_"):
+        match = _SPARSITY.fullmatch(item)
+        if match is None or int(match[3]) == 0 or int(match[4]) % int(match[3]):
+            raise _Cannot(f"'{item}' is not a sparsity descriptor such as L.0@2:4")
+        side, dim, n, m = match.groups()
+        found.append(("LR".index(side), int(dim), int(n), int(m)))
+    return tuple(found)
+
+
+def _dense(shape: Shape, operand: int, descriptors: Sequence[tuple[int, int, int, int]]) -> Shape:
+    """A sparse dot operand's shape with its stored dims at their logical sizes."""
+    dimensions = list(shape.dimensions)
+    for side, dim, n, m in descriptors:
+        if side == operand:
+            if not 0 <= dim < shape.rank:
+                raise _Cannot(f"the sparse dimension {dim} is not a dim of {shape}")
+            dimensions[dim] = dimensions[dim] * m // n
+    return _array(shape.element_type, dimensions)
+
+
 def _dot(request: _Request) -> Shape:
-    lhs, rhs = request.operand(0), request.operand(1)
+    descriptors = sparse_dot_descriptors(request.attributes)
+    if descriptors and len(request.operands) != 2 + len(descriptors):
+        raise _Cannot(
+            f"a sparse dot of {len(descriptors)} descriptors takes {2 + len(descriptors)} operands"
+        )
+    lhs, rhs = (_dense(request.operand(k), k, descriptors) for k in (0, 1))
     attributes = request.attributes
     lhs_batch = attributes.ints("lhs_batch_dims") or ()
     rhs_batch = attributes.ints("rhs_batch_dims") or ()
