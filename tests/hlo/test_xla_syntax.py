@@ -407,17 +407,22 @@ def test_25_a_while_has_its_bodys_shape_and_no_composed_maps() -> None:
         parse_module(wrong, "w.hlo")
 
 
-def test_26_an_array_all_gather_start_is_the_all_gather() -> None:
-    text = (SYNTAX / "26_array_all_gather_start.hlo").read_text()
+@pytest.mark.parametrize(
+    "form", ["26_array_all_gather_start.hlo", "29_array_collective_permute_start.hlo"]
+)
+def test_26_29_an_array_collective_start_is_its_collective(form: str) -> None:
+    text = (SYNTAX / form).read_text()
     module = parse_module(text)
     start = module.entry.instruction("start")
-    # Output (i, j) holds column j mod 2 of the operand of the replica at
-    # group position j // 2; each operand element reaches 3 columns.
+    # Against the oracle: the all-gather's output (i, j) holds column j mod 2
+    # of the operand of the replica at group position j // 2; the permute's
+    # holds the source replica's element (i, j).  The done passes it on.
     assert check_instruction(module.entry, start, text) == []
     (composed,) = ModuleMaps(module).output_to_input(module.entry, module.entry.root)
     assert not isinstance(composed.maps, Undefined)
     ((read,),) = [[counted.map for counted in composed.maps]]
-    assert read.relation() == {((i, j), (i, j)) for i in range(4) for j in range(6)}
+    rows, columns = start.shape.dimensions
+    assert read.relation() == {((i, j), (i, j)) for i in range(rows) for j in range(columns)}
 
 
 def test_27_a_bitcast_with_no_layout_may_change_its_size() -> None:

@@ -249,14 +249,24 @@ def _collective_permute_start(
     module: Module, computation: Computation, instruction: Instruction
 ) -> None:
     """``(operand, result, context…)``: the operand and the permuted result
-    have the operand's shape (a tuple of them for several operands)."""
+    have the operand's shape (a tuple of them for several operands); of
+    one operand it may be written as the result alone (XLA's importer
+    reads that form as the pair)."""
     shapes = _operand_shapes(computation, instruction)
     if "slice_sizes" in instruction.attributes:
         return  # the in-place form writes into a buffer of its own
     operand = shapes[0] if len(shapes) == 1 else Shape.tuple_of(*shapes)
+    if instruction.shape.tuple_shapes is None and len(shapes) == 1:
+        if not instruction.shape.compatible(operand):
+            raise _Broken(f"it is written {instruction.shape}, its operand is {operand}")
+        return
     for k, element in enumerate(_elements(instruction.shape, 2, "its shape")[:2]):
         if not element.compatible(operand):
             raise _Broken(f"element {k} of its shape is {element}, its operands are {operand}")
+
+
+_ARRAY_STARTS = frozenset({"all-gather-start", "collective-permute-start"})
+"""Async starts of one operand XLA's parser reads written as their result."""
 
 
 def _done_of(
@@ -264,7 +274,7 @@ def _done_of(
 ) -> Callable[[Module, Computation, Instruction], None]:
     """``*-done(start)``: element `element` of the start's shape, or, when
     `array_start`, the shape of a start written as its result alone (an
-    all-gather-start of one operand)."""
+    all-gather-start or collective-permute-start of one operand)."""
 
     def rule(module: Module, computation: Computation, instruction: Instruction) -> None:
         if len(instruction.operands) != 1:
@@ -273,7 +283,7 @@ def _done_of(
         state = start.shape
         held = (
             state
-            if array_start and state.tuple_shapes is None and start.opcode == "all-gather-start"
+            if array_start and state.tuple_shapes is None and start.opcode in _ARRAY_STARTS
             else _elements(state, element + 1, "operand 0")[element]
         )
         if not instruction.shape.compatible(held):
@@ -291,7 +301,7 @@ RULES: dict[str, Callable[[Module, Computation, Instruction], None]] = {
     "async-update": _async_update,
     "async-done": _async_done,
     "collective-permute-start": _collective_permute_start,
-    "collective-permute-done": _done_of(1),
+    "collective-permute-done": _done_of(1, array_start=True),
     "all-gather-done": _done_of(1, array_start=True),
     "copy-done": _done_of(0),
 }
