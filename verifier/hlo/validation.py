@@ -205,8 +205,9 @@ def _returns(callee: Computation, shape: Shape) -> None:
 
 
 def _conditional(module: Module, computation: Computation, instruction: Instruction) -> None:
-    """``conditional(index, operand…)``: branch ``b`` takes operand ``b + 1``
-    and returns the conditional's shape."""
+    """``conditional(index, operand…)``: the index is a scalar ``pred`` (two
+    branches) or ``s32``; branch ``b`` takes operand ``b + 1`` and returns
+    the conditional's shape."""
     names = instruction.attributes.names("branch_computations")
     if names is None:
         names = tuple(
@@ -218,6 +219,13 @@ def _conditional(module: Module, computation: Computation, instruction: Instruct
             if name is not None
         )
     shapes = _operand_shapes(computation, instruction)
+    if not shapes:
+        raise _Broken("it takes a branch index")
+    index = shapes[0]
+    if index.tuple_shapes is not None or index.rank or index.element_type not in ("pred", "s32"):
+        raise _Broken(f"its branch index is {index}, not a scalar pred or s32")
+    if index.element_type == "pred" and len(names) != 2:
+        raise _Broken(f"a pred branch index selects 2 branches, not {len(names)}")
     if len(names) != len(shapes) - 1:
         raise _Broken(f"it has {len(names)} branches and {len(shapes) - 1} branch operands")
     for number, (name, shape) in enumerate(zip(names, shapes[1:], strict=True)):
