@@ -13,7 +13,7 @@ from verifier.analysis import ModuleMaps
 from verifier.checks.cache import MemoryCache
 from verifier.checks.verdict import Outcome
 from verifier.errors import InternalError, InvalidHloError, ParseError
-from verifier.expr import Undefined
+from verifier.expr import Undefined, dim
 from verifier.gate.suite import run_checks
 from verifier.hlo import Module, ReplicaGroups, parse_module, parse_module_file
 from verifier.hlo.attributes import Metadata, RawAttribute
@@ -446,3 +446,26 @@ def test_28_a_legacy_sparse_dot_has_the_dense_shape_and_unknown_maps() -> None:
     ):
         with pytest.raises(InvalidHloError):
             parse_module(text.replace(original, broken), "s.hlo")
+
+
+def test_30_a_batching_dim_also_indexed_is_read_at_the_batch_coordinate() -> None:
+    text = (SYNTAX / "30_gather_batching_dim_indexed.hlo").read_text()
+    # Constant indices, some far out of range: XLA's evaluator writes the
+    # batch index over the start on the batching dim, so they change nothing.
+    starts = "{ {{2},{0},{-5},{9}}, {{1},{1},{0},{2}}, {{0},{7},{2},{1}} }"
+    text = text.replace(
+        "indices = s32[3,4,1] parameter(1)", f"indices = s32[3,4,1] constant({starts})"
+    )
+    module = parse_module(text)
+    (operand, _) = ModuleMaps(module).output_to_input(module.entry, module.entry.root)
+    assert isinstance(operand.indexing, tuple)
+    pairs = {
+        (
+            tuple(point[dim(k)] for k in range(3)),
+            indexing_map.evaluate(point),
+        )
+        for indexing_map in operand.indexing
+        for point in indexing_map.domain_points()
+    }
+    truth = {((b, k, o), (b, o)) for b in range(3) for k in range(4) for o in range(2)}
+    assert pairs == truth
