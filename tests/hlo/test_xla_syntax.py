@@ -469,3 +469,13 @@ def test_30_a_batching_dim_also_indexed_is_read_at_the_batch_coordinate() -> Non
     }
     truth = {((b, k, o), (b, o)) for b in range(3) for k in range(4) for o in range(2)}
     assert pairs == truth
+
+
+def test_31_an_async_state_holds_a_prefix_of_the_result() -> None:
+    text = (SYNTAX / "31_async_result_prefix.hlo").read_text()
+    module = parse_module(text)
+    assert str(module.entry.instruction("first").shape) == "((f32[4]), (f32[4]), s32[])"
+    # Not a prefix: the first element of the result is f32[4].
+    wrong = text.replace("((f32[4]), (f32[4]), s32[])", "((f32[4]), (f32[5]), s32[])")
+    with pytest.raises(InvalidHloError, match=r"holds the result \(f32\[5\]\)"):
+        parse_module(wrong, "p.hlo")

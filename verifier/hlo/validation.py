@@ -112,15 +112,29 @@ def _async_start(module: Module, computation: Computation, instruction: Instruct
 
 
 def _async_state(state: Shape, bound: list[Shape], callee: Computation, what: str) -> None:
-    """An async state holds the operands bound so far in ``{0}`` and the
-    callee's result (or ``()``) in ``{1}``."""
+    """An async state holds the operands bound so far in ``{0}`` and a prefix
+    of the callee's result in ``{1}``: the result, ``()``, or the first
+    elements of a tuple result (``(f32[4])`` of ``(f32[4], f32[4])``), as
+    XLA's verifier has it."""
     held, result = _elements(state, 2, what)[:2]
     if not Shape.tuple_of(*bound).compatible(held):
         raise _Broken(f"{what} holds the operands {held}, they are {Shape.tuple_of(*bound)}")
-    if result != Shape.tuple_of() and not result.compatible(callee.root.shape):
+    if not _is_prefix(result, callee.root.shape):
         raise _Broken(
             f"{what} holds the result {result}, '{callee.name}' returns {callee.root.shape}"
         )
+
+
+def _is_prefix(prefix: Shape, shape: Shape) -> bool:
+    """Whether `prefix` is `shape`, ``()``, or a tuple of prefixes of the
+    first elements of the tuple `shape`."""
+    if prefix.compatible(shape) or prefix.tuple_shapes == ():
+        return True
+    if prefix.tuple_shapes is None or shape.tuple_shapes is None:
+        return False
+    return len(prefix.tuple_shapes) <= len(shape.tuple_shapes) and all(
+        map(_is_prefix, prefix.tuple_shapes, shape.tuple_shapes)
+    )
 
 
 def _chain_callee(
