@@ -138,7 +138,11 @@ def run_all(paths: list[Path], jobs: int, timeout: float) -> Iterator[tuple[str,
             try:
                 record = conn.recv()
             except EOFError:  # killed: CPU or memory limit
-                record = {"exit": "timeout", "cpu": round(time.monotonic() - started, 1)}
+                record = {
+                    "exit": "timeout",
+                    "cpu": round(time.monotonic() - started, 1),
+                    "source": SOURCE,
+                }
             conn.close()
             process.join()
             yield str(path), record
