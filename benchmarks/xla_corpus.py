@@ -18,6 +18,15 @@ module's outcome is the exit code that command would give:
 * exit 70: a bug in verifier (the message is listed);
 * timeout: past the CPU limit (or killed by the memory limit).
 
+Every module of ``verifier`` is imported before the first fork
+(`preload`): a child that imported them itself would read them from
+disk at its own start, so a checkout edited (merged, stashed) while the
+run goes on — hours on a loaded machine — had its modules checked by a
+mix of old and new code, and gave findings no version of the tool gives
+(three ``inverse`` refutations of tuple leaves that never reproduced).
+Each record carries the tool's source digest; the table says when a
+resumed log mixes several.
+
 Also the share of all findings that are ``unsupported``, and the commonest
 messages of each failing class (numbers and hex folded, so one cause is one
 line).  Per-module results go to ``--log`` (JSON lines; ``--resume`` keeps
@@ -31,9 +40,11 @@ the modules already there)::
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import multiprocessing
 import os
+import pkgutil
 import random
 import re
 import resource
@@ -45,17 +56,20 @@ from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Any
 
+import verifier
 from verifier.checks.budget import Budget
 from verifier.checks.cache import MemoryCache
 from verifier.checks.verdict import Outcome
 from verifier.gate.catalog import CHECKS, INFORMATIONAL_CHECKS
 from verifier.gate.files import file_findings
 from verifier.gate.run import GateRun
+from verifier.gate.sqlite_cache import tool_versions
 from verifier.hlo import hlo_files_under
 
 _EXIT = {"internal-error": 70, "bad-input": 2, "refuted": 1, "unknown": 3, "vacuous": 4, "ok": 0}
 _MEMORY = 6 << 30
 VALID_LOADS = frozenset({"verified", "file"})
+SOURCE = "not preloaded"  # the tool's version and source digest, set by `main`
 
 
 def check_one(path: Path) -> dict[str, Any]:
@@ -80,6 +94,16 @@ def check_one(path: Path) -> dict[str, Any]:
     }
 
 
+def preload() -> str:
+    """Import every module of ``verifier`` (in this process, so that every
+    forked child runs this code, whatever happens on disk after); return
+    the tool's version with its source digest."""
+    for module in pkgutil.walk_packages(verifier.__path__, "verifier."):
+        if not module.name.endswith(".__main__"):  # runs the command line
+            importlib.import_module(module.name)
+    return dict(tool_versions())["verifier"]
+
+
 def _child(path: Path, timeout: float, conn: Connection) -> None:
     resource.setrlimit(resource.RLIMIT_CPU, (int(timeout), int(timeout) + 1))
     resource.setrlimit(resource.RLIMIT_AS, (_MEMORY, _MEMORY))
@@ -89,6 +113,7 @@ def _child(path: Path, timeout: float, conn: Connection) -> None:
     except BaseException as error:  # the gate must never raise: a bug
         record = {"exit": 70, "errors": [f"{path}: escaped: {type(error).__name__}: {error}"]}
     record["cpu"] = round(time.process_time() - start, 2)
+    record["source"] = SOURCE
     conn.send(record)
     conn.close()
 
@@ -113,7 +138,11 @@ def run_all(paths: list[Path], jobs: int, timeout: float) -> Iterator[tuple[str,
             try:
                 record = conn.recv()
             except EOFError:  # killed: CPU or memory limit
-                record = {"exit": "timeout", "cpu": round(time.monotonic() - started, 1)}
+                record = {
+                    "exit": "timeout",
+                    "cpu": round(time.monotonic() - started, 1),
+                    "source": SOURCE,
+                }
             conn.close()
             process.join()
             yield str(path), record
@@ -173,6 +202,10 @@ def table(records: dict[str, dict[str, Any]], loads: dict[str, str]) -> str:
     for name, title in (("false", "false refutations"), ("refuted", "refuted, loaded unverified")):
         lines += ["", f"{title}:"]
         lines += [f"  {p}: {records[p]['refuted'][0]}" for p in classes[name]]
+    sources = Counter(r.get("source", "unrecorded") for r in records.values())
+    if len(sources) > 1:
+        lines += ["", f"records from {len(sources)} versions of the tool (a resumed log):"]
+        lines += [f"  {n:5} {source}" for source, n in sources.most_common()]
     lines += ["", "timeouts:"] + [f"  {p} ({records[p]['cpu']} s)" for p in classes["timeout"]]
     reasons: Counter[str] = Counter()
     for record in records.values():
@@ -207,6 +240,8 @@ def main(argv: list[str]) -> None:
             path, record = json.loads(line)
             records[path] = record
     todo = [p for p in paths if str(p) not in records]
+    global SOURCE
+    SOURCE = preload()
     with open(args.log, "a") if args.log else open(os.devnull, "w") as log:
         for done, (path, record) in enumerate(run_all(todo, args.jobs, args.timeout), 1):
             records[path] = record

@@ -102,3 +102,18 @@ def test_verdicts_match_the_brute_force(pair: tuple[str, str]) -> None:
     assert witness["offset"] * width <= bit < (witness["offset"] + 1) * width
     held = {o * other_width + b for o in offsets(other_shape).values() for b in range(other_width)}
     assert bit not in held, (pair, result)
+
+
+def test_a_size_change_with_no_layout_written_is_unsupported_not_refuted() -> None:
+    # Before layout assignment XLA's verifier lets a bitcast change its size
+    # (examples/syntax/27_unlaid_bitcast.hlo); once both sides are laid
+    # out, the same bitcast is refuted by its byte counts.
+    unlaid = check_bitcast(
+        parse_shape("s32[]"), parse_shape("s32[8]"), Undefined("x"), MemoryCache()
+    )
+    assert unlaid.outcome is Outcome.UNSUPPORTED and "no layout" in unlaid.message
+    laid = check_bitcast(
+        parse_shape("s32[]{}"), parse_shape("s32[8]{0}"), Undefined("x"), MemoryCache()
+    )
+    assert laid.outcome is Outcome.REFUTED
+    assert dict(laid.witness) == {"operand_bytes": 4, "output_bytes": 32}

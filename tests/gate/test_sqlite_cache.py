@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from verifier.checks.cache import cached
+from verifier.gate import sqlite_cache
 from verifier.gate.sqlite_cache import FLUSH_EVERY, KEEP_VERSIONS, SqliteCache, tool_versions
 
 V1 = (("verifier", "1"), ("islpy", "a"), ("z3-solver", "x"))
@@ -110,3 +111,23 @@ def test_two_processes_share_one_file(tmp_path: Path) -> None:
     assert [worker.exitcode for worker in workers] == [0, 0]
     with SqliteCache(path, versions=V1) as cache:
         assert all(cache.lookup(f"k{i}") == {"i": i} for i in range(3000))
+
+
+def test_a_run_whose_source_changed_under_it_keeps_no_answers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Answers computed by code that is no longer on disk would be stored
+    # under the new code's digest, and a later run would take a refutation
+    # of the old code for its own.
+    path, key = tmp_path / "c.sqlite3", b"k" * 32
+    with SqliteCache(path, key=key) as cache:
+        cache.store("kept", {"outcome": "proved"})
+    cache = SqliteCache(path, key=key)
+    cache.store("dropped", {"outcome": "refuted"})
+    monkeypatch.setattr(sqlite_cache, "_source_digest", lambda: "edited")
+    cache.close()
+    assert any("source changed" in problem for problem in cache.problems)
+    monkeypatch.undo()
+    with SqliteCache(path, key=key) as reader:
+        assert reader.lookup("kept") == {"outcome": "proved"}
+        assert reader.lookup("dropped") is None

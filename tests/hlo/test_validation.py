@@ -29,6 +29,7 @@ EXAMPLES = Path(__file__).parents[2] / "examples"
         ("reduce_scatter_dimension.hlo", (12, 8), "dimensions=[1] is not one dimension of f32[8]"),
         ("all_gather_scalar.hlo", (6, 8), "dimensions=[0] is not one dimension of f32[]"),
         ("conditional_branch_parameter.hlo", (18, 8), "the parameter of 'yes' is (s32[], f32[4])"),
+        ("conditional_index_not_scalar.hlo", (18, 8), "branch index is s32[2], not a scalar"),
     ],
 )
 def test_invalid_hlo_is_refused_at_the_instruction_with_its_rule(

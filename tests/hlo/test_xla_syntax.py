@@ -8,8 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.indexing.compound_checks import check_instruction
+from verifier.analysis import ModuleMaps
 from verifier.checks.cache import MemoryCache
+from verifier.checks.verdict import Outcome
 from verifier.errors import InternalError, InvalidHloError, ParseError
+from verifier.expr import Undefined, dim
 from verifier.gate.suite import run_checks
 from verifier.hlo import Module, ReplicaGroups, parse_module, parse_module_file
 from verifier.hlo.attributes import Metadata, RawAttribute
@@ -383,3 +387,97 @@ def test_19_nested_inline_computations_get_names_of_their_own() -> None:
     inner = module.computation(outer).root.called_computations[0]
     assert outer != inner
     assert module.computation(inner).root.opcode == "add"
+
+
+def test_25_a_while_has_its_bodys_shape_and_no_composed_maps() -> None:
+    module = _read("25_while_shape_of_body.hlo")
+    loop = module.entry.root
+    assert str(loop.shape) == "(s32[], f32[3], f32[3])"
+    view = ModuleMaps(module).instruction(module.entry, loop)
+    for output in view.outputs:
+        for _, composed in view.o2i(output):
+            assert isinstance(composed.maps, Undefined)
+            assert "returns (s32[], f32[3], f32[3]) for a state of (s32[], f32[3])" in (
+                composed.maps.reason
+            )
+    # XLA compares the while's shape with the body's result: the init's is wrong.
+    text = (SYNTAX / "25_while_shape_of_body.hlo").read_text()
+    wrong = text.replace("ROOT w = (s32[], f32[3], f32[3]) while", "ROOT w = (s32[], f32[3]) while")
+    with pytest.raises(InvalidHloError, match=r"give \(s32\[\], f32\[3\], f32\[3\]\)\n"):
+        parse_module(wrong, "w.hlo")
+
+
+@pytest.mark.parametrize(
+    "form", ["26_array_all_gather_start.hlo", "29_array_collective_permute_start.hlo"]
+)
+def test_26_29_an_array_collective_start_is_its_collective(form: str) -> None:
+    text = (SYNTAX / form).read_text()
+    module = parse_module(text)
+    start = module.entry.instruction("start")
+    # Against the oracle: the all-gather's output (i, j) holds column j mod 2
+    # of the operand of the replica at group position j // 2; the permute's
+    # holds the source replica's element (i, j).  The done passes it on.
+    assert check_instruction(module.entry, start, text) == []
+    view = ModuleMaps(module).instruction(module.entry, module.entry.root)
+    ((_, composed),) = view.o2i(view.outputs[0])
+    assert not isinstance(composed.maps, Undefined)
+    ((read,),) = [[counted.map for counted in composed.maps]]
+    rows, columns = start.shape.dimensions
+    assert read.relation() == {((i, j), (i, j)) for i in range(rows) for j in range(columns)}
+
+
+def test_27_a_bitcast_with_no_layout_may_change_its_size() -> None:
+    module = _read("27_unlaid_bitcast.hlo")
+    findings = list(run_checks(module, MemoryCache()))
+    (bitcast,) = [f for f in findings if f.check == "bitcast"]
+    assert bitcast.outcome is Outcome.UNSUPPORTED
+    assert not [f for f in findings if f.outcome is Outcome.REFUTED]
+
+
+def test_28_a_legacy_sparse_dot_has_the_dense_shape_and_unknown_maps() -> None:
+    module = _read("28_legacy_sparse_dot.hlo")
+    assert str(module.entry.root.shape) == "f32[3,5]"  # 8 stored of 16, times [16,5]
+    findings = list(run_checks(module, MemoryCache()))
+    assert findings and {f.outcome for f in findings} == {Outcome.UNSUPPORTED}
+    assert all("sparse dot" in f.message for f in findings)
+    text = (SYNTAX / "28_legacy_sparse_dot.hlo").read_text()
+    for original, broken in (
+        ("sparsity=L.1@2:4", "sparsity=L.1@1:4"),  # 8 stored of 32: not the rhs's 16
+        ("dot(lhs, rhs, meta)", "dot(lhs, rhs, meta, meta)"),
+    ):
+        with pytest.raises(InvalidHloError):
+            parse_module(text.replace(original, broken), "s.hlo")
+
+
+def test_30_a_batching_dim_also_indexed_is_read_at_the_batch_coordinate() -> None:
+    text = (SYNTAX / "30_gather_batching_dim_indexed.hlo").read_text()
+    # Constant indices, some far out of range: XLA's evaluator writes the
+    # batch index over the start on the batching dim, so they change nothing.
+    starts = "{ {{2},{0},{-5},{9}}, {{1},{1},{0},{2}}, {{0},{7},{2},{1}} }"
+    text = text.replace(
+        "indices = s32[3,4,1] parameter(1)", f"indices = s32[3,4,1] constant({starts})"
+    )
+    module = parse_module(text)
+    view = ModuleMaps(module).instruction(module.entry, module.entry.root)
+    ((_, operand), _) = view.o2i(view.outputs[0])
+    assert isinstance(operand.indexing, tuple)
+    pairs = {
+        (
+            tuple(point[dim(k)] for k in range(3)),
+            indexing_map.evaluate(point),
+        )
+        for indexing_map in operand.indexing
+        for point in indexing_map.domain_points()
+    }
+    truth = {((b, k, o), (b, o)) for b in range(3) for k in range(4) for o in range(2)}
+    assert pairs == truth
+
+
+def test_31_an_async_state_holds_a_prefix_of_the_result() -> None:
+    text = (SYNTAX / "31_async_result_prefix.hlo").read_text()
+    module = parse_module(text)
+    assert str(module.entry.instruction("first").shape) == "((f32[4]), (f32[4]), s32[])"
+    # Not a prefix: the first element of the result is f32[4].
+    wrong = text.replace("((f32[4]), (f32[4]), s32[])", "((f32[4]), (f32[5]), s32[])")
+    with pytest.raises(InvalidHloError, match=r"holds the result \(f32\[5\]\)"):
+        parse_module(wrong, "p.hlo")

@@ -232,7 +232,7 @@ def collective(draw: st.DrawFn) -> str:
         attributes += ", to_apply=add"
     elif opcode in ("collective-permute", "collective-permute-start"):
         attributes = "source_target_pairs={{0,1},{1,0}}"
-        if opcode == "collective-permute-start":
+        if opcode == "collective-permute-start" and draw(st.booleans()):  # else the array form
             result = f"({_shape(operand)}, {_shape(out)}, u32[], u32[])"
     elif opcode == "collective-broadcast":
         attributes += ", channel_id=1"
@@ -240,7 +240,7 @@ def collective(draw: st.DrawFn) -> str:
         out[axis] *= groups
         attributes += f", dimensions={{{axis}}}"
         result = _shape(out)
-        if opcode == "all-gather-start":
+        if opcode == "all-gather-start" and draw(st.booleans()):  # else the array form
             result = f"({_shape(operand)}, {result})"
     elif opcode == "reduce-scatter":
         operand[axis] *= groups

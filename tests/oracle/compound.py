@@ -293,7 +293,10 @@ def _tuple_all_to_all(operands: list[Instruction], output: int, index: Index) ->
 def _all_gather_start(
     instruction: Instruction, operands: list[Instruction], output: int, index: Index
 ) -> set[Element]:
-    # (operand, gathered) for one operand: the first element keeps the operand.
+    # (operand, gathered) for one operand: the first element keeps the operand;
+    # written as an array, the start is the gathered array alone.
+    if instruction.shape.tuple_shapes is None:
+        return _all_gather(instruction, operands, output, index)
     if output == 0:
         return {(0, index)}
     (axis,) = instruction.int_list("dimensions")

@@ -35,8 +35,8 @@ ENTRY main {
     "bitcast.hlo": """HloModule bitcast
 
 ENTRY main {
-  p0 = f32[3,4] parameter(0)
-  ROOT b = f32[7] bitcast(p0)
+  p0 = f32[3,4]{1,0} parameter(0)
+  ROOT b = f32[7]{0} bitcast(p0)
 }
 """,
     "latin1.hlo": "HloModule latin1\n\xe9\n",

@@ -294,7 +294,7 @@ class Composer:
                 else self.computation_input_to_output
             )
             found = self._loops[key] = loop_maps(
-                self.module, computation, loop, through, self._extension, self.join
+                self.module, computation, loop, direction, through, self._extension, self.join
             )
         return found
 

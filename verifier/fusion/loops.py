@@ -59,7 +59,7 @@ from verifier.indexing.control_flow import (
     loop_body,
     loop_trip_count,
 )
-from verifier.indexing.leaves import instruction_operand_leaves, parameter_leaves
+from verifier.indexing.leaves import instruction_operand_leaves, output_leaves, parameter_leaves
 
 LoopState = tuple[tuple[ComposedIndexing, ...], ...]
 """Per leaf k, per leaf j: the maps from leaf k to leaf j."""
@@ -72,14 +72,15 @@ def loop_maps(
     module: Module,
     computation: Computation,
     loop: Instruction,
+    direction: str,
     through: Through,
     extension: Extension,
     join: MapJoin | None,
 ) -> LoopState:
-    """`loop`'s maps per leaf, in the direction of `through` (the body
-    composed from one of its output leaves, or from one of its parameter
-    leaves), its unions extended by `extension` and joined by `join`."""
-    leaves = len(instruction_operand_leaves(computation, loop))
+    """`loop`'s maps per leaf in `direction` (``o2i`` or ``i2o``), composed by `through` (the
+    body composed from one of its output leaves, or from one of its
+    parameter leaves), its unions extended by `extension` and joined by
+    `join`."""
     trips = loop_trip_count(module, computation, loop)
     unrolled = (
         trips
@@ -88,9 +89,14 @@ def loop_maps(
     )
     if isinstance(unrolled, Undefined):
         # One value for every pair of leaves (a loop carrying 300 arrays
-        # has 90,000 pairs).
+        # has 90,000 pairs); rows per output (``o2i``) or per operand leaf
+        # (a loop shaped as its body's result may have other leaves than
+        # its operand).
         undefined = ComposedIndexing(unrolled)
-        return tuple(tuple(undefined for _ in range(leaves)) for _ in range(leaves))
+        operands = len(instruction_operand_leaves(computation, loop))
+        outputs = len(output_leaves(loop.shape))
+        rows, columns = (outputs, operands) if direction == "o2i" else (operands, outputs)
+        return tuple(tuple(undefined for _ in range(columns)) for _ in range(rows))
     return unrolled
 
 

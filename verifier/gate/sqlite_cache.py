@@ -8,7 +8,9 @@ edited checkout never reuses an answer an older checkout proved), islpy
 answer.  The default file lives in the user's cache directory
 (``$XDG_CACHE_HOME/verifier`` or ``~/.cache/verifier``).  Only the answers
 of the `KEEP_VERSIONS` most recently used version sets are kept, so a
-checkout edited again and again does not grow the file without end.  Two processes may
+checkout edited again and again does not grow the file without end.  A run
+whose checkout changes under it (its modules are read when first used) keeps
+none of its new answers: the source is read again before each write.  Two processes may
 share the file: it is in WAL mode with a busy timeout, and each process
 writes its new answers in one short transaction when it closes (or every
 `FLUSH_EVERY` answers).
@@ -143,6 +145,12 @@ def _source_digest() -> str:
     return digest.hexdigest()[:16]
 
 
+def _source_unchanged() -> bool:
+    """Whether the tool's source on disk is still the one `tool_versions`
+    read (its digest, 50 ms)."""
+    return dict(tool_versions())["verifier"].endswith(f"+src.{_source_digest()}")
+
+
 def _tag(key: bytes, question: bytes, answer: str) -> bytes:
     return hmac.digest(key, question + b"\0" + answer.encode(), "sha256")
 
@@ -166,6 +174,9 @@ class SqliteCache:
         key: bytes | None = None,
     ) -> None:
         self.path = path
+        # The tool's own source is read again before each write when the
+        # versions are the tool's (`_source_unchanged`).
+        self._own_versions = versions is None
         self.versions = tool_versions() if versions is None else versions
         self._versions_text = json.dumps(dict(self.versions), sort_keys=True)
         self._busy_timeout = BUSY_TIMEOUT_SECONDS if busy_timeout is None else busy_timeout
@@ -421,6 +432,18 @@ class SqliteCache:
         """Write the answers stored since the last flush, in one transaction;
         if that fails, stop writing (one problem) and keep reading."""
         if not self._pending or not self.writable or self._connection is None:
+            return
+        if self._own_versions and not _source_unchanged():
+            # This run's answers came from code that is no longer the code
+            # on disk, whose digest they would be stored under (a checkout
+            # edited, merged or stashed while it ran; its modules are read
+            # when first used): a later run would take them for its own.
+            self.writable = False
+            self._pending.clear()
+            self._degrade(
+                f"the tool's source changed while this run went on: its new answers are not "
+                f"kept in the proof cache {self.path}"
+            )
             return
         rows = [
             (q, self._versions_text, a, _tag(self._key, q, a)) for q, a in self._pending.items()

@@ -457,6 +457,8 @@ class _ModuleParser:
         counted = len(operand_shapes)
         if counted == 3 and inst.opcode == "convolution" and "sparsity_config" in attributes:
             counted = 2  # a sparse convolution may take its sparsity metadata as operand 2
+        if counted > 2 and inst.opcode == "dot" and "sparsity" in inst.attributes:
+            counted = 2  # a legacy sparse dot takes a metadata operand per descriptor
         check_arity(inst.opcode, counted, inst.span)
         if item.shape_written:
             shape = constructed_shape(inst.shape, inst.opcode, operand_shapes, inst.span, inst.name)

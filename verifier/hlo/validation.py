@@ -123,15 +123,29 @@ def _async_start(module: Module, computation: Computation, instruction: Instruct
 
 
 def _async_state(state: Shape, bound: list[Shape], callee: Computation, what: str) -> None:
-    """An async state holds the operands bound so far in ``{0}`` and the
-    callee's result (or ``()``) in ``{1}``."""
+    """An async state holds the operands bound so far in ``{0}`` and a prefix
+    of the callee's result in ``{1}``: the result, ``()``, or the first
+    elements of a tuple result (``(f32[4])`` of ``(f32[4], f32[4])``), as
+    XLA's verifier has it."""
     held, result = _elements(state, 2, what)[:2]
     if not Shape.tuple_of(*bound).compatible(held):
         raise _Broken(f"{what} holds the operands {held}, they are {Shape.tuple_of(*bound)}")
-    if result != Shape.tuple_of() and not result.compatible(callee.root.shape):
+    if not _is_prefix(result, callee.root.shape):
         raise _Broken(
             f"{what} holds the result {result}, '{callee.name}' returns {callee.root.shape}"
         )
+
+
+def _is_prefix(prefix: Shape, shape: Shape) -> bool:
+    """Whether `prefix` is `shape`, ``()``, or a tuple of prefixes of the
+    first elements of the tuple `shape`."""
+    if prefix.compatible(shape) or prefix.tuple_shapes == ():
+        return True
+    if prefix.tuple_shapes is None or shape.tuple_shapes is None:
+        return False
+    return len(prefix.tuple_shapes) <= len(shape.tuple_shapes) and all(
+        map(_is_prefix, prefix.tuple_shapes, shape.tuple_shapes)
+    )
 
 
 def _chain_callee(
@@ -216,8 +230,9 @@ def _returns(callee: Computation, shape: Shape) -> None:
 
 
 def _conditional(module: Module, computation: Computation, instruction: Instruction) -> None:
-    """``conditional(index, operand…)``: branch ``b`` takes operand ``b + 1``
-    and returns the conditional's shape."""
+    """``conditional(index, operand…)``: the index is a scalar ``pred`` (two
+    branches) or ``s32``; branch ``b`` takes operand ``b + 1`` and returns
+    the conditional's shape."""
     names = instruction.attributes.names("branch_computations")
     if names is None:
         names = tuple(
@@ -229,6 +244,13 @@ def _conditional(module: Module, computation: Computation, instruction: Instruct
             if name is not None
         )
     shapes = _operand_shapes(computation, instruction)
+    if not shapes:
+        raise _Broken("it takes a branch index")
+    index = shapes[0]
+    if index.tuple_shapes is not None or index.rank or index.element_type not in ("pred", "s32"):
+        raise _Broken(f"its branch index is {index}, not a scalar pred or s32")
+    if index.element_type == "pred" and len(names) != 2:
+        raise _Broken(f"a pred branch index selects 2 branches, not {len(names)}")
     if len(names) != len(shapes) - 1:
         raise _Broken(f"it has {len(names)} branches and {len(shapes) - 1} branch operands")
     for number, (name, shape) in enumerate(zip(names, shapes[1:], strict=True)):
@@ -241,7 +263,9 @@ def _conditional(module: Module, computation: Computation, instruction: Instruct
 
 def _while(module: Module, computation: Computation, instruction: Instruction) -> None:
     """``while(init)``: condition and body take the loop state, of the init's
-    shape; the body returns it."""
+    shape; the while has the shape the body returns.  As in XLA's verifier,
+    the body's result is not compared with the loop state (a loop whose body
+    changes the state's shape is valid, its maps not composed)."""
     shapes = _operand_shapes(computation, instruction)
     if len(shapes) != 1:
         raise _Broken(f"it takes 1 operand, the loop state, not {len(shapes)}")
@@ -251,31 +275,50 @@ def _while(module: Module, computation: Computation, instruction: Instruction) -
             raise _Broken(f"its {attribute} is not a defined computation")
         _one_parameter(module.computation(name), shapes[0], "the loop state")
     body = instruction.attributes.word("body") or ""
-    _returns(module.computation(body), shapes[0])
+    _returns(module.computation(body), instruction.shape)
 
 
 def _collective_permute_start(
     module: Module, computation: Computation, instruction: Instruction
 ) -> None:
     """``(operand, result, context…)``: the operand and the permuted result
-    have the operand's shape (a tuple of them for several operands)."""
+    have the operand's shape (a tuple of them for several operands); of
+    one operand it may be written as the result alone (XLA's importer
+    reads that form as the pair)."""
     shapes = _operand_shapes(computation, instruction)
     if "slice_sizes" in instruction.attributes:
         return  # the in-place form writes into a buffer of its own
     operand = shapes[0] if len(shapes) == 1 else Shape.tuple_of(*shapes)
+    if instruction.shape.tuple_shapes is None and len(shapes) == 1:
+        if not instruction.shape.compatible(operand):
+            raise _Broken(f"it is written {instruction.shape}, its operand is {operand}")
+        return
     for k, element in enumerate(_elements(instruction.shape, 2, "its shape")[:2]):
         if not element.compatible(operand):
             raise _Broken(f"element {k} of its shape is {element}, its operands are {operand}")
 
 
-def _done_of(element: int) -> Callable[[Module, Computation, Instruction], None]:
-    """``*-done(start)``: element `element` of the start's shape."""
+_ARRAY_STARTS = frozenset({"all-gather-start", "collective-permute-start"})
+"""Async starts of one operand XLA's parser reads written as their result."""
+
+
+def _done_of(
+    element: int, *, array_start: bool = False
+) -> Callable[[Module, Computation, Instruction], None]:
+    """``*-done(start)``: element `element` of the start's shape, or, when
+    `array_start`, the shape of a start written as its result alone (an
+    all-gather-start or collective-permute-start of one operand)."""
 
     def rule(module: Module, computation: Computation, instruction: Instruction) -> None:
         if len(instruction.operands) != 1:
             raise _Broken(f"it takes 1 operand, not {len(instruction.operands)}")
-        (state,) = _operand_shapes(computation, instruction)
-        held = _elements(state, element + 1, "operand 0")[element]
+        (start,) = computation.operand_instructions(instruction)
+        state = start.shape
+        held = (
+            state
+            if array_start and state.tuple_shapes is None and start.opcode in _ARRAY_STARTS
+            else _elements(state, element + 1, "operand 0")[element]
+        )
         if not instruction.shape.compatible(held):
             raise _Broken(f"it is written {instruction.shape}, its start holds {held}")
 
@@ -291,8 +334,8 @@ RULES: dict[str, Callable[[Module, Computation, Instruction], None]] = {
     "async-update": _async_update,
     "async-done": _async_done,
     "collective-permute-start": _collective_permute_start,
-    "collective-permute-done": _done_of(1),
-    "all-gather-done": _done_of(1),
+    "collective-permute-done": _done_of(1, array_start=True),
+    "all-gather-done": _done_of(1, array_start=True),
     "copy-done": _done_of(0),
 }
 """Per opcode: the rule relating it to its operands' producers and callees."""

@@ -44,6 +44,12 @@ def _unsupported_shapes(context: OpContext) -> str | None:
     instruction = context.instruction
     if "sparsity_config" in instruction.attributes:
         return "a sparse convolution (sparsity_config=) reads only the kept elements"
+    if "sparsity" in instruction.attributes:
+        return (
+            "a sparse dot (sparsity=) stores n of every m elements of a contracting dim: "
+            "which elements of the other operand each one multiplies is in its metadata "
+            "operand, read at run time"
+        )
     first_index = _FIRST_INDEX_OPERAND.get(instruction.opcode)
     if first_index is not None and any(
         operand.shape.rank == 1 for operand in context.operands[first_index:]

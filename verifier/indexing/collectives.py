@@ -108,11 +108,15 @@ register("all-gather")(OpRule(_all_gather_o2i, _all_gather_i2o))
 # hold the operands unchanged, the next the gathered results;
 # ``(operand, result, u32[], u32[]) collective-permute-start(operand)``: the
 # operand, the permuted result, two contexts.  An all-reduce-start has the
-# all-reduce's own shape (and rule); each ``*-done`` picks its result out
+# all-reduce's own shape (and rule), and so have an all-gather-start and a
+# collective-permute-start of one operand written as their result alone;
+# each ``*-done`` picks its result out
 # (verifier.indexing.forwarding).
 
 
 def _all_gather_start_o2i(ctx: OpContext, output: int) -> tuple[Indexing, ...]:
+    if ctx.shape.tuple_shapes is None:
+        return _all_gather_o2i(ctx, output)
     count = len(ctx.operands)
     shape = ctx.output_shapes[output].dimensions
     if output < count:
@@ -125,6 +129,8 @@ def _all_gather_start_o2i(ctx: OpContext, output: int) -> tuple[Indexing, ...]:
 
 
 def _all_gather_start_i2o(ctx: OpContext, operand: int) -> tuple[Indexing, ...]:
+    if ctx.shape.tuple_shapes is None:
+        return _all_gather_i2o(ctx, operand)
     count = len(ctx.operands)
     dims = ctx.operand_shape(operand).dimensions
     (axis,) = ctx.instruction.int_list("dimensions")
@@ -140,7 +146,10 @@ def _permuted_operand(ctx: OpContext, output: int) -> int | None:
     """The operand output leaf `output` of a collective-permute-start holds:
     elements ``{0}`` (the operands kept) and ``{1}`` (the results, from the
     source replica at the same index) hold the operand — operand ``k`` at
-    ``{0,k}`` and ``{1,k}`` when there are several; the contexts none."""
+    ``{0,k}`` and ``{1,k}`` when there are several; the contexts none.  A
+    start written as its result alone holds its one operand."""
+    if ctx.shape.tuple_shapes is None:
+        return 0
     index, _ = ctx.shape.leaves[output]
     if index[0] not in (0, 1):
         return None

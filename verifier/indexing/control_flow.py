@@ -55,6 +55,13 @@ iteration) or whose maps only gain use paths runs every trip."""
 def loop_trip_count(module: Module, computation: Computation, loop: Instruction) -> int | Undefined:
     """How many times `loop` (a ``while`` of `computation`) runs its body,
     or why its maps are not composed through it."""
+    body = loop_body(module, loop)
+    (state,) = body.parameters
+    if not body.root.shape.compatible(state.shape):
+        return Undefined(
+            f"{_describe(loop)}: its body returns {body.root.shape} for a state of "
+            f"{state.shape}, so no iteration takes what the one before it gave"
+        )
     count = _known_trip_count(loop)
     if count is None:
         count = _counted_loop_trip_count(module, computation, loop)

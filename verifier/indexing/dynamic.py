@@ -230,7 +230,9 @@ class _Gather:
     Operand batching dim ``operand_batching_dims[i]`` is read at the output's
     batch coordinate of indices dim ``start_indices_batching_dims[i]`` (the
     batch coordinates are the indices dims without `index_vector_dim`, in
-    order); like a collapsed dim it has slice size 1 and no offset dim.
+    order); like a collapsed dim it has slice size 1 and no offset dim.  A
+    batching dim also in `start_index_map` is read at the batch coordinate
+    all the same: XLA's evaluator writes it over the start.
     """
 
     offset_dims: tuple[int, ...]

@@ -92,6 +92,14 @@ def _element_of_operand_0(element: int) -> Locate:
     return lambda ctx, index: (0, (element, *index))
 
 
+def _collective_done(ctx: OpContext, index: ShapeIndex) -> tuple[int, ShapeIndex]:
+    """Element ``{1}`` of the start's pair, or the start itself when it is
+    written as its result alone (an array)."""
+    if ctx.operand_shape(0).tuple_shapes is None:
+        return (0, index)
+    return (0, (1, *index))
+
+
 def _has_leaf(shape: Shape, index: ShapeIndex) -> bool:
     """Whether `index` names an array leaf of `shape`."""
     for k in index:
@@ -151,4 +159,4 @@ register("async-update")(forwarding_rule(_async_update))
 register("async-done")(forwarding_rule(_async_done))
 register("copy-start")(forwarding_rule(_copy_start))
 register("copy-done")(forwarding_rule(_element_of_operand_0(0)))
-register("all-gather-done", "collective-permute-done")(forwarding_rule(_element_of_operand_0(1)))
+register("all-gather-done", "collective-permute-done")(forwarding_rule(_collective_done))
