@@ -1,5 +1,5 @@
 """Opcodes XLA printed before 2019 are read as the op they are today
-(examples/syntax/25_legacy_opcodes.hlo, issue #31)."""
+(examples/syntax/32_legacy_opcodes.hlo, issue #31)."""
 
 from __future__ import annotations
 
@@ -48,7 +48,7 @@ def test_a_comparison_named_after_its_direction_is_that_compare(word: str) -> No
 
 
 def test_the_2018_module_is_the_module_written_today() -> None:
-    old = parse_module_file(SYNTAX / "25_legacy_opcodes.hlo").entry
+    old = parse_module_file(SYNTAX / "32_legacy_opcodes.hlo").entry
     compare = old.instruction("less-than-or-equal-to.7")
     crs = old.instruction("cross-replica-sum.8")
     assert (compare.opcode, compare.attributes["direction"]) == ("compare", "LE")
@@ -66,7 +66,7 @@ def test_a_name_xla_never_printed_is_still_unknown() -> None:
 
 
 def test_a_gather_of_2018_is_the_gather_written_with_todays_names() -> None:
-    old = parse_module_file(SYNTAX / "25_legacy_opcodes.hlo").entry.instruction("gather.11")
+    old = parse_module_file(SYNTAX / "32_legacy_opcodes.hlo").entry.instruction("gather.11")
     today = parse_module(
         "HloModule m\nENTRY e {\n  a = f32[2,6] parameter(0)\n  i = s32[3] parameter(1)\n"
         "  ROOT g = f32[3,6] gather(a, i), offset_dims={1}, collapsed_slice_dims={0},"
