@@ -117,3 +117,19 @@ def test_a_size_change_with_no_layout_written_is_unsupported_not_refuted() -> No
     )
     assert laid.outcome is Outcome.REFUTED
     assert dict(laid.witness) == {"operand_bytes": 4, "output_bytes": 32}
+
+
+def test_a_bitcast_to_fewer_elements_over_the_same_bytes_drops_the_rest() -> None:
+    # XLA's verifier compares a bitcast's buffer sizes, tile padding
+    # included: s32[6] and s32[1] both fill one 128-slot tile.  The output's
+    # one element is the operand's first; the other five are dropped, which
+    # the brute force accepts; the reverse reads five slots of padding.
+    fewer, more = parse_shape("s32[1]{0:T(128)}"), parse_shape("s32[6]{0:T(128)}")
+    assert bitcast_verdict(more, fewer).outcome == "proved"
+    assert check(more, fewer) is Outcome.PROVED
+    assert bitcast_verdict(fewer, more).outcome == "refuted"
+    result = check_bitcast(fewer, more, Undefined("x"), MemoryCache())
+    assert result.outcome is Outcome.REFUTED
+    witness = dict(result.witness)
+    assert offsets(more)[(witness["output_d0"],)] == witness["offset"]
+    assert witness["offset"] not in offsets(fewer).values()  # padding of the operand

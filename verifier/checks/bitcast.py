@@ -14,11 +14,14 @@ runs under the deterministic operation budget — exhausting it is
    verifier lets a bitcast change its size);
 2. on each side, every element's offset lies inside its buffer (a nested
    tiling can pad beyond the first tiling, which the buffer does not count);
-3. the bits of the operand's elements are the bits of the output's: with
+3. the bits of the output's elements are bits of the operand's: with
    ``u = gcd`` of the two slot widths, a side with ``w``-bit slots holds
    the ``u``-bit units ``x`` whose slot ``x floordiv (w / u)`` holds an
-   element (the domain of the inverse layout), and the two unit sets must
-   be equal (isl);
+   element (the domain of the inverse layout), and the output's unit set
+   must lie in the operand's (isl) — equal, unless the output has fewer
+   element bits: a bitcast to fewer elements over the same bytes (XLA's
+   verifier allows it) drops the rest, but no output element may read a
+   bit no operand element holds;
 4. when the bitcast's output→input maps are known, they relate exactly the
    pairs whose bits overlap (`verifier.indexing.bitcast`, from the offsets).
 
@@ -39,7 +42,7 @@ runs under the deterministic operation budget — exhausting it is
 from __future__ import annotations
 
 from dataclasses import dataclass
-from math import gcd
+from math import gcd, prod
 
 from verifier.analysis.instruction_maps import Indexing
 from verifier.analysis.layout import (
@@ -179,9 +182,13 @@ def _units(side: _Side, unit: int) -> IndexingMap:
 
 
 def _same_bits(operand: _Side, output: _Side, max_operations: int) -> CheckResult:
+    """Every bit an output element holds is a bit an operand element holds
+    (no output element reads padding); the operand may hold more only when
+    the output has fewer element bits (a bitcast to fewer elements drops the
+    rest, as XLA lets it: the buffers have the same bytes)."""
     unit = gcd(operand.slot_bits, output.slot_bits)
     answer = isl_questions.compare_relations(
-        _units(operand, unit), _units(output, unit), max_operations=max_operations
+        _units(output, unit), _units(operand, unit), max_operations=max_operations
     )
     if answer.differs is None:
         return CheckResult(Outcome.UNKNOWN, "isl: operation budget exhausted comparing bits")
@@ -191,16 +198,22 @@ def _same_bits(operand: _Side, output: _Side, max_operations: int) -> CheckResul
         return CheckResult(
             Outcome.PROVED, f"the same {operand.bytes} bytes: every bit of every element is kept"
         )
-    side, other = (operand, output) if answer.only_in == "a" else (output, operand)
+    if answer.only_in == "b":
+        return CheckResult(
+            Outcome.PROVED,
+            f"the same {operand.bytes} bytes: every bit of every output element is an operand "
+            f"element's, and the output's {prod(output.shape.dimensions)} elements keep part "
+            f"of the operand's {prod(operand.shape.dimensions)} (a bitcast to fewer elements)",
+        )
     first_bit = dict(answer.witness)["d0"] * unit
-    offset = first_bit // side.slot_bits
-    element = side.inverse.evaluate({dim(0): offset})
+    offset = first_bit // output.slot_bits
+    element = output.inverse.evaluate({dim(0): offset})
     return CheckResult(
         Outcome.REFUTED,
-        f"{side.name} element {tuple_text(element)} at offset {offset} holds bit {first_bit}, "
-        f"which the {other.name}'s layout leaves as padding",
+        f"output element {tuple_text(element)} at offset {offset} holds bit {first_bit}, "
+        "which the operand's layout leaves as padding",
         (
-            *((f"{side.name}_d{i}", v) for i, v in enumerate(element)),
+            *((f"output_d{i}", v) for i, v in enumerate(element)),
             ("offset", offset),
             ("bit", first_bit),
         ),
