@@ -357,6 +357,9 @@ def _affine_boxes(piece: digits.Piece) -> tuple[StridedBox, ...] | None:
             low, high = clips[position]
             values = [v.clip(low, high) for v in values]
         sides.append(values)
+    if all(len(values) == 1 for values in sides):  # the common case: one box
+        choice = tuple(values[0] for values in sides)
+        return (StridedBox(choice),) if all(side.count for side in choice) else ()
     if math.prod(map(len, sides)) > _PIECE_LIMIT:
         return None
     return tuple(
