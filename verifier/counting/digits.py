@@ -122,9 +122,10 @@ def piece_of(indexing_map: IndexingMap) -> Piece | None:
     `IndexingMap.all_variables`; None for a ``ceildiv``, ``min`` or ``max``."""
     dims, range_vars = len(indexing_map.dims), len(indexing_map.range_vars)
     number = {VarKind.DIM: 0, VarKind.RANGE: dims, VarKind.RT: dims + range_vars}
-    results = tuple(_form_of(r, number) for r in indexing_map.results)
+    seen: dict[int, Form | None] = {}
+    results = tuple([_form_of(r, number, seen) for r in indexing_map.results])
     constraints = tuple(
-        (_form_of(e, number), i.lower, i.upper) for e, i in indexing_map.constraints
+        [(_form_of(e, number, seen), i.lower, i.upper) for e, i in indexing_map.constraints]
     )
     if None in results or any(form is None for form, _, _ in constraints):
         return None
@@ -133,10 +134,14 @@ def piece_of(indexing_map: IndexingMap) -> Piece | None:
     return Piece(results, constraints, bounds)  # type: ignore[arg-type]
 
 
-def _form_of(expr: Expr, number: Mapping[VarKind, int]) -> Form | None:
+def _form_of(
+    expr: Expr, number: Mapping[VarKind, int], seen: dict[int, Form | None]
+) -> Form | None:
     """`expr` as a form, a variable numbered from its kind's first number.
     (A canonical sum has no like terms, so its operands are the terms, read
-    without hashing an expression.)"""
+    without hashing an expression; a division's operand is converted once
+    per map, `seen` by the identity of its interned expression: a reshape's
+    ``floordiv`` and ``mod`` share theirs.)"""
     operands = expr.operands if isinstance(expr, Add) else (expr,)
     atoms: list[tuple[Atom, int]] = []
     constant = 0
@@ -154,7 +159,8 @@ def _form_of(expr: Expr, number: Mapping[VarKind, int]) -> Form | None:
             inner, divisor, is_mod = base.operand, base.modulus, True
         else:
             return None
-        form = _form_of(inner, number)
+        key = id(inner)
+        form = seen[key] if key in seen else seen.setdefault(key, _form_of(inner, number, seen))
         if form is None:
             return None
         atoms.append((Division(form, divisor, is_mod), a))
@@ -216,7 +222,8 @@ def _next_division(piece: Piece) -> _Split | int | None:
     if not innermost:
         return None
     last = len(innermost) == 1 and all(flat)
-    for operand, divisor in sorted(innermost, key=lambda d: -d[1]):
+    order = sorted(innermost, key=lambda d: -d[1]) if len(innermost) > 1 else innermost
+    for operand, divisor in order:
         division = _division(operand, divisor, last)
         if division is not None:
             return division

@@ -152,7 +152,7 @@ class StridedBox(NamedTuple):
         >>> StridedBox((Progression.of(1, 3, 5),)).within((10,))
         StridedBox(sides=(Progression(first=1, step=3, count=3),))
         """
-        sides = tuple(side.clip(0, n - 1) for side, n in zip(self.sides, shape, strict=True))
+        sides = tuple([side.clip(0, n - 1) for side, n in zip(self.sides, shape, strict=True)])
         return self if sides == self.sides else StridedBox(sides)
 
     def contains(self, other: StridedBox) -> bool:
