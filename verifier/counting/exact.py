@@ -29,7 +29,7 @@ import itertools
 import math
 import operator
 from collections.abc import Sequence
-from typing import Literal, NamedTuple, cast
+from typing import Literal, NamedTuple
 
 from verifier.bridges import isl_counting
 from verifier.counting import digits
@@ -282,7 +282,7 @@ def image_boxes(indexing_map: IndexingMap) -> tuple[StridedBox, ...] | None:
 def _linear(form: Form) -> dict[int, int]:
     """The coefficients of a form of a piece `without_divisions` gives: its
     atoms are variables."""
-    return cast(dict[int, int], dict(form.terms))
+    return dict(form.terms)  # type: ignore[arg-type]
 
 
 def _factor(coefficients: dict[int, int], summed: dict[int, int], bounds: Bounds) -> int | None:
