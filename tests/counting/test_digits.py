@@ -133,3 +133,27 @@ def test_two_variables_left_in_a_division() -> None:
     wide_piece = piece_of(wide)
     assert wide_piece is not None and without_divisions(wide_piece) is None
     assert count_image([wide], (1011, 10)) == Count(100 * 101, "isl")
+
+
+def test_pieces_keep_the_divisions_a_split_left() -> None:
+    """A split removes one division; a piece with another one (of a second
+    operand, or around the first) is split again, so the counts are those of
+    the map evaluated at every point (plain Python ``//`` and ``%``)."""
+    cases = {
+        "(d0, d1) -> (d0 floordiv 3, d1 mod 4), domain: d0 in [0, 10], d1 in [0, 9]": (
+            lambda d0, d1: (d0 // 3, d1 % 4)
+        ),
+        "(d0, d1) -> ((d0 * 2) floordiv 5, (d1 * 3) mod 7), domain: d0 in [0, 12], d1 in [0, 5]": (
+            lambda d0, d1: (d0 * 2 // 5, d1 * 3 % 7)
+        ),
+        "(d0, d1) -> ((d0 floordiv 4) mod 3, d1), domain: d0 in [0, 30], d1 in [0, 2]": (
+            lambda d0, d1: (d0 // 4 % 3, d1)
+        ),
+    }
+    for text, at in cases.items():
+        indexing_map = parse_map(text)
+        d0, d1 = (v.bounds for v in indexing_map.dims)
+        expected = {
+            at(x, y) for x in range(d0.lower, d0.upper + 1) for y in range(d1.lower, d1.upper + 1)
+        }
+        _check([indexing_map], (20, 20), expected)

@@ -53,7 +53,7 @@ import math
 from collections.abc import Mapping
 from typing import NamedTuple, TypeAlias
 
-from verifier.expr import Expr, FloorDiv, IndexingMap, Mod, Var, VarKind, linear_terms
+from verifier.expr import Add, Const, Expr, FloorDiv, IndexingMap, Mod, Mul, Var, VarKind
 
 # Most pieces one map is split into.
 PIECE_LIMIT = 64
@@ -122,9 +122,10 @@ def piece_of(indexing_map: IndexingMap) -> Piece | None:
     `IndexingMap.all_variables`; None for a ``ceildiv``, ``min`` or ``max``."""
     dims, range_vars = len(indexing_map.dims), len(indexing_map.range_vars)
     number = {VarKind.DIM: 0, VarKind.RANGE: dims, VarKind.RT: dims + range_vars}
-    results = tuple(_form_of(r, number) for r in indexing_map.results)
+    seen: dict[int, Form | None] = {}
+    results = tuple([_form_of(r, number, seen) for r in indexing_map.results])
     constraints = tuple(
-        (_form_of(e, number), i.lower, i.upper) for e, i in indexing_map.constraints
+        [(_form_of(e, number, seen), i.lower, i.upper) for e, i in indexing_map.constraints]
     )
     if None in results or any(form is None for form, _, _ in constraints):
         return None
@@ -133,24 +134,36 @@ def piece_of(indexing_map: IndexingMap) -> Piece | None:
     return Piece(results, constraints, bounds)  # type: ignore[arg-type]
 
 
-def _form_of(expr: Expr, number: Mapping[VarKind, int]) -> Form | None:
-    """`expr` as a form, a variable numbered from its kind's first number."""
-    terms, constant = linear_terms(expr)
+def _form_of(
+    expr: Expr, number: Mapping[VarKind, int], seen: dict[int, Form | None]
+) -> Form | None:
+    """`expr` as a form, a variable numbered from its kind's first number.
+    (A canonical sum has no like terms, so its operands are the terms, read
+    without hashing an expression; a division's operand is converted once
+    per map, `seen` by the identity of its interned expression: a reshape's
+    ``floordiv`` and ``mod`` share theirs.)"""
+    operands = expr.operands if isinstance(expr, Add) else (expr,)
     atoms: list[tuple[Atom, int]] = []
-    for base, a in terms.items():
+    constant = 0
+    for operand in operands:
+        if isinstance(operand, Const):
+            constant += operand.value
+            continue
+        base, a = (operand.operand, operand.factor) if isinstance(operand, Mul) else (operand, 1)
         if isinstance(base, Var):
             atoms.append((number[base.kind] + base.index, a))
             continue
         if isinstance(base, FloorDiv):
-            operand, divisor, is_mod = base.operand, base.divisor, False
+            inner, divisor, is_mod = base.operand, base.divisor, False
         elif isinstance(base, Mod):
-            operand, divisor, is_mod = base.operand, base.modulus, True
+            inner, divisor, is_mod = base.operand, base.modulus, True
         else:
             return None
-        inner = _form_of(operand, number)
-        if inner is None:
+        key = id(inner)
+        form = seen[key] if key in seen else seen.setdefault(key, _form_of(inner, number, seen))
+        if form is None:
             return None
-        atoms.append((Division(inner, divisor, is_mod), a))
+        atoms.append((Division(form, divisor, is_mod), a))
     return Form(frozenset(atoms), constant)
 
 
@@ -176,7 +189,10 @@ def without_divisions(piece: Piece) -> list[Piece] | None:
         if split is None:
             return None
         fresh += 2
-        pending += reversed(split)
+        if isinstance(division, _Split) and division.last:
+            done += split  # the piece's only division: none is left
+        else:
+            pending += reversed(split)
         if len(done) + len(pending) > PIECE_LIMIT:
             return None
     return done
@@ -193,6 +209,7 @@ class _Split(NamedTuple):
     coefficient: int
     quotient: tuple[tuple[Atom, int], ...]  # R: the terms c divides, divided by c
     constant: int
+    last: bool  # the piece has no other division (a reshape's): its pieces have none
 
 
 def _next_division(piece: Piece) -> _Split | int | None:
@@ -200,14 +217,14 @@ def _next_division(piece: Piece) -> _Split | int | None:
     variable to enumerate (of fewest values, in a division that keeps
     several); None when there is no division."""
     innermost: dict[tuple[Form, int], None] = {}  # (operand, divisor), in order, once each
-    for form in piece.results:
-        _innermost(form, innermost)
-    for form, _, _ in piece.constraints:
-        _innermost(form, innermost)
+    flat = [_innermost(form, innermost) for form in piece.results]
+    flat += [_innermost(form, innermost) for form, _, _ in piece.constraints]
     if not innermost:
         return None
-    for operand, divisor in sorted(innermost, key=lambda d: -d[1]):
-        division = _division(operand, divisor)
+    last = len(innermost) == 1 and all(flat)
+    order = sorted(innermost, key=lambda d: -d[1]) if len(innermost) > 1 else innermost
+    for operand, divisor in order:
+        division = _division(operand, divisor, last)
         if division is not None:
             return division
     sizes = {v: upper - lower for v, (lower, upper) in piece.bounds.items()}
@@ -215,9 +232,11 @@ def _next_division(piece: Piece) -> _Split | int | None:
     return min(variables, key=sizes.__getitem__)
 
 
-def _innermost(form: Form, found: dict[tuple[Form, int], None]) -> None:
+def _innermost(form: Form, found: dict[tuple[Form, int], None]) -> bool:
     """Add the divisions of `form` whose operands are linear (a ``floordiv``
-    and a ``mod`` of one operand by one divisor are split together)."""
+    and a ``mod`` of one operand by one divisor are split together); False
+    when some division has a division in its operand."""
+    flat = True
     for atom, _ in form.terms:
         if isinstance(atom, int):
             continue
@@ -226,9 +245,11 @@ def _innermost(form: Form, found: dict[tuple[Form, int], None]) -> None:
             found[operand, atom.divisor] = None
         else:
             _innermost(operand, found)  # an inner division is split first
+            flat = False
+    return flat
 
 
-def _division(operand: Form, divisor: int) -> _Split | None:
+def _division(operand: Form, divisor: int, last: bool) -> _Split | None:
     """The split of ``operand floordiv divisor`` (a linear operand): None
     unless exactly one variable has a coefficient the divisor does not
     divide, and that coefficient is positive."""
@@ -238,7 +259,7 @@ def _division(operand: Form, divisor: int) -> _Split | None:
     variable, coefficient = kept[0] if kept else (None, 0)
     assert variable is None or isinstance(variable, int)
     quotient = tuple((v, a // divisor) for v, a in operand.terms if v != variable)
-    return _Split(operand, divisor, variable, coefficient, quotient, operand.constant)
+    return _Split(operand, divisor, variable, coefficient, quotient, operand.constant, last)
 
 
 def _split(piece: Piece, division: _Split, fresh: int) -> list[Piece] | None:
@@ -303,11 +324,11 @@ def _enumerate(piece: Piece, variable: int) -> list[Piece] | None:
 def _replaced(
     piece: Piece, table: dict[Division, Form], variable: int | None, value: Form, bounds: Bounds
 ) -> Piece:
-    return Piece(
-        tuple(_replace(r, table, variable, value) for r in piece.results),
-        tuple((_replace(e, table, variable, value), lo, hi) for e, lo, hi in piece.constraints),
-        bounds,
-    )
+    results = tuple([_replace(r, table, variable, value) for r in piece.results])
+    if not piece.constraints:
+        return Piece(results, (), bounds)
+    constraints = [(_replace(e, table, variable, value), lo, hi) for e, lo, hi in piece.constraints]
+    return Piece(results, tuple(constraints), bounds)
 
 
 def _replace(form: Form, table: dict[Division, Form], variable: int | None, value: Form) -> Form:

@@ -27,8 +27,9 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+import operator
 from collections.abc import Sequence
-from typing import Literal, NamedTuple, cast
+from typing import Literal, NamedTuple
 
 from verifier.bridges import isl_counting
 from verifier.counting import digits
@@ -55,6 +56,8 @@ _METHODS: tuple[Method, ...] = ("closed form", "cases", "isl")  # the weakest fi
 # Most strided boxes one map's image is split into (a result whose values
 # have gaps is a union of progressions, one per value of a small variable).
 _PIECE_LIMIT = 64
+
+_count = operator.itemgetter(2)  # a progression's count
 
 
 class Count(NamedTuple):
@@ -279,7 +282,7 @@ def image_boxes(indexing_map: IndexingMap) -> tuple[StridedBox, ...] | None:
 def _linear(form: Form) -> dict[int, int]:
     """The coefficients of a form of a piece `without_divisions` gives: its
     atoms are variables."""
-    return cast(dict[int, int], dict(form.terms))
+    return dict(form.terms)  # type: ignore[arg-type]
 
 
 def _factor(coefficients: dict[int, int], summed: dict[int, int], bounds: Bounds) -> int | None:
@@ -357,6 +360,9 @@ def _affine_boxes(piece: digits.Piece) -> tuple[StridedBox, ...] | None:
             low, high = clips[position]
             values = [v.clip(low, high) for v in values]
         sides.append(values)
+    if max(map(len, sides), default=1) == 1:  # the common case: one box
+        choice = tuple([values[0] for values in sides])
+        return (StridedBox(choice),) if min(map(_count, choice), default=1) else ()
     if math.prod(map(len, sides)) > _PIECE_LIMIT:
         return None
     return tuple(

@@ -152,7 +152,7 @@ class StridedBox(NamedTuple):
         >>> StridedBox((Progression.of(1, 3, 5),)).within((10,))
         StridedBox(sides=(Progression(first=1, step=3, count=3),))
         """
-        sides = tuple(side.clip(0, n - 1) for side, n in zip(self.sides, shape, strict=True))
+        sides = tuple([side.clip(0, n - 1) for side, n in zip(self.sides, shape, strict=True)])
         return self if sides == self.sides else StridedBox(sides)
 
     def contains(self, other: StridedBox) -> bool:
@@ -164,7 +164,9 @@ class StridedBox(NamedTuple):
 def count_union(boxes: Sequence[StridedBox], *, term_limit: int = DEFAULT_TERM_LIMIT) -> int:
     """``|⋃ boxes|`` by inclusion–exclusion over the non-empty intersections.
 
-    Empty and repeated boxes are dropped first, and from `NESTING_FROM`
+    Boxes pairwise apart on some side (`_apart`: the pieces of one map's
+    image usually are, rows of different residues) are counted as a sum.
+    Otherwise empty and repeated boxes are dropped first, and from `NESTING_FROM`
     boxes on those inside another (below it, the containment tests cost more
     than the terms they save); a subset whose intersection is empty is not
     extended (its supersets are empty too), so disjoint pieces cost one term
@@ -172,6 +174,8 @@ def count_union(boxes: Sequence[StridedBox], *, term_limit: int = DEFAULT_TERM_L
     """
     if len(boxes) == 1:
         return boxes[0].size
+    if _apart(boxes):
+        return sum(box.size for box in boxes)
     kept = [box for box in dict.fromkeys(boxes) if all(side.count for side in box.sides)]
     if len(kept) >= NESTING_FROM:
         bigger_first = sorted(kept, key=lambda b: b.size, reverse=True)
@@ -198,6 +202,34 @@ def count_union(boxes: Sequence[StridedBox], *, term_limit: int = DEFAULT_TERM_L
             if meet is not None:
                 stack.append((meet, j + 1, -sign))
     return total
+
+
+def _apart(boxes: Sequence[StridedBox]) -> bool:
+    """Whether every two boxes have a side on which their progressions share
+    no value for a reason seen at once: disjoint ranges, or one step (above
+    1) and different residues.  (Sufficient, not necessary: a false answer
+    only means inclusion–exclusion decides.)
+
+    >>> rows = [StridedBox((Progression.of(r, 3, 5), Progression.of(0, 1, 9))) for r in (0, 1)]
+    >>> _apart(rows), _apart([*rows, StridedBox((Progression.of(0, 1, 9),) * 2)])
+    (True, False)
+    """
+    for i, box in enumerate(boxes):
+        for other in boxes[i + 1 :]:
+            for (first, step, count), (other_first, other_step, other_count) in zip(
+                box.sides, other.sides, strict=True
+            ):
+                if (
+                    not count
+                    or not other_count
+                    or first + step * (count - 1) < other_first
+                    or other_first + other_step * (other_count - 1) < first
+                    or (step == other_step and (first - other_first) % step)
+                ):
+                    break
+            else:
+                return False
+    return True
 
 
 def _meet(
