@@ -163,6 +163,9 @@ class _Run:
     # The answers of each check (None: a check whose answers quote names)
     # at the first instruction of each signature whose maps quote none.
     answers: dict[int, tuple[tuple[Answer, ...] | None, ...]] = field(default_factory=dict)
+    # The partition answers by (pieces' maps, output dimensions), their
+    # pieces not named (`partition.PartitionAnswer`).
+    partitions: dict[Question, partition.PartitionAnswer] = field(default_factory=dict)
 
     def answer(self, question: Question, compute: Callable[[], CheckResult]) -> CheckResult:
         return self.memo.answer(question, compute)
@@ -406,13 +409,19 @@ def _partition(place: _Place, run: _Run) -> Iterator[Answer]:
     # The rules' own maps: simplification renumbers runtime variables per
     # map, and the pieces must share them (the same offsets).  The pieces
     # and the output are arrays: operand k is operand leaf k.
-    pieces = []
+    indexings = []
     for k in numbers:
         ((_, composed),) = place.maps.i2o(place.maps.operands[k], simplified=False)
-        pieces.append((place.text(_whole_operand(k)), composed.indexing))
-    result = partition.check_partition(
-        pieces, instruction.shape.dimensions, run.cache, budget=run.budget
-    )
+        indexings.append(composed.indexing)
+    # Asked once per distinct question; each place names its own pieces.
+    dimensions = instruction.shape.dimensions
+    question = (tuple(indexings), dimensions)
+    answer = run.partitions.get(question)
+    if answer is None:
+        answer = run.partitions[question] = partition.partition_answer(
+            indexings, dimensions, run.cache, budget=run.budget
+        )
+    result = answer.result([place.text(_whole_operand(k)) for k in numbers])
     yield partition.CHECK, ("output 0",), result
 
 
