@@ -23,9 +23,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).parent))
-
-from large_module import module_text  # noqa: E402
+from large_module import module_text
 
 HERE = Path(__file__).parents[1]
 

@@ -40,6 +40,7 @@ from verifier.analysis.instruction_maps import (
     InstructionMaps,
     OperandLeaf,
     OutputLeaf,
+    Step,
 )
 from verifier.checks import bitcast, bounds, inverse, overflow, partition, simplification
 from verifier.checks.budget import Budget
@@ -432,10 +433,15 @@ def _inverse(place: _Place, run: _Run) -> Iterator[Answer]:
         yield inverse.CHECK, _EVERYWHERE, _inverts(undefined, undefined, 0, 0, run)
         return
     maps = place.maps
-    backwards = {operand: dict(maps.i2o(operand)) for operand in maps.operands}
+    # By leaf number: hashing a leaf hashes its shape, for each of the
+    # 60,000 pairs of a conditional of 250 outputs.
+    backwards = [
+        {output.number: composed for output, composed in maps.i2o(operand)}
+        for operand in maps.operands
+    ]
     for output in maps.outputs:
         for operand, composed in maps.o2i(output):
-            backward = backwards[operand][output].indexing
+            backward = backwards[operand.number][output.number].indexing
             if composed.indexing == _NOT_READ and backward == _NOT_READ:
                 continue
             result = _inverts(
@@ -552,6 +558,16 @@ def _composition_steps(place: _Place, run: _Run) -> Iterator[Answer]:
     if undefined is not None:  # a while loop: reported once
         yield _undefined_simplification(run, undefined)
         return
+
+    def check_step(step: Step) -> CheckResult:
+        # The compositions of a module share most of their steps: each is
+        # asked once per run (the question of `_simplifies` on one map).
+        before, after = (step.before,), (step.after,)
+        return run.answer(
+            (simplification.CHECK, before, after, step.before.num_dims, step.before.num_results),
+            lambda: simplification.step_question(step, run.cache, budget=run.budget),
+        )
+
     for output in place.maps.outputs:
         for operand, composed in place.maps.o2i(output):
             if isinstance(composed.maps, Undefined):
@@ -560,7 +576,7 @@ def _composition_steps(place: _Place, run: _Run) -> Iterator[Answer]:
                 continue
             else:
                 result = simplification.check_simplification_steps(
-                    composed.steps, run.cache, budget=run.budget
+                    composed.steps, run.cache, budget=run.budget, check_step=check_step
                 )
             yield simplification.CHECK, _subject(output, "->", operand), result
 
