@@ -29,7 +29,7 @@ counts, never wall-clock time: the same module gives the same findings.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TypeAlias, assert_never
@@ -115,19 +115,26 @@ class _Place:
     def instruction(self) -> Instruction:
         return self.maps.instruction
 
-    def finding(self, answer: Answer) -> Finding:
-        check, subject, result = answer
-        return Finding(
-            check,
-            result.outcome,
-            self.module.name,
-            self.computation.name,
-            self.instruction.name,
-            self.text(subject),
-            result.message,
-            result.witness,
-            self.instruction.span,
-        )
+    def findings(self, answers: Iterable[Answer]) -> list[Finding]:
+        """The findings of `answers` at this instruction (the place read
+        once for all of them: a large module's half a million findings)."""
+        instruction = self.instruction
+        module, computation, name = self.module.name, self.computation.name, instruction.name
+        text, span = self.text, instruction.span
+        return [
+            Finding(
+                check,
+                result.outcome,
+                module,
+                computation,
+                name,
+                text(subject),
+                result.message,
+                result.witness,
+                span,
+            )
+            for check, subject, result in answers
+        ]
 
     def text(self, subject: Subject) -> str:
         """How `subject` reads at this instruction."""
@@ -315,7 +322,7 @@ def _isolated(
     """The findings of one instruction, or none and its error to `on_error`."""
 
     def findings() -> list[Finding]:
-        return [place.finding(answer) for answer in _answers(place, run, selected)]
+        return place.findings(_answers(place, run, selected))
 
     return isolated(place.instruction, findings, on_error) or []
 
