@@ -1,12 +1,12 @@
 """`verifier check` at scale, as users run it (the command line, a cold
 proof cache, one process), beside a baseline checkout of the tool in the
 same run: CPU seconds per module, and for the generated chain of
-`large_module` the cost per instruction at the margin — between a module
-of `--layers` blocks and one of half as many, so start-up and parse of
-the constant part cancel.
+`large_module` (or, with ``--jax``, the GPT training step of `jax_gpt`)
+the cost per instruction at the margin — between a module of `--layers`
+blocks and one of half as many, so start-up and the constant part cancel.
 
     python benchmarks/check_scale.py --baseline /path/to/other/checkout \\
-        [--layers 5000] [--runs 2] [FILE ...]
+        [--layers 5000] [--runs 2] [--jax] [FILE ...]
 
 Each side is the least CPU time (the child's user + system) of `--runs`
 runs, the sides interleaved; every run gets an empty cache directory.
@@ -23,12 +23,11 @@ import sys
 import tempfile
 from pathlib import Path
 
-from large_module import module_text
+import large_module
+
+from verifier.hlo import parse_module
 
 HERE = Path(__file__).parents[1]
-
-# Instructions per block of `large_module` (its docstring).
-_PER_BLOCK = 19
 
 
 def _cpu_seconds(checkout: Path, path: Path) -> float:
@@ -69,23 +68,33 @@ def main() -> None:
     parser.add_argument("--baseline", type=Path, help="another checkout of the tool to compare")
     parser.add_argument("--layers", type=int, default=5000, help="blocks of the large module")
     parser.add_argument("--runs", type=int, default=2, help="runs per side (least is kept)")
+    parser.add_argument(
+        "--jax", action="store_true", help="the GPT of jax_gpt.py (the jax extra), not the chain"
+    )
     options = parser.parse_args()
     checkouts = ([options.baseline] if options.baseline else []) + [HERE]
     sides = "".join(f"{name:>12}" for name in (["baseline"] if options.baseline else []) + ["this"])
     print(f"{'module':<28}{sides}" + ("   ratio" if options.baseline else ""))
     for path in options.files:
         print(_row(path.name, _least(checkouts, path, options.runs), "CPU-s"), flush=True)
+    if options.jax:
+        import jax_gpt
+
+        module_text = jax_gpt.module_text
+    else:
+        module_text = large_module.module_text
     with tempfile.TemporaryDirectory() as directory:
-        half, full = options.layers // 2, options.layers
-        timed = {}
-        for layers in (half, full):
+        timed, sizes = [], []
+        for layers in (options.layers // 2, options.layers):
             path = Path(directory) / f"large_{layers}.hlo"
-            path.write_text(module_text(layers))
-            timed[layers] = _least(checkouts, path, options.runs)
-            print(_row(f"large_module {layers * _PER_BLOCK}", timed[layers], "CPU-s"), flush=True)
+            text = module_text(layers)
+            path.write_text(text)
+            sizes.append(parse_module(text).instruction_count)
+            timed.append(_least(checkouts, path, options.runs))
+            print(_row(f"{path.stem} ({sizes[-1]} instr.)", timed[-1], "CPU-s"), flush=True)
         margin = [
-            (b - a) * 1e3 / ((full - half) * _PER_BLOCK)
-            for a, b in zip(timed[half], timed[full], strict=True)
+            (full - half) * 1e3 / (sizes[1] - sizes[0])
+            for half, full in zip(timed[0], timed[1], strict=True)
         ]
         print(_row("  at the margin", margin, "ms/instruction"))
 
