@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from verifier.checks.cache import MemoryCache
-from verifier.checks.partition import check_partition
+from verifier.checks.cache import CachedRecord, MemoryCache
+from verifier.checks.partition import check_partition, partition_answer
 from verifier.checks.verdict import Outcome
 from verifier.expr.indexing_map import IndexingMap
 from verifier.expr.nodes import VarKind, var
@@ -115,6 +115,33 @@ def test_concat_with_an_off_by_one_offset_leaves_a_hole_and_overlaps() -> None:
     shifted = parse_map("(d0) -> (d0 + 4), domain: d0 in [0, 11]")
     result = check_partition([("a", (first,)), ("b", (shifted,))], (16,), MemoryCache())
     assert result.message == "output point o0 = 4 is written by a and by b"
+
+
+def test_one_answer_serves_every_naming_of_its_pieces() -> None:
+    """The isl question is asked once, not per place: each place names its
+    own pieces in the answer, whose witness brute force confirms."""
+    first = parse_map("(d0) -> (d0), domain: d0 in [0, 4]")
+    shifted = parse_map("(d0) -> (d0 + 4), domain: d0 in [0, 11]")
+    stored: list[str] = []
+
+    class Recording(MemoryCache):
+        def store(self, key: str, answer: CachedRecord) -> None:
+            stored.append(key)
+            super().store(key, answer)
+
+    cache = Recording()
+    answer = partition_answer([(first,), (shifted,)], (16,), cache)
+    assert partition_answer([(first,), (shifted,)], (16,), cache) == answer
+    assert len(stored) == 1 and "(x)" not in stored[0]
+    for labels in (["a", "b"], ["operand 0 (x)", "operand 1 (y)"]):
+        result = answer.result(labels)
+        assert result == check_partition(
+            [(labels[0], (first,)), (labels[1], (shifted,))], (16,), MemoryCache()
+        )
+        assert result.message == f"output point o0 = 4 is written by {labels[0]} and by {labels[1]}"
+        point = (dict(result.witness)["o0"],)
+        writes = _writes([(first,), (shifted,)], (16,), ())
+        assert writes[(point, 0)] == writes[(point, 1)] == 1
 
 
 def test_small_partitions_agree_with_brute_force() -> None:

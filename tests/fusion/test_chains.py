@@ -16,11 +16,12 @@ import pytest
 from tests.chains import chain_module, composed_chain, output_indices
 from verifier.analysis.module_maps import ModuleMaps
 from verifier.checks.cache import MemoryCache
-from verifier.checks.simplification import check_simplification_steps
+from verifier.checks.result import CheckResult
+from verifier.checks.simplification import check_simplification_steps, step_question
 from verifier.checks.verdict import Outcome
 from verifier.expr import IndexingMap, dim, parse_map
 from verifier.fusion.compose import Composer
-from verifier.fusion.composed import ComposedIndexing
+from verifier.fusion.composed import ComposedIndexing, Step
 from verifier.hlo import Module, parse_module
 from verifier.simplify import simplify_relation
 
@@ -102,6 +103,16 @@ def test_a_wrong_simplification_step_is_refuted() -> None:
     wrong = _fusion_maps(module, Composer(module, transform=wrong_third))
     result = check_simplification_steps(wrong.steps, MemoryCache())
     assert result.outcome is Outcome.REFUTED, result
+    # Each step answered once by a memo (the gate's), the same result.
+    answered: dict[Step, CheckResult] = {}
+
+    def remembered(step: Step) -> CheckResult:
+        if step not in answered:
+            answered[step] = step_question(step, MemoryCache())
+        return answered[step]
+
+    assert check_simplification_steps(wrong.steps, MemoryCache(), check_step=remembered) == result
+    assert set(answered) <= set(wrong.steps)
     assert result.message.startswith("step ") and "only by the" in result.message
     right = _fusion_maps(module)
     assert check_simplification_steps(right.steps, MemoryCache()).outcome is Outcome.PROVED

@@ -20,11 +20,12 @@ window and the rest of the operand are compared at the same offsets.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from verifier.analysis.instruction_maps import Indexing
 from verifier.bridges import isl_sets
 from verifier.checks.budget import Budget
-from verifier.checks.cache import ProofCache, cached
+from verifier.checks.cache import CachedRecord, ProofCache, cached
 from verifier.checks.result import DEFAULT_BUDGET, CheckResult, point_text, union_key
 from verifier.checks.verdict import Outcome
 from verifier.expr import IndexingMap, Interval, Undefined
@@ -52,28 +53,84 @@ def check_partition(
 ) -> CheckResult:
     """Whether the images of the `pieces` (a label and the input→output maps
     of one operand) partition the box ``[0, box_i - 1]``."""
+    answer = partition_answer([indexing for _, indexing in pieces], box, cache, budget=budget)
+    return answer.result([label for label, _ in pieces])
+
+
+@dataclass(frozen=True)
+class PartitionAnswer:
+    """The partition check's answer before the pieces are named: a function
+    of their maps and the box alone, so one answer serves every place with
+    the same maps (a model's layers), each naming its own operands
+    (`result`).  `defect` is None when the check does not apply: then
+    `reason`, about piece `undefined` when it is an unknown indexing."""
+
+    box: tuple[int, ...]
+    defect: isl_sets.PartitionDefect | None = None
+    parameters: int = 0
+    reason: str = ""
+    undefined: int | None = None
+
+    def result(self, labels: Sequence[str]) -> CheckResult:
+        """The answer with piece ``k`` called ``labels[k]``."""
+        if self.defect is not None:
+            return _result(self.defect, list(labels), list(self.box), self.parameters)
+        if self.undefined is not None:
+            return CheckResult(
+                Outcome.UNSUPPORTED, f"{labels[self.undefined]}: unknown indexing: {self.reason}"
+            )
+        return CheckResult(Outcome.UNSUPPORTED, self.reason)
+
+
+def partition_answer(
+    pieces: Sequence[Indexing],
+    box: Sequence[int],
+    cache: ProofCache,
+    *,
+    budget: Budget = DEFAULT_BUDGET,
+) -> PartitionAnswer:
+    """`check_partition` of the `pieces`' maps, the pieces not named yet:
+    the isl question is asked (and cached) once for all places it is about."""
+    shape = tuple(box)
     groups: list[tuple[IndexingMap, ...]] = []
-    for label, indexing in pieces:
+    for number, indexing in enumerate(pieces):
         if isinstance(indexing, Undefined):
-            return CheckResult(Outcome.UNSUPPORTED, f"{label}: unknown indexing: {indexing.reason}")
+            return PartitionAnswer(shape, reason=indexing.reason, undefined=number)
         groups.append(tuple(indexing))
     counts = {len(m.rt_vars) for group in groups for m in group}
     if len(counts) > 1:
-        return CheckResult(Outcome.UNSUPPORTED, "the pieces' maps have different runtime variables")
+        return PartitionAnswer(shape, reason="the pieces' maps have different runtime variables")
     parameters = _parameters([m for group in groups for m in group], counts.pop() if counts else 0)
-    shape = list(box)
-    key = f"{CHECK}|{shape}|" + " | ".join(
-        f"{label}: " + union_key(group) for (label, _), group in zip(pieces, groups, strict=True)
+    key = f"{CHECK}-defect|{list(box)}|" + " | ".join(
+        f"{number}: " + union_key(group) for number, group in enumerate(groups)
     )
-    labels = [label for label, _ in pieces]
 
     def ask() -> dict[str, object]:
         defect = isl_sets.partition_defect(
             groups, box, parameters, max_operations=budget.isl_operations
         )
-        return _result(defect, labels, shape, len(parameters)).to_answer()
+        return {
+            "decided": defect.decided,
+            "kind": defect.kind,
+            "groups": list(defect.groups),
+            "point": list(defect.point),
+        }
 
-    return cached(cache, key, ask, CheckResult.from_answer)
+    defect = cached(cache, key, ask, _defect)
+    return PartitionAnswer(shape, defect, len(parameters))
+
+
+def _defect(answer: CachedRecord) -> isl_sets.PartitionDefect:
+    """The defect a cached answer stands for."""
+    kind = answer["kind"]
+    if kind not in (None, "overlap", "uncovered", "outside"):
+        raise ValueError(f"no partition defect is {kind!r}")
+    return isl_sets.PartitionDefect(
+        bool(answer["decided"]),
+        kind,
+        tuple(int(g) for g in answer["groups"]),
+        tuple(int(v) for v in answer["point"]),
+    )
 
 
 def _parameters(maps: Sequence[IndexingMap], count: int) -> list[Interval]:

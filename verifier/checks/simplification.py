@@ -22,7 +22,7 @@ compositions) are compared by isl as unions.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from verifier.analysis.instruction_maps import Indexing, Step
 from verifier.bridges import isl_sets
@@ -80,7 +80,11 @@ def check_simplification(
 
 
 def check_simplification_steps(
-    steps: Sequence[Step], cache: ProofCache, *, budget: Budget = DEFAULT_BUDGET
+    steps: Sequence[Step],
+    cache: ProofCache,
+    *,
+    budget: Budget = DEFAULT_BUDGET,
+    check_step: Callable[[Step], CheckResult] | None = None,
 ) -> CheckResult:
     """Whether a composition simplified as it was composed
     (`verifier.fusion.compose`) equals the composition of the rules' own
@@ -90,7 +94,9 @@ def check_simplification_steps(
     `check_simplification` question, the size of one op's maps, so a chain
     of N ops asks N small questions instead of one about a map whose text
     grows exponentially with N.  The first step that is not proved decides
-    (its witness is a point of that step's map).
+    (its witness is a point of that step's map).  `check_step`, when given,
+    answers each step as `step_question` does (e.g. remembering the answers:
+    the compositions of one module share most of their steps).
 
     >>> from verifier.checks.cache import MemoryCache
     >>> from verifier.expr import parse_map
@@ -104,13 +110,8 @@ def check_simplification_steps(
     if not steps:
         return CheckResult(Outcome.PROVED, "the simplifier changed nothing")
     for number, step in enumerate(steps, start=1):
-        result = check_simplification(
-            (step.before,),
-            (step.after,),
-            step.before.num_dims,
-            step.before.num_results,
-            cache,
-            budget=budget,
+        result = (
+            step_question(step, cache, budget=budget) if check_step is None else check_step(step)
         )
         if result.outcome not in (Outcome.PROVED, Outcome.VACUOUS):
             return CheckResult(
@@ -120,6 +121,18 @@ def check_simplification_steps(
             )
     count = f"{len(steps)} step" if len(steps) == 1 else f"{len(steps)} steps"
     return CheckResult(Outcome.PROVED, f"every simplification step keeps its relation ({count})")
+
+
+def step_question(step: Step, cache: ProofCache, *, budget: Budget = DEFAULT_BUDGET) -> CheckResult:
+    """Whether one simplification step keeps its relation."""
+    return check_simplification(
+        (step.before,),
+        (step.after,),
+        step.before.num_dims,
+        step.before.num_results,
+        cache,
+        budget=budget,
+    )
 
 
 def _single(raw: IndexingMap, simplified: IndexingMap, budget: Budget) -> CheckResult:

@@ -29,7 +29,7 @@ counts, never wall-clock time: the same module gives the same findings.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TypeAlias, assert_never
@@ -40,6 +40,7 @@ from verifier.analysis.instruction_maps import (
     InstructionMaps,
     OperandLeaf,
     OutputLeaf,
+    Step,
 )
 from verifier.checks import bitcast, bounds, inverse, overflow, partition, simplification
 from verifier.checks.budget import Budget
@@ -113,19 +114,26 @@ class _Place:
     def instruction(self) -> Instruction:
         return self.maps.instruction
 
-    def finding(self, answer: CheckAnswer) -> Finding:
-        check, subject, result = answer
-        return Finding(
-            check,
-            result.outcome,
-            self.module.name,
-            self.computation.name,
-            self.instruction.name,
-            self.text(subject),
-            result.message,
-            result.witness,
-            self.instruction.span,
-        )
+    def findings(self, answers: Iterable[CheckAnswer]) -> list[Finding]:
+        """The findings of `answers` at this instruction (the place read
+        once for all of them: a large module's half a million findings)."""
+        instruction = self.instruction
+        module, computation, name = self.module.name, self.computation.name, instruction.name
+        text, span = self.text, instruction.span
+        return [
+            Finding(
+                check,
+                result.outcome,
+                module,
+                computation,
+                name,
+                text(subject),
+                result.message,
+                result.witness,
+                span,
+            )
+            for check, subject, result in answers
+        ]
 
     def text(self, subject: Subject) -> str:
         """How `subject` reads at this instruction."""
@@ -162,6 +170,9 @@ class _Run:
     # The answers of each check (None: a check whose answers quote names)
     # at the first instruction of each signature whose maps quote none.
     answers: dict[int, tuple[tuple[CheckAnswer, ...] | None, ...]] = field(default_factory=dict)
+    # The partition answers by (pieces' maps, output dimensions), their
+    # pieces not named (`partition.PartitionAnswer`).
+    partitions: dict[Question, partition.PartitionAnswer] = field(default_factory=dict)
 
     def answer(self, question: Question, compute: Callable[[], CheckResult]) -> CheckResult:
         return self.memo.answer(question, compute)
@@ -310,7 +321,7 @@ def _isolated(
     """The findings of one instruction, or none and its error to `on_error`."""
 
     def findings() -> list[Finding]:
-        return [place.finding(answer) for answer in _answers(place, run, selected)]
+        return place.findings(_answers(place, run, selected))
 
     return isolated(place.instruction, findings, on_error) or []
 
@@ -394,13 +405,19 @@ def _partition(place: _Place, run: _Run) -> Iterator[CheckAnswer]:
     # The rules' own maps: simplification renumbers runtime variables per
     # map, and the pieces must share them (the same offsets).  The pieces
     # and the output are arrays: operand k is operand leaf k.
-    pieces = []
+    indexings = []
     for k in numbers:
         ((_, composed),) = place.maps.i2o(place.maps.operands[k], simplified=False)
-        pieces.append((place.text(_whole_operand(k)), composed.indexing))
-    result = partition.check_partition(
-        pieces, instruction.shape.dimensions, run.cache, budget=run.budget
-    )
+        indexings.append(composed.indexing)
+    # Asked once per distinct question; each place names its own pieces.
+    dimensions = instruction.shape.dimensions
+    question = (tuple(indexings), dimensions)
+    answer = run.partitions.get(question)
+    if answer is None:
+        answer = run.partitions[question] = partition.partition_answer(
+            indexings, dimensions, run.cache, budget=run.budget
+        )
+    result = answer.result([place.text(_whole_operand(k)) for k in numbers])
     yield partition.CHECK, ("output 0",), result
 
 
@@ -411,10 +428,15 @@ def _inverse(place: _Place, run: _Run) -> Iterator[CheckAnswer]:
         yield inverse.CHECK, _EVERYWHERE, _inverts(undefined, undefined, 0, 0, run)
         return
     maps = place.maps
-    backwards = {operand: dict(maps.i2o(operand)) for operand in maps.operands}
+    # By leaf number: hashing a leaf hashes its shape, for each of the
+    # 60,000 pairs of a conditional of 250 outputs.
+    backwards = [
+        {output.number: composed for output, composed in maps.i2o(operand)}
+        for operand in maps.operands
+    ]
     for output in maps.outputs:
         for operand, composed in maps.o2i(output):
-            backward = backwards[operand][output].indexing
+            backward = backwards[operand.number][output.number].indexing
             if composed.indexing == _NOT_READ and backward == _NOT_READ:
                 continue
             result = _inverts(
@@ -531,6 +553,16 @@ def _composition_steps(place: _Place, run: _Run) -> Iterator[CheckAnswer]:
     if undefined is not None:  # a while loop: reported once
         yield _undefined_simplification(run, undefined)
         return
+
+    def check_step(step: Step) -> CheckResult:
+        # The compositions of a module share most of their steps: each is
+        # asked once per run (the question of `_simplifies` on one map).
+        before, after = (step.before,), (step.after,)
+        return run.answer(
+            (simplification.CHECK, before, after, step.before.num_dims, step.before.num_results),
+            lambda: simplification.step_question(step, run.cache, budget=run.budget),
+        )
+
     for output in place.maps.outputs:
         for operand, composed in place.maps.o2i(output):
             if isinstance(composed.maps, Undefined):
@@ -539,7 +571,7 @@ def _composition_steps(place: _Place, run: _Run) -> Iterator[CheckAnswer]:
                 continue
             else:
                 result = simplification.check_simplification_steps(
-                    composed.steps, run.cache, budget=run.budget
+                    composed.steps, run.cache, budget=run.budget, check_step=check_step
                 )
             yield simplification.CHECK, _subject(output, "->", operand), result
 

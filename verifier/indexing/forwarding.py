@@ -65,10 +65,15 @@ def forwarding_rule(locate: Locate) -> OpRule:
         return tuple(maps)
 
     def forwarded_i2o(ctx: OpContext, operand: int) -> tuple[Indexing, ...]:
+        # The identity is made only for a leaf passed through: a
+        # get-tuple-element of a state of 500 leaves is asked about each.
+        found = sources(ctx)
+        if operand not in found:
+            return tuple(source if isinstance(source, Undefined) else () for source in found)
         identity = IndexingMap.identity(ctx.operand_leaves[operand].shape.dimensions)
         return tuple(
             source if isinstance(source, Undefined) else (identity,) if source == operand else ()
-            for source in sources(ctx)
+            for source in found
         )
 
     return OpRule(forwarded_o2i, forwarded_i2o, whole_tuples=True)
