@@ -20,14 +20,17 @@ window and the rest of the operand are compared at the same offsets.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from verifier.analysis.instruction_maps import Indexing
-from verifier.bridges import isl_sets
 from verifier.checks.budget import Budget
 from verifier.checks.cache import ProofCache, cached
 from verifier.checks.result import DEFAULT_BUDGET, CheckResult, point_text, union_key
 from verifier.checks.verdict import Outcome
 from verifier.expr import IndexingMap, Interval, Undefined
+
+if TYPE_CHECKING:
+    from verifier.bridges.isl_sets import PartitionDefect
 
 CHECK = "partition"
 
@@ -68,6 +71,8 @@ def check_partition(
     labels = [label for label, _ in pieces]
 
     def ask() -> dict[str, object]:
+        from verifier.bridges import isl_sets  # islpy: only for a question it decides
+
         defect = isl_sets.partition_defect(
             groups, box, parameters, max_operations=budget.isl_operations
         )
@@ -85,9 +90,7 @@ def _parameters(maps: Sequence[IndexingMap], count: int) -> list[Interval]:
     return hulls
 
 
-def _result(
-    defect: isl_sets.PartitionDefect, labels: list[str], box: list[int], count: int
-) -> CheckResult:
+def _result(defect: PartitionDefect, labels: list[str], box: list[int], count: int) -> CheckResult:
     if not defect.decided:
         return CheckResult(Outcome.UNKNOWN, "isl: operation budget exhausted")
     if defect.kind is None:
