@@ -48,7 +48,6 @@ through it (``add(p0, p0)`` reads p0 twice per output element).
 from __future__ import annotations
 
 from verifier.analysis.instruction_maps import InstructionMaps, MapKind, OutputLeaf, ToOperand
-from verifier.bridges.isl_questions import relations_equal
 from verifier.expr import IndexingMap
 from verifier.fusion.compose import Composer
 from verifier.fusion.composed import Progress
@@ -77,6 +76,8 @@ def _raw(indexing_map: IndexingMap) -> IndexingMap:
 def _equal_relations(a: IndexingMap, b: IndexingMap) -> bool:
     """Merge only when isl proves equality; an exhausted budget keeps both
     (a union with a duplicate is still exact)."""
+    from verifier.bridges.isl_questions import relations_equal  # islpy: only when asked
+
     return relations_equal(a, b) is True
 
 

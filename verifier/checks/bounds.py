@@ -23,7 +23,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from verifier.analysis.instruction_maps import Indexing
-from verifier.bridges import isl_sets
 from verifier.checks.budget import Budget
 from verifier.checks.cache import CachedRecord, ProofCache, cached
 from verifier.checks.result import (
@@ -80,6 +79,8 @@ def _map_in_bounds(
 
 
 def _ask_isl(indexing_map: IndexingMap, box: tuple[int, ...], budget: Budget) -> CheckResult:
+    from verifier.bridges import isl_sets  # islpy: only for a question it decides
+
     found = isl_sets.escape(indexing_map, box, max_operations=budget.isl_operations)
     if found.found is None:
         return CheckResult(Outcome.UNKNOWN, "isl: operation budget exhausted")

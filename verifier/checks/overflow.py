@@ -21,7 +21,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from verifier.bridges import isl_sets
 from verifier.checks.budget import Budget
 from verifier.checks.cache import ProofCache, cached
 from verifier.checks.result import (
@@ -90,6 +89,8 @@ def _map_fits(
 def _exact(
     indexing_map: IndexingMap, terms: list[Expr], limits: Interval, bits: int, budget: Budget
 ) -> CheckResult:
+    from verifier.bridges import isl_sets  # islpy: only for a term intervals cannot bound
+
     for term in terms:
         for maximum in (True, False):
             extreme = isl_sets.extremum(

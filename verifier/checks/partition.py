@@ -21,14 +21,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from verifier.analysis.instruction_maps import Indexing
-from verifier.bridges import isl_sets
 from verifier.checks.budget import Budget
 from verifier.checks.cache import CachedRecord, ProofCache, cached
 from verifier.checks.result import DEFAULT_BUDGET, CheckResult, point_text, union_key
 from verifier.checks.verdict import Outcome
 from verifier.expr import IndexingMap, Interval, Undefined
+
+if TYPE_CHECKING:
+    from verifier.bridges.isl_sets import PartitionDefect
 
 CHECK = "partition"
 
@@ -66,7 +69,7 @@ class PartitionAnswer:
     `reason`, about piece `undefined` when it is an unknown indexing."""
 
     box: tuple[int, ...]
-    defect: isl_sets.PartitionDefect | None = None
+    defect: PartitionDefect | None = None
     parameters: int = 0
     reason: str = ""
     undefined: int | None = None
@@ -106,6 +109,8 @@ def partition_answer(
     )
 
     def ask() -> dict[str, object]:
+        from verifier.bridges import isl_sets  # islpy: only for a question it decides
+
         defect = isl_sets.partition_defect(
             groups, box, parameters, max_operations=budget.isl_operations
         )
@@ -120,12 +125,13 @@ def partition_answer(
     return PartitionAnswer(shape, defect, len(parameters))
 
 
-def _defect(answer: CachedRecord) -> isl_sets.PartitionDefect:
+def _defect(answer: CachedRecord) -> PartitionDefect:
     """The defect a cached answer stands for."""
+    from verifier.bridges.isl_sets import PartitionDefect  # with the question's islpy
     kind = answer["kind"]
     if kind not in (None, "overlap", "uncovered", "outside"):
         raise ValueError(f"no partition defect is {kind!r}")
-    return isl_sets.PartitionDefect(
+    return PartitionDefect(
         bool(answer["decided"]),
         kind,
         tuple(int(g) for g in answer["groups"]),
@@ -142,9 +148,7 @@ def _parameters(maps: Sequence[IndexingMap], count: int) -> list[Interval]:
     return hulls
 
 
-def _result(
-    defect: isl_sets.PartitionDefect, labels: list[str], box: list[int], count: int
-) -> CheckResult:
+def _result(defect: PartitionDefect, labels: list[str], box: list[int], count: int) -> CheckResult:
     if not defect.decided:
         return CheckResult(Outcome.UNKNOWN, "isl: operation budget exhausted")
     if defect.kind is None:

@@ -20,7 +20,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from verifier.bridges.isl_questions import is_empty
 from verifier.checks.budget import Budget
 from verifier.checks.cache import CachedRecord, ProofCache, cached
 from verifier.checks.verdict import Outcome
@@ -102,6 +101,8 @@ def unless_empty(
         return proved
 
     def ask() -> CachedRecord:
+        from verifier.bridges.isl_questions import is_empty  # islpy: only when asked
+
         return {"empty": is_empty(indexing_map, max_operations=budget.isl_operations)}
 
     empty = cached(cache, f"empty|{map_key(indexing_map)}", ask, _emptiness)

@@ -23,12 +23,11 @@ compositions) are compared by isl as unions.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from verifier.analysis.instruction_maps import Indexing, Step
-from verifier.bridges import isl_sets
 from verifier.checks.budget import Budget
 from verifier.checks.cache import ProofCache, cached
-from verifier.checks.equivalence import RelationCounterexample, check_equivalence
 from verifier.checks.result import (
     DEFAULT_BUDGET,
     CheckResult,
@@ -39,6 +38,9 @@ from verifier.checks.result import (
 )
 from verifier.checks.verdict import Outcome, Verdict
 from verifier.expr import IndexingMap, Undefined
+
+if TYPE_CHECKING:
+    from verifier.bridges.isl_sets import UnionComparison
 
 CHECK = "simplification"
 
@@ -67,6 +69,8 @@ def check_simplification(
     def ask() -> dict[str, object]:
         if len(raw) == 1 and len(simplified) == 1:
             return _single(raw[0], simplified[0], budget).to_answer()
+        from verifier.bridges import isl_sets  # islpy: only for a question it decides
+
         compared = isl_sets.compare_unions(
             tuple(raw),
             tuple(simplified),
@@ -136,6 +140,9 @@ def step_question(step: Step, cache: ProofCache, *, budget: Budget = DEFAULT_BUD
 
 
 def _single(raw: IndexingMap, simplified: IndexingMap, budget: Budget) -> CheckResult:
+    # Only for a map the simplifier changed: a check that changes none never loads it.
+    from verifier.checks.equivalence import RelationCounterexample, check_equivalence
+
     answer = check_equivalence(raw, simplified, budget=budget)
     if answer.verdict is Verdict.UNKNOWN:
         return CheckResult(Outcome.UNKNOWN, "; ".join(answer.notes))
@@ -155,7 +162,7 @@ def _single(raw: IndexingMap, simplified: IndexingMap, budget: Budget) -> CheckR
     )
 
 
-def _union_result(compared: isl_sets.UnionComparison) -> CheckResult:
+def _union_result(compared: UnionComparison) -> CheckResult:
     if compared.differs is None:
         return CheckResult(Outcome.UNKNOWN, "isl: operation budget exhausted")
     if not compared.differs:

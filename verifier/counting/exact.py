@@ -31,7 +31,6 @@ import operator
 from collections.abc import Sequence
 from typing import Literal, NamedTuple
 
-from verifier.bridges import isl_counting
 from verifier.counting import digits
 from verifier.counting.cases import Piece, bound_of_linear, count_by_cases, split_domain
 from verifier.counting.digits import Bounds, Form, piece_of, without_divisions
@@ -89,6 +88,8 @@ def count_image(maps: Sequence[IndexingMap], dimensions: Sequence[int]) -> Count
             for result, size in zip(indexing_map.results, dimensions, strict=False)
         )
         _check_scan_size(indexing_map, math.prod(sides))
+    from verifier.bridges import isl_counting  # islpy: only past the closed forms
+
     value = isl_counting.count_image(maps, dimensions)
     if value is None:
         raise SolverError("isl ran out of operations counting the elements read")
@@ -139,6 +140,8 @@ def _count_piece(piece: Piece) -> Count:
         return Count(by_cases, "cases")
     scanned = (*indexing_map.dims, *indexing_map.range_vars)
     _check_scan_size(indexing_map, math.prod(v.bounds.size for v in scanned))
+    from verifier.bridges import isl_counting  # islpy: only past the closed forms
+
     value = isl_counting.count_domain(indexing_map)
     if value is None:
         raise SolverError("isl ran out of operations counting a domain")

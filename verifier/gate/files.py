@@ -385,6 +385,8 @@ def parallel_findings(
         return
     from concurrent.futures import Future
 
+    # islpy, which the checks import on first use: imported once, inherited by the workers.
+    from verifier.bridges import isl_sets  # noqa: F401
     from verifier.gate import suite  # noqa: F401  (imported once, inherited by the workers)
     from verifier.pool import worker_pool
 

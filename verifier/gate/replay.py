@@ -29,7 +29,6 @@ True
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import NamedTuple
@@ -58,6 +57,8 @@ def run_key(files: Sequence[Path], options: Sequence[str]) -> str | None:
     """The question "what does a run with `options` print about `files`",
     from the digest of each file's bytes; None when a file cannot be read
     (the run reports it)."""
+    import hashlib  # only when the cache is on
+
     from verifier.inputs import read_regular_file
 
     parts = ["check-run", *options]

@@ -34,7 +34,6 @@ status.
 
 from __future__ import annotations
 
-import importlib.metadata
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -61,6 +60,8 @@ DISTRIBUTION = "hlo-verifier"
 
 def tool_version() -> str:
     """The installed version of this tool (``verifier --version``)."""
+    import importlib.metadata  # a fifth of a check's start-up: only when asked
+
     try:
         return importlib.metadata.version(DISTRIBUTION)
     except importlib.metadata.PackageNotFoundError:

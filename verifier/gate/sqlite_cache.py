@@ -63,7 +63,6 @@ import enum
 import functools
 import hashlib
 import hmac
-import importlib.metadata
 import json
 import os
 import sqlite3
@@ -121,6 +120,8 @@ def default_cache_dir() -> Path:
 def tool_versions() -> Versions:
     """The versions an answer depends on: this tool (package version and
     source digest), islpy (and the isl it bundles) and z3."""
+
+    import importlib.metadata  # only to open the cache: a fifth of a check's start-up
 
     def version(distribution: str) -> str:
         try:

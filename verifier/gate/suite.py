@@ -42,12 +42,11 @@ from verifier.analysis.instruction_maps import (
     OutputLeaf,
     Step,
 )
-from verifier.checks import bitcast, bounds, inverse, overflow, partition, simplification
+from verifier.checks import bounds, inverse, overflow, partition, simplification
 from verifier.checks.budget import Budget
 from verifier.checks.cache import ProofCache
 from verifier.checks.result import DEFAULT_BUDGET, CheckResult
 from verifier.expr import IndexingMap, Undefined
-from verifier.gate import tiling
 from verifier.gate.catalog import CHECKS, select_checks
 from verifier.gate.finding import Finding
 from verifier.gate.questions import Question, QuestionMemo
@@ -456,11 +455,13 @@ def _inverts(
     )
 
 
-@_check(bitcast.CHECK)
+@_check("bitcast")
 def _bitcast(place: _Place, run: _Run) -> Iterator[CheckAnswer]:
     instruction = place.instruction
     if instruction.opcode != "bitcast":
         return
+    from verifier.checks import bitcast  # the layout analysis: only for a bitcast
+
     operand = place.computation.instruction(instruction.operands[0]).shape
     # A bitcast to a tuple (which XLA's parser reads) is judged at its first
     # leaf: its rule says it is unsupported, and the check reports that.
@@ -576,9 +577,13 @@ def _composition_steps(place: _Place, run: _Run) -> Iterator[CheckAnswer]:
             yield simplification.CHECK, _subject(output, "->", operand), result
 
 
-@_check(tiling.CHECK, quotes_names=True)
+@_check("tiling", quotes_names=True)
 def _tiling(place: _Place, run: _Run) -> Iterator[CheckAnswer]:
     """A block-level fusion's chosen tile sizes (`verifier.gate.tiling`)."""
+    if place.instruction.opcode != "fusion":
+        return
+    from verifier.gate import tiling  # the tiling analysis: only for a fusion
+
     for subject, result in tiling.tiling_answers(place.maps):
         yield tiling.CHECK, (subject,), result
 

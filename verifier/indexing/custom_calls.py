@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from verifier.expr import Undefined
 from verifier.hlo import ShapeIndex
-from verifier.indexing import cudnn_attention, library_calls, transformer_engine, whole_slices
+from verifier.indexing import whole_slices
 from verifier.indexing.forwarding import forwarding_rule
 from verifier.indexing.registry import Indexing, OpContext, OpRule, register
 
@@ -98,6 +98,10 @@ def _rule(ctx: OpContext) -> OpRule | None:
         return _ANNOTATION
     if target == "TopK" and len(ctx.operands) == 1:
         return _TOPK
+    # The library calls' rules (gemms, convolutions, fused attention): loaded
+    # only for a module that has such a call.
+    from verifier.indexing import cudnn_attention, library_calls, transformer_engine
+
     if target in library_calls.GEMM_TARGETS:
         return library_calls.GEMM
     if target in library_calls.CONVOLUTION_TARGETS:
