@@ -125,6 +125,10 @@ def fusion_coalescing(maps: ModuleMaps, fusion: Instruction, device: Device) -> 
     module = maps.module
     if fusion.opcode != "fusion":
         raise UnsupportedError(f"'{fusion.name}' is a {fusion.opcode}, not a fusion")
+    if indexing_shape(fusion).num_elements == 0:
+        raise UnsupportedError(
+            f"'{fusion.name}' has an empty output {indexing_shape(fusion)}: XLA launches no thread"
+        )
     emitter = choose_emitter(module, fusion, device)
     heuristic = _heuristic(module, fusion, emitter, device)
     if emitter.unsupported is not None:
