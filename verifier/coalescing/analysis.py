@@ -214,6 +214,9 @@ def _unsupported_as_reason(
     failure."""
     try:
         return _operand(maps, fusion, emitter, launch, number, device)
+    except ValueError as error:  # a layout no buffer has (`physical_offset`, `slot_bits`)
+        name = maps.module.entry.operand_instructions(fusion)[number].name
+        raise UsageError(f"operand {number} ({name}) of '{fusion.name}': {error}") from error
     except UnsupportedError as error:
         name = maps.module.entry.operand_instructions(fusion)[number].name
         return OperandCoalescing(number, name, 8, None, (), None, 0, reason=str(error))

@@ -582,10 +582,5 @@ def _read_tile(scanner: Scanner) -> Tile:
                 raise scanner.error(f"tile dimension {value} is not positive, '*' or -1", start)
             dims.append(value)
         if scanner.accept(")"):
-            if dims[-1] in (COMBINE_DIMENSION, -1):
-                raise scanner.error(
-                    "the most minor tile dimension combines with nothing ('*' or -1 last)",
-                    scanner.pos - 1,
-                )
             return Tile(tuple(dims))
         scanner.expect(",", "or ')' in a tile")
