@@ -173,12 +173,13 @@ _SMALL = st.integers(1, 5)
 
 @st.composite
 def tiles(draw: st.DrawFn, rank: int) -> tuple[tuple[int, ...], ...]:
-    """Zero to two tilings, each of 1 to rank dims.  (A tiling of more dims
-    than the shape, e.g. ``s8[22,24]{0,1:T(4,128,2)}``, is valid XLA but its
-    exact count takes the tool minutes: not drawn until that is fixed.)"""
+    """Zero to two tilings, each of 1 to rank + 1 dims (XLA pads the shape
+    with leading 1-dims for a tile of more dims than it has)."""
     levels = draw(st.integers(0, 2))
     return tuple(
-        tuple(draw(st.lists(st.sampled_from((1, 2, 3, 4, 8, 16, 128)), min_size=1, max_size=rank)))
+        tuple(
+            draw(st.lists(st.sampled_from((1, 2, 3, 4, 8, 16, 128)), min_size=1, max_size=rank + 1))
+        )
         for _ in range(levels)
     )
 

@@ -53,6 +53,17 @@ def _judge(case: Case, device: str) -> None:
     assert operand.coalesced == (expected.at_ideal == expected.requests)
 
 
+def test_tile_of_more_dims_than_the_shape_counts_in_a_blink() -> None:
+    # Found by the generated fusions: isl took minutes proving the
+    # translation of this 17-request launch; small launches are now counted
+    # request by request.
+    tile = ((8, 4, 128, 2),)
+    case = Case(
+        "transpose", (22, 1, 24), "s8", (0, 1, 2), tile, "s8", (22, 1, 24), (2, 1, 0), (0, 1, 2)
+    )
+    _judge(case, "a100")
+
+
 _SETTINGS = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow]}
 
 
