@@ -74,7 +74,7 @@ def test_generated_loop_fusions_count_as_brute_force(case: Case, device: str) ->
 
 
 @pytest.mark.slow
-@settings(max_examples=60, **_SETTINGS)  # type: ignore[arg-type]
+@settings(max_examples=25, **_SETTINGS)  # type: ignore[arg-type]
 @given(cases(), st.sampled_from(sorted(DEVICES)))
 def test_many_generated_loop_fusions_count_as_brute_force(case: Case, device: str) -> None:
     _judge(case, device)
