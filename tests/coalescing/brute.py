@@ -39,6 +39,38 @@ def delinearize(linear: int, dims: Sequence[int], minor_to_major: Sequence[int])
     return tuple(index)
 
 
+def nested_offset(
+    index: Sequence[int],
+    dims: Sequence[int],
+    minor_to_major: Sequence[int],
+    tiles: Sequence[Sequence[int]],
+) -> int:
+    """Element offset under any number of tilings, from XLA's tiled-layout
+    document: dims in physical order; each tiling in turn splits the suffix
+    of the current dims it covers (leading 1-dims added when it has more
+    dims than there are) into tile-grid dims then in-tile dims; the offset
+    is the row-major index in the final dims."""
+    sizes = [dims[d] for d in reversed(minor_to_major)]
+    coords = [index[d] for d in reversed(minor_to_major)]
+    for tile in tiles:
+        k = len(tile)
+        if k > len(sizes):
+            sizes = [1] * (k - len(sizes)) + sizes
+            coords = [0] * (k - len(coords)) + coords
+        head = len(sizes) - k
+        grid = [-(-s // t) for s, t in zip(sizes[head:], tile, strict=True)]
+        coords = (
+            coords[:head]
+            + [c // t for c, t in zip(coords[head:], tile, strict=True)]
+            + [c % t for c, t in zip(coords[head:], tile, strict=True)]
+        )
+        sizes = sizes[:head] + grid + list(tile)
+    linear = 0
+    for c, s in zip(coords, sizes, strict=True):
+        linear = linear * s + c
+    return linear
+
+
 def offset(
     index: Sequence[int],
     dims: Sequence[int],

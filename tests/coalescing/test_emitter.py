@@ -31,6 +31,7 @@ def _module(
         ("f32[129023]", 1),  # odd
         ("f32[129020]", 1),  # fewer than the device holds
         ("s4[100]", 2),  # at least ceil(8 / 4): a byte per thread
+        ("pred[100]", 1),  # a pred output counts as 8 bits (SmallestBitWidth)
     ],
 )
 def test_loop_unroll_factor(shape: str, unroll: int) -> None:

@@ -125,6 +125,10 @@ def fusion_coalescing(maps: ModuleMaps, fusion: Instruction, device: Device) -> 
     module = maps.module
     if fusion.opcode != "fusion":
         raise UnsupportedError(f"'{fusion.name}' is a {fusion.opcode}, not a fusion")
+    if indexing_shape(fusion).num_elements == 0:
+        raise UnsupportedError(
+            f"'{fusion.name}' has an empty output {indexing_shape(fusion)}: XLA launches no thread"
+        )
     emitter = choose_emitter(module, fusion, device)
     heuristic = _heuristic(module, fusion, emitter, device)
     if emitter.unsupported is not None:
@@ -210,6 +214,9 @@ def _unsupported_as_reason(
     failure."""
     try:
         return _operand(maps, fusion, emitter, launch, number, device)
+    except ValueError as error:  # a layout no buffer has (`physical_offset`, `slot_bits`)
+        name = maps.module.entry.operand_instructions(fusion)[number].name
+        raise UsageError(f"operand {number} ({name}) of '{fusion.name}': {error}") from error
     except UnsupportedError as error:
         name = maps.module.entry.operand_instructions(fusion)[number].name
         return OperandCoalescing(number, name, 8, None, (), None, 0, reason=str(error))

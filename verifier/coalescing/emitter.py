@@ -23,7 +23,8 @@ are modelled; the others are named, with a reason, and get no answer.
 ``gcd(N, 4)`` when ``N`` reaches the threads the device holds at once
 (`Device.resident_threads`) and no sort, dot, variadic reduce, large
 reduce-window or concatenate of more than 10 operands is fused, else 1;
-then at least ``ceil(8 / bits)`` of the narrowest output type.  A block
+then at least ``ceil(8 / bits)`` of the narrowest output type (a ``pred``
+as 8 bits).  A block
 has ``min(128, ceil(N / u))`` threads (four warps); there are as many
 blocks as cover ``ceil(N / u)``.  Thread ``tx`` of block ``bx`` handles
 the linear indices ``e = (chunk * T + bx * tpb + tx) * u + s`` for its
@@ -388,8 +389,9 @@ def _unroll_blocked(module: Module, computation: Computation) -> bool:
 
 
 def _smallest_output_bits(fusion: Instruction) -> int:
-    widths = [element_bit_width(leaf.element_type) or 8 for _, leaf in fusion.shape.leaves]
-    return min(widths)
+    """XLA's ``SmallestBitWidth`` of the outputs: a ``pred`` counts as a
+    byte (so a ``pred`` output is not unrolled by 8)."""
+    return min(_gpu_bits(leaf) for _, leaf in fusion.shape.leaves)
 
 
 def indexing_shape(fusion: Instruction) -> Shape:

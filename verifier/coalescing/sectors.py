@@ -19,7 +19,8 @@ of elements, so request ``r + P`` reads request ``r``'s elements moved by
 boundary).  isl gives the exact set ``D`` of requests where this fails
 (`verifier.bridges.isl_translation`): requests ``[0, P)`` and ``D + P``
 are then the only ones to count; every other request has the count of
-the one ``P`` before it.  The answer is exact, and its cost grows with
+the one ``P`` before it.  A launch of at most `DIRECT_LIMIT` lane
+evaluations is counted request by request instead.  The answer is exact, and its cost grows with
 ``P`` and ``|D|``, not with the number of warps.
 
 >>> from verifier.expr import parse_map
@@ -60,6 +61,11 @@ from verifier.expr import (
 ENUMERATION_LIMIT = 1 << 22
 """Most lane evaluations the counting spends (requests counted times lanes
 times vector width); past it the answer is unknown."""
+
+DIRECT_LIMIT = 1 << 12
+"""Most lane evaluations counted request by request without the proof: a
+launch this small costs less to enumerate than to ask isl about (a nested
+tiling's ``floordiv``/``mod`` can take isl seconds on a few warps)."""
 
 BREAK_LIMIT = 1 << 14
 """Most requests where the translation may fail before the answer is unknown."""
@@ -204,7 +210,7 @@ def count_sectors(
     loop_count = math.prod(b.size for b in loops)
     per_request = len(request.lanes) * len(request.vector)
     p, delta = _request_period(request, sector_bits, element_bits)
-    if p == 0 or p >= requests:
+    if p == 0 or p >= requests or requests * loop_count * per_request <= DIRECT_LIMIT:
         p, delta, breaks = requests, 0, []
     else:
         shifted = [_shifted(m, p, delta, requests) for m in request.maps]

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from verifier.analysis import InstructionMaps
 from verifier.bridges.isl_counting import count_image
 from verifier.bridges.isl_sets import extremum
-from verifier.errors import UsageError
+from verifier.errors import UnsupportedError, UsageError
 from verifier.expr import (
     Expr,
     IndexingMap,
@@ -124,6 +124,10 @@ def tile_instruction(
     instruction = view.instruction
     tiled = instruction.shape.leaves[output][1] if instruction.shape.is_tuple else instruction.shape
     shape = tuple(tiled.dimensions)
+    if 0 in shape:
+        raise UnsupportedError(
+            f"'{instruction.name}' has an empty output {list(shape)}: there is no tile to read"
+        )
     if sizes is not None:
         sizes = tuple(sizes)
         _check_sizes(shape, sizes)
