@@ -168,7 +168,11 @@ def check_shape(
         if entry[0] not in _ANNOTATIONS:
             relevant.append(entry)
     key = None
-    if opcode not in _READS_CALLEES:
+    if (
+        opcode not in _READS_CALLEES
+        and written.tuple_shapes is None
+        and all([shape.tuple_shapes is None for shape in operands])
+    ):
         key = (opcode, written, tuple(operands), tuple(relevant))
         if key in _PASSED:
             return
@@ -185,7 +189,8 @@ _ANNOTATIONS = frozenset(
 """Attributes no shape rule reads: left out of the key of `_PASSED`."""
 
 _READS_CALLEES = frozenset({*CALLEE_ATTRIBUTE, "conditional", "map"})
-"""Opcodes whose rule reads a called computation's ROOT (`roots`): never memoised."""
+"""Opcodes whose rule reads a called computation's ROOT (`roots`): never memoised,
+nor are checks with a tuple shape (hashing one costs what checking it does)."""
 
 _PASSED: dict[tuple[object, ...], None] = {}
 """The checks that passed, by (opcode, written shape, operand shapes, attributes
