@@ -11,7 +11,7 @@ import pytest
 
 from verifier.errors import ParseError
 from verifier.expr import Undefined
-from verifier.hlo import check_shape, parse_module, parse_module_file
+from verifier.hlo import check_shape, inference, parse_module, parse_module_file
 from verifier.indexing.analysis import own_input_to_output, own_output_to_input
 
 REAL = sorted((Path(__file__).parents[2] / "examples" / "real").glob("*.hlo"))
@@ -175,6 +175,36 @@ def test_an_inconsistent_output_is_rejected_at_the_instruction(case: str) -> Non
     assert (error.value.span.filename, error.value.span.line) == ("case.hlo", line)
 
 
+@pytest.mark.parametrize("case", CASES)
+def test_a_check_that_passed_does_not_pass_an_inconsistent_twin(case: str) -> None:
+    """The same opcode, operands and attributes (annotations too) as a
+    consistent instruction checked just before, a wrong output shape: rejected."""
+    operands, good, bad = CASES[case]
+    note = ', metadata={op_name="x"}'
+    text = _module(f"{operands}\n  g = {good}{note}", bad + note)
+    with pytest.raises(ParseError, match="is not valid HLO") as error:
+        parse_module(text, "case.hlo")
+    line = text.splitlines().index(f"  ROOT r = {bad}{note}") + 1
+    assert (error.value.span.line, error.value.span.column) == (line, 8)
+
+
+def test_a_check_that_passed_does_not_pass_other_attribute_values() -> None:
+    text = _module(
+        "  a = f32[2,3] parameter(0)\n  t = f32[3,2] transpose(a), dimensions={1,0}",
+        "f32[3,2] transpose(a), dimensions={0,1}",
+    )
+    with pytest.raises(ParseError, match=r"give f32\[2,3\]"):
+        parse_module(text, "case.hlo")
+
+
+def test_no_shape_rule_reads_an_annotation() -> None:
+    """The annotations are left out of the key of the checks that passed."""
+    source = Path(inference.__file__).read_text()
+    definition = source.index("_ANNOTATIONS = frozenset(")
+    rules = source[:definition] + source[source.index('"""Attributes no', definition) :]
+    assert [name for name in inference._ANNOTATIONS if f'"{name}"' in rules] == []
+
+
 def test_an_update_larger_than_its_operand_is_rejected() -> None:
     text = _module(
         "  a = f32[2] parameter(0)\n  u = f32[3] parameter(1)\n  i = s32[] parameter(2)",
@@ -333,3 +363,22 @@ def test_every_parsed_instruction_passes_the_shape_check() -> None:
                 )
                 checked += 1
     assert checked > 5000
+
+
+def test_a_while_whose_body_returns_another_shape_is_refused_after_a_valid_one() -> None:
+    # The same while (opcode, shapes, attributes) in two modules whose bodies
+    # differ: the shape check reads the body's ROOT, so a pass remembered
+    # from the first module must not pass the second.
+    def module(root: str) -> str:
+        return (
+            "HloModule m\n"
+            "cond {\n  c = f32[4] parameter(0)\n  ROOT t = pred[] constant(false)\n}\n"
+            f"body {{\n  b = f32[4] parameter(0)\n  ROOT r = {root}\n}}\n"
+            "ENTRY e {\n  p = f32[4] parameter(0)\n"
+            "  ROOT w = f32[4] while(p), condition=cond, body=body\n}\n"
+        )
+
+    parse_module(module("f32[4] negate(b)"))
+    with pytest.raises(ParseError) as error:
+        parse_module(module("f32[2] slice(b), slice={[0:2]}"), "w.hlo")
+    assert (error.value.span.line, error.value.span.column) == (12, 8)

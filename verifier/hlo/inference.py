@@ -161,11 +161,56 @@ def check_shape(
     ...
     verifier.errors.InvalidHloError: <built>:1:1: transpose is not valid HLO: it is written f32[3], its operands and attributes give f32[3,2]
     """
-    if any(
-        isinstance(value, RawAttribute) and value.problem is not None
-        for _, value in attributes.entries
+    relevant = []
+    for entry in attributes.entries:
+        value = entry[1]
+        if isinstance(value, RawAttribute) and value.problem is not None:
+            return  # a rule that needs the attribute rejects it, at the attribute's place
+        if entry[0] not in _ANNOTATIONS:
+            relevant.append(entry)
+    key = None
+    if (
+        opcode not in _READS_CALLEES
+        and written.tuple_shapes is None
+        and all([shape.tuple_shapes is None for shape in operands])
     ):
-        return  # a rule that needs the attribute rejects it, at the attribute's place
+        key = (opcode, written, tuple(operands), tuple(relevant))
+        if key in _PASSED:
+            return
+    _check_shape(written, opcode, operands, attributes, roots, span, name)
+    if key is not None:
+        if len(_PASSED) >= _PASSED_LIMIT:
+            _PASSED.clear()
+        _PASSED[key] = None
+
+
+_ANNOTATIONS = frozenset(
+    {"metadata", "backend_config", "frontend_attributes", "sharding", "control-predecessors"}
+)
+"""Attributes no shape rule reads: left out of the key of `_PASSED`."""
+
+_READS_CALLEES = frozenset({*CALLEE_ATTRIBUTE, "while", "conditional", "map"})
+"""Opcodes whose rule reads a called computation's ROOT (`roots`): never memoised,
+nor are checks with a tuple shape (hashing one costs what checking it does)."""
+
+_PASSED: dict[tuple[object, ...], None] = {}
+"""The checks that passed, by (opcode, written shape, operand shapes, attributes
+but `_ANNOTATIONS`): everything a rule of an opcode outside `_READS_CALLEES`
+reads, so the same key passes again.  Only passes are kept: a failure is
+always recomputed, and reported at its own place."""
+
+_PASSED_LIMIT = 1 << 16
+
+
+def _check_shape(
+    written: Shape,
+    opcode: str,
+    operands: Sequence[Shape],
+    attributes: Attributes,
+    roots: Mapping[str, Shape],
+    span: SourceSpan,
+    name: str,
+) -> None:
     request = _Request(opcode, operands, attributes, roots)
     subject = f"{opcode} '{name}'" if name else opcode
     validate = VALIDATION.get(opcode)

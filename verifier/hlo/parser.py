@@ -62,7 +62,7 @@ from verifier.hlo.attributes import (
 from verifier.hlo.inference import check_shape, constructed_shape, infer_shape
 from verifier.hlo.legacy import modern, modern_attribute
 from verifier.hlo.lexer import IDENTIFIER, Scanner
-from verifier.hlo.module import Computation, Instruction, Module
+from verifier.hlo.module import Computation, Instruction, Module, read_instruction
 from verifier.hlo.opcodes import (
     CALLEE_ATTRIBUTE,
     OPCODES,
@@ -470,7 +470,7 @@ class _ModuleParser:
                 inst.opcode, operand_shapes, attributes, self.roots, inst.span, inst.name
             )
         if shape is not inst.shape or attributes is not inst.attributes:
-            inst = Instruction(
+            inst = read_instruction(
                 inst.name,
                 inst.opcode,
                 shape,
@@ -665,7 +665,7 @@ class _ModuleParser:
             elif attribute in COMPUTATION_LIST_ATTRIBUTES:
                 callees = attributes.names(attribute) or ()
                 called.extend((callee, offsets[attribute]) for callee in callees)
-        instruction = Instruction(
+        instruction = read_instruction(
             name,
             opcode,
             shape,
