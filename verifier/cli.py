@@ -37,6 +37,7 @@ from verifier.commands.common import (
     EXIT_VACUOUS,
 )
 from verifier.errors import SolverError, VerifierError
+from verifier.memory import memory_limits
 from verifier.report.printable import printable
 
 __all__ = [
@@ -124,16 +125,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     except (VerifierError, OSError) as error:
         print(f"verifier: error: {printable(str(error))}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    except MemoryError:  # not a bug, not the input's fault: say which limit
-        from verifier.memory import memory_limits
-
-        where = _subject(args)
-        print(
-            printable(f"verifier: out of memory{where}: {memory_limits()}"),
-            "(raise the limit, or give fewer modules or --jobs)",
-            file=sys.stderr,
-        )
-        return EXIT_OUT_OF_MEMORY
+    except MemoryError:  # not a bug, not the input's fault: said below
+        pass
     except Exception as error:  # a bug: say so, with what was being read
         where = _subject(args)
         message = f"internal error{where}: {type(error).__name__}: {error}"
@@ -142,6 +135,16 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
             file=sys.stderr,
         )
         return EXIT_INTERNAL_ERROR
+    # Out of memory: the error and the frames it held (the run's data) are
+    # released once its handler is left, so saying which limit was hit has
+    # memory to work with.
+    gc.collect()
+    print(
+        printable(f"verifier: out of memory{_subject(args)}: {memory_limits()}"),
+        "(raise the limit, or give fewer modules or --jobs)",
+        file=sys.stderr,
+    )
+    return EXIT_OUT_OF_MEMORY
 
 
 def command() -> None:
