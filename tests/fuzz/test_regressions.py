@@ -36,6 +36,19 @@ def test_a_layout_number_of_thousands_of_digits_is_a_located_error() -> None:
         parse_module(text, "m.hlo")
 
 
+def test_a_value_with_a_long_run_of_spaces_is_read_in_linear_time(tmp_path: Path) -> None:
+    # The slow fuzz tier: inputs 15954, 41934, 55484 and 79448 (30,000 spaces
+    # inside an attribute value) took 8 to 18 CPU-s each, past the time guard:
+    # the search for a next instruction on the line started at every space of
+    # the run and rescanned the rest of it.  Quadratic, this run would take
+    # minutes.
+    data = (
+        b"HloModule m\nENTRY e {\n  p0 = f32[4,4] parameter(0)\n  p1 = f32[] parameter(1)\n"
+        b"  ROOT pad = f32[12,16] pad(p0, p1), padding=1_4_1" + b" " * 200_000 + b"x4_8_0\n}\n"
+    )
+    assert parse_hlo_file(data, tmp_path).ending is Ending.ANSWER
+
+
 SORT_OUT_OF_RANGE = b"""HloModule m
 
 compare {

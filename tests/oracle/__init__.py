@@ -5,12 +5,12 @@ shapes; it shares no code with `verifier.indexing` (only the HLO parser is
 used, to read instructions).  It is the judge of the symbolic rules.
 """
 
+from tests.oracle.compound import UnsupportedByOracle
 from tests.oracle.interpreter import (
     SUPPORTED_OPCODES,
     Element,
     Index,
     Reads,
-    UnsupportedByOracle,
     arrays,
     inverse,
     inverse_relation,

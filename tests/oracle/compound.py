@@ -40,11 +40,21 @@ def _indices(dimensions: Sequence[int]) -> Iterator[Index]:
     return itertools.product(*(range(n) for n in dimensions))
 
 
+class UnsupportedByOracle(Exception):
+    """The oracle has no semantics for this instruction (or configuration)."""
+
+
 def _outputs(instruction: Instruction) -> list[tuple[int, ...]]:
-    shape = instruction.shape
-    if shape.tuple_shapes is not None:
-        return [s.dimensions for s in shape.tuple_shapes]
-    return [shape.dimensions]
+    """The dims of every output array, depth first through nested tuples."""
+    return list(_leaf_dims(instruction.shape))
+
+
+def _leaf_dims(shape: Shape) -> Iterator[tuple[int, ...]]:
+    if shape.tuple_shapes is None:
+        yield shape.dimensions
+        return
+    for element in shape.tuple_shapes:
+        yield from _leaf_dims(element)
 
 
 # ------------------------------------------------------------------ convolution
@@ -97,6 +107,10 @@ def _convolution_terms(
 def _convolution(
     instruction: Instruction, operands: list[Instruction], output: int, index: Index
 ) -> set[Element]:
+    if "sparsity_config" in instruction.attributes:
+        # XLA's evaluator first expands a compressed operand by the values of
+        # its metadata operand, which this oracle does not model.
+        raise UnsupportedByOracle(f"sparse convolution '{instruction.name}'")
     lhs, rhs = operands[0].shape.dimensions, operands[1].shape.dimensions
     terms = _convolution_terms(instruction, lhs, rhs, instruction.shape.dimensions, index)
     return {(0, x) for x, _ in terms} | {(1, w) for _, w in terms}
@@ -309,8 +323,11 @@ def _all_gather_start(
 def _collective_permute_start(
     instruction: Instruction, operands: list[Instruction], output: int, index: Index
 ) -> set[Element]:
-    # (operand, result from the source replica, context, context).
-    return {(0, index)} if output in (0, 1) else set()
+    # (operand, result from the source replica, contexts…); of several
+    # operands, ((operands…), (results…), contexts…): leaf k and leaf n + k
+    # are operand k, as sent and as received from the source replica.
+    count = len(operands)
+    return {(output % count, index)} if output < 2 * count else set()
 
 
 # ------------------------------------------------------------------ bitcast
@@ -325,6 +342,9 @@ def bitcast(
     instruction: Instruction, operands: list[Instruction], output: int, index: Index
 ) -> set[Element]:
     """The operand elements whose bits overlap output element `index`'s."""
+    if instruction.shape.tuple_shapes is not None or operands[0].shape.tuple_shapes is not None:
+        # A tuple is a table of buffers, not one buffer whose bits it shares.
+        raise UnsupportedByOracle(f"bitcast '{instruction.name}' of a tuple")
     bits = _bit_ranges(instruction.shape)[index]
     return {
         (0, element)

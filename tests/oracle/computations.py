@@ -20,10 +20,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from tests.oracle.compound import UnsupportedByOracle
 from tests.oracle.interpreter import (
     Element,
     Index,
-    UnsupportedByOracle,
     arrays,
     indices,
     operand_arrays,

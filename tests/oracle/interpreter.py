@@ -36,7 +36,7 @@ import json
 from collections.abc import Callable, Iterator, Sequence
 from typing import TypeAlias
 
-from tests.oracle.compound import bitcast, cudnn_convolution
+from tests.oracle.compound import UnsupportedByOracle, bitcast, cudnn_convolution
 from verifier.hlo import BackendConfig, Computation, DotDimensionNumbers, Instruction, Shape
 
 Index: TypeAlias = tuple[int, ...]
@@ -44,10 +44,6 @@ Element: TypeAlias = tuple[int, Index]
 """``(operand_array, operand_index)``."""
 Reads: TypeAlias = dict[Index, frozenset[Element]]
 """Output index → the operand elements read to compute it."""
-
-
-class UnsupportedByOracle(Exception):
-    """The oracle has no semantics for this instruction (or configuration)."""
 
 
 def indices(dimensions: Sequence[int]) -> Iterator[Index]:
@@ -692,7 +688,27 @@ def _async_update(ctx: _Context, output: int, index: Index) -> set[Element]:
     bound = len(held[0].tuple_shapes or ()) if held else 0
     if path[0] == 0 and path[1] >= bound:
         return {(ctx.array_number(1 + path[1] - bound, path[2:]), index)}
-    return {(ctx.array_number(0, path), index)}
+    return {(_held(ctx, path), index)}
+
+
+def _async_done(ctx: _Context, output: int, index: Index) -> set[Element]:
+    """``async-done(state)``: the async computation's result, which the
+    state holds at ``{1}``."""
+    return {(_held(ctx, (1, *ctx.outputs[output])), index)}
+
+
+def _held(ctx: _Context, path: Index) -> int:
+    """The number of the state's (operand 0's) array at `path`.  XLA's
+    verifier lets an async state hold only a prefix of its computation's
+    result while operands are still bound late (by async-updates): an array
+    it does not hold is made by the computation, which this oracle does not
+    run (a call's reads are `computations.ComputationOracle`'s)."""
+    if (0, path) not in ctx.arrays:
+        raise UnsupportedByOracle(
+            f"{ctx.instruction.opcode} '{ctx.instruction.name}': the result of its async "
+            "computation, which its state does not hold yet"
+        )
+    return ctx.array_number(0, path)
 
 
 def _copy_start_path(path: Index) -> Index | None:
@@ -869,7 +885,7 @@ _SEMANTICS: dict[str, Semantics] = {
     "set-dimension-size": _set_dimension_size,
     "get-dimension-size": _nothing,
     "copy-done": _passed_through(lambda path: (0, *path)),
-    "async-done": _passed_through(lambda path: (1, *path)),
+    "async-done": _async_done,
     "all-gather-done": _passed_through(lambda path: (1, *path)),
     "collective-permute-done": _passed_through(lambda path: (1, *path)),
 }

@@ -128,6 +128,7 @@ def partition_answer(
 def _defect(answer: CachedRecord) -> PartitionDefect:
     """The defect a cached answer stands for."""
     from verifier.bridges.isl_sets import PartitionDefect  # with the question's islpy
+
     kind = answer["kind"]
     if kind not in (None, "overlap", "uncovered", "outside"):
         raise ValueError(f"no partition defect is {kind!r}")

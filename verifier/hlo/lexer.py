@@ -50,8 +50,10 @@ _WORD_STOP = re.compile(r"[()\[\]{}\"',\s]|//|/\*")
 # and tabs before them allowed), or at the end.
 _PLAIN_WORD = re.compile(r"[^()\[\]{}\"',\s/]+(?=[ \t]*(?:[,)\]}\n]|$))")
 # Where a value written with spaces ends early: at the next instruction of
-# the same line (`to_apply=add  ROOT t = f32[2] transpose(r), ...`).
-_NEXT_INSTRUCTION = re.compile(r"[ \t]+(?:ROOT[ \t]+)?%?[A-Za-z_][\w.-]*[ \t]*=(?![=>])")
+# the same line (`to_apply=add  ROOT t = f32[2] transpose(r), ...`).  A match
+# starts only where a run of spaces does: tried at every space of a run, the
+# search would rescan the rest of the run each time (quadratic in its length).
+_NEXT_INSTRUCTION = re.compile(r"(?<![ \t])[ \t]+(?:ROOT[ \t]+)?%?[A-Za-z_][\w.-]*[ \t]*=(?![=>])")
 _INT64_LIMIT = 2**63
 _OPENERS = {"(": ")", "[": "]", "{": "}"}
 _CLOSERS = frozenset(")]}")
@@ -77,7 +79,7 @@ class Scanner:
     stay relative to the whole text, so spans stay exact.
     """
 
-    __slots__ = ("_line_starts", "end", "filename", "pos", "text")
+    __slots__ = ("_line", "_line_starts", "end", "filename", "pos", "text")
 
     def __init__(
         self,
@@ -92,6 +94,9 @@ class Scanner:
         self.pos = pos
         self.end = len(text) if end is None else end
         self._line_starts: list[int] | None = None
+        # The last line a span quoted (its start, its text): the instructions of
+        # one line share its text instead of a copy each.
+        self._line: tuple[int, str] | None = None
 
     def sub_scanner(self, start: int, end: int) -> Scanner:
         """A scanner over `text[start:end]` of the same text (for a value extent)."""
@@ -108,7 +113,8 @@ class Scanner:
         """The span of `offset`; equal to `span_at` but O(log n) after the first call.
 
         Used for the span of every instruction, where `span_at`'s linear
-        newline count would make parsing quadratic in the file size.
+        newline count would make parsing quadratic in the file size (and a
+        copy of the line per span, quadratic in a line of many instructions).
         """
         if self._line_starts is None:
             starts = [0]
@@ -119,10 +125,12 @@ class Scanner:
             self._line_starts = starts
         line = bisect_right(self._line_starts, offset)
         start = self._line_starts[line - 1]
-        line_end = self.text.find("\n", start)
-        if line_end == -1:
-            line_end = len(self.text)
-        return SourceSpan(self.filename, line, offset - start + 1, self.text[start:line_end])
+        if self._line is None or self._line[0] != start:
+            line_end = self.text.find("\n", start)
+            if line_end == -1:
+                line_end = len(self.text)
+            self._line = (start, self.text[start:line_end])
+        return SourceSpan(self.filename, line, offset - start + 1, self._line[1])
 
     def describe_here(self) -> str:
         """A short quote of the text at the current position, for error messages."""

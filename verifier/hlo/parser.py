@@ -224,6 +224,8 @@ class _ModuleParser:
         self.scanner = scanner
         self.pending: list[_PendingComputation] = []
         self.roots: dict[str, Shape] = {}
+        self.callees: dict[str, Computation] = {}
+        """The first computation of each name read so far (a wrapped op's callee)."""
         self.shapes: dict[str, Shape] = {}
         """The shape read from each plain shape text (`f32[64,10]{1,0}`):
         a dump writes the same few shapes many times."""
@@ -381,6 +383,7 @@ class _ModuleParser:
         item = _PendingComputation(computation, offset, called)
         self.pending.append(item)
         self.roots[name] = computation.root.shape
+        self.callees.setdefault(name, computation)
         return item
 
     def resolve(
@@ -748,6 +751,7 @@ class _ModuleParser:
         built = self.resolve(computation, name_at, False, pending, None)
         self.pending.append(_PendingComputation(built, name_at, callees))
         self.roots[computation] = built.root.shape
+        self.callees.setdefault(computation, built)
         kept = tuple((k, v) for k, v in attributes.entries if k == thread)
         return Attributes((("calls", computation), *kept))
 
@@ -756,8 +760,7 @@ class _ModuleParser:
         runs, when it is already read."""
         attribute = CALLEE_ATTRIBUTE.get(wrapped)
         callee = attributes.word(attribute) if attribute else None
-        found = [item.computation for item in self.pending if item.computation.name == callee]
-        return found[0] if found else None
+        return None if callee is None else self.callees.get(callee)
 
     def operand(
         self,
