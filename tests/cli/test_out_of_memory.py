@@ -42,6 +42,7 @@ def long_chain(instructions: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+@pytest.mark.slow  # two 60,000-instruction runs to their limit: 4 CPU-s
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads /proc")
 @pytest.mark.parametrize("command", [["maps", "--all"], ["check", "--no-cache", "--jobs", "1"]])
 def test_out_of_memory_names_the_limit(tmp_path: Path, command: list[str]) -> None:

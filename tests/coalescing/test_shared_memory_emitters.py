@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import pytest
+
 from tests.coalescing import brute
 from verifier.analysis import ModuleMaps
 from verifier.coalescing.analysis import FusionCoalescing, fusion_coalescing
@@ -111,6 +113,7 @@ def _packed_reads(rows: int, columns: int, vector: int, tile: int) -> brute.Simu
     return brute.simulate_launch(128, blocks, at, 32 // vector)
 
 
+@pytest.mark.slow  # every thread of two launches simulated: 1.7 CPU-s
 def test_packed_transpose_of_bf16_and_s8() -> None:
     for element, vector, rows, columns in (("bf16", 2, 64, 96), ("s8", 4, 128, 200)):
         answer = _fusion(

@@ -35,7 +35,7 @@ _HANG_SECONDS = 60
         "fori_dynamic_window.hlo",
         "while_carry_roll.hlo",
         "kv_cache_scan.hlo",
-        "fori_tile_updates.hlo",
+        pytest.param("fori_tile_updates.hlo", marks=pytest.mark.slow),  # 1.2 CPU-s
     ],
 )
 def test_a_loop_adding_a_runtime_offset_per_iteration_is_checked_in_time(name: str) -> None:
