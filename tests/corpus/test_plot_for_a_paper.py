@@ -26,6 +26,9 @@ from verifier.corpus.plot import corpus_figure
 from verifier.corpus.rows import MODULE_COLUMNS, OPERAND_COLUMNS
 from verifier.corpus.tables import write_tables
 
+# Each test draws and writes whole figures (about 1 CPU-s each): the slow tier.
+pytestmark = pytest.mark.slow
+
 # (status, instructions, wall seconds, CPU seconds): wall and CPU far apart,
 # as on a loaded machine.
 MODULES = [

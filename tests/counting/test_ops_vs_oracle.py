@@ -36,7 +36,7 @@ _RUNTIME_INDICES = {"gather", "scatter", "ragged-dot"}
 
 
 @pytest.mark.parametrize("opcode", sorted(set(_ALL) - _LEAVES))
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_counts_match_the_interpreter(opcode: str, data: st.DataObject) -> None:
     text = data.draw(_ALL[opcode], label="hlo")
@@ -60,7 +60,7 @@ def test_counts_match_the_interpreter(opcode: str, data: st.DataObject) -> None:
 
 
 @pytest.mark.parametrize("opcode", ["dynamic-slice", "dynamic-update-slice"])
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_per_execution_fixes_every_offset(opcode: str, data: st.DataObject) -> None:
     text = data.draw(_ALL[opcode], label="hlo")

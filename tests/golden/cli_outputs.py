@@ -33,6 +33,9 @@ LARGE = frozenset(
         "examples/benchmarks/convnet_3conv_3pool.hlo",
         # Its fusion's inverse check is the costliest question of the examples (4 s).
         "examples/real_ops/random_bits.hlo",
+        # A loop of dynamic-update-slices composed per iteration (1.2-1.5 s each).
+        "examples/real_ops/fori_tile_updates.hlo",
+        "examples/real_ops/fori_tile_updates.before.hlo",
     }
 )
 

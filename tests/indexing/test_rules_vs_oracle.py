@@ -26,7 +26,7 @@ def _run(opcode: str, data: st.DataObject) -> None:
 
 
 @pytest.mark.parametrize("opcode", sorted(_RICH))
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_rich_op_matches_oracle(opcode: str, data: st.DataObject) -> None:
     _run(opcode, data)
