@@ -65,7 +65,7 @@ from verifier.expr import IndexingMap, parse_map
 from verifier.expr.evaluate import evaluate
 
 
-def _kinds(n: int) -> dict[str, list[str]]:
+def kind_maps(n: int) -> dict[str, list[str]]:
     """Each kind's maps (text) reading a ``[n, 2n]`` operand."""
     w = 2 * n
     half = n // 2
@@ -135,7 +135,7 @@ def _numpy_marks(maps: list[IndexingMap], dims: tuple[int, int]) -> int:
 
 def _hlo(kind: str, n: int) -> tuple[str, str]:
     """An HLO module whose instruction (the name returned) reads its ``[n,
-    2n]`` parameter through `_kinds`'s maps for `kind` (n even)."""
+    2n]`` parameter through `kind_maps`'s maps for `kind` (n even)."""
     w, half = 2 * n, n // 2
     computations = {
         "strided box": f"ROOT i = f32[{half},{(w - 2) // 3 + 1}] slice(p0), "
@@ -256,7 +256,7 @@ def _user_paths(elements: float, rounds: int, numpy_s: dict[str, float]) -> None
         f"   (start-up, verifier --version: {start * 1e3:.0f} ms)"
     )
     with tempfile.TemporaryDirectory() as directory:
-        for kind in _kinds(4):
+        for kind in kind_maps(4):
             maps, dims = _setup(kind, elements)
             text, name = _hlo(kind, dims[0])
             path = f"{directory}/{kind.replace(' ', '_')}.hlo"
@@ -283,7 +283,7 @@ def _user_paths(elements: float, rounds: int, numpy_s: dict[str, float]) -> None
 
 def _setup(kind: str, elements: float) -> tuple[list[IndexingMap], tuple[int, int]]:
     n = int((elements / 2) ** 0.5) // 2 * 2  # even: the HLO of every kind has these maps
-    return [parse_map(text) for text in _kinds(n)[kind]], (n, 2 * n)
+    return [parse_map(text) for text in kind_maps(n)[kind]], (n, 2 * n)
 
 
 def main() -> None:
@@ -298,7 +298,7 @@ def main() -> None:
     )
     sizes = [elements for elements in (1e6, 1e7) if elements <= args.max_elements]
     numpy_at_largest: dict[str, float] = {}
-    for kind in _kinds(4):
+    for kind in kind_maps(4):
         for elements in sizes:
             maps, dims = _setup(kind, elements)
             ours = _ours(maps, dims)
@@ -321,7 +321,7 @@ def main() -> None:
     if not args.no_cli and sizes:
         _user_paths(sizes[-1], args.rounds, numpy_at_largest)
     print(f"\n{'kind':<18}{'elements':>20}{'ours ms':>10}  {'method':<12}count")
-    for kind in _kinds(4):
+    for kind in kind_maps(4):
         for elements in (1e10, 1e12):
             maps, dims = _setup(kind, elements)
             try:

@@ -10,6 +10,7 @@ import itertools
 
 import pytest
 
+from benchmarks.utilization import kind_maps
 from verifier.counting.exact import count_domain, count_image
 from verifier.expr import IndexingMap, VarKind, parse_map
 
@@ -18,39 +19,7 @@ Element = tuple[int, int]
 
 def _maps(kind: str, n: int) -> list[str]:
     """The benchmark's maps of `kind` reading a ``[n, 2n]`` operand."""
-    w, half = 2 * n, n // 2
-    return {
-        "strided box": [
-            f"(d0, d1) -> (d0 * 2, d1 * 3 + 1), domain: d0 in [0, {half - 1}], "
-            f"d1 in [0, {(w - 2) // 3}]"
-        ],
-        "union": [
-            f"(d0, d1) -> (d0, d1 * 2), domain: d0 in [0, {n - 1}], d1 in [0, {n - 1}]",
-            f"(d0, d1)[s0] -> (d0, d1 * 3 + s0), domain: d0 in [0, {n - 1}], "
-            f"d1 in [0, {(w - 2) // 3}], s0 in [0, 1]",
-        ],
-        "pad": [
-            f"(d0, d1) -> (d0 + 1, d1 floordiv 2), domain: d0 in [0, {n - 2}], "
-            f"d1 in [0, {2 * w - 2}], d1 mod 2 in [0, 0]"
-        ],
-        "reshape of slice": [
-            f"(d0) -> ((d0 floordiv {n}) * 2 + 1, (d0 mod {n}) * 2), "
-            f"domain: d0 in [0, {half * n - 1}]"
-        ],
-        "slice of reshape": [
-            f"(d0) -> ((d0 * 3) floordiv {w}, (d0 * 3) mod {w}), "
-            f"domain: d0 in [0, {(n * w - 1) // 3}]"
-        ],
-        "strided window": [
-            f"(d0, d1)[s0, s1] -> (d0 * 2 + s0, d1 * 3 + s1 * 2), domain: "
-            f"d0 in [0, {half - 1}], d1 in [0, {(w - 5) // 3}], s0 in [0, 1], s1 in [0, 2]"
-        ],
-        "dilated window": [
-            f"(d0, d1)[s0] -> (d0, (d1 * 2 + s0 - 2) floordiv 2), domain: "
-            f"d0 in [0, {n - 1}], d1 in [0, {w}], s0 in [0, 2], "
-            f"d1 * 2 + s0 - 2 in [0, {2 * w - 2}], (d1 * 2 + s0 - 2) mod 2 in [0, 0]"
-        ],
-    }[kind]
+    return kind_maps(n)[kind]
 
 
 def _read(kind: str, n: int) -> set[Element]:
