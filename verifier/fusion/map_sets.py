@@ -17,7 +17,7 @@ identity on the output:
 >>> from verifier.expr import IndexingMap, parse_map
 >>> identity = IndexingMap.identity((2, 2))
 >>> swap = parse_map("(d0, d1) -> (d1, d0), domain: d0 in [0, 1], d1 in [0, 1]")
->>> extension = Extension(transform=lambda m: m, same=lambda a, b: False)
+>>> extension = Extension(transform=lambda m: m, same=None)
 >>> at_p0 = MapSet()
 >>> for read in (identity, swap, identity):
 ...     extension.extend(at_p0, MapSet([CountedMap(identity)]),
@@ -38,11 +38,11 @@ from verifier.fusion.composed import (
     NOT_READ,
     ComposedIndexing,
     CountedMap,
-    MapEquality,
     MapJoin,
     MapTransform,
     Step,
 )
+from verifier.fusion.sampling import SameRelation
 
 
 @dataclass
@@ -69,7 +69,7 @@ class MapSet:
     def full(self) -> bool:
         return self.capacity is not None and len(self.maps) >= self.capacity
 
-    def add(self, counted: CountedMap, same: MapEquality | None) -> None:
+    def add(self, counted: CountedMap, same: SameRelation | None) -> None:
         if self.full:
             return
         position = self._held(counted.map, same)
@@ -95,7 +95,7 @@ class MapSet:
             self._positions.setdefault(counted.map, len(self.maps))
         self.maps.append(counted)
 
-    def _held(self, indexing_map: IndexingMap, same: MapEquality | None) -> int | None:
+    def _held(self, indexing_map: IndexingMap, same: SameRelation | None) -> int | None:
         """The first position holding a map identical to `indexing_map` or
         equal to it by `same`; without `same`, the identical one, looked up."""
         if same is None:
@@ -104,10 +104,7 @@ class MapSet:
                 for position, existing in enumerate(self.maps):
                     self._positions.setdefault(existing.map, position)
             return self._positions.get(indexing_map)
-        for position, existing in enumerate(self.maps):
-            if existing.map == indexing_map or same(existing.map, indexing_map):
-                return position
-        return None
+        return same.first_held(self.maps, indexing_map)
 
 
 def as_composed(found: MapSet | None) -> ComposedIndexing:
@@ -144,7 +141,7 @@ class Extension:
     Mutable on purpose: `_steps` grows as maps are made; the answers never
     change (a step is a function of its map)."""
 
-    def __init__(self, transform: MapTransform, same: MapEquality | None) -> None:
+    def __init__(self, transform: MapTransform, same: SameRelation | None) -> None:
         self.transform = transform
         self.same = same
         # Memo table: `transform` of each map seen, as a step.
