@@ -8,6 +8,11 @@ blocks and one of half as many, so start-up and the constant part cancel.
     python benchmarks/check_scale.py --baseline /path/to/other/checkout \\
         [--layers 5000] [--runs 2] [--jax] [FILE ...]
 
+For example, XLA's TORAX predictor-corrector test module (1.7 MB, from
+``benchmarks.xla_corpus``'s corpus) beside the checkout before #31's
+composition work, on a loaded 2-core machine: 104.9 CPU-s baseline,
+68.6 this (1.53x), with ``--runs 1``.
+
 Each side is the least CPU time (the child's user + system) of `--runs`
 runs, the sides interleaved; every run gets an empty cache directory.
 Without `--baseline`, only this checkout is measured.

@@ -81,10 +81,6 @@ def _equal_relations(a: IndexingMap, b: IndexingMap) -> bool:
     return relations_equal(a, b) is True
 
 
-def _identical(a: IndexingMap, b: IndexingMap) -> bool:
-    return False  # the composer merges identical maps before asking
-
-
 class ModuleMaps:
     """Memoised composed maps of `module`, simplified and raw (one instance
     per module and run).
@@ -105,12 +101,11 @@ class ModuleMaps:
                 prefilter=True,
                 signatures=signatures,
             ),
-            False: Composer(module, transform=_raw, same=_identical, signatures=signatures),
+            False: Composer(module, transform=_raw, signatures=signatures),
         }
         self._reads = Composer(
             module,
             transform=_pointwise,
-            same=_identical,
             signatures=signatures,
             join=join_pieces,
         )

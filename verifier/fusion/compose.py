@@ -102,17 +102,15 @@ def _remove_unused_symbols(indexing_map: IndexingMap) -> IndexingMap:
     return indexing_map.remove_unused_symbols()
 
 
-def _never_same(a: IndexingMap, b: IndexingMap) -> bool:
-    return False
-
-
 class Composer:
     """Composes output→input maps through computations of `module`.
 
     `transform` is applied to every map it returns, each op's own and each
     composed one (the simplifier);
     `same` decides that two maps are equal as relations (e.g. isl equality)
-    when they are not already identical.  With `prefilter` (worth it when
+    when they are not already identical (None, the default: only identical
+    maps are merged, each looked up rather than compared with every map of
+    its union).  With `prefilter` (worth it when
     `same` is a costly decision), maps told apart by sample pairs are kept
     apart without asking `same`.
 
@@ -138,7 +136,7 @@ class Composer:
         module: Module,
         *,
         transform: MapTransform = _remove_unused_symbols,
-        same: MapEquality = _never_same,
+        same: MapEquality | None = None,
         prefilter: bool = False,
         signatures: Signatures | None = None,
         join: MapJoin | None = None,
@@ -148,7 +146,9 @@ class Composer:
         self.join = join
         # `transform` per distinct map, and `same` per ordered pair (with
         # its sample-pair prefilter): the memo tables of every extension.
-        self._extension = Extension(transform, SameRelation(same, prefilter=prefilter))
+        self._extension = Extension(
+            transform, None if same is None else SameRelation(same, prefilter=prefilter)
+        )
         # The walks over computations, with their memo tables of
         # dataflows, leaves and remainders.
         self._walks = Walks(self._extension, self._read)

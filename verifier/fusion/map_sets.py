@@ -3,7 +3,8 @@
 A `MapSet` holds maps with multiplicities (the number of use paths), or
 unknown indexing (`Undefined` absorbs), and the simplification steps behind
 its maps.  A map equal to one held — identical, or equal as a relation by
-the `same` the owner passes — adds its multiplicity to it; with a `join`,
+the `same` the owner passes (None: identical only, looked up, not compared
+with each map held) — adds its multiplicity to it; with a `join`,
 a map that is another piece of one held, read as often, is joined with it;
 with a `capacity`, a full set takes no more.
 
@@ -16,7 +17,7 @@ identity on the output:
 >>> from verifier.expr import IndexingMap, parse_map
 >>> identity = IndexingMap.identity((2, 2))
 >>> swap = parse_map("(d0, d1) -> (d1, d0), domain: d0 in [0, 1], d1 in [0, 1]")
->>> extension = Extension(transform=lambda m: m, same=lambda a, b: False)
+>>> extension = Extension(transform=lambda m: m, same=None)
 >>> at_p0 = MapSet()
 >>> for read in (identity, swap, identity):
 ...     extension.extend(at_p0, MapSet([CountedMap(identity)]),
@@ -37,11 +38,11 @@ from verifier.fusion.composed import (
     NOT_READ,
     ComposedIndexing,
     CountedMap,
-    MapEquality,
     MapJoin,
     MapTransform,
     Step,
 )
+from verifier.fusion.sampling import SameRelation
 
 
 @dataclass
@@ -60,20 +61,24 @@ class MapSet:
     steps: dict[Step, None] = field(default_factory=dict)
     capacity: int | None = None
     join: MapJoin | None = None
+    # The first position of each map in `maps`, made when first needed
+    # (`same` None) and dropped when a join removes a map.
+    _positions: dict[IndexingMap, int] | None = field(default=None, repr=False, compare=False)
 
     @property
     def full(self) -> bool:
         return self.capacity is not None and len(self.maps) >= self.capacity
 
-    def add(self, counted: CountedMap, same: MapEquality) -> None:
+    def add(self, counted: CountedMap, same: SameRelation | None) -> None:
         if self.full:
             return
-        for position, existing in enumerate(self.maps):
-            if existing.map == counted.map or same(existing.map, counted.map):
-                self.maps[position] = CountedMap(
-                    existing.map, existing.multiplicity + counted.multiplicity
-                )
-                return
+        position = self._held(counted.map, same)
+        if position is not None:
+            existing = self.maps[position]
+            self.maps[position] = CountedMap(
+                existing.map, existing.multiplicity + counted.multiplicity
+            )
+            return
         if self.join is not None:
             for position, existing in enumerate(self.maps):
                 joined = (
@@ -83,9 +88,23 @@ class MapSet:
                 )
                 if joined is not None:
                     del self.maps[position]
+                    self._positions = None
                     self.add(CountedMap(joined, counted.multiplicity), same)
                     return
+        if self._positions is not None:
+            self._positions.setdefault(counted.map, len(self.maps))
         self.maps.append(counted)
+
+    def _held(self, indexing_map: IndexingMap, same: SameRelation | None) -> int | None:
+        """The first position holding a map identical to `indexing_map` or
+        equal to it by `same`; without `same`, the identical one, looked up."""
+        if same is None:
+            if self._positions is None:
+                self._positions = {}
+                for position, existing in enumerate(self.maps):
+                    self._positions.setdefault(existing.map, position)
+            return self._positions.get(indexing_map)
+        return same.first_held(self.maps, indexing_map)
 
 
 def as_composed(found: MapSet | None) -> ComposedIndexing:
@@ -116,12 +135,13 @@ def frozen_key(leaves: dict[int, MapSet]) -> Hashable:
 class Extension:
     """Extends map sets by an op's maps: `transform` applied once per
     distinct map (a memo table of `Step`s, since modules repeat the same
-    maps across outputs, fusions and layers), equal maps merged by `same`.
+    maps across outputs, fusions and layers), equal maps merged by `same`
+    (None: identical maps only).
 
     Mutable on purpose: `_steps` grows as maps are made; the answers never
     change (a step is a function of its map)."""
 
-    def __init__(self, transform: MapTransform, same: MapEquality) -> None:
+    def __init__(self, transform: MapTransform, same: SameRelation | None) -> None:
         self.transform = transform
         self.same = same
         # Memo table: `transform` of each map seen, as a step.

@@ -29,10 +29,10 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from verifier.expr import Expr, IndexingMap, Interval, Ranges, Var, linear_terms, variables_of
-from verifier.fusion.composed import MapEquality
+from verifier.fusion.composed import CountedMap, MapEquality
 
 Pair = tuple[tuple[int, ...], tuple[int, ...]]
 """A pair (dims point, results) of a map's relation."""
@@ -55,19 +55,38 @@ class SameRelation:
         # per (map, sample pair) (the sample pairs of a loop's maps repeat:
         # the held-out fori_dynamic_update asks 64,504 questions, 9,022
         # distinct).
-        self._answers: dict[tuple[IndexingMap, IndexingMap], bool] = {}
+        self._answers: dict[IndexingMap, dict[IndexingMap, bool]] = {}
         self._samples: dict[IndexingMap, tuple[Pair, ...]] = {}
         self._exclusions: dict[tuple[IndexingMap, Pair], bool] = {}
 
     def __call__(self, a: IndexingMap, b: IndexingMap) -> bool:
-        found = self._answers.get((a, b))
+        answers = self._answers.setdefault(b, {})
+        found = answers.get(a)
         if found is None:
-            if not self.prefilter:
-                found = self.same(a, b)
-            else:
-                found = not self.told_apart(a, b) and self.same(a, b)
-            self._answers[a, b] = found
+            found = answers[a] = self._decide(a, b)
         return found
+
+    def first_held(self, held: Sequence[CountedMap], b: IndexingMap) -> int | None:
+        """The first position of `held` whose map is `b` or, by `same`, the
+        same relation: each pair asked as by a call, with the answers to
+        `b` looked up once (a union of 64 maps compares each new map with
+        every one)."""
+        answers = self._answers.setdefault(b, {})
+        for position, existing in enumerate(held):
+            a = existing.map
+            if a == b:
+                return position
+            found = answers.get(a)
+            if found is None:
+                found = answers[a] = self._decide(a, b)
+            if found:
+                return position
+        return None
+
+    def _decide(self, a: IndexingMap, b: IndexingMap) -> bool:
+        if not self.prefilter:
+            return self.same(a, b)
+        return not self.told_apart(a, b) and self.same(a, b)
 
     def told_apart(self, a: IndexingMap, b: IndexingMap) -> bool:
         """Whether a sample pair of one map's relation is shown outside the

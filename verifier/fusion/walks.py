@@ -23,7 +23,7 @@ through ``(d0) -> (d0)`` twice:
 >>> def read(computation, instruction, direction, number):
 ...     own = own_output_to_input(computation, instruction, number)
 ...     return [(k, ComposedIndexing(tuple(map(CountedMap, maps)))) for k, maps in enumerate(own)]
->>> walks = Walks(Extension(lambda m: m, lambda a, b: False), read)
+>>> walks = Walks(Extension(lambda m: m, None), read)
 >>> (p0,) = walks.to_parameters(module.entry, 0)
 >>> [(str(c.map).splitlines()[0], c.multiplicity) for c in p0.maps]
 [('(d0) -> (d0),', 2)]
@@ -76,6 +76,9 @@ class Walks:
         self._parameters: dict[str, tuple[OperandLeaf, ...]] = {}
         self._first_leaf: dict[tuple[str, str], tuple[int, ...]] = {}
         self._remainders: dict[tuple[str, str, Hashable], tuple[ComposedIndexing, ...]] = {}
+        # the operand leaves a get-tuple-element reads (those of its
+        # element) per (computation, instruction).
+        self._element_leaves: dict[tuple[str, str], range] = {}
 
     def to_parameters(
         self, computation: Computation, output: int, progress: Progress | None = None
@@ -190,16 +193,46 @@ class Walks:
         outputs: only the leaves that hold maps are visited (a loop body's
         get-tuple-elements each read one leaf of a state of hundreds)."""
         outputs: dict[int, MapSet] = {}
+        element = (
+            self.element_leaves(computation, instruction)
+            if instruction.opcode == "get-tuple-element"
+            else None
+        )
         for operand, name in zip(
             self.first_leaves(computation, instruction), instruction.operands, strict=True
         ):
             reaching = sets.get(name, {})
-            for leaf in sorted(reaching):
+            # A get-tuple-element reads nothing of the other elements'
+            # leaves: those of its element alone are asked, in order.
+            leaves = (
+                sorted(reaching)
+                if element is None or len(element) >= len(reaching)
+                else [leaf for leaf in element if leaf in reaching]
+            )
+            for leaf in leaves:
                 for output, reached in self.read(computation, instruction, "i2o", operand + leaf):
                     destination = outputs.setdefault(output, MapSet())
                     self.extension.extend(destination, reaching[leaf], reached)
         if outputs:
             sets[instruction.name] = outputs
+
+    def element_leaves(self, computation: Computation, instruction: Instruction) -> range:
+        """The leaves of get-tuple-element `instruction`'s operand inside
+        the element it takes (numbered depth first: consecutive)."""
+        key = (computation.name, instruction.name)
+        found = self._element_leaves.get(key)
+        if found is None:
+            element = instruction.integer("index")
+            (operand,) = instruction.operands
+            numbers = [
+                number
+                for number, (index, _) in enumerate(computation.instruction(operand).shape.leaves)
+                if index[:1] == (element,)
+            ]
+            found = self._element_leaves[key] = (
+                range(numbers[0], numbers[-1] + 1) if numbers else range(0)
+            )
+        return found
 
     def parameter_leaves(self, computation: Computation) -> tuple[OperandLeaf, ...]:
         found = self._parameters.get(computation.name)
