@@ -357,6 +357,11 @@ def _triangular_solve(ctx: _Context, output: int, index: Index) -> set[Element]:
 
 
 def _dot(ctx: _Context, output: int, index: Index) -> set[Element]:
+    if "sparsity" in ctx.instruction.attributes:
+        # A sparse dot stores n of every m elements of a contracting dim;
+        # which of the other operand's each one multiplies is in the values
+        # of its metadata operand, which this oracle does not model.
+        raise UnsupportedByOracle(f"sparse dot '{ctx.instruction.name}'")
     return _dot_reads(ctx.instruction.dot_dimension_numbers(), ctx, index)
 
 
@@ -711,6 +716,15 @@ def _held(ctx: _Context, path: Index) -> int:
     return ctx.array_number(0, path)
 
 
+def _collective_done(ctx: _Context, output: int, index: Index) -> set[Element]:
+    """``all-gather-done(start)`` / ``collective-permute-done(start)``: the
+    start's result, held at ``{1}`` of its tuple, or the start itself when
+    it is written as an array (the result alone, of one operand)."""
+    path = ctx.outputs[output]
+    held = path if ctx.operands[0].shape.tuple_shapes is None else (1, *path)
+    return {(ctx.array_number(0, held), index)}
+
+
 def _copy_start_path(path: Index) -> Index | None:
     # (destination, source, u32[] context): both buffers hold the operand.
     return path[1:] if path[0] in (0, 1) else None
@@ -886,8 +900,8 @@ _SEMANTICS: dict[str, Semantics] = {
     "get-dimension-size": _nothing,
     "copy-done": _passed_through(lambda path: (0, *path)),
     "async-done": _async_done,
-    "all-gather-done": _passed_through(lambda path: (1, *path)),
-    "collective-permute-done": _passed_through(lambda path: (1, *path)),
+    "all-gather-done": _collective_done,
+    "collective-permute-done": _collective_done,
 }
 
 SUPPORTED_OPCODES = frozenset(_SEMANTICS)
