@@ -34,6 +34,7 @@ from typing import Literal, NamedTuple
 from verifier.counting import digits
 from verifier.counting.cases import Piece, bound_of_linear, count_by_cases, split_domain
 from verifier.counting.digits import Bounds, Form, piece_of, without_divisions
+from verifier.counting.reshapes import digit_boxes
 from verifier.errors import SolverError, UnsupportedError
 from verifier.expr import (
     CeilDiv,
@@ -71,17 +72,9 @@ def count_image(maps: Sequence[IndexingMap], dimensions: Sequence[int]) -> Count
 
     Raises `SolverError` when isl runs out of its budget.
     """
-    boxes: list[StridedBox] = []
-    for indexing_map in maps:
-        pieces = image_boxes(indexing_map)
-        if pieces is None:
-            break
-        boxes += [box.within(dimensions) for box in pieces]
-    else:
-        try:
-            return Count(count_union(boxes), "closed form")
-        except UnsupportedError:
-            pass
+    closed = closed_form_image(maps, dimensions)
+    if closed is not None:
+        return Count(closed, "closed form")
     for indexing_map in maps:
         sides = (
             interval_of(result, indexing_map.bounds).intersect(Interval(0, size - 1)).size
@@ -94,6 +87,36 @@ def count_image(maps: Sequence[IndexingMap], dimensions: Sequence[int]) -> Count
     if value is None:
         raise SolverError("isl ran out of operations counting the elements read")
     return Count(value, "isl")
+
+
+def closed_form_image(maps: Sequence[IndexingMap], dimensions: Sequence[int]) -> int | None:
+    """`count_image` when every map's image is a union of strided boxes
+    (`image_boxes`) and their union is counted in closed form; else None."""
+    boxes: list[StridedBox] = []
+    for indexing_map in maps:
+        pieces = image_boxes(indexing_map)
+        if pieces is None:
+            return None
+        boxes += [box.within(dimensions) for box in pieces]
+    try:
+        return count_union(boxes)
+    except UnsupportedError:
+        return None
+
+
+def closed_form_domain(indexing_map: IndexingMap) -> int | None:
+    """`count_domain` when each coupled piece of the domain is a union of
+    strided boxes (no enumeration by cases, no isl); else None."""
+    domain = split_domain(indexing_map)
+    value = domain.factor
+    for piece in domain.pieces:
+        if not value:
+            break
+        points = _points(piece.as_map())
+        if points is None:
+            return None
+        value *= points
+    return value
 
 
 def count_domain(indexing_map: IndexingMap) -> Count:
@@ -267,8 +290,12 @@ def image_boxes(indexing_map: IndexingMap) -> tuple[StridedBox, ...] | None:
     A map with ``floordiv`` or ``mod`` (a reshape of a slice, a pad with
     interior padding, a window over a dilated input) is first split into
     pieces without them (`digits.without_divisions`), whose boxes together
-    are the image.
+    are the image; a map of one dim read through its digits has its boxes
+    built directly (`reshapes.digit_boxes`).
     """
+    direct = digit_boxes(indexing_map)
+    if direct is not None:
+        return direct
     piece = piece_of(indexing_map)
     pieces = None if piece is None else without_divisions(piece)
     if pieces is None:
@@ -343,6 +370,15 @@ def _affine_boxes(piece: digits.Piece) -> tuple[StridedBox, ...] | None:
             if not lower <= constant <= upper:
                 return ()
             continue
+        # A constraint the bounds already imply cuts nothing (a
+        # reduce-window's ``d1 * 3 + s1 * 2 in [0, 139]`` as its rule
+        # writes it), one they contradict leaves nothing.
+        least = constant + sum(a * bounds[v][0 if a > 0 else 1] for v, a in moving.items())
+        most = constant + sum(a * bounds[v][1 if a > 0 else 0] for v, a in moving.items())
+        if lower <= least and most <= upper:
+            continue
+        if most < lower or least > upper:
+            return ()
         position = owner.get(next(iter(moving)), -1)
         if position < 0:
             return None
