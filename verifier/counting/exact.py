@@ -44,9 +44,11 @@ from verifier.expr import (
     Mod,
     Progression,
     StridedBox,
+    Var,
     VarKind,
     count_union,
     interval_of,
+    linear_terms,
     subterms,
 )
 
@@ -293,7 +295,9 @@ def image_boxes(indexing_map: IndexingMap) -> tuple[StridedBox, ...] | None:
     are the image; a map of one dim read through its digits has its boxes
     built directly (`reshapes.digit_boxes`).
     """
-    direct = digit_boxes(indexing_map)
+    direct = _sum_boxes(indexing_map)
+    if direct is None:
+        direct = digit_boxes(indexing_map)
     if direct is not None:
         return direct
     piece = piece_of(indexing_map)
@@ -307,6 +311,41 @@ def image_boxes(indexing_map: IndexingMap) -> tuple[StridedBox, ...] | None:
             return None
         boxes += found
     return tuple(boxes)
+
+
+def _sum_boxes(indexing_map: IndexingMap) -> tuple[StridedBox, ...] | None:
+    """`image_boxes` of a map without constraints or runtime variables
+    whose results are sums of variables used by no other result (a slice,
+    a window without padding), read from its expressions without building
+    a piece; None for any other map."""
+    if indexing_map.constraints or indexing_map.rt_vars:
+        return None
+    dims = indexing_map.dims
+    declared = (*dims, *indexing_map.range_vars)
+    bounds = {k: (v.bounds.lower, v.bounds.upper) for k, v in enumerate(declared)}
+    if any(lower > upper for lower, upper in bounds.values()):
+        return ()
+    seen: set[int] = set()
+    sides: list[Progression] = []
+    for result in indexing_map.results:
+        terms, constant = linear_terms(result)
+        coefficients: dict[int, int] = {}
+        for base, a in terms.items():
+            if not isinstance(base, Var) or base.kind is VarKind.RT:
+                return None
+            number = base.index + (len(dims) if base.kind is VarKind.RANGE else 0)
+            if number in seen:
+                return None
+            seen.add(number)
+            coefficients[number] = a
+        if not coefficients:
+            sides.append(Progression.of(constant, 1, 1))
+            continue
+        values = _sum_values(coefficients, constant, bounds)
+        if values is None or len(values) != 1:
+            return None  # gaps: the general split
+        sides += values
+    return (StridedBox(tuple(sides)),)
 
 
 def _linear(form: Form) -> dict[int, int]:

@@ -248,12 +248,40 @@ def module_utilization(
     return tuple(sorted(ordered, key=lambda r: -r.disagreement))
 
 
+# A fusion or call of at most this many instructions (its computations and
+# those they call) is counted from its raw composition first: simplifying
+# each step costs more than the few raw steps save, and the raw text, which
+# can double at each reshape of a chain, stays small.
+RAW_LIMIT = 8
+
+
+def _raw_is_cheap(view: InstructionMaps) -> bool:
+    """Whether `view`'s raw maps are cheap: an op's own, or composed
+    through at most `RAW_LIMIT` instructions of a fusion or call."""
+    instruction = view.instruction
+    if not view.composed:
+        return True
+    if instruction.opcode not in ("fusion", "call"):
+        return False
+    module = view.module_maps.module
+    pending = list(instruction.called_computations)
+    total = 0
+    while pending:
+        computation = module.computation(pending.pop())
+        total += len(computation.instructions)
+        if total > RAW_LIMIT:
+            return False
+        pending += [name for i in computation.instructions for name in i.called_computations]
+    return True
+
+
 class _Sources:
     """An instruction's maps per operand leaf and output, composed when
-    first asked, cheapest first: an op's own maps as its rule gives them
-    (``raw``: no simplification; a composition's raw text can grow
-    exponentially, so only for an op's own), the ``reads`` maps (composed
-    and simplified pointwise), the ``simplified`` maps (relations)."""
+    first asked, cheapest first: the ``raw`` maps (as the rules give them,
+    not simplified; a composition's raw text can double at each reshape of
+    a chain, so only for an op's own maps and small fusions,
+    `_raw_is_cheap`), the ``reads`` maps (composed and simplified pointwise),
+    the ``simplified`` maps (relations)."""
 
     def __init__(self, view: InstructionMaps) -> None:
         self.view = view
@@ -274,12 +302,12 @@ class _Sources:
 
     def closed_form(self, leaf: OperandLeaf) -> tuple[int, int, int] | None:
         """``(may read, per execution, reads)`` of `leaf` in closed form from
-        the first maps (raw for an op's own, else the reads maps) with no
+        the first maps (raw when cheap, else the reads maps) with no
         runtime variable whose images are strided boxes and whose domains
         are unions of them: every point of such a domain is one read, and
         the image is the same set whatever the maps' simplification; else
         None (counted by `operand_counts`)."""
-        kind: MapKind = "reads" if self.view.composed else "raw"
+        kind: MapKind = "raw" if _raw_is_cheap(self.view) else "reads"
         maps, undefined = _union(self.per_output(kind, leaf))
         if undefined is not None or any(c.map.rt_vars for c in maps):
             return None
