@@ -293,7 +293,7 @@ def _user_paths(sizes: list[float], rounds: int, cli: bool) -> list[_UserRow]:
                     file.write(text)
                 expected = _numpy_marks(maps, dims)
                 assert _api(text, name) == expected, kind
-                measures = [
+                measures: list[Callable[[], float]] = [
                     functools.partial(_per_call, functools.partial(_api, text, name), 20),
                 ]
                 if cli:

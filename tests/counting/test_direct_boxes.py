@@ -13,7 +13,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from verifier.counting import exact, reshapes
+from verifier.counting import digits, exact
 from verifier.counting.exact import closed_form_domain, count_image, image_boxes
 from verifier.counting.reshapes import digit_boxes
 from verifier.expr import StridedBox, parse_map
@@ -105,7 +105,7 @@ def test_counts_of_digit_maps_are_the_enumerated_counts(case: _Case) -> None:
 
 
 def test_a_wrong_bound_of_a_cell_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
-    real = reshapes.cells
+    real = digits.cells
 
     def one_too_many(a: int, b: int, c: int, values: tuple[int, int]) -> object:
         found = real(a, b, c, values)
@@ -114,7 +114,7 @@ def test_a_wrong_bound_of_a_cell_is_caught(monkeypatch: pytest.MonkeyPatch) -> N
 
     assert all(digit_boxes(parse_map(_text(case))) for case in _FIXED)
     assert not any(map(_wrong, _FIXED))
-    monkeypatch.setattr(reshapes, "cells", one_too_many)
+    monkeypatch.setattr(digits, "cells", one_too_many)
     assert all(map(_wrong, _FIXED))
 
 
@@ -198,7 +198,9 @@ def _sums_text(sums: _Sums, sizes: tuple[int, ...], lowers: tuple[int, ...]) -> 
     return f"(d0, d1, d2)[s0, s1] -> ({', '.join(results)}), domain: {', '.join(bounds)}"
 
 
-def _sums_enumerated(sums: _Sums, sizes: tuple[int, ...], lowers: tuple[int, ...]) -> set:
+def _sums_enumerated(
+    sums: _Sums, sizes: tuple[int, ...], lowers: tuple[int, ...]
+) -> set[tuple[int, ...]]:
     values = [range(lo, lo + size) for lo, size in zip(lowers, sizes, strict=True)]
     return {
         tuple(sum(a * point[v] for v, a in terms) + c for terms, c in sums)
@@ -246,7 +248,9 @@ def test_a_wrong_count_of_a_sum_is_caught(monkeypatch: pytest.MonkeyPatch) -> No
     indexing_map = parse_map(_SLICE)
     expected = {(d0 * 2 + 1, d1 * 3 + s0) for d0 in range(5) for d1 in range(4) for s0 in range(3)}
     assert exact._sum_boxes(indexing_map) is not None
-    assert _points(image_boxes.__wrapped__(indexing_map)) == expected
+    boxes = image_boxes.__wrapped__(indexing_map)
+    assert boxes is not None
+    assert _points(boxes) == expected
     real = exact._sum_values
 
     def one_more(*args: object) -> object:
@@ -255,7 +259,9 @@ def test_a_wrong_count_of_a_sum_is_caught(monkeypatch: pytest.MonkeyPatch) -> No
         return [found[0]._replace(count=found[0].count + 1), *found[1:]]
 
     monkeypatch.setattr(exact, "_sum_values", one_more)
-    assert _points(image_boxes.__wrapped__(indexing_map)) != expected
+    wrong = image_boxes.__wrapped__(indexing_map)
+    assert wrong is not None
+    assert _points(wrong) != expected
 
 
 _ONE_COMPOSITION = """

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import math
 
-from verifier.counting.digits import PIECE_LIMIT, cells
+from verifier.counting import digits
 from verifier.expr import (
     Expr,
     FloorDiv,
@@ -95,8 +95,8 @@ def digit_boxes(indexing_map: IndexingMap) -> tuple[StridedBox, ...] | None:
     bounds = indexing_map.dims[0].bounds
     if bounds.lower > bounds.upper:
         return ()
-    found = cells(a, b, c, (bounds.lower, bounds.upper))
-    if found is None or len(found) > PIECE_LIMIT:
+    found = digits.cells(a, b, c, (bounds.lower, bounds.upper))
+    if found is None:
         return None
     k = a // math.gcd(a, c)
     boxes = []
