@@ -326,7 +326,7 @@ def _sum_boxes(indexing_map: IndexingMap) -> tuple[StridedBox, ...] | None:
     if any(lower > upper for lower, upper in bounds.values()):
         return ()
     seen: set[int] = set()
-    sides: list[Progression] = []
+    sides: list[list[Progression]] = []
     for result in indexing_map.results:
         terms, constant = linear_terms(result)
         coefficients: dict[int, int] = {}
@@ -339,13 +339,13 @@ def _sum_boxes(indexing_map: IndexingMap) -> tuple[StridedBox, ...] | None:
             seen.add(number)
             coefficients[number] = a
         if not coefficients:
-            sides.append(Progression.of(constant, 1, 1))
+            sides.append([Progression.of(constant, 1, 1)])
             continue
         values = _sum_values(coefficients, constant, bounds)
-        if values is None or len(values) != 1:
-            return None  # gaps: the general split
-        sides += values
-    return (StridedBox(tuple(sides)),)
+        if values is None:
+            return None
+        sides.append(values)
+    return _product(sides)
 
 
 def _linear(form: Form) -> dict[int, int]:
@@ -438,6 +438,12 @@ def _affine_boxes(piece: digits.Piece) -> tuple[StridedBox, ...] | None:
             low, high = clips[position]
             values = [v.clip(low, high) for v in values]
         sides.append(values)
+    return _product(sides)
+
+
+def _product(sides: list[list[Progression]]) -> tuple[StridedBox, ...] | None:
+    """The boxes of one choice of progression per result (None past
+    `_PIECE_LIMIT`), empty ones left out."""
     if max(map(len, sides), default=1) == 1:  # the common case: one box
         choice = tuple([values[0] for values in sides])
         return (StridedBox(choice),) if min(map(_count, choice), default=1) else ()
