@@ -49,6 +49,7 @@ from verifier.analysis.dataflow import computation_graph
 from verifier.analysis.instruction_maps import ComposedIndexing, OperandLeaf
 from verifier.checks.cache import MemoryCache, ProofCache
 from verifier.counting.utilization import InstructionUtilization, module_utilization
+from verifier.device_names import DEFAULT_DEVICE
 from verifier.errors import UsageError
 from verifier.expr import IndexingMap, Undefined
 from verifier.gate.finding import Finding
@@ -214,7 +215,7 @@ class Analysis:
         return list(run_checks(self._maps, cache or MemoryCache(), only=only))
 
     def coalescing(
-        self, name: str | None = None, device: str = "rtx-a6000"
+        self, name: str | None = None, device: str = DEFAULT_DEVICE
     ) -> dict[str, Any] | list[dict[str, Any]]:
         """`verifier coalescing`'s JSON: fusion `name` (default: every fusion
         of the entry) on `device`: exact sectors per warp request beside
