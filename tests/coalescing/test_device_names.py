@@ -15,6 +15,7 @@ def _option(command: str, flag: str) -> argparse.Action:
     (commands,) = (a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
     parser = commands.choices[command]
     (action,) = (a for a in parser._actions if flag in a.option_strings)
+    assert isinstance(action, argparse.Action)
     return action
 
 

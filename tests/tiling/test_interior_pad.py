@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 import pytest
 
 from tests.tiling.oracle import entry_maps
-from verifier.expr import dim, point_value
+from verifier.expr import IndexingMap, dim, point_value
 from verifier.tiling.derive import SymbolicTile, derive_tile
 
 Read = Callable[[int], set[int]]
@@ -70,6 +70,20 @@ def _fits(
     return all(got == {anchor(a) + k * stride for k in range(size)} & image for a, got in tiles)
 
 
+def _map_anchor(indexing_map: IndexingMap, result: int) -> Callable[..., int]:
+    """The tool's anchor: result `result` of its map at a tile's origin."""
+    rank = indexing_map.num_dims
+    value = point_value([dim(i) for i in range(rank)], [], indexing_map.results[result])
+    assert value is not None
+
+    def at(*origin: int) -> int:
+        found = value(*origin)
+        assert found is not None
+        return found
+
+    return at
+
+
 def _exact_boxes(n: int, lo: int, r: int, extent: int, t: int) -> list[tuple[int, int]]:
     """Every ``(S, σ)`` whose box, at XLA's anchor, is what each tile of
     size `t` reads."""
@@ -109,8 +123,7 @@ def test_interior_pad_condition_is_brute_force_truth() -> None:
             assert not isinstance(tile, SymbolicTile), (n, lo, r)
             continue
         assert isinstance(tile, SymbolicTile), (n, lo, r)
-        anchor = point_value([dim(0)], [], indexing_map.results[0])
-        assert anchor is not None
+        anchor = _map_anchor(indexing_map, 0)
         read = _reads(n, lo, r)
         image = set().union(*(read(x) for x in range(extent)))
         for t in range(1, extent + 1):
@@ -137,7 +150,7 @@ def test_two_dim_interior_pad_tiles_are_boxes_where_admitted() -> None:
     images = [
         set().union(*(read(x) for x in range(e))) for read, e in zip(reads, extents, strict=True)
     ]
-    anchors = [point_value([dim(0), dim(1)], [], e) for e in indexing_map.results]
+    anchors = [_map_anchor(indexing_map, j) for j in range(2)]
     admitted = 0
     for sizes in itertools.product(*(range(1, e + 1) for e in extents)):
         exact_per_dim = [
@@ -159,7 +172,7 @@ def test_two_dim_interior_pad_tiles_are_boxes_where_admitted() -> None:
                 for i in reads[0](x)
                 for j in reads[1](y)
             }
-            first = [anchor(*origin) for anchor in anchors if anchor is not None]
+            first = [anchor(*origin) for anchor in anchors]
             box = {
                 (first[0] + k0 * strides[0], first[1] + k1 * strides[1])
                 for k0 in range(box_sizes[0])
@@ -180,8 +193,7 @@ def _claims_hold(dims: tuple[int, int, int, int]) -> None:
     (indexing_map, _) = entry_maps(_pad_text([dims]))
     tile = derive_tile(indexing_map)
     assert isinstance(tile, SymbolicTile)
-    anchor = point_value([dim(0)], [], indexing_map.results[0])
-    assert anchor is not None
+    anchor = _map_anchor(indexing_map, 0)
     extent = lo + hi + n + (n - 1) * (r - 1)
     read = _reads(n, lo, r)
     image = set().union(*(read(x) for x in range(extent)))
