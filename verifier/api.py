@@ -50,7 +50,7 @@ from verifier.analysis.instruction_maps import ComposedIndexing, OperandLeaf
 from verifier.checks.cache import MemoryCache, ProofCache
 from verifier.counting.utilization import InstructionUtilization, module_utilization
 from verifier.device_names import DEFAULT_DEVICE
-from verifier.errors import UsageError
+from verifier.errors import UnsupportedError, UsageError
 from verifier.expr import IndexingMap, Undefined
 from verifier.gate.finding import Finding
 from verifier.gate.suite import run_checks
@@ -258,7 +258,9 @@ def jax_hlo_text(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> str:
         import jax
     except ImportError:
         raise UsageError("from_jax needs jax: pip install 'hlo-verifier[jax]'") from None
-    text: str = jax.jit(fn).lower(*args, **kwargs).compile().as_text()
+    text = jax.jit(fn).lower(*args, **kwargs).compile().as_text()
+    if text is None:
+        raise UnsupportedError("jax gave no HLO text for this function on this backend")
     return text
 
 
