@@ -49,7 +49,8 @@ from verifier.analysis.dataflow import computation_graph
 from verifier.analysis.instruction_maps import ComposedIndexing, OperandLeaf
 from verifier.checks.cache import MemoryCache, ProofCache
 from verifier.counting.utilization import InstructionUtilization, module_utilization
-from verifier.errors import UsageError
+from verifier.device_names import DEFAULT_DEVICE
+from verifier.errors import UnsupportedError, UsageError
 from verifier.expr import IndexingMap, Undefined
 from verifier.gate.finding import Finding
 from verifier.gate.suite import run_checks
@@ -214,7 +215,7 @@ class Analysis:
         return list(run_checks(self._maps, cache or MemoryCache(), only=only))
 
     def coalescing(
-        self, name: str | None = None, device: str = "rtx-a6000"
+        self, name: str | None = None, device: str = DEFAULT_DEVICE
     ) -> dict[str, Any] | list[dict[str, Any]]:
         """`verifier coalescing`'s JSON: fusion `name` (default: every fusion
         of the entry) on `device`: exact sectors per warp request beside
@@ -257,7 +258,9 @@ def jax_hlo_text(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> str:
         import jax
     except ImportError:
         raise UsageError("from_jax needs jax: pip install 'hlo-verifier[jax]'") from None
-    text: str = jax.jit(fn).lower(*args, **kwargs).compile().as_text()
+    text = jax.jit(fn).lower(*args, **kwargs).compile().as_text()
+    if text is None:
+        raise UnsupportedError("jax gave no HLO text for this function on this backend")
     return text
 
 

@@ -58,12 +58,12 @@ ENTRY main {
 }"""
 
 
-@pytest.mark.xfail(strict=True, reason="known: the condition admits d1 = 1, the proof refutes it")
 def test_interior_pad_condition_admits_only_exact_tiles() -> None:
     # Found by the generated property: tile (0, 1) of sizes (1, 1) reads only
-    # padding, yet its box holds element (0, 0); `verifier tile --sizes 1,1`
-    # says the constraints hold and, beside them, exact: refuted.
+    # padding, yet its box holds element (0, 0).  The condition now asks
+    # whole blocks of the interior stride (tests/tiling/test_interior_pad).
     indexing_map = entry_maps(INTERIOR_PAD)[0]
     tile = derive_tile(indexing_map)
     assert isinstance(tile, SymbolicTile)
     assert not tile.holds((1, 1)) or prove_sizes(indexing_map, tile, (1, 1)).verdict == "exact"
+    assert tile.holds((1, 2)) and prove_sizes(indexing_map, tile, (1, 2)).verdict == "exact"

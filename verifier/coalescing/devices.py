@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from verifier.device_names import DEVICE_NAMES
 from verifier.errors import UsageError
 
 
@@ -41,13 +42,14 @@ class Device:
 
 _BLOCK_LIMIT = (2_147_483_647, 65_535, 65_535)
 
+# Resident threads per SM and SMs, in the order of `DEVICE_NAMES`.
+_RESIDENT = ((1536, 84), (2048, 108), (2048, 132))
+
 DEVICES = {
-    "rtx-a6000": Device("rtx-a6000", 32, 32, 1024, 1536, 84, _BLOCK_LIMIT),
-    "a100": Device("a100", 32, 32, 1024, 2048, 108, _BLOCK_LIMIT),
-    "h100": Device("h100", 32, 32, 1024, 2048, 132, _BLOCK_LIMIT),
+    name: Device(name, 32, 32, 1024, per_sm, sms, _BLOCK_LIMIT)
+    for name, (per_sm, sms) in zip(DEVICE_NAMES, _RESIDENT, strict=True)
 }
-"""The devices by the name the command line takes (XLA's coalescing tests
-use the RTX A6000)."""
+"""The devices by the name the command line takes (`DEVICE_NAMES`)."""
 
 
 def device(name: str) -> Device:

@@ -12,6 +12,7 @@ from verifier.commands.common import (
     command_parser,
     emit,
 )
+from verifier.device_names import DEFAULT_DEVICE, DEVICE_NAMES
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
@@ -39,6 +40,6 @@ def add_parser(commands: Commands) -> None:
         "--instruction", metavar="NAME", help="one fusion of the entry (default: every fusion)"
     )
     coalescing.add_argument(
-        "--device", choices=("rtx-a6000", "a100", "h100"), default="rtx-a6000", help="the GPU"
+        "--device", choices=DEVICE_NAMES, default=DEFAULT_DEVICE, help="the GPU"
     )
     coalescing.set_defaults(run=run)

@@ -15,6 +15,7 @@ from verifier.commands.common import (
     Commands,
     needs_research_extra,
 )
+from verifier.device_names import DEVICE_NAMES
 
 _CORPUS_HELP = """\
 Analyse every HLO module under PATH (the files `check` reads) — its maps,
@@ -146,6 +147,6 @@ def add_parser(commands: Commands) -> None:
         "--coalescing",
         metavar="DEVICE",
         help="add each fusion operand's exact sectors per warp request and XLA's verdicts "
-        "on DEVICE (rtx-a6000, a100, h100) as columns of operands.parquet",
+        f"on DEVICE ({', '.join(DEVICE_NAMES)}) as columns of operands.parquet",
     )
     corpus.set_defaults(run=run)

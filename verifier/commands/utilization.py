@@ -13,6 +13,7 @@ from verifier.commands.common import (
     emit,
     instructions_exit,
 )
+from verifier.device_names import DEFAULT_DEVICE, DEVICE_NAMES
 from verifier.errors import VerifierError
 
 if TYPE_CHECKING:
@@ -61,8 +62,8 @@ def add_parser(commands: Commands) -> None:
     utilization.add_argument(
         "--coalescing",
         nargs="?",
-        const="rtx-a6000",
-        choices=("rtx-a6000", "a100", "h100"),
+        const=DEFAULT_DEVICE,
+        choices=DEVICE_NAMES,
         help='add each fusion operand\'s exact sectors per warp request (JSON: "coalescing")',
     )
     utilization.set_defaults(run=run)

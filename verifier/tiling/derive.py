@@ -23,7 +23,11 @@ Each result is a constant plus runtime variables (in the offset) plus either
 * one *digit* ``(d_i floordiv c) mod m`` of a merged dimension (a reshape):
   ``ceil(t_i / c)`` values, at most ``m``, a box when the tile is aligned
   with the digit's blocks (``c mod t_i = 0`` or ``t_i mod c = 0``) and its
-  count divides or is divided by ``m``.
+  count divides or is divided by ``m``.  Where a constraint leaves out
+  residues of ``d_i mod c`` (a pad's interior padding: output ``i * c``
+  holds element ``i``, the indices between read nothing), only whole blocks
+  (``t_i mod c = 0``) or the whole dim: a shorter tile reads nothing, or an
+  element past the one its origin maps to, while its box is anchored there.
 
 A dim read by two results (a diagonal), or one that a runtime variable's
 source depends on (gather indices), must have size 1.  Anything else has no
@@ -36,6 +40,25 @@ tile (`NoTile`, with the reason).
 (d0, d1) -> (1, (d0 + 5) floordiv 6, (d0 - 1) mod 6 + 1, d1)
 >>> print(tile.condition_text())
 6 mod d0 in [0, 0] || d0 mod 6 in [0, 0]
+
+A pad of 4 elements with interior padding 1: tiles of 2, 4, 6 or all 7
+output indices.
+
+>>> pad = derive_tile(parse_map("(d0) -> (d0 floordiv 2), "
+...                             "domain: d0 in [0, 6], d0 mod 2 in [0, 0]"))
+>>> print(pad.condition_text())
+d0 mod 2 in [0, 0] || d0 in [7, 7]
+
+Here this differs from XLA, which derives no tile from a map with
+interior padding (its constraint bounds no result, so
+`SymbolicTile::FromIndexingMap` bails out).  Brute force over pads of 2 to
+4 elements, low padding -3 to 3 and interior padding 0 to 3
+(tests/tiling/test_interior_pad.py) finds the condition above true exactly
+where every tile reads the box anchored at its origin.  A low padding that
+is no multiple of the stride leaves ``(d0 - lo) floordiv c``, no digit of
+a dim: no tile.  The extent tiled is the map's domain, which ends at the
+last element read, so high padding past it is not tiled (a known gap, as
+is a dim with one element read, whose map is a constant).
 """
 
 from __future__ import annotations
@@ -143,8 +166,9 @@ def derive_tile(indexing_map: IndexingMap) -> SymbolicTile | NoTile:
     axes = []
     uses: Counter[int] = Counter()
     digit_dims: set[int] = set()
+    sparse = _sparse_residues(indexing_map)
     for j, result in enumerate(indexing_map.results):
-        axis = _axis(result, indexing_map, shape, uses, digit_dims)
+        axis = _axis(result, indexing_map, shape, uses, digit_dims, sparse)
         if isinstance(axis, str):
             return NoTile(f"result {j} ({result}): {axis}")
         axes.append(axis)
@@ -195,6 +219,7 @@ def _axis(
     shape: tuple[int, ...],
     uses: Counter[int],
     digit_dims: set[int],
+    sparse: frozenset[tuple[int, int]],
 ) -> _Axis | str:
     """One result's size, stride and condition, or why it has none."""
     terms, _ = linear_terms(result)
@@ -222,8 +247,24 @@ def _axis(
             return "a digit of a merged dimension is not alone in its result"
         index, divisor, modulus, coefficient = digits[0]
         digit_dims.add(index)
-        return _digit_axis(index, divisor, modulus, coefficient)
+        whole = shape[index] if (index, divisor) in sparse else None
+        return _digit_axis(index, divisor, modulus, coefficient, whole)
     return _strided_axis(strided, shape)
+
+
+def _sparse_residues(indexing_map: IndexingMap) -> frozenset[tuple[int, int]]:
+    """The pairs ``(i, c)`` of a constraint ``d_i mod c in [lo, hi]`` that
+    leaves out some residues (a pad's interior padding): the output indices
+    it leaves out read nothing, though ``d_i floordiv c`` maps them onto
+    elements their neighbours read."""
+    found = set()
+    for expr, interval in indexing_map.constraints:
+        match expr:
+            case Mod(Var(VarKind.DIM, index), modulus) if (
+                interval.lower > 0 or interval.upper < modulus - 1
+            ):
+                found.add((index, modulus))
+    return frozenset(found)
 
 
 def _overlapping_digits(indexing_map: IndexingMap) -> set[int]:
@@ -267,11 +308,20 @@ def _divides_either_way(a: SizeExpr, b: SizeExpr) -> Condition:
     return sz.either(Atom(sz.mod(a, b), 0, 0), Atom(sz.mod(b, a), 0, 0))
 
 
-def _digit_axis(index: int, divisor: int, modulus: int | None, coefficient: int) -> _Axis:
+def _digit_axis(
+    index: int, divisor: int, modulus: int | None, coefficient: int, sparse_extent: int | None
+) -> _Axis:
+    """`sparse_extent` (the dim's size) when a constraint leaves out some
+    residues ``d_i mod divisor``: a tile of fewer than `divisor` indices
+    then may read nothing, or an element past its origin's, so only whole
+    blocks of `divisor` indices or the whole dim are boxes."""
     size = sz.Size(index)
     count = sz.floordiv(sz.add(size, divisor - 1), divisor)
     condition = sz.ALWAYS
-    if divisor > 1:
+    if sparse_extent is not None:
+        whole = Atom(size, sparse_extent, sparse_extent)
+        condition = sz.either(Atom(sz.mod(size, sz.Const(divisor)), 0, 0), whole)
+    elif divisor > 1:
         condition = _divides_either_way(sz.Const(divisor), size)
     if modulus is not None:
         condition = sz.conjoin(condition, _divides_either_way(sz.Const(modulus), count))
