@@ -45,8 +45,9 @@ slice and a reshape; reduce-windows), at 10⁷, 10⁸ and 10⁹ elements:
   CPU seconds per kind).
 
 All three must agree.  Then, per kind, the sizes where numpy's time meets
-ours and where ours is 1,000× faster (numpy's time taken as linear in the
-elements from its largest size measured: its mask and its points are), and
+ours and where ours is 1,000× faster: interpolated between the sizes
+measured, or extrapolated (``~``) with numpy's time linear in the elements
+(its mask and its points are; past 10⁸ it grows faster), and
 our time and method at 10¹⁰ and 10¹² elements, where numpy cannot go.
 
     python benchmarks/utilization.py [--max-elements 1e9] [--rounds 3] [--no-cli]
@@ -56,7 +57,9 @@ from __future__ import annotations
 
 import argparse
 import functools
+import itertools
 import json
+import math
 import resource
 import subprocess
 import sys
@@ -314,23 +317,37 @@ def _user_paths(sizes: list[float], rounds: int, cli: bool) -> list[_UserRow]:
     return rows
 
 
+def _size_at(rows: list[_UserRow], ratio: Callable[[_UserRow], float], target: float) -> str:
+    """The size where `ratio` reaches `target`: interpolated (log-log)
+    between the sizes measured around it, else extrapolated (``~``) with
+    numpy's time linear in the elements from the nearest size measured."""
+    points = [(row.elements, ratio(row)) for row in sorted(rows, key=lambda r: r.elements)]
+    first, last = points[0], points[-1]
+    if first[1] >= target:
+        return f"~{first[0] * target / first[1]:.1e}"
+    for (n0, r0), (n1, r1) in itertools.pairwise(points):
+        if r0 < target <= r1:
+            return f"{n0 * (n1 / n0) ** (math.log(target / r0) / math.log(r1 / r0)):.1e}"
+    return f"~{last[0] * target / last[1]:.1e}"
+
+
 def _crossovers(rows: list[_UserRow]) -> None:
-    """Per kind, from its largest size: where numpy's time (linear in the
-    elements, its mask and its points) meets ours (flat: closed forms), and
-    where ours is 1,000× faster — extrapolated, numpy's rate taken from the
-    largest size measured."""
+    """Per kind: the sizes where numpy's time meets ours on each path and
+    where ours is 1,000× faster (`_size_at`)."""
+    cli = all(row.cli_s for row in rows)
     print(
-        f"\n{'kind':<18}{'api = numpy at':>16}{'api 1,000× from':>17}{'cli = numpy at':>16}"
-        "   (elements; numpy's time taken as linear in the elements)"
+        f"\n{'kind':<18}{'api = numpy':>13}{'api 1,000×':>12}{'cli = numpy':>13}"
+        f"{'cli 1,000×':>12}   (elements; ~ extrapolated, numpy linear in the elements)"
     )
     for kind in kind_maps(4):
-        row = max((r for r in rows if r.kind == kind), key=lambda r: r.elements)
-        per_element = row.numpy_s / row.elements
-        cli = f"{row.cli_s / per_element:>16.1e}" if row.cli_s else f"{'-':>16}"
-        print(
-            f"{kind:<18}{row.api_s / per_element:>16.1e}"
-            f"{1000 * row.api_s / per_element:>17.1e}{cli}"
+        own = [row for row in rows if row.kind == kind]
+        api = [_size_at(own, lambda r: r.numpy_s / r.api_s, t) for t in (1, 1000)]
+        child = (
+            [_size_at(own, lambda r: r.numpy_s / (r.cli_s or math.inf), t) for t in (1, 1000)]
+            if cli
+            else ["-", "-"]
         )
+        print(f"{kind:<18}{api[0]:>13}{api[1]:>12}{child[0]:>13}{child[1]:>12}")
 
 
 def _setup(kind: str, elements: float) -> tuple[list[IndexingMap], tuple[int, int]]:
