@@ -1,5 +1,7 @@
 """Exact utilization counting against numpy brute force (docs/ARCHITECTURE.md, targets: ≥ 1,000×
-faster at 10⁷ elements for every common shape; 10¹² elements in ≤ 50 ms).
+faster at 10⁷ elements for every common shape; 10¹² elements in ≤ 50 ms), by the counting call and
+on the user's paths (the Python API, the CLI), whose fixed cost — parse, maps, start-up — numpy's
+time passes only from some size on: those sizes are printed.
 
 Every kind reads a ``[n, 2n]`` operand (about ``2 n²`` elements) through the
 output→input maps XLA's ops give it (`verifier maps` prints the same ones):
@@ -26,35 +28,45 @@ a time, and marks a boolean array of the operand's size (the best numpy
 brute force); both must agree.  CPU seconds (the machine is shared), the
 two sides interleaved, least of ``--rounds`` rounds.
 
-The same kinds as a user runs them, each an HLO instruction that reads the
-operand through those maps (a slice; a fusion of a slice and a
-reduce-window; a pad; fusions of a slice and a reshape; reduce-windows):
+The same kinds as a user runs them, each an HLO module (only what the
+instruction needs) whose instruction reads the operand through those maps
+(a slice; a fusion of a slice and a reduce-window; a pad; fusions of a
+slice and a reshape; reduce-windows), at 10⁷, 10⁸ and 10⁹ elements:
 
 * **api** — `verifier.loads(text).utilization(name)`: parse, maps, counts,
   in the calling process;
 * **cli** — ``verifier utilization --format json --instruction NAME
   FILE.hlo`` in a child process, end to end (interpreter start and imports
-  included), and the same minus ``verifier --version`` (the start-up every
-  command pays).
+  included; ``verifier --version``, the start-up every command pays, is
+  printed apart);
+* **numpy** — the boolean mask of the same maps (above), the alternative a
+  user writes, measured at the same size in the same run (least of
+  ``--rounds`` up to 10⁸ elements, once at 10⁹: a gigabyte mask and tens of
+  CPU seconds per kind).
 
-Both must report numpy's count; their ratios are to numpy's time in the
-first table (same run, same size).  Then our time and method at 10¹⁰ and 10¹²
-elements, where numpy cannot go.
+All three must agree.  Then, per kind, the sizes where numpy's time meets
+ours and where ours is 1,000× faster: interpolated between the sizes
+measured, or extrapolated (``~``) with numpy's time linear in the elements
+(its mask and its points are; past 10⁸ it grows faster), and
+our time and method at 10¹⁰ and 10¹² elements, where numpy cannot go.
 
-    python benchmarks/utilization.py [--max-elements 1e7] [--rounds 3] [--no-cli]
+    python benchmarks/utilization.py [--max-elements 1e9] [--rounds 3] [--no-cli]
 """
 
 from __future__ import annotations
 
 import argparse
 import functools
+import itertools
 import json
+import math
 import resource
 import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Callable
+from typing import NamedTuple
 
 import numpy as np
 
@@ -152,29 +164,36 @@ def _hlo(kind: str, n: int) -> tuple[str, str]:
         "dilated window": f"ROOT i = f32[{n},{w + 1}] reduce-window(p0, z), "
         "window={size=1x3 stride=1x2 pad=0_0x2_2 lhs_dilate=1x2}, to_apply=add",
     }
-    text = f"""HloModule {kind.replace(" ", "_")}
-add {{
+    called = {
+        "add": """add {
   a = f32[] parameter(0)
   b = f32[] parameter(1)
   ROOT c = f32[] add(a, b)
-}}
-union {{
+}""",
+        "union": f"""union {{
   p = f32[{n},{w}] parameter(0)
   z = f32[] constant(0)
   a = f32[{n},{n}] slice(p), slice={{[0:{n}], [0:{w}:2]}}
   b = f32[{n},{(w - 2) // 3 + 1}] reduce-window(p, z), window={{size=1x2 stride=1x3}}, to_apply=add
   ROOT t = (f32[{n},{n}], f32[{n},{(w - 2) // 3 + 1}]) tuple(a, b)
-}}
-reshape_of_slice {{
+}}""",
+        "reshape_of_slice": f"""reshape_of_slice {{
   p = f32[{n},{w}] parameter(0)
   s = f32[{half},{n}] slice(p), slice={{[1:{n}:2], [0:{w}:2]}}
   ROOT r = f32[{half * n}] reshape(s)
-}}
-slice_of_reshape {{
+}}""",
+        "slice_of_reshape": f"""slice_of_reshape {{
   p = f32[{n},{w}] parameter(0)
   r = f32[{n * w}] reshape(p)
   ROOT s = f32[{(n * w - 1) // 3 + 1}] slice(r), slice={{[0:{n * w}:3]}}
-}}
+}}""",
+    }
+    # Only the computations the instruction calls: a user's module is parsed
+    # whole, and parse is most of the fixed cost.
+    needs = {"union": ["add", "union"], "strided window": ["add"], "dilated window": ["add"]}
+    needs |= {k: [k.replace(" ", "_")] for k in ("reshape of slice", "slice of reshape")}
+    text = f"""HloModule {kind.replace(" ", "_")}
+{"".join(called[name] + chr(10) for name in needs.get(kind, []))}
 ENTRY e {{
   p0 = f32[{n},{w}] parameter(0)
   z = f32[] constant(0)
@@ -245,40 +264,90 @@ def _interleaved(measures: list[Callable[[], float]], rounds: int) -> list[float
     return best
 
 
-def _user_paths(elements: float, rounds: int, numpy_s: dict[str, float]) -> None:
-    """The api and the cli on each kind's HLO, beside numpy's mask as the
-    first table measured it (timed here, after the api has filled the
-    analysis caches, its figure varied up to sevenfold)."""
-    start = min(_child_cpu([*_VERIFIER, "--version"])[0] for _ in range(rounds))
+def _numpy_once(maps: list[IndexingMap], dims: tuple[int, int], rounds: int) -> float:
+    """numpy's CPU seconds, least of `rounds` (once past 10⁸ elements: a
+    10⁹-element mask is a gigabyte and tens of seconds)."""
+    repeat = rounds if dims[0] * dims[1] <= 2e8 else 1
+    return _cpu_seconds(functools.partial(_numpy_marks, maps, dims), repeat)
+
+
+class _UserRow(NamedTuple):
+    kind: str
+    elements: int
+    numpy_s: float
+    api_s: float
+    cli_s: float | None
+
+
+def _user_paths(sizes: list[float], rounds: int, cli: bool) -> list[_UserRow]:
+    """Each kind's HLO through the api (and the cli) beside numpy's mask of
+    the same maps, at every size in `sizes`: all three must agree."""
     print(
-        f"\n{'kind':<18}{'elements':>12}{'api ms':>9}{'cli ms':>9}{'cli-start ms':>13}"
-        f"{'numpy ms':>10}{'numpy/api':>10}{'numpy/cli':>10}{'numpy/(cli-start)':>18}"
-        f"   (start-up, verifier --version: {start * 1e3:.0f} ms)"
+        f"\n{'kind':<18}{'elements':>15}{'numpy ms':>11}{'api ms':>8}{'cli ms':>8}"
+        f"{'numpy/api':>11}{'numpy/cli':>11}"
     )
+    rows = []
     with tempfile.TemporaryDirectory() as directory:
         for kind in kind_maps(4):
-            maps, dims = _setup(kind, elements)
-            text, name = _hlo(kind, dims[0])
-            path = f"{directory}/{kind.replace(' ', '_')}.hlo"
-            with open(path, "w") as file:
-                file.write(text)
-            expected = _numpy_marks(maps, dims)
-            assert _api(text, name) == expected, kind
-            assert _cli(path, name)[1] == expected, kind
-            api_s, cli_s = _interleaved(
-                [
+            for elements in sizes:
+                maps, dims = _setup(kind, elements)
+                text, name = _hlo(kind, dims[0])
+                path = f"{directory}/{kind.replace(' ', '_')}.hlo"
+                with open(path, "w") as file:
+                    file.write(text)
+                expected = _numpy_marks(maps, dims)
+                assert _api(text, name) == expected, kind
+                measures: list[Callable[[], float]] = [
                     functools.partial(_per_call, functools.partial(_api, text, name), 20),
-                    functools.partial(_cli_seconds, path, name),
-                ],
-                rounds,
-            )
-            mask = numpy_s[kind]
-            print(
-                f"{kind:<18}{dims[0] * dims[1]:>12,}{api_s * 1e3:>9.2f}{cli_s * 1e3:>9.0f}"
-                f"{(cli_s - start) * 1e3:>13.0f}{mask * 1e3:>10.1f}{mask / api_s:>10,.0f}"
-                f"{mask / cli_s:>10.2f}{mask / max(cli_s - start, 1e-3):>18.2f}",
-                flush=True,
-            )
+                ]
+                if cli:
+                    assert _cli(path, name)[1] == expected, kind
+                    measures.append(functools.partial(_cli_seconds, path, name))
+                timed = _interleaved(measures, rounds)
+                mask = _numpy_once(maps, dims, rounds)
+                row = _UserRow(kind, dims[0] * dims[1], mask, timed[0], timed[1] if cli else None)
+                rows.append(row)
+                cli_ms = f"{row.cli_s * 1e3:>8.0f}" if row.cli_s else f"{'-':>8}"
+                cli_ratio = f"{mask / row.cli_s:>11,.2f}" if row.cli_s else f"{'-':>11}"
+                print(
+                    f"{kind:<18}{row.elements:>15,}{mask * 1e3:>11.1f}{row.api_s * 1e3:>8.2f}"
+                    f"{cli_ms}{mask / row.api_s:>11,.0f}{cli_ratio}",
+                    flush=True,
+                )
+    return rows
+
+
+def _size_at(rows: list[_UserRow], ratio: Callable[[_UserRow], float], target: float) -> str:
+    """The size where `ratio` reaches `target`: interpolated (log-log)
+    between the sizes measured around it, else extrapolated (``~``) with
+    numpy's time linear in the elements from the nearest size measured."""
+    points = [(row.elements, ratio(row)) for row in sorted(rows, key=lambda r: r.elements)]
+    first, last = points[0], points[-1]
+    if first[1] >= target:
+        return f"~{first[0] * target / first[1]:.1e}"
+    for (n0, r0), (n1, r1) in itertools.pairwise(points):
+        if r0 < target <= r1:
+            return f"{n0 * (n1 / n0) ** (math.log(target / r0) / math.log(r1 / r0)):.1e}"
+    return f"~{last[0] * target / last[1]:.1e}"
+
+
+def _crossovers(rows: list[_UserRow]) -> None:
+    """Per kind: the sizes where numpy's time meets ours on each path and
+    where ours is 1,000× faster (`_size_at`)."""
+    cli = all(row.cli_s for row in rows)
+    print(
+        f"\n{'kind':<18}{'api = numpy':>13}{'api 1,000×':>12}{'cli = numpy':>13}"
+        f"{'cli 1,000×':>12}   (elements; ~ extrapolated, numpy linear in the elements)"
+    )
+    for kind in kind_maps(4):
+        own = [row for row in rows if row.kind == kind]
+        api = [_size_at(own, lambda r: r.numpy_s / r.api_s, t) for t in (1, 1000)]
+        child = (
+            [_size_at(own, lambda r: r.numpy_s / (r.cli_s or math.inf), t) for t in (1, 1000)]
+            if cli
+            else ["-", "-"]
+        )
+        print(f"{kind:<18}{api[0]:>13}{api[1]:>12}{child[0]:>13}{child[1]:>12}")
 
 
 def _setup(kind: str, elements: float) -> tuple[list[IndexingMap], tuple[int, int]]:
@@ -288,18 +357,18 @@ def _setup(kind: str, elements: float) -> tuple[list[IndexingMap], tuple[int, in
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--max-elements", type=float, default=1e7)
+    parser.add_argument(
+        "--max-elements", type=float, default=1e9, help="largest size numpy is run at (1e9)"
+    )
     parser.add_argument("--rounds", type=int, default=3, help="least of this many (default 3)")
-    parser.add_argument("--no-cli", action="store_true", help="skip the api and cli columns")
+    parser.add_argument("--no-cli", action="store_true", help="skip the cli column")
     args = parser.parse_args()
     print(
         f"{'kind':<18}{'elements':>12}{'count_image µs':>16}{'numpy ms':>10}{'ratio':>8}"
         f"  {'method':<12}count"
     )
-    sizes = [elements for elements in (1e6, 1e7) if elements <= args.max_elements]
-    numpy_at_largest: dict[str, float] = {}
     for kind in kind_maps(4):
-        for elements in sizes:
+        for elements in (1e6, 1e7):
             maps, dims = _setup(kind, elements)
             ours = _ours(maps, dims)
             expected = _numpy_marks(maps, dims)
@@ -317,9 +386,11 @@ def main() -> None:
                 f"{numpy_s / ours_s:>8,.0f}  {ours.method:<12}{expected:,}",
                 flush=True,
             )
-            numpy_at_largest[kind] = numpy_s
-    if not args.no_cli and sizes:
-        _user_paths(sizes[-1], args.rounds, numpy_at_largest)
+    if not args.no_cli:
+        start = min(_child_cpu([*_VERIFIER, "--version"])[0] for _ in range(args.rounds))
+        print(f"\ncli start-up (verifier --version): {start * 1e3:.0f} ms")
+    sizes = [elements for elements in (1e7, 1e8, 1e9) if elements <= args.max_elements]
+    _crossovers(_user_paths(sizes, args.rounds, not args.no_cli))
     print(f"\n{'kind':<18}{'elements':>20}{'ours ms':>10}  {'method':<12}count")
     for kind in kind_maps(4):
         for elements in (1e10, 1e12):

@@ -279,27 +279,11 @@ def _split(piece: Piece, division: _Split, fresh: int) -> list[Piece] | None:
     values = bounds.pop(v)
     m, u = fresh, fresh + 1
     digits = Form(frozenset({(m, p), (u, 1)}), 0)
-    # Cells (q, u's interval, m's interval); a cell of the same q and u's
-    # interval in the next block extends the last one (a partial block reads
-    # what a full one does for most q: one piece, not two).
-    cells: list[tuple[int, int, int, int, int]] = []
-    last_of: dict[tuple[int, int, int], int] = {}
-    for (m_first, m_last), (first, last) in _blocks(values, p):
-        for q in range((a * first + b) // c, (a * last + b) // c + 1):
-            lower = max(first, -((b - q * c) // a))  # a * u + b >= q * c
-            upper = min(last, (q * c + c - 1 - b) // a)
-            if lower > upper:
-                continue
-            k = last_of.get((q, lower, upper), -1)
-            if k >= 0 and cells[k][4] + 1 == m_first:
-                cells[k] = (q, lower, upper, cells[k][3], m_last)
-                continue
-            last_of[q, lower, upper] = len(cells)
-            cells.append((q, lower, upper, m_first, m_last))
-            if len(cells) > PIECE_LIMIT:
-                return None
+    found = cells(a, b, c, values)
+    if found is None:
+        return None
     pieces: list[Piece] = []
-    for q, lower, upper, m_first, m_last in cells:
+    for q, lower, upper, m_first, m_last in found:
         table = {
             floor: Form(frozenset((*division.quotient, (m, a // g))), q),
             remainder: Form(frozenset({(u, a)}), b - c * q),
@@ -307,6 +291,50 @@ def _split(piece: Piece, division: _Split, fresh: int) -> list[Piece] | None:
         block = {**bounds, m: (m_first, m_last), u: (lower, upper)}
         pieces.append(_replaced(piece, table, v, digits, block))
     return pieces
+
+
+class Cell(NamedTuple):
+    """Where ``(a * v + b) floordiv c`` is ``(a / g) * m + q`` and ``… mod
+    c`` is ``a * u + b - c * q``: ``v = p * m + u`` (``g = gcd(a, c)``,
+    ``p = c / g``) for ``u`` in ``[lower, upper]`` and ``m`` in ``[m_first,
+    m_last]``."""
+
+    q: int
+    lower: int
+    upper: int
+    m_first: int
+    m_last: int
+
+
+def cells(a: int, b: int, c: int, values: tuple[int, int]) -> list[Cell] | None:
+    """The cells of ``v`` in `values` (``a`` > 0, module doc) for each block
+    of ``v``'s interval and value ``q`` of ``(a * u + b) floordiv c``; None
+    past `PIECE_LIMIT`.  A cell of the same ``q`` and ``u``'s interval in the
+    next block extends the last one (a partial block reads what a full one
+    does for most ``q``: one cell, not two).  ``(v * 3) floordiv 10`` for
+    ``v`` in [0, 9]: ``p`` is 10, one block, ``q`` 0 for ``u`` ≤ 3, 1 for
+    4 ≤ ``u`` ≤ 6, 2 for ``u`` ≥ 7:
+
+    >>> [tuple(cell) for cell in cells(3, 0, 10, (0, 9))]
+    [(0, 0, 3, 0, 0), (1, 4, 6, 0, 0), (2, 7, 9, 0, 0)]
+    """
+    found: list[Cell] = []
+    last_of: dict[tuple[int, int, int], int] = {}
+    for (m_first, m_last), (first, last) in _blocks(values, c // math.gcd(a, c)):
+        for q in range((a * first + b) // c, (a * last + b) // c + 1):
+            lower = max(first, -((b - q * c) // a))  # a * u + b >= q * c
+            upper = min(last, (q * c + c - 1 - b) // a)
+            if lower > upper:
+                continue
+            k = last_of.get((q, lower, upper), -1)
+            if k >= 0 and found[k].m_last + 1 == m_first:
+                found[k] = found[k]._replace(m_last=m_last)
+                continue
+            last_of[q, lower, upper] = len(found)
+            found.append(Cell(q, lower, upper, m_first, m_last))
+            if len(found) > PIECE_LIMIT:
+                return None
+    return found
 
 
 def _enumerate(piece: Piece, variable: int) -> list[Piece] | None:

@@ -34,6 +34,7 @@ from typing import Literal, NamedTuple
 from verifier.counting import digits
 from verifier.counting.cases import Piece, bound_of_linear, count_by_cases, split_domain
 from verifier.counting.digits import Bounds, Form, piece_of, without_divisions
+from verifier.counting.reshapes import digit_boxes
 from verifier.errors import SolverError, UnsupportedError
 from verifier.expr import (
     CeilDiv,
@@ -43,9 +44,11 @@ from verifier.expr import (
     Mod,
     Progression,
     StridedBox,
+    Var,
     VarKind,
     count_union,
     interval_of,
+    linear_terms,
     subterms,
 )
 
@@ -71,17 +74,9 @@ def count_image(maps: Sequence[IndexingMap], dimensions: Sequence[int]) -> Count
 
     Raises `SolverError` when isl runs out of its budget.
     """
-    boxes: list[StridedBox] = []
-    for indexing_map in maps:
-        pieces = image_boxes(indexing_map)
-        if pieces is None:
-            break
-        boxes += [box.within(dimensions) for box in pieces]
-    else:
-        try:
-            return Count(count_union(boxes), "closed form")
-        except UnsupportedError:
-            pass
+    closed = closed_form_image(maps, dimensions)
+    if closed is not None:
+        return Count(closed, "closed form")
     for indexing_map in maps:
         sides = (
             interval_of(result, indexing_map.bounds).intersect(Interval(0, size - 1)).size
@@ -94,6 +89,36 @@ def count_image(maps: Sequence[IndexingMap], dimensions: Sequence[int]) -> Count
     if value is None:
         raise SolverError("isl ran out of operations counting the elements read")
     return Count(value, "isl")
+
+
+def closed_form_image(maps: Sequence[IndexingMap], dimensions: Sequence[int]) -> int | None:
+    """`count_image` when every map's image is a union of strided boxes
+    (`image_boxes`) and their union is counted in closed form; else None."""
+    boxes: list[StridedBox] = []
+    for indexing_map in maps:
+        pieces = image_boxes(indexing_map)
+        if pieces is None:
+            return None
+        boxes += [box.within(dimensions) for box in pieces]
+    try:
+        return count_union(boxes)
+    except UnsupportedError:
+        return None
+
+
+def closed_form_domain(indexing_map: IndexingMap) -> int | None:
+    """`count_domain` when each coupled piece of the domain is a union of
+    strided boxes (no enumeration by cases, no isl); else None."""
+    domain = split_domain(indexing_map)
+    value = domain.factor
+    for piece in domain.pieces:
+        if not value:
+            break
+        points = _points(piece.as_map())
+        if points is None:
+            return None
+        value *= points
+    return value
 
 
 def count_domain(indexing_map: IndexingMap) -> Count:
@@ -267,8 +292,14 @@ def image_boxes(indexing_map: IndexingMap) -> tuple[StridedBox, ...] | None:
     A map with ``floordiv`` or ``mod`` (a reshape of a slice, a pad with
     interior padding, a window over a dilated input) is first split into
     pieces without them (`digits.without_divisions`), whose boxes together
-    are the image.
+    are the image; a map of one dim read through its digits has its boxes
+    built directly (`reshapes.digit_boxes`).
     """
+    direct = _sum_boxes(indexing_map)
+    if direct is None:
+        direct = digit_boxes(indexing_map)
+    if direct is not None:
+        return direct
     piece = piece_of(indexing_map)
     pieces = None if piece is None else without_divisions(piece)
     if pieces is None:
@@ -280,6 +311,41 @@ def image_boxes(indexing_map: IndexingMap) -> tuple[StridedBox, ...] | None:
             return None
         boxes += found
     return tuple(boxes)
+
+
+def _sum_boxes(indexing_map: IndexingMap) -> tuple[StridedBox, ...] | None:
+    """`image_boxes` of a map without constraints or runtime variables
+    whose results are sums of variables used by no other result (a slice,
+    a window without padding), read from its expressions without building
+    a piece; None for any other map."""
+    if indexing_map.constraints or indexing_map.rt_vars:
+        return None
+    dims = indexing_map.dims
+    declared = (*dims, *indexing_map.range_vars)
+    bounds = {k: (v.bounds.lower, v.bounds.upper) for k, v in enumerate(declared)}
+    if any(lower > upper for lower, upper in bounds.values()):
+        return ()
+    seen: set[int] = set()
+    sides: list[list[Progression]] = []
+    for result in indexing_map.results:
+        terms, constant = linear_terms(result)
+        coefficients: dict[int, int] = {}
+        for base, a in terms.items():
+            if not isinstance(base, Var) or base.kind is VarKind.RT:
+                return None
+            number = base.index + (len(dims) if base.kind is VarKind.RANGE else 0)
+            if number in seen:
+                return None
+            seen.add(number)
+            coefficients[number] = a
+        if not coefficients:
+            sides.append([Progression.of(constant, 1, 1)])
+            continue
+        values = _sum_values(coefficients, constant, bounds)
+        if values is None:
+            return None
+        sides.append(values)
+    return _product(sides)
 
 
 def _linear(form: Form) -> dict[int, int]:
@@ -343,6 +409,15 @@ def _affine_boxes(piece: digits.Piece) -> tuple[StridedBox, ...] | None:
             if not lower <= constant <= upper:
                 return ()
             continue
+        # A constraint the bounds already imply cuts nothing (a
+        # reduce-window's ``d1 * 3 + s1 * 2 in [0, 139]`` as its rule
+        # writes it), one they contradict leaves nothing.
+        least = constant + sum(a * bounds[v][0 if a > 0 else 1] for v, a in moving.items())
+        most = constant + sum(a * bounds[v][1 if a > 0 else 0] for v, a in moving.items())
+        if lower <= least and most <= upper:
+            continue
+        if most < lower or least > upper:
+            return ()
         position = owner.get(next(iter(moving)), -1)
         if position < 0:
             return None
@@ -363,6 +438,12 @@ def _affine_boxes(piece: digits.Piece) -> tuple[StridedBox, ...] | None:
             low, high = clips[position]
             values = [v.clip(low, high) for v in values]
         sides.append(values)
+    return _product(sides)
+
+
+def _product(sides: list[list[Progression]]) -> tuple[StridedBox, ...] | None:
+    """The boxes of one choice of progression per result (None past
+    `_PIECE_LIMIT`), empty ones left out."""
     if max(map(len, sides), default=1) == 1:  # the common case: one box
         choice = tuple([values[0] for values in sides])
         return (StridedBox(choice),) if min(map(_count, choice), default=1) else ()

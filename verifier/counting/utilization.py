@@ -39,6 +39,7 @@ elements (4/25), once each; XLA's slice ratio is also 32/200:
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Callable, Iterable, Sequence
@@ -47,8 +48,21 @@ from fractions import Fraction
 from typing import TypeAlias, TypeVar, assert_never
 
 from verifier.analysis import InstructionError, ModuleMaps, isolated
-from verifier.analysis.instruction_maps import ComposedIndexing, CountedMap
-from verifier.counting.exact import count_domain, count_image
+from verifier.analysis.instruction_maps import (
+    ComposedIndexing,
+    CountedMap,
+    InstructionMaps,
+    MapKind,
+    OperandLeaf,
+    OutputLeaf,
+    ToOperand,
+)
+from verifier.counting.exact import (
+    closed_form_domain,
+    closed_form_image,
+    count_domain,
+    count_image,
+)
 from verifier.counting.heuristic import elements, operand_utilizations
 from verifier.errors import VerifierError
 from verifier.expr import (
@@ -160,24 +174,24 @@ def instruction_utilization(
 ) -> InstructionUtilization:
     """Every operand's counts (fusions composed through their computation).
 
-    Distinct elements come from the simplified maps (more of them are
-    strided boxes, counted in closed form); reads from the reads maps
-    (`ModuleMaps.reads`), which keep the range variables relation
-    simplification drops when they do not change the relation (a reduce of
-    a broadcast reads its operand once per reduced element)."""
+    Reads come from the reads maps (`ModuleMaps.reads`), which keep the
+    range variables relation simplification drops when they do not change
+    the relation (a reduce of a broadcast reads its operand once per
+    reduced element); distinct elements from any maps of the same relation.
+    The cheapest maps are tried first (`_Sources.closed_form`); the
+    simplified maps, which more often are strided boxes, are composed only
+    when those are not counted in closed form."""
     view = maps.instruction(computation, instruction)
-    # Per output: each operand leaf's maps (a tuple-shaped operand is
-    # counted array by array, leaf by leaf).
-    per_output = [dict(view.o2i(output)) for output in view.outputs]
-    reads_per_output = [dict(view.reads(output)) for output in view.outputs]
     heuristic = operand_utilizations(maps.module, computation, instruction)
     repeated = maps.module.repeated_instructions(instruction)
+    sources = _Sources(view)
     rows = []
     for number, operand in enumerate(computation.operand_instructions(instruction)):
         counts = [
-            _leaf_counts(
-                [composed[leaf] for composed in per_output],
-                [composed[leaf] for composed in reads_per_output],
+            sources.closed_form(leaf)
+            or _leaf_counts(
+                sources.per_output("simplified", leaf),
+                sources.per_output("reads", leaf),
                 leaf.shape,
                 repeated,
             )
@@ -232,6 +246,81 @@ def module_utilization(
         for r in results
     ]
     return tuple(sorted(ordered, key=lambda r: -r.disagreement))
+
+
+# A fusion or call of at most this many instructions (its computations and
+# those they call) is counted from its raw composition first: simplifying
+# each step costs more than the few raw steps save, and the raw text, which
+# can double at each reshape of a chain, stays small.
+RAW_LIMIT = 8
+
+
+def _raw_is_cheap(view: InstructionMaps) -> bool:
+    """Whether `view`'s raw maps are cheap: an op's own, or composed
+    through at most `RAW_LIMIT` instructions of a fusion or call."""
+    instruction = view.instruction
+    if not view.composed:
+        return True
+    if instruction.opcode not in ("fusion", "call"):
+        return False
+    module = view.module_maps.module
+    pending = list(instruction.called_computations)
+    total = 0
+    while pending:
+        computation = module.computation(pending.pop())
+        total += len(computation.instructions)
+        if total > RAW_LIMIT:
+            return False
+        pending += [name for i in computation.instructions for name in i.called_computations]
+    return True
+
+
+class _Sources:
+    """An instruction's maps per operand leaf and output, composed when
+    first asked, cheapest first: the ``raw`` maps (as the rules give them,
+    not simplified; a composition's raw text can double at each reshape of
+    a chain, so only for an op's own maps and small fusions,
+    `_raw_is_cheap`), the ``reads`` maps (composed and simplified pointwise),
+    the ``simplified`` maps (relations)."""
+
+    def __init__(self, view: InstructionMaps) -> None:
+        self.view = view
+        self._asked: dict[MapKind, list[dict[OperandLeaf, ComposedIndexing]]] = {}
+
+    def per_output(self, kind: MapKind, leaf: OperandLeaf) -> list[ComposedIndexing]:
+        """`leaf`'s maps of `kind`, one entry per output of the instruction."""
+        found = self._asked.get(kind)
+        if found is None:
+            view = self.view
+            ask: Callable[[OutputLeaf], tuple[ToOperand, ...]] = (
+                view.reads
+                if kind == "reads"
+                else functools.partial(view.o2i, simplified=kind == "simplified")
+            )
+            found = self._asked[kind] = [dict(ask(output)) for output in view.outputs]
+        return [composed[leaf] for composed in found]
+
+    def closed_form(self, leaf: OperandLeaf) -> tuple[int, int, int] | None:
+        """``(may read, per execution, reads)`` of `leaf` in closed form from
+        the first maps (raw when cheap, else the reads maps) with no
+        runtime variable whose images are strided boxes and whose domains
+        are unions of them: every point of such a domain is one read, and
+        the image is the same set whatever the maps' simplification; else
+        None (counted by `operand_counts`)."""
+        kind: MapKind = "raw" if _raw_is_cheap(self.view) else "reads"
+        maps, undefined = _union(self.per_output(kind, leaf))
+        if undefined is not None or any(c.map.rt_vars for c in maps):
+            return None
+        distinct = closed_form_image([c.map for c in maps], leaf.shape.dimensions)
+        if distinct is None:
+            return None
+        reads = 0
+        for counted in maps:
+            points = closed_form_domain(counted.map)
+            if points is None:
+                return None
+            reads += counted.multiplicity * points
+        return distinct, distinct, reads
 
 
 def _union(indexings: Iterable[ComposedIndexing]) -> tuple[list[CountedMap], Undefined | None]:
