@@ -214,7 +214,7 @@ def _operand_tile(
     largest), is a candidate, and the first that isl proves exact for the
     union is it; else none."""
     if len(found) == 1:
-        tile = derive_tile(found[0])
+        tile = derive_tile(found[0], shape)
         if isinstance(tile, NoTile):
             return tile
         return (0, tile, *_prove(found[0], tile, sizes))
@@ -222,7 +222,7 @@ def _operand_tile(
         return NoTile(f"read through {len(found)} maps with runtime offsets")
     candidates = []
     for anchor, indexing_map in enumerate(found):
-        tile = derive_tile(indexing_map)
+        tile = derive_tile(indexing_map, shape)
         if isinstance(tile, SymbolicTile) and (sizes is None or tile.holds(sizes)):
             # Largest first at these sizes, then at unit sizes (the box
             # that holds the others' for more sizes).
@@ -453,7 +453,7 @@ def _inner_tiles(
             else:
                 tiles.append(InnerTile(instruction.name, instruction.opcode, union[1], None))
         else:
-            tile = derive_tile(found[0])
+            tile = derive_tile(found[0], shape)
             if isinstance(tile, NoTile):
                 tiles.append(InnerTile(instruction.name, instruction.opcode, None, tile.reason))
             else:

@@ -77,6 +77,7 @@ from verifier.expr import (
     Variable,
     VarKind,
     const,
+    dim,
     linear_terms,
     substitute,
     variables_of,
@@ -157,10 +158,18 @@ class _Axis:
     condition: Condition
 
 
-def derive_tile(indexing_map: IndexingMap) -> SymbolicTile | NoTile:
-    """The symbolic tile of an output→input map whose dims are the output's
-    indices (their bounds give the output shape)."""
-    shape = tuple(v.bounds.upper + 1 for v in indexing_map.dims)
+def derive_tile(
+    indexing_map: IndexingMap, shape: Sequence[int] | None = None
+) -> SymbolicTile | NoTile:
+    """The symbolic tile of an output→input map whose dims are the indices
+    of an output of `shape` (default: up to each dim's upper bound).  A dim
+    whose bounds are narrower than the shape is read only there; the tiles
+    still cover the whole shape."""
+    shape = tuple(v.bounds.upper + 1 for v in indexing_map.dims) if shape is None else tuple(shape)
+    assert all(
+        0 <= v.bounds.lower and v.bounds.upper < n
+        for v, n in zip(indexing_map.dims, shape, strict=True)
+    ), (indexing_map, shape)
     bounds = [v.bounds for v in indexing_map.range_vars]
     condition: Condition = sz.ALWAYS
     axes = []
@@ -185,6 +194,8 @@ def derive_tile(indexing_map: IndexingMap) -> SymbolicTile | NoTile:
             }
     for index in sorted(single):
         condition = sz.conjoin(condition, ((Atom(sz.Size(index), 1, 1),),))
+    for index in _folding_dims(indexing_map, shape):
+        condition = sz.conjoin(condition, _every_tile_reads(index, indexing_map, shape[index]))
     condition = sz.restrict(condition, shape)
     if condition == sz.NEVER:
         return NoTile("no tile sizes make the footprint a strided box")
@@ -250,6 +261,44 @@ def _axis(
         whole = shape[index] if (index, divisor) in sparse else None
         return _digit_axis(index, divisor, modulus, coefficient, whole)
     return _strided_axis(strided, shape)
+
+
+def _folding_dims(indexing_map: IndexingMap, shape: tuple[int, ...]) -> list[int]:
+    """The dims read over less than the shape whose tiles reading nothing
+    may still hold elements in their boxes: all but those that every
+    result mentioning them reads through one monotone term alone
+    (``c * d_i`` or ``d_i floordiv c``, plus constants), whose box then
+    lies past the elements read wherever the tile does."""
+    found = []
+    for index, variable in enumerate(indexing_map.dims):
+        if variable.bounds.lower == 0 and variable.bounds.upper == shape[index] - 1:
+            continue
+        mentioning = [r for r in indexing_map.results if dim(index) in variables_of(r)]
+        if not mentioning or not all(_monotone_in(r, index) for r in mentioning):
+            found.append(index)
+    return found
+
+
+def _monotone_in(result: Expr, index: int) -> bool:
+    terms, _ = linear_terms(result)
+    bases = [b for b in terms if not (isinstance(b, Var) and b.kind is VarKind.RT)]
+    match bases:
+        case [Var(VarKind.DIM, i)] | [FloorDiv(Var(VarKind.DIM, i), _)]:
+            return i == index
+        case _:
+            return False
+
+
+def _every_tile_reads(index: int, indexing_map: IndexingMap, extent: int) -> Condition:
+    """Every tile along dim `index` (of `extent` indices, read in
+    ``[lo, hi]``) meets ``[lo, hi]``: the first tile reaches ``lo``
+    (``t > lo``) and the last starts by ``hi``
+    (``(extent - 1) mod t ≥ extent - 1 - hi``)."""
+    bounds = indexing_map.dims[index].bounds
+    size = sz.Size(index)
+    first = sz.atom_condition(Atom(size, bounds.lower + 1, _LARGE))
+    last = Atom(sz.mod(sz.Const(extent - 1), size), extent - 1 - bounds.upper, extent - 1)
+    return sz.conjoin(first, sz.atom_condition(last))
 
 
 def _sparse_residues(indexing_map: IndexingMap) -> frozenset[tuple[int, int]]:
