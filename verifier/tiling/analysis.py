@@ -350,14 +350,20 @@ def _over_space(
 
 def _covering_box(maps: Sequence[IndexingMap], sizes: Sequence[int]) -> CoveringBox | None:
     """Per result, its least and greatest value over the tile at position 0,
-    through any of `maps`."""
+    through any of `maps` (within each map's dims' bounds; None where the
+    tile reads nothing)."""
     lows: list[int] = []
     highs: list[int] = []
+    reached = False
     for indexing_map in maps:
+        dims = indexing_map.dims
+        if any(v.bounds.lower > size - 1 for v, size in zip(dims, sizes, strict=True)):
+            continue
+        reached = True
         tile_map = indexing_map.replaced(
             dims=[
-                type(v)(type(v.bounds)(0, min(v.bounds.upper, size - 1)), v.source)
-                for v, size in zip(indexing_map.dims, sizes, strict=True)
+                type(v)(type(v.bounds)(v.bounds.lower, min(v.bounds.upper, size - 1)), v.source)
+                for v, size in zip(dims, sizes, strict=True)
             ]
         )
         for j, result in enumerate(indexing_map.results):
@@ -369,6 +375,8 @@ def _covering_box(maps: Sequence[IndexingMap], sizes: Sequence[int]) -> Covering
                 lows.append(low)
                 highs.append(high)
             lows[j], highs[j] = min(lows[j], low), max(highs[j], high)
+    if not reached:
+        return None
     return CoveringBox(tuple(lows), tuple(h - lo + 1 for lo, h in zip(lows, highs, strict=True)))
 
 

@@ -26,8 +26,10 @@ Each result is a constant plus runtime variables (in the offset) plus either
   count divides or is divided by ``m``.  Where a constraint leaves out
   residues of ``d_i mod c`` (a pad's interior padding: output ``i * c``
   holds element ``i``, the indices between read nothing), only whole blocks
-  (``t_i mod c = 0``) or the whole dim: a shorter tile reads nothing, or an
-  element past the one its origin maps to, while its box is anchored there.
+  (``t_i mod c = 0``), or a first tile reaching ``c`` past the last index
+  read (or the whole dim), whose later tiles read nothing and lie past
+  every element: a shorter tile reads nothing, or an element past the one
+  its origin maps to, while its box is anchored there.
 
 A dim read by two results (a diagonal), or one that a runtime variable's
 source depends on (gather indices), must have size 1.  Anything else has no
@@ -56,9 +58,39 @@ interior padding (its constraint bounds no result, so
 (tests/tiling/test_interior_pad.py) finds the condition above true exactly
 where every tile reads the box anchored at its origin.  A low padding that
 is no multiple of the stride leaves ``(d0 - lo) floordiv c``, no digit of
-a dim: no tile.  The extent tiled is the map's domain, which ends at the
-last element read, so high padding past it is not tiled (a known gap, as
-is a dim with one element read, whose map is a constant).
+a dim: no tile.  With a low padding of 4 or more the condition is
+sufficient, not necessary (``4_0_1`` of ``f32[2]``: tiles of 3 read boxes,
+but 3 is no multiple of 2).
+
+The tiles cover the instruction's output shape, which a dim's bounds in
+the map may not reach: the map's format folds the indices a dim is read
+at into its bounds (a pad's high padding ends the domain at the last
+element; a concatenated operand's starts at its stretch).  Tiles past the
+bounds read nothing, and their boxes must hold nothing read either.  A dim
+read there through one monotone term (``c * d_i`` or ``d_i floordiv c``)
+leaves such boxes past the elements read; any other (a dim with one
+element read, whose map is a constant, anchoring every tile at it) needs
+every tile to meet its bounds.  ``f32[2]`` padded ``0_3_1`` to ``f32[6]``,
+then ``f32[1]`` padded ``1_0_0`` to ``f32[2]``:
+
+>>> print(derive_tile(parse_map("(d0) -> (d0 floordiv 2), domain: d0 in [0, 2], "
+...                             "d0 mod 2 in [0, 0]"), (6,)).condition_text())
+d0 mod 2 in [0, 0] || d0 in [4, 6]
+>>> print(derive_tile(parse_map("(d0) -> (0), domain: d0 in [1, 1]"), (2,)).condition_text())
+d0 in [2, 2]
+
+XLA tiles over the output shape too, but for a pad it rebuilds the map
+over the output's dims from its expression alone (``d0 - 1``, which it
+does not fold to ``0``: it keeps one-index dims where a pad is fused), so
+its offset extrapolates past the operand and a tile reading nothing loads
+(masked) indices outside it: there ``f32[1]`` padded ``1_0_0`` is exact
+for tiles of 1, which our constant map, anchoring both tiles at element
+0, makes covering.  XLA also reads a pad's value at every output index;
+here only the padding reads it, so its tile admits sizes whose every tile
+reads padding.  Brute force over pads (low and high padding -3 to 3, interior
+padding 0 to 2, 1 to 4 elements), slices, broadcasts and concatenations
+(tests/tiling/test_output_shape.py) finds the verdict of the proof equal
+to the judgement of every tile position over the output shape.
 """
 
 from __future__ import annotations
@@ -167,7 +199,7 @@ def derive_tile(
     still cover the whole shape."""
     shape = tuple(v.bounds.upper + 1 for v in indexing_map.dims) if shape is None else tuple(shape)
     assert all(
-        0 <= v.bounds.lower and v.bounds.upper < n
+        v.bounds.lower >= 0 and v.bounds.upper < n
         for v, n in zip(indexing_map.dims, shape, strict=True)
     ), (indexing_map, shape)
     bounds = [v.bounds for v in indexing_map.range_vars]
@@ -258,8 +290,13 @@ def _axis(
             return "a digit of a merged dimension is not alone in its result"
         index, divisor, modulus, coefficient = digits[0]
         digit_dims.add(index)
-        whole = shape[index] if (index, divisor) in sparse else None
-        return _digit_axis(index, divisor, modulus, coefficient, whole)
+        alone = None
+        if (index, divisor) in sparse:
+            # One tile reaches past the last index read by a block (the
+            # second then starts past it), or spans the dim.
+            last = indexing_map.dims[index].bounds.upper
+            alone = min(shape[index], last + divisor)
+        return _digit_axis(index, divisor, modulus, coefficient, alone)
     return _strided_axis(strided, shape)
 
 
@@ -358,18 +395,20 @@ def _divides_either_way(a: SizeExpr, b: SizeExpr) -> Condition:
 
 
 def _digit_axis(
-    index: int, divisor: int, modulus: int | None, coefficient: int, sparse_extent: int | None
+    index: int, divisor: int, modulus: int | None, coefficient: int, alone: int | None
 ) -> _Axis:
-    """`sparse_extent` (the dim's size) when a constraint leaves out some
-    residues ``d_i mod divisor``: a tile of fewer than `divisor` indices
-    then may read nothing, or an element past its origin's, so only whole
-    blocks of `divisor` indices or the whole dim are boxes."""
+    """`alone` when a constraint leaves out some residues
+    ``d_i mod divisor``: a tile of fewer than `divisor` indices then may
+    read nothing, or an element past its origin's, so only whole blocks of
+    `divisor` indices are boxes, or tiles of at least `alone` indices (the
+    first reads every element, the others none)."""
     size = sz.Size(index)
     count = sz.floordiv(sz.add(size, divisor - 1), divisor)
     condition = sz.ALWAYS
-    if sparse_extent is not None:
-        whole = Atom(size, sparse_extent, sparse_extent)
-        condition = sz.either(Atom(sz.mod(size, sz.Const(divisor)), 0, 0), whole)
+    if alone is not None:
+        condition = sz.either(
+            Atom(sz.mod(size, sz.Const(divisor)), 0, 0), Atom(size, alone, _LARGE)
+        )
     elif divisor > 1:
         condition = _divides_either_way(sz.Const(divisor), size)
     if modulus is not None:

@@ -4,7 +4,9 @@ For tile sizes ``t``, both sides are maps from the tile position ``p`` (and
 the runtime variables, fixed per tile) to operand elements:
 
 * the *footprint* ``F``: ``(p){rt}[k, s] -> e(p * t + k, s, rt)`` with
-  ``0 ≤ k_i < t_i`` and ``p * t + k`` inside the output;
+  ``0 ≤ k_i < t_i`` and ``p * t + k`` inside the map's dims' bounds, the
+  positions ``p`` ranging over the tile's output shape (which may reach
+  past those bounds: tiles that read nothing);
 * the *tile* ``B``: ``(p){rt}[q] -> offset(p) + q * stride`` with
   ``0 ≤ q_j < size_j``, kept where the operation reads that element at all
   (some output index and symbols map to it for these runtime values).
