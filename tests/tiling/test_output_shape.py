@@ -30,6 +30,7 @@ import pytest
 from tests.tiling.oracle import anchor_of, entry_maps
 from verifier.analysis import ModuleMaps
 from verifier.hlo import parse_module
+from verifier.tiling import derive
 from verifier.tiling.analysis import tile_instruction
 from verifier.tiling.derive import SymbolicTile, derive_tile
 from verifier.tiling.proof import prove_sizes
@@ -291,10 +292,39 @@ def test_the_tile_command_judges_every_tile_of_a_padded_output() -> None:
     assert verdicts == ["covering", "exact", "covering", "exact"]
 
 
-def test_tiles_over_the_output_shape_quick() -> None:
+def padding_value_judged(case: Case) -> int:
+    """Through `tile_instruction`, a pad's padding value (read through one
+    map per stretch of padding) at every tile size: a tile proved exact
+    exactly where every tile reads some padding.  The sizes judged."""
+    module = parse_module(case.text)
+    view = ModuleMaps(module).instruction(module.entry, module.entry.root)
+    (extent,) = case.shape
+    judged = 0
+    for t in range(1, extent + 1):
+        every = all(
+            any(not case.reads((x,)) for x in range(a, min(a + t, extent)))
+            for a in range(0, extent, t)
+        )
+        _, value = tile_instruction(view, (t,)).operands
+        if value.reason == "not read":
+            assert not any(not case.reads((x,)) for x in range(extent)), case.text
+            continue
+        # Through one map, its tile and the proof's verdict; through
+        # several, a tile only where isl proves it their union's.
+        exact = value.proof is not None and value.proof.verdict == "exact"
+        assert exact == every, (case.text, t, value.reason)
+        judged += 1
+    return judged
+
+
+def test_tiles_over_the_output_shape_quick(monkeypatch: pytest.MonkeyPatch) -> None:
     total = _sweep(QUICK)
     # Both verdicts occur: reading-nothing tiles whose boxes hold elements.
     assert total["exact"] > 0 and total["covering"] > 0
+    assert padding_value_judged(pad([(2, 1, 3, 2)])) == 7
+    # Past the enumerated extent, the condition's closed form.
+    monkeypatch.setattr(derive, "_ENUMERATED", 0)
+    assert _sweep(QUICK) == total
 
 
 @pytest.mark.slow
@@ -302,3 +332,6 @@ def test_tiles_over_the_output_shape_sweep() -> None:
     cases = _pads_1d(range(1, 5), range(-3, 4), range(1, 4)) + _other_cases()
     total = _sweep(cases)
     assert total["exact"] > 0 and total["covering"] > 0 and total["formula"] > 0
+    padded = _pads_1d(range(1, 3), range(-2, 3), range(1, 3))
+    judged = sum(padding_value_judged(case) for case in padded)
+    print(f"padding value: {len(padded)} pads, {judged} sizes judged")

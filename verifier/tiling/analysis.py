@@ -222,7 +222,8 @@ def _operand_tile(
         return NoTile(f"read through {len(found)} maps with runtime offsets")
     candidates = []
     for anchor, indexing_map in enumerate(found):
-        tile = derive_tile(indexing_map, shape)
+        others = found[:anchor] + found[anchor + 1 :]
+        tile = derive_tile(indexing_map, shape, others)
         if isinstance(tile, SymbolicTile) and (sizes is None or tile.holds(sizes)):
             # Largest first at these sizes, then at unit sizes (the box
             # that holds the others' for more sizes).

@@ -191,12 +191,16 @@ class _Axis:
 
 
 def derive_tile(
-    indexing_map: IndexingMap, shape: Sequence[int] | None = None
+    indexing_map: IndexingMap,
+    shape: Sequence[int] | None = None,
+    union: Sequence[IndexingMap] = (),
 ) -> SymbolicTile | NoTile:
     """The symbolic tile of an output→input map whose dims are the indices
     of an output of `shape` (default: up to each dim's upper bound).  A dim
     whose bounds are narrower than the shape is read only there; the tiles
-    still cover the whole shape."""
+    still cover the whole shape.  `union`: the other maps through which the
+    operand is read, when the tile is to stand for what all of them read (a
+    tile reading nothing through this map may read through another)."""
     shape = tuple(v.bounds.upper + 1 for v in indexing_map.dims) if shape is None else tuple(shape)
     assert all(
         v.bounds.lower >= 0 and v.bounds.upper < n
@@ -227,7 +231,8 @@ def derive_tile(
     for index in sorted(single):
         condition = sz.conjoin(condition, ((Atom(sz.Size(index), 1, 1),),))
     for index in _folding_dims(indexing_map, shape):
-        condition = sz.conjoin(condition, _every_tile_reads(index, indexing_map, shape[index]))
+        reads = _every_tile_reads(index, indexing_map, union, shape[index])
+        condition = sz.conjoin(condition, reads)
     condition = sz.restrict(condition, shape)
     if condition == sz.NEVER:
         return NoTile("no tile sizes make the footprint a strided box")
@@ -326,16 +331,39 @@ def _monotone_in(result: Expr, index: int) -> bool:
             return False
 
 
-def _every_tile_reads(index: int, indexing_map: IndexingMap, extent: int) -> Condition:
-    """Every tile along dim `index` (of `extent` indices, read in
-    ``[lo, hi]``) meets ``[lo, hi]``: the first tile reaches ``lo``
+def _every_tile_reads(
+    index: int, indexing_map: IndexingMap, union: Sequence[IndexingMap], extent: int
+) -> Condition:
+    """Every tile along dim `index` (of `extent` indices) meets the bounds
+    it is read in, this map's or (a `union`) another's: the admitted sizes
+    enumerated as runs, up to `_ENUMERATED` indices; past that, within this
+    map's bounds ``[lo, hi]`` alone: the first tile reaches ``lo``
     (``t > lo``) and the last starts by ``hi``
     (``(extent - 1) mod t ≥ extent - 1 - hi``)."""
     bounds = indexing_map.dims[index].bounds
     size = sz.Size(index)
+    if extent <= _ENUMERATED:
+        spans = {(m.dims[index].bounds.lower, m.dims[index].bounds.upper) for m in union}
+        spans.add((bounds.lower, bounds.upper))
+        admitted = [
+            t
+            for t in range(1, extent + 1)
+            if all(any(lo < a + t and a <= hi for lo, hi in spans) for a in range(0, extent, t))
+        ]
+        runs: list[list[int]] = []
+        for t in admitted:
+            if runs and runs[-1][1] == t - 1:
+                runs[-1][1] = t
+            else:
+                runs.append([t, t])
+        return sz.either(*(Atom(size, lo, hi) for lo, hi in runs)) if runs else sz.NEVER
     first = sz.atom_condition(Atom(size, bounds.lower + 1, _LARGE))
     last = Atom(sz.mod(sz.Const(extent - 1), size), extent - 1 - bounds.upper, extent - 1)
     return sz.conjoin(first, sz.atom_condition(last))
+
+
+# The most indices of a dim whose admitted sizes are enumerated.
+_ENUMERATED = 1 << 12
 
 
 def _sparse_residues(indexing_map: IndexingMap) -> frozenset[tuple[int, int]]:
