@@ -111,6 +111,7 @@ from verifier.expr import (
     const,
     dim,
     linear_terms,
+    point_value,
     substitute,
     variables_of,
 )
@@ -334,29 +335,41 @@ def _monotone_in(result: Expr, index: int) -> bool:
 def _every_tile_reads(
     index: int, indexing_map: IndexingMap, union: Sequence[IndexingMap], extent: int
 ) -> Condition:
-    """Every tile along dim `index` (of `extent` indices) meets the bounds
-    it is read in, this map's or (a `union`) another's: the admitted sizes
-    enumerated as runs, up to `_ENUMERATED` indices; past that, within this
-    map's bounds ``[lo, hi]`` alone: the first tile reaches ``lo``
-    (``t > lo``) and the last starts by ``hi``
-    (``(extent - 1) mod t ≥ extent - 1 - hi``)."""
-    bounds = indexing_map.dims[index].bounds
+    """Every tile along dim `index` (of `extent` indices) meets an index it
+    is read at (within a map's bounds and its constraints on this dim alone),
+    through this map or (a `union`) another: the admitted sizes enumerated
+    as runs, up to `_ENUMERATED` indices; past that, within this map's
+    bounds ``[lo, hi]`` alone: the first tile reaches ``lo`` (``t > lo``)
+    and the last starts by ``hi`` (``(extent - 1) mod t ≥ extent - 1 - hi``).
+    A constraint tying the dim to other variables leaves only the whole
+    dim."""
+    variable = dim(index)
+    maps = (indexing_map, *union)
     size = sz.Size(index)
+    if any(
+        variable in variables_of(e) and variables_of(e) != {variable}
+        for m in maps
+        for e, _ in m.constraints
+    ):
+        return sz.atom_condition(Atom(size, extent, _LARGE))
     if extent <= _ENUMERATED:
-        spans = {(m.dims[index].bounds.lower, m.dims[index].bounds.upper) for m in union}
-        spans.add((bounds.lower, bounds.upper))
-        admitted = [
-            t
-            for t in range(1, extent + 1)
-            if all(any(lo < a + t and a <= hi for lo, hi in spans) for a in range(0, extent, t))
-        ]
+        read = [False] * extent
+        for m in maps:
+            bounds = m.dims[index].bounds
+            alone = [(e, b) for e, b in m.constraints if variables_of(e) == {variable}]
+            test = point_value([variable], [*alone, (variable, bounds)], const(0))
+            assert test is not None
+            for x in range(bounds.lower, bounds.upper + 1):
+                read[x] = read[x] or test(x) is not None
         runs: list[list[int]] = []
-        for t in admitted:
-            if runs and runs[-1][1] == t - 1:
-                runs[-1][1] = t
-            else:
-                runs.append([t, t])
+        for t in range(1, extent + 1):
+            if all(any(read[a : a + t]) for a in range(0, extent, t)):
+                if runs and runs[-1][1] == t - 1:
+                    runs[-1][1] = t
+                else:
+                    runs.append([t, t])
         return sz.either(*(Atom(size, lo, hi) for lo, hi in runs)) if runs else sz.NEVER
+    bounds = indexing_map.dims[index].bounds
     first = sz.atom_condition(Atom(size, bounds.lower + 1, _LARGE))
     last = Atom(sz.mod(sz.Const(extent - 1), size), extent - 1 - bounds.upper, extent - 1)
     return sz.conjoin(first, sz.atom_condition(last))
