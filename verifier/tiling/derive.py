@@ -130,13 +130,19 @@ _MAX_DIM_TERMS = 6
 class SymbolicTile:
     """Offsets (a map of the tile sizes and runtime variables), sizes and
     strides (expressions of the sizes) and the condition on the sizes under
-    which the footprint is this box."""
+    which the footprint is this box at every tile position.
+    `box_condition` leaves out what tiles reading nothing need (that their
+    boxes, anchored by a map folded to a constant along a dim, hold nothing
+    read): the condition under which every tile reading something reads
+    its box, which is what XLA's constraints say (its maps keep the dim,
+    anchoring such tiles outside the operand)."""
 
     output_shape: tuple[int, ...]
     offset_map: IndexingMap
     sizes: tuple[SizeExpr, ...]
     strides: tuple[SizeExpr, ...]
     condition: Condition
+    box_condition: Condition
 
     def size_map(self) -> str:
         return sz.render_map(len(self.output_shape), self.sizes)
@@ -234,6 +240,7 @@ def derive_tile(
             }
     for index in sorted(single):
         condition = sz.conjoin(condition, ((Atom(sz.Size(index), 1, 1),),))
+    box_condition = sz.restrict(condition, shape)
     for index in _folding_dims(indexing_map, shape):
         reads = _every_tile_reads(index, indexing_map, union, shape[index])
         condition = sz.conjoin(condition, reads)
@@ -262,6 +269,7 @@ def derive_tile(
         tuple(a.size for a in axes),
         tuple(a.stride for a in axes),
         condition,
+        box_condition,
     )
 
 
