@@ -6,7 +6,9 @@ A tile is judged at every tile position: the elements read ``F`` must be a
 box of the tool's sizes and strides (at some offset: tiles at the edge of a
 concatenated operand start before it) intersected with the elements the operation reads at all — ``exact``; when
 ``F`` fits in that box but does not fill it, ``covering``; else
-``refuted``."""
+``refuted``.  A tile that reads nothing is judged, given the tool's anchor
+(where its map puts the tile's origin), by the box there: ``covering``
+when the box holds an element read elsewhere."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from collections.abc import Set as AbstractSet
 from typing import Any
 
 from verifier.analysis import ModuleMaps
+from verifier.expr import IndexingMap, dim, point_value
 from verifier.hlo import parse_module
 from verifier.tiling.derive import NoTile, SymbolicTile, derive_tile
 
@@ -42,8 +45,26 @@ def tile_of(text: str, operand: int = 0) -> SymbolicTile | NoTile:
     return derive_tile(entry_maps(text)[operand])
 
 
+def anchor_of(indexing_map: IndexingMap) -> Callable[..., Index]:
+    """The tool's claim of a tile's first element: each result of its map
+    at the tile's origin (no runtime variables)."""
+    rank = indexing_map.num_dims
+    values = [point_value([dim(i) for i in range(rank)], [], e) for e in indexing_map.results]
+
+    def at(*origin: int) -> Index:
+        found = [None if value is None else value(*origin) for value in values]
+        assert None not in found, indexing_map
+        return tuple(v for v in found if v is not None)
+
+    return at
+
+
 def judge(
-    tile: SymbolicTile, reads: Reads, output_shape: Sequence[int], sizes: Sequence[int]
+    tile: SymbolicTile,
+    reads: Reads,
+    output_shape: Sequence[int],
+    sizes: Sequence[int],
+    anchor: Callable[..., Index] | None = None,
 ) -> str:
     """``exact``, ``covering`` or ``refuted`` for the tile of `sizes`."""
     image: set[Index] = set()
@@ -61,13 +82,15 @@ def judge(
         for index in itertools.product(*ranges):
             read |= reads(index)
         if not read:
+            if (
+                anchor is not None
+                and _box(anchor(*(r.start for r in ranges)), box_sizes, strides) & image
+            ):
+                verdict = "covering"
             continue
         best = "refuted"
         for first in _offsets(read, box_sizes, strides):
-            box = {
-                tuple(o + k * s for o, k, s in zip(first, ks, strides, strict=True))
-                for ks in itertools.product(*(range(n) for n in box_sizes))
-            }
+            box = _box(first, box_sizes, strides)
             if read == box & image:
                 best = "exact"
                 break
@@ -78,6 +101,13 @@ def judge(
         if best == "covering":
             verdict = best
     return verdict
+
+
+def _box(first: Index, sizes: Sequence[int], strides: Sequence[int]) -> set[Index]:
+    return {
+        tuple(o + k * s for o, k, s in zip(first, ks, strides, strict=True))
+        for ks in itertools.product(*(range(n) for n in sizes))
+    }
 
 
 def _offsets(
@@ -103,11 +133,16 @@ def space(shape: Sequence[int]) -> list[tuple[int, ...]]:
 
 
 def check_condition(
-    tile: SymbolicTile, reads: Reads, output_shape: Sequence[int]
+    tile: SymbolicTile,
+    reads: Reads,
+    output_shape: Sequence[int],
+    anchor: Callable[..., Index] | None = None,
 ) -> dict[tuple[int, ...], str]:
     """Judge every size vector; assert the tile's condition admits only
     exact ones.  Returns the verdicts."""
-    verdicts = {sizes: judge(tile, reads, output_shape, sizes) for sizes in space(output_shape)}
+    verdicts = {
+        sizes: judge(tile, reads, output_shape, sizes, anchor) for sizes in space(output_shape)
+    }
     wrong = [s for s, v in verdicts.items() if tile.holds(s) and v != "exact"]
     assert not wrong, (
         f"condition admits {wrong[:5]}, which brute force finds {[verdicts[s] for s in wrong[:5]]}"

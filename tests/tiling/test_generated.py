@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.coalescing.generated import Case, cases
-from tests.tiling.oracle import check_condition, entry_maps, space
+from tests.tiling.oracle import anchor_of, check_condition, entry_maps, space
 from verifier.tiling.derive import SymbolicTile, derive_tile
 from verifier.tiling.proof import prove_sizes
 
@@ -20,14 +20,14 @@ from verifier.tiling.proof import prove_sizes
 def _judge(case: Case, pick: int) -> None:
     text = case.entry_text()
     indexing_map = entry_maps(text)[0]
-    tile = derive_tile(indexing_map)
+    tile = derive_tile(indexing_map, case.out)
     if not isinstance(tile, SymbolicTile):
         return
 
     def reads_at(index: tuple[int, ...]) -> set[tuple[int, ...]]:
         return set(case.reads(index))
 
-    verdicts = check_condition(tile, reads_at, case.out)
+    verdicts = check_condition(tile, reads_at, case.out, anchor_of(indexing_map))
     sizes = space(case.out)[pick % len(space(case.out))]
     proof = prove_sizes(indexing_map, tile, sizes)
     if proof.verdict != "unknown":

@@ -12,10 +12,10 @@ within the elements the pad reads at all.  Brute force tries every ``S``
 and ``σ``; the derived condition must admit exactly the exact sizes, and
 where it admits one, the tile's own box (anchored by its map) fits.
 
-Here the output ends at the pad's last element (no high padding), so the
-extent the tile is derived over (the map's domain, as for XLA, whose tile
-sizes range over the domain) is the whole output.  High padding, and a
-dim with one element read, are the pinned cases at the end.
+The sweep's output ends at the pad's last element (no high padding), so
+the map's domain is the whole output.  High padding, and a dim with one
+element read, where tiles cover the output past the map's domain, are the
+cases at the end (tests/tiling/test_output_shape.py sweeps them).
 """
 
 from __future__ import annotations
@@ -23,11 +23,10 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Sequence
 
-import pytest
-
 from tests.tiling.oracle import entry_maps
 from verifier.expr import IndexingMap, dim, point_value
 from verifier.tiling.derive import SymbolicTile, derive_tile
+from verifier.tiling.proof import prove_sizes
 
 Read = Callable[[int], set[int]]
 
@@ -191,10 +190,10 @@ def _claims_hold(dims: tuple[int, int, int, int]) -> None:
     and the tile's own box fits where it does."""
     n, lo, hi, r = dims
     (indexing_map, _) = entry_maps(_pad_text([dims]))
-    tile = derive_tile(indexing_map)
+    extent = lo + hi + n + (n - 1) * (r - 1)
+    tile = derive_tile(indexing_map, (extent,))
     assert isinstance(tile, SymbolicTile)
     anchor = _map_anchor(indexing_map, 0)
-    extent = lo + hi + n + (n - 1) * (r - 1)
     read = _reads(n, lo, r)
     image = set().union(*(read(x) for x in range(extent)))
     for t in range(1, extent + 1):
@@ -204,18 +203,38 @@ def _claims_hold(dims: tuple[int, int, int, int]) -> None:
             assert _fits(_tiles(read, extent, t), image, anchor, size, stride), t
 
 
-@pytest.mark.xfail(strict=True, reason="known: tiles are derived over the map's domain only")
 def test_high_padding_is_tiled_too() -> None:
-    # f32[2] padded 0_1_1 to f32[4]: the map's domain ends at index 2, so a
-    # tile of 3 is "the whole dim" and admitted (`verifier tile --sizes 3`
-    # proves it exact, over one tile); the output's second tile [3, 4)
-    # reads nothing, yet its box, anchored at element 1, holds element 1.
+    # f32[2] padded 0_1_1 to f32[4]: the map's domain ends at index 2, but
+    # the tiles cover index 3 too.  A tile of 3 is no box: the second tile
+    # [3, 4) reads nothing, yet its box, anchored at element 1, holds it.
     _claims_hold((2, 0, 1, 2))
+    (indexing_map, _) = entry_maps(_pad_text([(2, 0, 1, 2)]))
+    tile = derive_tile(indexing_map, (4,))
+    assert isinstance(tile, SymbolicTile)
+    read = _reads(2, 0, 2)
+    assert _tiles(read, 4, 3) == [(0, {0, 1}), (3, set())]
+    proof = prove_sizes(indexing_map, tile, (3,))
+    assert proof.verdict == "covering" and dict(proof.point)["p0"] == 1
 
 
-@pytest.mark.xfail(strict=True, reason="known: one element read makes the map a constant")
 def test_one_element_read_along_a_padded_dim() -> None:
-    # f32[1] padded 1_0_0 to f32[2]: the map is (d0) -> (0) on d0 in [1, 1];
-    # tile 0 of size 1 reads nothing, yet its box, anchored by that map,
-    # holds element 0 (`verifier tile --sizes 1` says exact).
-    _claims_hold((1, 1, 0, 1))
+    # f32[1] padded 1_0_0 to f32[2]: the map is (d0) -> (0) on d0 in [1, 1],
+    # which anchors every tile at element 0.  A tile of 1 at index 0 reads
+    # nothing, yet its box holds element 0: covering; only the tile of both
+    # indices is exact.  (XLA keeps the map's d0 - 1 for a pad, anchoring
+    # that tile at -1, outside the operand: there it is exact.)
+    (indexing_map, _) = entry_maps(_pad_text([(1, 1, 0, 1)]))
+    tile = derive_tile(indexing_map, (2,))
+    assert isinstance(tile, SymbolicTile)
+    anchor = _map_anchor(indexing_map, 0)
+    read = _reads(1, 1, 1)
+    image = {0}
+    verdicts = []
+    for t in (1, 2):
+        (size,), (stride,) = tile.box_sizes((t,)), tile.box_strides((t,))
+        tiles = _tiles(read, 2, t)
+        exact = _fits(tiles, image, anchor, size, stride)
+        assert tile.holds((t,)) == exact, t
+        verdicts.append(prove_sizes(indexing_map, tile, (t,)).verdict)
+    assert _tiles(read, 2, 1) == [(0, set()), (1, {0})] and anchor(0) == 0
+    assert verdicts == ["covering", "exact"]

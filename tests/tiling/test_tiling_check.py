@@ -221,3 +221,30 @@ def test_a_tile_past_the_output_edge_is_not_refuted():
     assert outcomes["output 1 tile sizes"] == "unsupported"
     assert outcomes["output 0 tile sizes"] == "proved"
     assert "refuted" not in outcomes.values()
+
+
+ONE_ELEMENT = """HloModule m
+f {
+  p = f32[6] parameter(0)
+  c = f32[1] constant({1})
+  ROOT o = f32[7] concatenate(p, c), dimensions={0}
+}
+ENTRY e {
+  x = f32[6] parameter(0)
+  ROOT t = f32[7] fusion(x), kind=kCustom, calls=f, backend_config={"fusion_backend_config":
+    {"kind":"__triton","block_level_fusion_config":{"output_tiles":[{"sizes":["2"]}]}}}
+}"""
+
+
+def test_a_one_element_operand_does_not_refute_the_sizes() -> None:
+    # The constant's map folds to (d0) -> (0) on d0 in [6, 6], anchoring
+    # every tile of 2 at its element: tiles [0, 2) … [4, 6) read nothing of
+    # it yet would load it (covering, so its tile's condition asks a tile of
+    # 7).  Every tile that reads it reads its box, which is what the sizes
+    # are judged by (XLA's map keeps d0 - 6, anchoring those tiles outside).
+    tiles = [set(range(a, min(a + 2, 7))) & {6} for a in range(0, 7, 2)]
+    assert tiles == [set(), set(), set(), {6}]
+    module = parse_module(ONE_ELEMENT)
+    view = ModuleMaps(module).instruction(module.entry, module.entry.root)
+    answers = dict(tiling_answers(view))
+    assert answers["tile sizes"].outcome is Outcome.PROVED, answers["tile sizes"].message

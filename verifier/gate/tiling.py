@@ -128,26 +128,32 @@ def _named(sizes: tuple[int, ...]) -> tuple[tuple[str, int], ...]:
 
 
 def _constraints(result: InstructionTiling, sizes: tuple[int, ...]) -> CheckResult:
-    if result.condition_holds:
-        text = sz.render_condition(result.condition)
+    # Each tile's box condition: XLA's maps anchor a tile reading nothing
+    # outside the operand, where ours may anchor it at an element.
+    places = [
+        (f"operand {operand.operand} ({operand.name})", operand.tile.box_condition)
+        for operand in result.operands
+        if operand.tile is not None
+    ] + [
+        (f"{inner.name} ({inner.opcode})", inner.tile.box_condition)
+        for inner in result.inner
+        if inner.tile is not None
+    ]
+    conjunction = sz.ALWAYS
+    for _, condition in places:
+        conjunction = sz.conjoin(conjunction, condition)
+    conjunction = sz.restrict(conjunction, result.output_shape)
+    if sz.holds(conjunction, sizes):
+        text = sz.render_condition(conjunction)
         if not text:
             return CheckResult(
                 Outcome.PROVED, f"sizes {list(sizes)}: the fusion's tiles have no constraints"
             )
         return CheckResult(Outcome.PROVED, f"sizes {list(sizes)} satisfy the constraints: {text}")
     # The first place whose own condition the sizes break.
-    broken = [
-        (f"operand {operand.operand} ({operand.name})", operand.tile.condition)
-        for operand in result.operands
-        if operand.tile is not None
-    ] + [
-        (f"{inner.name} ({inner.opcode})", inner.tile.condition)
-        for inner in result.inner
-        if inner.tile is not None
-    ]
     where, condition = next(
-        ((name, c) for name, c in broken if not sz.holds(c, sizes)),
-        (result.instruction, result.condition),
+        ((name, c) for name, c in places if not sz.holds(c, sizes)),
+        (result.instruction, conjunction),
     )
     return CheckResult(
         Outcome.REFUTED,

@@ -214,7 +214,7 @@ def _operand_tile(
     largest), is a candidate, and the first that isl proves exact for the
     union is it; else none."""
     if len(found) == 1:
-        tile = derive_tile(found[0])
+        tile = derive_tile(found[0], shape)
         if isinstance(tile, NoTile):
             return tile
         return (0, tile, *_prove(found[0], tile, sizes))
@@ -222,7 +222,8 @@ def _operand_tile(
         return NoTile(f"read through {len(found)} maps with runtime offsets")
     candidates = []
     for anchor, indexing_map in enumerate(found):
-        tile = derive_tile(indexing_map)
+        others = found[:anchor] + found[anchor + 1 :]
+        tile = derive_tile(indexing_map, shape, others)
         if isinstance(tile, SymbolicTile) and (sizes is None or tile.holds(sizes)):
             # Largest first at these sizes, then at unit sizes (the box
             # that holds the others' for more sizes).
@@ -350,14 +351,20 @@ def _over_space(
 
 def _covering_box(maps: Sequence[IndexingMap], sizes: Sequence[int]) -> CoveringBox | None:
     """Per result, its least and greatest value over the tile at position 0,
-    through any of `maps`."""
+    through any of `maps` (within each map's dims' bounds; None where the
+    tile reads nothing)."""
     lows: list[int] = []
     highs: list[int] = []
+    reached = False
     for indexing_map in maps:
+        dims = indexing_map.dims
+        if any(v.bounds.lower > size - 1 for v, size in zip(dims, sizes, strict=True)):
+            continue
+        reached = True
         tile_map = indexing_map.replaced(
             dims=[
-                type(v)(type(v.bounds)(0, min(v.bounds.upper, size - 1)), v.source)
-                for v, size in zip(indexing_map.dims, sizes, strict=True)
+                type(v)(type(v.bounds)(v.bounds.lower, min(v.bounds.upper, size - 1)), v.source)
+                for v, size in zip(dims, sizes, strict=True)
             ]
         )
         for j, result in enumerate(indexing_map.results):
@@ -369,6 +376,8 @@ def _covering_box(maps: Sequence[IndexingMap], sizes: Sequence[int]) -> Covering
                 lows.append(low)
                 highs.append(high)
             lows[j], highs[j] = min(lows[j], low), max(highs[j], high)
+    if not reached:
+        return None
     return CoveringBox(tuple(lows), tuple(h - lo + 1 for lo, h in zip(lows, highs, strict=True)))
 
 
@@ -453,7 +462,7 @@ def _inner_tiles(
             else:
                 tiles.append(InnerTile(instruction.name, instruction.opcode, union[1], None))
         else:
-            tile = derive_tile(found[0])
+            tile = derive_tile(found[0], shape)
             if isinstance(tile, NoTile):
                 tiles.append(InnerTile(instruction.name, instruction.opcode, None, tile.reason))
             else:

@@ -4,7 +4,9 @@ For tile sizes ``t``, both sides are maps from the tile position ``p`` (and
 the runtime variables, fixed per tile) to operand elements:
 
 * the *footprint* ``F``: ``(p){rt}[k, s] -> e(p * t + k, s, rt)`` with
-  ``0 ≤ k_i < t_i`` and ``p * t + k`` inside the output;
+  ``0 ≤ k_i < t_i`` and ``p * t + k`` inside the map's dims' bounds, the
+  positions ``p`` ranging over the tile's output shape (which may reach
+  past those bounds: tiles that read nothing);
 * the *tile* ``B``: ``(p){rt}[q] -> offset(p) + q * stride`` with
   ``0 ≤ q_j < size_j``, kept where the operation reads that element at all
   (some output index and symbols map to it for these runtime values).
@@ -70,10 +72,10 @@ def tile_counts(shape: Sequence[int], sizes: Sequence[int]) -> tuple[int, ...]:
     return tuple(-(-n // t) for n, t in zip(shape, sizes, strict=True))
 
 
-def footprint(indexing_map: IndexingMap, sizes: Sequence[int]) -> IndexingMap:
-    """``F``: tile position and runtime values → the elements read."""
+def footprint(indexing_map: IndexingMap, sizes: Sequence[int], shape: Sequence[int]) -> IndexingMap:
+    """``F``: tile position (over an output of `shape`) and runtime values →
+    the elements read (by the indices within the map's dims' bounds)."""
     rank = indexing_map.num_dims
-    shape = [v.bounds.upper + 1 for v in indexing_map.dims]
 
     def at_tile(v: Var) -> Expr:
         match v.kind:
@@ -84,7 +86,9 @@ def footprint(indexing_map: IndexingMap, sizes: Sequence[int]) -> IndexingMap:
             case VarKind.RT:
                 return dim(rank + v.index)
 
-    inside = [(at_tile(dim(i)), (0, n - 1)) for i, n in enumerate(shape)]
+    inside = [
+        (at_tile(dim(i)), (v.bounds.lower, v.bounds.upper)) for i, v in enumerate(indexing_map.dims)
+    ]
     return IndexingMap.create(
         [(0, c - 1) for c in tile_counts(shape, sizes)] + [v.bounds for v in indexing_map.rt_vars],
         [substitute(e, at_tile) for e in indexing_map.results],
@@ -107,7 +111,7 @@ def tile_box(
     (default `indexing_map`) reads at all."""
     reader = indexing_map if reader is None else reader
     rank, results = indexing_map.num_dims, indexing_map.num_results
-    shape = [v.bounds.upper + 1 for v in indexing_map.dims]
+    shape = tile.output_shape
     lowest = [v.bounds.lower for v in indexing_map.range_vars]
 
     def origin(v: Var) -> Expr:
@@ -141,7 +145,7 @@ def tile_box(
         [(0, c - 1) for c in tile_counts(shape, sizes)] + [v.bounds for v in indexing_map.rt_vars],
         elements,
         range_vars=[(0, max(n, 1) - 1) for n in box_sizes]
-        + [(0, n - 1) for n in shape]
+        + [v.bounds for v in reader.dims]
         + [v.bounds for v in reader.range_vars],
         constraints=[(substitute(e, anywhere), (b.lower, b.upper)) for e, b in reader.constraints]
         + read,
@@ -160,7 +164,7 @@ def prove_union_sizes(
         return TileProof("refuted", sizes, f"sizes {_tuple(sizes)}: the tile has no element")
     rank = maps[anchor].num_dims
     answer = compare_unions(
-        [footprint(m, sizes) for m in maps],
+        [footprint(m, sizes, tile.output_shape) for m in maps],
         [tile_box(maps[anchor], tile, sizes, reader=m) for m in maps],
         num_in=rank,
         num_out=maps[anchor].num_results,
@@ -201,7 +205,9 @@ def prove_sizes(indexing_map: IndexingMap, tile: SymbolicTile, sizes: Sequence[i
             )
     if any(n == 0 for n in tile.box_sizes(sizes)):
         return TileProof("refuted", sizes, f"sizes {_tuple(sizes)}: the tile has no element")
-    answer = compare_relations(footprint(indexing_map, sizes), tile_box(indexing_map, tile, sizes))
+    answer = compare_relations(
+        footprint(indexing_map, sizes, tile.output_shape), tile_box(indexing_map, tile, sizes)
+    )
     if answer.differs is None:
         return TileProof("unknown", sizes)
     if not answer.differs:
@@ -267,7 +273,7 @@ def _all_sizes_relations(
     anchored where `indexing_map` puts the origin, within what `reader`
     reads at all."""
     rank, results = indexing_map.num_dims, indexing_map.num_results
-    shape = [v.bounds.upper + 1 for v in indexing_map.dims]
+    shape = tile.output_shape
     lowest = [v.bounds.lower for v in indexing_map.range_vars]
     largest = max(shape, default=1)
 
@@ -312,7 +318,9 @@ def _all_sizes_relations(
     dims += [(v.bounds.lower, v.bounds.upper) for v in indexing_map.rt_vars]
     admitted = [(size_expr(a.expr), (a.lower, a.upper)) for a in tile.condition[0]]
     span = largest * (1 + sum(abs(_stride(s)) for s in tile.strides)) + 1
-    inside = [(at_origin(dim(i)), (0, n - 1)) for i, n in enumerate(shape)]
+    inside = [
+        (at_origin(dim(i)), (v.bounds.lower, v.bounds.upper)) for i, v in enumerate(reader.dims)
+    ]
     within = [(dim(i) - range_var(i) - 1, (0, n)) for i, n in enumerate(shape)]
     read_map = IndexingMap.create(
         dims,
@@ -336,7 +344,7 @@ def _all_sizes_relations(
         dims,
         elements,
         range_vars=[(0, span) for _ in tile.sizes]
-        + [(0, n - 1) for n in shape]
+        + [v.bounds for v in reader.dims]
         + [v.bounds for v in reader.range_vars],
         constraints=[(substitute(e, anywhere), (b.lower, b.upper)) for e, b in reader.constraints]
         + in_box

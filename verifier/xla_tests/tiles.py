@@ -257,6 +257,7 @@ def judge_xla_tile(
             tuple(sz.Const(n) for n in box),
             tuple(sz.Const(n) for n in strides),
             sz.ALWAYS,
+            sz.ALWAYS,
         )
         proof = prove_sizes(indexing_map, as_tile, sizes)
     except (VerifierError, ZeroDivisionError) as error:
