@@ -217,7 +217,7 @@ def _operand_tile(
         tile = derive_tile(found[0])
         if isinstance(tile, NoTile):
             return tile
-        return (0, tile, *_prove(found[0], tile, sizes))
+        return (0, tile, *_prove(found[0], tile, sizes, shape))
     if any(m.rt_vars for m in found):
         return NoTile(f"read through {len(found)} maps with runtime offsets")
     candidates = []
@@ -230,7 +230,7 @@ def _operand_tile(
             candidates.append((key, anchor, tile))
     tried = []
     for _, anchor, tile in sorted(candidates, key=lambda c: c[0])[:UNION_CANDIDATES]:
-        proof, proved_for = _prove_union(found, anchor, tile, sizes)
+        proof, proved_for = _prove_union(found, anchor, tile, sizes, shape)
         if proof.verdict == "exact":
             return anchor, tile, proof, proved_for
         tried.append(f"map {anchor}'s tile: {proof.witness or proof.verdict}")
@@ -251,19 +251,24 @@ def _volume(tile: SymbolicTile, sizes: Sequence[int]) -> int:
 
 
 def _prove_union(
-    found: tuple[IndexingMap, ...], anchor: int, tile: SymbolicTile, sizes: tuple[int, ...] | None
+    found: tuple[IndexingMap, ...],
+    anchor: int,
+    tile: SymbolicTile,
+    sizes: tuple[int, ...] | None,
+    shape: tuple[int, ...],
 ) -> tuple[TileProof, str]:
     """The union's proof for `sizes`, for all sizes at once where `tile` is
-    affine, or over the whole tiling space where `tile`'s condition holds."""
+    affine, or over the whole tiling space where `tile`'s condition holds
+    (tiles over the output `shape`)."""
     if sizes is not None:
-        return prove_union_sizes(found, anchor, tile, sizes), f"sizes {list(sizes)}"
+        return prove_union_sizes(found, anchor, tile, sizes, shape), f"sizes {list(sizes)}"
     if tile.is_affine():
-        proof = prove_union_all_sizes(found, anchor, tile)
+        proof = prove_union_all_sizes(found, anchor, tile, shape)
         if proof.verdict == "exact":
             return proof, "all sizes"
     # A union of products is no product: every dim is enumerated together.
     vectors = _space_vectors(tile, [set(range(len(tile.output_shape)))])
-    return _over_space(vectors, lambda v: prove_union_sizes(found, anchor, tile, v))
+    return _over_space(vectors, lambda v: prove_union_sizes(found, anchor, tile, v, shape))
 
 
 def tiling_space(shape: Sequence[int]) -> list[tuple[int, ...]]:
@@ -300,16 +305,19 @@ def _linked_groups(indexing_map: IndexingMap, tile: SymbolicTile) -> list[set[in
 
 
 def _prove(
-    indexing_map: IndexingMap, tile: SymbolicTile, sizes: tuple[int, ...] | None
+    indexing_map: IndexingMap,
+    tile: SymbolicTile,
+    sizes: tuple[int, ...] | None,
+    shape: tuple[int, ...],
 ) -> tuple[TileProof, str]:
     if sizes is not None:
-        return prove_sizes(indexing_map, tile, sizes), f"sizes {list(sizes)}"
+        return prove_sizes(indexing_map, tile, sizes, shape), f"sizes {list(sizes)}"
     if tile.is_affine():
-        proof = prove_all_sizes(indexing_map, tile)
+        proof = prove_all_sizes(indexing_map, tile, shape)
         if proof.verdict == "exact":
             return proof, "all sizes"
     vectors = _space_vectors(tile, _linked_groups(indexing_map, tile))
-    return _over_space(vectors, lambda v: prove_sizes(indexing_map, tile, v))
+    return _over_space(vectors, lambda v: prove_sizes(indexing_map, tile, v, shape))
 
 
 def _space_vectors(tile: SymbolicTile, groups: list[set[int]]) -> list[tuple[int, ...]]:
@@ -442,7 +450,7 @@ def _inner_tiles(
     tiles = []
     for instruction in reversed(computation.instructions):
         found = reach.get(instruction.name)
-        if found is None:
+        if not found:  # not reached, or reached by no element (a pad's value, unpadded)
             continue
         if isinstance(found, str):
             tiles.append(InnerTile(instruction.name, instruction.opcode, None, found))

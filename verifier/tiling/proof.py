@@ -70,10 +70,24 @@ def tile_counts(shape: Sequence[int], sizes: Sequence[int]) -> tuple[int, ...]:
     return tuple(-(-n // t) for n, t in zip(shape, sizes, strict=True))
 
 
-def footprint(indexing_map: IndexingMap, sizes: Sequence[int]) -> IndexingMap:
-    """``F``: tile position and runtime values → the elements read."""
+def output_extent(indexing_map: IndexingMap, shape: Sequence[int] | None) -> list[int]:
+    """The tiled output's dims: `shape`, else the map's dims' upper bounds
+    (a simplified map may have tightened them: a concatenate's operand)."""
+    return list(shape) if shape is not None else [v.bounds.upper + 1 for v in indexing_map.dims]
+
+
+def _domain(indexing_map: IndexingMap) -> list[tuple[int, int]]:
+    """Each dim's bounds: the output indices the map reads from at all."""
+    return [(v.bounds.lower, v.bounds.upper) for v in indexing_map.dims]
+
+
+def footprint(
+    indexing_map: IndexingMap, sizes: Sequence[int], shape: Sequence[int] | None = None
+) -> IndexingMap:
+    """``F``: tile position and runtime values → the elements read (tiles
+    over `shape`, default `output_extent`)."""
     rank = indexing_map.num_dims
-    shape = [v.bounds.upper + 1 for v in indexing_map.dims]
+    shape = output_extent(indexing_map, shape)
 
     def at_tile(v: Var) -> Expr:
         match v.kind:
@@ -84,7 +98,7 @@ def footprint(indexing_map: IndexingMap, sizes: Sequence[int]) -> IndexingMap:
             case VarKind.RT:
                 return dim(rank + v.index)
 
-    inside = [(at_tile(dim(i)), (0, n - 1)) for i, n in enumerate(shape)]
+    inside = [(at_tile(dim(i)), bounds) for i, bounds in enumerate(_domain(indexing_map))]
     return IndexingMap.create(
         [(0, c - 1) for c in tile_counts(shape, sizes)] + [v.bounds for v in indexing_map.rt_vars],
         [substitute(e, at_tile) for e in indexing_map.results],
@@ -101,13 +115,14 @@ def tile_box(
     tile: SymbolicTile,
     sizes: Sequence[int],
     reader: IndexingMap | None = None,
+    shape: Sequence[int] | None = None,
 ) -> IndexingMap:
     """``B``: tile position and runtime values → the tile's elements (its
     box anchored where `indexing_map` puts the tile's origin) that `reader`
-    (default `indexing_map`) reads at all."""
+    (default `indexing_map`) reads at all (tiles over `shape`)."""
     reader = indexing_map if reader is None else reader
     rank, results = indexing_map.num_dims, indexing_map.num_results
-    shape = [v.bounds.upper + 1 for v in indexing_map.dims]
+    shape = output_extent(indexing_map, shape)
     lowest = [v.bounds.lower for v in indexing_map.range_vars]
 
     def origin(v: Var) -> Expr:
@@ -141,7 +156,7 @@ def tile_box(
         [(0, c - 1) for c in tile_counts(shape, sizes)] + [v.bounds for v in indexing_map.rt_vars],
         elements,
         range_vars=[(0, max(n, 1) - 1) for n in box_sizes]
-        + [(0, n - 1) for n in shape]
+        + _domain(reader)
         + [v.bounds for v in reader.range_vars],
         constraints=[(substitute(e, anywhere), (b.lower, b.upper)) for e, b in reader.constraints]
         + read,
@@ -149,7 +164,11 @@ def tile_box(
 
 
 def prove_union_sizes(
-    maps: Sequence[IndexingMap], anchor: int, tile: SymbolicTile, sizes: Sequence[int]
+    maps: Sequence[IndexingMap],
+    anchor: int,
+    tile: SymbolicTile,
+    sizes: Sequence[int],
+    shape: Sequence[int] | None = None,
 ) -> TileProof:
     """Whether, at every tile position, the tile of `sizes` (anchored by
     ``maps[anchor]``) is exactly what the output tile reads through all of
@@ -160,8 +179,8 @@ def prove_union_sizes(
         return TileProof("refuted", sizes, f"sizes {_tuple(sizes)}: the tile has no element")
     rank = maps[anchor].num_dims
     answer = compare_unions(
-        [footprint(m, sizes) for m in maps],
-        [tile_box(maps[anchor], tile, sizes, reader=m) for m in maps],
+        [footprint(m, sizes, shape) for m in maps],
+        [tile_box(maps[anchor], tile, sizes, reader=m, shape=shape) for m in maps],
         num_in=rank,
         num_out=maps[anchor].num_results,
     )
@@ -178,9 +197,15 @@ def prove_union_sizes(
     )
 
 
-def prove_sizes(indexing_map: IndexingMap, tile: SymbolicTile, sizes: Sequence[int]) -> TileProof:
-    """Whether, at every tile position, the tile of `sizes` is exactly what
-    the output tile reads (a witness otherwise)."""
+def prove_sizes(
+    indexing_map: IndexingMap,
+    tile: SymbolicTile,
+    sizes: Sequence[int],
+    shape: Sequence[int] | None = None,
+) -> TileProof:
+    """Whether, at every tile position of an output of `shape` (default
+    `output_extent`), the tile of `sizes` is exactly what the output tile
+    reads (a witness otherwise)."""
     sizes = tuple(sizes)
     for k, variable in enumerate(indexing_map.rt_vars):
         source = variable.source
@@ -201,7 +226,9 @@ def prove_sizes(indexing_map: IndexingMap, tile: SymbolicTile, sizes: Sequence[i
             )
     if any(n == 0 for n in tile.box_sizes(sizes)):
         return TileProof("refuted", sizes, f"sizes {_tuple(sizes)}: the tile has no element")
-    answer = compare_relations(footprint(indexing_map, sizes), tile_box(indexing_map, tile, sizes))
+    answer = compare_relations(
+        footprint(indexing_map, sizes, shape), tile_box(indexing_map, tile, sizes, shape=shape)
+    )
     if answer.differs is None:
         return TileProof("unknown", sizes)
     if not answer.differs:
@@ -235,21 +262,26 @@ def _point(source: Sequence[int], rank: int, element: Sequence[int]) -> tuple[tu
     )
 
 
-def prove_all_sizes(indexing_map: IndexingMap, tile: SymbolicTile) -> TileProof:
+def prove_all_sizes(
+    indexing_map: IndexingMap, tile: SymbolicTile, shape: Sequence[int] | None = None
+) -> TileProof:
     """For an affine tile: exact for every size vector its condition admits,
     at every origin (``unknown`` when isl cannot tell or finds a
     counterexample, which may lie at an origin no tile has)."""
-    read_map, box_map = _all_sizes_relations(indexing_map, indexing_map, tile)
+    read_map, box_map = _all_sizes_relations(indexing_map, indexing_map, tile, shape)
     answer = compare_relations(read_map, box_map)
     return TileProof("exact" if answer.differs is False else "unknown", None)
 
 
 def prove_union_all_sizes(
-    maps: Sequence[IndexingMap], anchor: int, tile: SymbolicTile
+    maps: Sequence[IndexingMap],
+    anchor: int,
+    tile: SymbolicTile,
+    shape: Sequence[int] | None = None,
 ) -> TileProof:
     """`prove_all_sizes` for what an output tile reads through all of
     `maps` together, against `tile` anchored by ``maps[anchor]``."""
-    pairs = [_all_sizes_relations(maps[anchor], m, tile) for m in maps]
+    pairs = [_all_sizes_relations(maps[anchor], m, tile, shape) for m in maps]
     answer = compare_unions(
         [read for read, _ in pairs],
         [box for _, box in pairs],
@@ -260,14 +292,17 @@ def prove_union_all_sizes(
 
 
 def _all_sizes_relations(
-    indexing_map: IndexingMap, reader: IndexingMap, tile: SymbolicTile
+    indexing_map: IndexingMap,
+    reader: IndexingMap,
+    tile: SymbolicTile,
+    shape: Sequence[int] | None = None,
 ) -> tuple[IndexingMap, IndexingMap]:
     """With the sizes and the tile's origin as dims (then runtime values):
     what `reader` reads from the tile at that origin, and the tile's box
     anchored where `indexing_map` puts the origin, within what `reader`
     reads at all."""
     rank, results = indexing_map.num_dims, indexing_map.num_results
-    shape = [v.bounds.upper + 1 for v in indexing_map.dims]
+    shape = output_extent(indexing_map, shape)
     lowest = [v.bounds.lower for v in indexing_map.range_vars]
     largest = max(shape, default=1)
 
@@ -312,7 +347,7 @@ def _all_sizes_relations(
     dims += [(v.bounds.lower, v.bounds.upper) for v in indexing_map.rt_vars]
     admitted = [(size_expr(a.expr), (a.lower, a.upper)) for a in tile.condition[0]]
     span = largest * (1 + sum(abs(_stride(s)) for s in tile.strides)) + 1
-    inside = [(at_origin(dim(i)), (0, n - 1)) for i, n in enumerate(shape)]
+    inside = [(at_origin(dim(i)), bounds) for i, bounds in enumerate(_domain(reader))]
     within = [(dim(i) - range_var(i) - 1, (0, n)) for i, n in enumerate(shape)]
     read_map = IndexingMap.create(
         dims,
@@ -336,7 +371,7 @@ def _all_sizes_relations(
         dims,
         elements,
         range_vars=[(0, span) for _ in tile.sizes]
-        + [(0, n - 1) for n in shape]
+        + _domain(reader)
         + [v.bounds for v in reader.range_vars],
         constraints=[(substitute(e, anywhere), (b.lower, b.upper)) for e, b in reader.constraints]
         + in_box
