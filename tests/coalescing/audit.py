@@ -40,9 +40,10 @@ def main(argv: list[str] | None = None) -> int:
         fusion, device = case(seed, args.large_every)
         try:
             kind, problems = judge_fusion(fusion, device)  # type: ignore[arg-type]
-        except Exception as error:  # noqa: BLE001 - a crash is a finding too
+        except Exception as error:
             kind, problems = "crash", [f"{type(error).__name__}: {error}"]
         kinds[kind.split(":")[0]] += 1
+        print(f"seed {seed}: {kind}, {len(problems)} disagreements", file=sys.stderr)
         if problems or args.replay is not None:
             bad += bool(problems)
             print(f"seed {seed} ({device}): {kind}", *problems, sep="\n  ")

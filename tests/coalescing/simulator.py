@@ -56,12 +56,12 @@ def slot(index: Index, dims: Index, minor_to_major: Index, tiles: Sequence[Index
             shape.insert(0, 1)
             coord.insert(0, 0)
         cut = len(shape) - len(tile)
-        outer_shape = shape[:cut] + [-(-n // t) for n, t in zip(shape[cut:], tile)]
-        outer = coord[:cut] + [c // t for c, t in zip(coord[cut:], tile)]
-        inner = [c % t for c, t in zip(coord[cut:], tile)]
+        outer_shape = shape[:cut] + [-(-n // t) for n, t in zip(shape[cut:], tile, strict=False)]
+        outer = coord[:cut] + [c // t for c, t in zip(coord[cut:], tile, strict=False)]
+        inner = [c % t for c, t in zip(coord[cut:], tile, strict=False)]
         shape, coord = outer_shape + list(tile), outer + inner
     offset = 0
-    for c, n in zip(coord, shape):
+    for c, n in zip(coord, shape, strict=False):
         offset = offset * n + c
     return offset
 
@@ -116,34 +116,34 @@ def reads(value: Value, index: Index, path: tuple[int, ...] = ()) -> list[Read]:
     a = value.attrs
     match value.op:
         case "negate" | "convert":
-            return reads(value.operands[0], index, path + (0,))
+            return reads(value.operands[0], index, (*path, 0))
         case "add":
-            return [r for k, v in enumerate(value.operands) for r in reads(v, index, path + (k,))]
+            return [r for k, v in enumerate(value.operands) for r in reads(v, index, (*path, k))]
         case "broadcast":
-            return reads(value.operands[0], tuple(index[d] for d in a[0]), path + (0,))
+            return reads(value.operands[0], tuple(index[d] for d in a[0]), (*path, 0))
         case "transpose":
             source = [0] * len(index)
             for k, d in enumerate(a[0]):
                 source[d] = index[k]
-            return reads(value.operands[0], tuple(source), path + (0,))
+            return reads(value.operands[0], tuple(source), (*path, 0))
         case "reverse":
             n = dims_of(value.operands[0])
             turned = tuple(n[d] - 1 - i if d in a[0] else i for d, i in enumerate(index))
-            return reads(value.operands[0], turned, path + (0,))
+            return reads(value.operands[0], turned, (*path, 0))
         case "slice":
             starts, strides = a
-            picked = tuple(s + i * t for s, i, t in zip(starts, index, strides))
-            return reads(value.operands[0], picked, path + (0,))
+            picked = tuple(s + i * t for s, i, t in zip(starts, index, strides, strict=False))
+            return reads(value.operands[0], picked, (*path, 0))
         case "pad":
             lows, interiors = a
             n = dims_of(value.operands[0])
             source = []
-            for i, low, gap, size in zip(index, lows, interiors, n):
+            for i, low, gap, size in zip(index, lows, interiors, n, strict=False):
                 shifted = i - low
                 if shifted < 0 or shifted % (gap + 1) or shifted // (gap + 1) >= size:
                     return []
                 source.append(shifted // (gap + 1))
-            return reads(value.operands[0], tuple(source), path + (0,))
+            return reads(value.operands[0], tuple(source), (*path, 0))
         case "concatenate":
             (axis,) = a
             start = 0
@@ -152,14 +152,14 @@ def reads(value: Value, index: Index, path: tuple[int, ...] = ()) -> list[Read]:
                 if start <= index[axis] < start + length:
                     inside = list(index)
                     inside[axis] -= start
-                    return reads(operand, tuple(inside), path + (k,))
+                    return reads(operand, tuple(inside), (*path, k))
                 start += length
             raise AssertionError(index)
         case "reshape":
             return reads(
                 value.operands[0],
                 _row_major_index(_row_major_linear(index, value.dims), dims_of(value.operands[0])),
-                path + (0,),
+                (*path, 0),
             )
         case "bitcast":
             (operand,) = value.operands
@@ -169,7 +169,7 @@ def reads(value: Value, index: Index, path: tuple[int, ...] = ()) -> list[Read]:
             for d in operand.minor_to_major:
                 source[d] = linear % operand.dims[d]
                 linear //= operand.dims[d]
-            return reads(operand, tuple(source), path + (0,))
+            return reads(operand, tuple(source), (*path, 0))
         case "reduce":
             (reduced,) = a
             operand = value.operands[0]
@@ -178,11 +178,11 @@ def reads(value: Value, index: Index, path: tuple[int, ...] = ()) -> list[Read]:
             found: list[Read] = []
             for r in itertools.product(*(range(n[d]) for d in reduced)):
                 source = [0] * len(n)
-                for d, i in zip(kept, index):
+                for d, i in zip(kept, index, strict=False):
                     source[d] = i
-                for d, i in zip(reduced, r):
+                for d, i in zip(reduced, r, strict=False):
                     source[d] = i
-                for number, p, loop, element in reads(operand, tuple(source), path + (0,)):
+                for number, p, loop, element in reads(operand, tuple(source), (*path, 0)):
                     found.append((number, p, r + loop, element))
             return found
     raise AssertionError(value.op)
@@ -190,7 +190,7 @@ def reads(value: Value, index: Index, path: tuple[int, ...] = ()) -> list[Read]:
 
 def _row_major_linear(index: Index, dims: Index) -> int:
     linear = 0
-    for i, n in zip(index, dims):
+    for i, n in zip(index, dims, strict=False):
         linear = linear * n + i
     return linear
 
@@ -205,9 +205,19 @@ def _row_major_index(linear: int, dims: Index) -> Index:
 
 @dataclass(frozen=True)
 class Fusion:
+    """`root` (its layout `out_order`), and a `second` root of the same
+    dims (layout `second_order`) making a tuple of two outputs."""
+
     root: Node
     params: tuple[Param, ...]
     out_order: Index
+    second: Node | None = None
+    second_order: Index = ()
+
+    @property
+    def roots(self) -> tuple[tuple[Node, Index], ...]:
+        first = ((self.root, self.out_order),)
+        return first if self.second is None else (*first, (self.second, self.second_order))
 
     def text(self) -> str:
         lines: list[str] = []
@@ -224,8 +234,9 @@ class Fusion:
             names[id(value)] = name
             a = value.attrs
             shape = f"{value.element}[{','.join(map(str, value.dims))}]"
-            if value is self.root:
-                shape += "{" + ",".join(map(str, self.out_order)) + "}"
+            for root, order in self.roots:
+                if value is root:
+                    shape += "{" + ",".join(map(str, order)) + "}"
             match value.op:
                 case "negate" | "convert" | "add" | "reshape" | "bitcast":
                     body = f"{value.op}({', '.join(args)})"
@@ -234,14 +245,14 @@ class Fusion:
                 case "slice":
                     ranges = ", ".join(
                         f"[{s}:{s + (n - 1) * t + 1}:{t}]"
-                        for s, t, n in zip(a[0], a[1], value.dims)
+                        for s, t, n in zip(a[0], a[1], value.dims, strict=False)
                     )
                     body = f"slice({args[0]}), slice={{{ranges}}}"
                 case "pad":
                     n = dims_of(value.operands[0])
                     config = "x".join(
                         f"{lo}_{out - lo - (size - 1) * (gap + 1) - 1}_{gap}"
-                        for lo, gap, size, out in zip(a[0], a[1], n, value.dims)
+                        for lo, gap, size, out in zip(a[0], a[1], n, value.dims, strict=False)
                     )
                     lines.append(f"  z{name} = {value.element}[] constant(0)")
                     body = f"pad({args[0]}, z{name}), padding={config}"
@@ -257,16 +268,26 @@ class Fusion:
                     )
                 case _:
                     raise AssertionError(value.op)
-            root = "ROOT " if value is self.root else ""
+            root = "ROOT " if value is self.root and self.second is None else ""
             lines.append(f"  {root}{name} = {shape} {body}")
             return name
 
-        emit(self.root)
+        outs = []
+        for root, order in self.roots:
+            outs.append(
+                (
+                    emit(root),
+                    f"{root.element}[{','.join(map(str, root.dims))}]{{{','.join(map(str, order))}}}",
+                )
+            )
+        out = outs[0][1]
+        if self.second is not None:
+            out = f"({', '.join(shape for _, shape in outs)})"
+            lines.append(f"  ROOT t = {out} tuple({', '.join(name for name, _ in outs)})")
         params = [f"  p{p.number} = {p.shape_text()} parameter({p.number})" for p in self.params]
-        out = f"{self.root.element}[{','.join(map(str, self.root.dims))}]"
-        out += "{" + ",".join(map(str, self.out_order)) + "}"
         reducers = ""
-        for element in sorted({n.element for n in _nodes(self.root) if n.op == "reduce"}):
+        every = [n for root, _ in self.roots for n in _nodes(root)]
+        for element in sorted({n.element for n in every if n.op == "reduce"}):
             reducers += (
                 f"sum_{element} {{\n  a = {element}[] parameter(0)\n  b = {element}[] parameter(1)\n"
                 f"  ROOT s = {element}[] add(a, b)\n}}\n"
@@ -274,7 +295,7 @@ class Fusion:
         args = ", ".join(f"p{p.number}" for p in self.params)
         return (
             f"HloModule generated\n{reducers}fused {{\n" + "\n".join(params + lines) + "\n}\n"
-            f"ENTRY main {{\n" + "\n".join(params) + "\n"
+            "ENTRY main {\n" + "\n".join(params) + "\n"
             f"  ROOT fusion = {out} fusion({args}), kind=kLoop, calls=fused\n}}\n"
         )
 
@@ -316,7 +337,7 @@ def launch(fusion: Fusion, device: Device) -> Launch:
     unroll = 1
     if n >= device.resident_threads:
         unroll = math.gcd(n, 4)
-    unroll = max(unroll, -(-8 // BITS[fusion.root.element]))
+    unroll = max(unroll, -(-8 // min(BITS[root.element] for root, _ in fusion.roots)))
     if n <= 1:
         return Launch(1, 1, unroll)
     work = -(-n // unroll)
@@ -352,13 +373,14 @@ def simulate(fusion: Fusion, device: Device) -> tuple[Launch, dict[int, Counts]]
                 linear = (block * go.threads + thread) * go.unroll + u
                 if linear >= n:
                     continue
-                index = [0] * len(dims)
-                rest = linear
-                for d in fusion.out_order:
-                    index[d] = rest % dims[d]
-                    rest //= dims[d]
-                for number, path, loop, element in reads(fusion.root, tuple(index)):
-                    by_param[number][(block, thread, u)][(path, loop)] = element
+                for k, (root, order) in enumerate(fusion.roots):
+                    index = [0] * len(dims)
+                    rest = linear
+                    for d in order:
+                        index[d] = rest % dims[d]
+                        rest //= dims[d]
+                    for number, path, loop, element in reads(root, tuple(index), (k,)):
+                        by_param[number][(block, thread, u)][(path, loop)] = element
     result = {}
     for param in fusion.params:
         points = by_param.get(param.number, {})
@@ -449,9 +471,7 @@ def _dim(rng: random.Random, large: bool, small: bool = False) -> int:
     return rng.choice((1, 1, 2, 3, 4, 5, 7, 8, 13, 16, 17, 31, 32, 33, 37, 64, 100, 129))
 
 
-def _param(
-    rng: random.Random, number: int, dims: Index, element: str | None = None
-) -> Param:
+def _param(rng: random.Random, number: int, dims: Index, element: str | None = None) -> Param:
     element = element or rng.choice(TYPES)
     order = list(range(len(dims)))
     rng.shuffle(order)
@@ -489,7 +509,7 @@ class _Builder:
         """`node` (of some dims with the same element count) reshaped to `dims`."""
         if node.dims == dims:
             return node
-        element = node.element if isinstance(node, Node) else node.element
+        element = node.element
         return Node("reshape", dims, element, (node,))
 
     def cast(self, value: Value) -> Value:
@@ -523,7 +543,9 @@ class _Builder:
             case "negate":
                 return Node("negate", dims, e, (self.build(dims, depth - 1),))
             case "add":
-                return Node("add", dims, e, (self.build(dims, depth - 1), self.build(dims, depth - 1)))
+                return Node(
+                    "add", dims, e, (self.build(dims, depth - 1), self.build(dims, depth - 1))
+                )
             case "add_same":
                 # One operand read twice: straight and through another op.
                 inner = self.build(dims, depth - 1)
@@ -538,10 +560,10 @@ class _Builder:
             case "transpose":
                 perm = list(range(rank))
                 rng.shuffle(perm)
-                source = [0] * rank
+                before = [0] * rank
                 for k, d in enumerate(perm):
-                    source[d] = dims[k]
-                inner = self.build(tuple(source), depth - 1)
+                    before[d] = dims[k]
+                inner = self.build(tuple(before), depth - 1)
                 return Node("transpose", dims, e, (inner,), (tuple(perm),))
             case "reverse":
                 turned = tuple(d for d in range(rank) if rng.random() < 0.5)
@@ -551,12 +573,12 @@ class _Builder:
                 starts = tuple(rng.randint(0, 3) for _ in dims)
                 source = tuple(
                     s + (n - 1) * t + 1 + rng.randint(0, 2)
-                    for s, t, n in zip(starts, strides, dims)
+                    for s, t, n in zip(starts, strides, dims, strict=False)
                 )
                 inner = self.build(source, depth - 1)
                 return Node("slice", dims, e, (inner,), (starts, strides))
             case "pad":
-                lows, gaps, source = [], [], []
+                lows, gaps, unpadded = [], [], []
                 for n in dims:
                     gap = rng.choice((0, 0, 1, 2))
                     size = max(1, (n + gap) // (gap + 1) - rng.randint(0, 2))
@@ -567,17 +589,19 @@ class _Builder:
                     low = rng.randint(0, n - ((size - 1) * (gap + 1) + 1))
                     lows.append(low)
                     gaps.append(gap)
-                    source.append(size)
-                inner = self.build(tuple(source), depth - 1)
+                    unpadded.append(size)
+                inner = self.build(tuple(unpadded), depth - 1)
                 return Node("pad", dims, e, (inner,), (tuple(lows), tuple(gaps)))
             case "concatenate":
                 if not rank:
                     return self.leaf(dims)
                 axis = rng.randrange(rank)
-                cuts = sorted(rng.sample(range(1, dims[axis]), min(dims[axis] - 1, rng.randint(0, 2))))
+                cuts = sorted(
+                    rng.sample(range(1, dims[axis]), min(dims[axis] - 1, rng.randint(0, 2)))
+                )
                 bounds = [0, *cuts, dims[axis]]
                 parts = []
-                for lo, hi in zip(bounds, bounds[1:]):
+                for lo, hi in itertools.pairwise(bounds):
                     piece = list(dims)
                     piece[axis] = hi - lo
                     parts.append(self.build(tuple(piece), depth - 1))
@@ -597,7 +621,7 @@ class _Builder:
                     return self.leaf(dims)
                 extra = rng.choice((1, 2, 3, 5))
                 where = rng.randint(0, rank)
-                source = dims[:where] + (extra,) + dims[where:]
+                source = (*dims[:where], extra, *dims[where:])
                 inner = self.build(source, 0)  # one reduce per path: its loop ids are its own
                 return Node("reduce", dims, e, (inner,), ((where,),))
         raise AssertionError(op)
@@ -612,8 +636,10 @@ def random_fusion(rng: random.Random, large: bool = False, small: bool = False) 
         dims: Index = tuple(_dim(rng, False, True) for _ in range(rank))
     elif large:
         dims = tuple(_dim(rng, True) for _ in range(rank))
+        while math.prod(dims) > 300_000:
+            dims = tuple(max(1, n // 2) for n in dims)
         while math.prod(dims) < 129024:
-            dims = (*dims[:-1], dims[-1] * 2) if dims else (129024,)
+            dims = (*dims[:-1], dims[-1] * 2)
     else:
         dims = tuple(_dim(rng, False) for _ in range(rank))
         while math.prod(dims) > 6000:
@@ -623,25 +649,41 @@ def random_fusion(rng: random.Random, large: bool = False, small: bool = False) 
         element = "f32"
     builder = _Builder(rng, element, small)
     body = builder.build(dims, 0 if large else rng.choice((1, 2, 2, 3)))
-    out_type = element if small else rng.choice((element, element, "pred", "s4", "u8", "f16", "f32"))
+    out_type = (
+        element if small else rng.choice((element, element, "pred", "s4", "u8", "f16", "f32"))
+    )
     root: Node
     if out_type != body.element:
         root = Node("convert", dims, out_type, (body,))
     elif isinstance(body, Node) and body.op != "bitcast":  # a bitcast's output is row-major
         root = body
     else:
-        root = Node("negate", dims, out_type, (body,)) if out_type != "pred" else Node(
-            "convert", dims, out_type, (Node("convert", dims, "f32", (body,)),)
+        root = (
+            Node("negate", dims, out_type, (body,))
+            if out_type != "pred"
+            else Node("convert", dims, out_type, (Node("convert", dims, "f32", (body,)),))
         )
     order = list(range(rank))
     rng.shuffle(order)
-    return Fusion(root, tuple(builder.params), tuple(order))
+    if small or large or rng.random() < 0.75:
+        return Fusion(root, tuple(builder.params), tuple(order))
+    # A second output of the same dims, in a layout of its own.
+    other = builder.build(dims, rng.choice((1, 2)))
+    kind = "negate" if element == "f32" else "convert"
+    second = Node(kind, dims, "f32", (other,))
+    turned = list(range(rank))
+    rng.shuffle(turned)
+    return Fusion(root, tuple(builder.params), tuple(order), second, tuple(turned))
 
 
 def only_loop_ops(fusion: Fusion) -> bool:
     """No op that may give the fusion another emitter (a transpose hero,
     a reduce hero, a concatenate hero)."""
-    return not any(n.op in ("transpose", "reduce", "concatenate") for n in _nodes(fusion.root))
+    return not any(
+        n.op in ("transpose", "reduce", "concatenate")
+        for root, _ in fusion.roots
+        for n in _nodes(root)
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -663,7 +705,11 @@ def judge(fusion: Fusion, device: str) -> tuple[str, list[str]]:
         return f"skipped: {answer['emitter']}", problems
     go, counts = simulate(fusion, DEVICES[device])
     got = answer["launch"]
-    if (got["threads_per_block"], got["blocks"], got["unroll"]) != (go.threads, go.blocks, go.unroll):
+    if (got["threads_per_block"], got["blocks"], got["unroll"]) != (
+        go.threads,
+        go.blocks,
+        go.unroll,
+    ):
         problems.append(f"launch {got['threads_per_block'], got['blocks'], got['unroll']} != {go}")
         return "loop", problems
     for row in answer["operands"]:
@@ -675,10 +721,18 @@ def judge(fusion: Fusion, device: str) -> tuple[str, list[str]]:
                 problems.append(f"operand {number}: no count ({row.get('reason')})")
             continue
         if row["element_bits"] != param.slot_bits:
-            problems.append(f"operand {number}: element_bits {row['element_bits']} != {param.slot_bits}")
+            problems.append(
+                f"operand {number}: element_bits {row['element_bits']} != {param.slot_bits}"
+            )
         spr = row["sectors_per_request"]
         total = round(spr["mean"] * row["requests"]) if row["requests"] else 0
-        mine = (expected.requests, expected.minimum, expected.maximum, expected.total, expected.at_ideal)
+        mine = (
+            expected.requests,
+            expected.minimum,
+            expected.maximum,
+            expected.total,
+            expected.at_ideal,
+        )
         theirs = (row["requests"], spr["min"], spr["max"], total, row["requests_at_ideal"])
         if mine != theirs:
             problems.append(

@@ -1,0 +1,47 @@
+"""`verifier coalescing` on generated loop fusions against the independent
+brute force (`tests.coalescing.simulator`: chained ops, several operands,
+tiled and permuted layouts, packed and byte-wide sub-byte types, partial
+warps and blocks, unrolled launches), and the cases the audit found."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from tests.coalescing.simulator import DEVICES, Fusion, Node, Param, judge, random_fusion
+
+
+def _case(seed: int, large: bool = False) -> tuple[Fusion, str]:
+    rng = random.Random(seed)
+    return random_fusion(rng, large=large), rng.choice(sorted(DEVICES))
+
+
+def test_a_map_of_many_divisions_is_counted_without_isl() -> None:
+    # A column-major f32[N,7]{0,1:T(8,128)}: 12 floordiv/mod terms, whose
+    # translation proof isl's subtraction ran for minutes on (any N);
+    # now every request is counted.
+    param = Param(0, (2048, 7), "f32", (0, 1), ((8, 128),))
+    fusion = Fusion(Node("negate", (2048, 7), "f32", (param,)), (param,), (1, 0))
+    assert judge(fusion, "rtx-a6000") == ("loop", [])
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_generated_fusions_count_as_brute_force(seed: int) -> None:
+    fusion, device = _case(seed)
+    assert judge(fusion, device)[1] == [], fusion.text()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("chunk", range(8))
+def test_many_generated_fusions_count_as_brute_force(chunk: int) -> None:
+    for seed in range(100 + 50 * chunk, 150 + 50 * chunk):
+        fusion, device = _case(seed)
+        assert judge(fusion, device)[1] == [], (seed, fusion.text())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(4))
+def test_generated_unrolled_fusions_count_as_brute_force(seed: int) -> None:
+    fusion, device = _case(seed, large=True)
+    assert judge(fusion, device)[1] == [], fusion.text()
