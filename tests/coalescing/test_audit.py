@@ -1,7 +1,9 @@
 """`verifier coalescing` on generated loop fusions against the independent
 brute force (`tests.coalescing.simulator`: chained ops, several operands,
 tiled and permuted layouts, packed and byte-wide sub-byte types, partial
-warps and blocks, unrolled launches), and the cases the audit found."""
+warps and blocks, unrolled launches, two outputs; and
+`tests.coalescing.transpose_simulator` for the tiled transpose emitter),
+and the cases the audit found."""
 
 from __future__ import annotations
 
@@ -10,6 +12,8 @@ import random
 import pytest
 
 from tests.coalescing.simulator import DEVICES, Fusion, Node, Param, judge, random_fusion
+from tests.coalescing.transpose_simulator import judge as judge_transpose
+from tests.coalescing.transpose_simulator import random_transpose_fusion
 
 
 def _case(seed: int, large: bool = False) -> tuple[Fusion, str]:
@@ -45,3 +49,23 @@ def test_many_generated_fusions_count_as_brute_force(chunk: int) -> None:
 def test_generated_unrolled_fusions_count_as_brute_force(seed: int) -> None:
     fusion, device = _case(seed, large=True)
     assert judge(fusion, device)[1] == [], fusion.text()
+
+
+def _transpose_case(seed: int) -> tuple[Fusion, Node, str]:
+    rng = random.Random(seed)
+    fusion, hero = random_transpose_fusion(rng)
+    return fusion, hero, rng.choice(sorted(DEVICES))
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_generated_transposes_count_as_brute_force(seed: int) -> None:
+    fusion, hero, device = _transpose_case(seed)
+    assert judge_transpose(fusion, hero, device) == ("transpose", []), fusion.text()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("chunk", range(4))
+def test_many_generated_transposes_count_as_brute_force(chunk: int) -> None:
+    for seed in range(100 + 25 * chunk, 125 + 25 * chunk):
+        fusion, hero, device = _transpose_case(seed)
+        assert judge_transpose(fusion, hero, device)[1] == [], (seed, fusion.text())
