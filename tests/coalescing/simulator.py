@@ -222,7 +222,6 @@ class Fusion:
     def text(self) -> str:
         lines: list[str] = []
         names: dict[int, str] = {}
-        uses = {"reduce": False}
 
         def emit(value: Value) -> str:
             if isinstance(value, Param):
@@ -259,7 +258,6 @@ class Fusion:
                 case "concatenate":
                     body = f"concatenate({', '.join(args)}), dimensions={{{a[0]}}}"
                 case "reduce":
-                    uses["reduce"] = True
                     lines.append(f"  z{name} = {value.element}[] constant(0)")
                     dims = ",".join(map(str, a[0]))
                     body = (
@@ -268,8 +266,8 @@ class Fusion:
                     )
                 case _:
                     raise AssertionError(value.op)
-            root = "ROOT " if value is self.root and self.second is None else ""
-            lines.append(f"  {root}{name} = {shape} {body}")
+            marker = "ROOT " if value is self.root and self.second is None else ""
+            lines.append(f"  {marker}{name} = {shape} {body}")
             return name
 
         outs = []
