@@ -56,6 +56,7 @@ from verifier.expr import (
     point_value,
     range_var,
     substitute,
+    subterms,
 )
 
 ENUMERATION_LIMIT = 1 << 22
@@ -69,6 +70,14 @@ tiling's ``floordiv``/``mod`` can take isl seconds on a few warps)."""
 
 BREAK_LIMIT = 1 << 14
 """Most requests where the translation may fail before the answer is unknown."""
+
+DIVISION_LIMIT = 10
+"""Most distinct ``floordiv``/``mod`` terms in a request map (and its
+shifted copy) that the translation proof hands to isl: each is an
+existential variable of the subtraction, whose cost grows exponentially
+in them and which isl's operation budget does not bound (a column-major
+``f32[65536,7]{0,1:T(8,128)}`` has 12 and took isl minutes).  Past it every
+request is counted, within `ENUMERATION_LIMIT`, else the answer is unknown."""
 
 
 @dataclass(frozen=True)
@@ -210,10 +219,11 @@ def count_sectors(
     loop_count = math.prod(b.size for b in loops)
     per_request = len(request.lanes) * len(request.vector)
     p, delta = _request_period(request, sector_bits, element_bits)
-    if p == 0 or p >= requests or requests * loop_count * per_request <= DIRECT_LIMIT:
+    direct = p == 0 or p >= requests or requests * loop_count * per_request <= DIRECT_LIMIT
+    shifted = [] if direct else [_shifted(m, p, delta, requests) for m in request.maps]
+    if direct or _divisions([*request.maps, *shifted]) > DIVISION_LIMIT:
         p, delta, breaks = requests, 0, []
     else:
-        shifted = [_shifted(m, p, delta, requests) for m in request.maps]
         box = [Interval(0, requests - 1 - p), *loops]
         found = differing_inputs(request.maps, shifted, box, limit=BREAK_LIMIT)
         if found is None:
@@ -246,6 +256,18 @@ def count_sectors(
     return SectorCounts(
         count, int(minimum), maximum, total, at_ideal, worst, p, len(breaks), len(starts)
     )
+
+
+def _divisions(maps: list[IndexingMap]) -> int:
+    """Distinct ``floordiv``/``mod`` terms of `maps`."""
+    found = {
+        term
+        for m in maps
+        for e in (*m.results, *(c for c, _ in m.constraints))
+        for term in subterms(e)
+        if isinstance(term, (FloorDiv, Mod))
+    }
+    return len(found)
 
 
 def _loop_points(loops: list[Interval]) -> Iterator[tuple[int, ...]]:

@@ -391,6 +391,9 @@ def _concatenate(request: _Request) -> Shape:
 
 def _pad(request: _Request) -> Shape:
     operand = request.operand(0)
+    value = request.operand(1)
+    if value.rank != 0:
+        raise _Cannot(f"the padding value must be a scalar, not {value}")
     padding = request.attributes.get("padding", ())
     if not isinstance(padding, tuple) or len(padding) != operand.rank:
         raise _Cannot(f"padding does not give one low_high_interior per dimension of {operand}")

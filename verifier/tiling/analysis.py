@@ -451,7 +451,7 @@ def _inner_tiles(
     tiles = []
     for instruction in reversed(computation.instructions):
         found = reach.get(instruction.name)
-        if found is None:
+        if not found:  # not reached, or reached by no element (a pad's value, unpadded)
             continue
         if isinstance(found, str):
             tiles.append(InnerTile(instruction.name, instruction.opcode, None, found))
