@@ -58,7 +58,7 @@ from verifier.errors import SourceSpan
 from verifier.gate.catalog import describe
 from verifier.gate.finding import NO_SOURCE, Finding
 from verifier.gate.run import GateRun, InputError, tool_version
-from verifier.report.gate_json import gate_json
+from verifier.report.gate_json import summary_json
 from verifier.report.printable import printable, printable_json
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -190,11 +190,9 @@ def sarif_log(run: GateRun) -> dict[str, Any]:
     index = {rule: position for position, rule in enumerate(described)}
     results = [
         _result(finding, index[finding.check], run)
-        for finding in run.findings
-        if finding.outcome is not Outcome.PROVED
+        for finding in run.findings_where(lambda check, outcome: outcome is not Outcome.PROVED)
     ]
     results += [_error_result(e, index[INPUT_RULES[e.internal][0]]) for e in run.errors]
-    canonical = gate_json(run)
     log: dict[str, Any] = {
         "$schema": SCHEMA_URI,
         "version": "2.1.0",
@@ -209,9 +207,9 @@ def sarif_log(run: GateRun) -> dict[str, Any]:
                 ],
                 "results": results,
                 "properties": {
-                    "status": canonical["status"],
+                    "status": run.status,
                     "strict": run.strict,
-                    "summary": canonical["summary"],
+                    "summary": summary_json(run),
                 },
             }
         ],
