@@ -346,6 +346,7 @@ def parallel_findings(
     `cache`.  Every module's findings are recalled here first: when none,
     or one module in one share, is left to check, no worker starts and
     this process checks it."""
+    from verifier.gate.answers import ModuleAnswers
     from verifier.gate.findings_cache import module_key, recall, remember
     from verifier.hlo import parse_module
 
@@ -416,7 +417,7 @@ def parallel_findings(
                     results = [future.result() for future in futures]
                     answer = _merged([share for share, _ in results])
                     problems = tuple(p for _, share_problems in results for p in share_problems)
-                    if not answer[1]:
+                    if isinstance(answer[0], ModuleAnswers) and not answer[1]:
                         remember(cache, key, answer[0])
                 if progress is not None:
                     progress.start(number, path)

@@ -43,7 +43,7 @@ from typing import Literal
 from verifier.analysis import InstructionError
 from verifier.checks.verdict import Outcome
 from verifier.errors import InternalError, SourceSpan
-from verifier.gate.answers import Findings, Keep
+from verifier.gate.answers import Findings, FindingsPart, Keep
 from verifier.gate.finding import Finding
 
 Status = Literal["internal-error", "bad-input", "refuted", "unknown", "vacuous", "ok"]
@@ -124,6 +124,11 @@ class GateRun:
         first-seen order: every count below, from each distinct answer and
         its multiplicity (`Findings.tally`)."""
         return Counter(self._findings.tally())
+
+    @property
+    def parts(self) -> tuple[FindingsPart, ...]:
+        """The findings of each file (as `Findings.parts`), in order."""
+        return self._findings.parts
 
     @cached_property
     def finding_count(self) -> int:

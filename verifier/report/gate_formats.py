@@ -29,9 +29,9 @@ def report_chunks(run: GateRun, report_format: str) -> Iterable[str]:
 
         return gate_report(run)
     if report_format == "junit":
-        from verifier.report.junit import junit_xml
+        from verifier.report.junit import junit_chunks
 
-        return (junit_xml(run).decode("utf-8"),)
+        return junit_chunks(run)
     from verifier.report.sarif import sarif_log
 
     return json_chunks(sarif_log(run))

@@ -122,9 +122,9 @@ def _grouped(run: GateRun, outcome: Outcome, note: str) -> Iterator[str]:
     # Per reason, how many findings and their distinct places in order.
     by_reason: dict[str, tuple[list[int], dict[str, None]]] = {}
     for finding in run.findings_where(lambda check, o: o is outcome):
-        count, places = by_reason.setdefault(finding.message, ([0], {}))
-        count[0] += 1
-        places[f"{_where(finding)} {finding.computation}/{finding.instruction}"] = None
+        tally, seen = by_reason.setdefault(finding.message, ([0], {}))
+        tally[0] += 1
+        seen[f"{_where(finding)} {finding.computation}/{finding.instruction}"] = None
     if not by_reason:
         return
     total = sum(count for (count,), _ in by_reason.values())
