@@ -36,12 +36,14 @@ from array import array
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import NamedTuple, TypeAlias
+from typing import TYPE_CHECKING, NamedTuple, TypeAlias
 
-from verifier.checks.result import CheckResult
 from verifier.checks.verdict import Outcome
 from verifier.errors import SourceSpan
 from verifier.gate.finding import NO_SOURCE, Finding
+
+if TYPE_CHECKING:  # the maps' modules, which a warm run that replays a report never needs
+    from verifier.checks.result import CheckResult
 
 Subject: TypeAlias = tuple[str | int, ...]
 """Where at an instruction a check applies, as text with the name of
@@ -50,10 +52,10 @@ reads ``output 0 -> operand 1 (p1)`` at ``add(p0, p1)`` (`subject_text`).
 Without the names, the answers of one instruction hold, subjects and all,
 at another of the same structure, whose operands have other names."""
 
-CheckAnswer: TypeAlias = tuple[str, Subject, CheckResult]
+CheckAnswer: TypeAlias = "tuple[str, Subject, CheckResult]"
 """One check's answer about one subject of an instruction."""
 
-Answers: TypeAlias = tuple[CheckAnswer, ...]
+Answers: TypeAlias = "tuple[CheckAnswer, ...]"
 """Every answer at one instruction, in the order of the checks."""
 
 Keep: TypeAlias = Callable[[str, Outcome], bool]
