@@ -134,8 +134,8 @@ def _passing(answer: str) -> str:
         stored["stdout"] = stored["stdout"].replace('"refuted"', '"ok"')
     else:  # a module's answers: every one proved
         for answers in stored.get("answers", []):
-            for answer in answers:
-                answer[2] = "proved"
+            for one in answers:
+                one[2] = "proved"
     return json.dumps(stored, sort_keys=True)
 
 

@@ -120,18 +120,13 @@ def _edit_head(name: str, value: Callable[[object], object]) -> Callable[[Rows, 
     return edit
 
 
-def _first_answer(edit: Callable[[list[object]], None]) -> Callable[[Rows, str], None]:
+def _first_answer(edit: Callable[[list[object]], object]) -> Callable[[Rows, str], None]:
     def change(cache: Rows, key: str) -> None:
         head = json.loads(json.dumps(cache[key]))
         edit(head["answers"][0][0])
         cache[key] = head
 
     return change
-
-
-def _witness(answer: list[object]) -> None:
-    answers = answer
-    answers[4] = [["d0", "many"]]
 
 
 @pytest.mark.parametrize(
@@ -152,7 +147,7 @@ def _witness(answer: list[object]) -> None:
         _first_answer(lambda answer: answer.__setitem__(2, "fine")),
         _first_answer(lambda answer: answer.__setitem__(1, [True])),
         _first_answer(lambda answer: answer.__setitem__(1, ["operand ", -1])),
-        _first_answer(_witness),
+        _first_answer(lambda answer: answer.__setitem__(4, [["d0", "many"]])),
         _first_answer(lambda answer: answer.pop()),
     ],
     ids=[
