@@ -92,7 +92,6 @@ class _Place:
     (`ComposedIndexing.quotes_name`); answers that read none hold at every
     instruction of the same structure."""
 
-    module: Module
     maps: InstructionMaps
 
     @property
@@ -240,7 +239,7 @@ def check_module(
     wanted = range(len(every)) if places is None else sorted(places)
     for done, position in enumerate(wanted, start=1):
         computation, instruction = every[position]
-        place = _Place(maps.module, maps.instruction(computation, instruction))
+        place = _Place(maps.instruction(computation, instruction))
         if place.instruction.operands:
             _isolated(place, run, selected, on_error, found, -1 if places is None else position)
         if progress is not None:

@@ -104,9 +104,18 @@ def report_chunks(document: object) -> Iterator[str]:
     memory, and a pipe gets a few large writes (the 8 KB writes of a
     stream cost the writer more than the report's rendering saves).
     """
+    return in_blocks(_pieces(document))
+
+
+def in_blocks(pieces: Iterable[str]) -> Iterator[str]:
+    """`pieces` joined into blocks of about a megabyte, as they come.
+
+    >>> [len(block) for block in in_blocks(["x" * 2**19] * 5)]
+    [1048576, 1048576, 524288]
+    """
     block: list[str] = []
     size = 0
-    for piece in _pieces(document):
+    for piece in pieces:
         block.append(piece)
         size += len(piece)
         if size >= _BLOCK:

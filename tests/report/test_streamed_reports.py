@@ -1,5 +1,6 @@
-"""The JUnit report written a testcase at a time is, byte for byte, the
-document junitparser writes when it holds every testcase at once (#34)."""
+"""The reports written a finding at a time are, byte for byte, the
+documents written whole: JUnit as junitparser writes it holding every
+testcase at once, SARIF as the log's JSON (#34)."""
 
 from __future__ import annotations
 
@@ -13,8 +14,10 @@ from tests.report.test_hostile_names import HOSTILE, hostile_run
 from verifier.checks.verdict import Outcome
 from verifier.gate.finding import Finding
 from verifier.gate.run import GateRun
+from verifier.report.json_text import report_json
 from verifier.report.junit import _error_case, _file, _testcase, junit_xml
 from verifier.report.printable import printable
+from verifier.report.sarif import sarif_chunks, sarif_log
 
 
 def whole_document(run: GateRun) -> bytes:
@@ -57,3 +60,8 @@ RUNS = [
 @pytest.mark.parametrize("run", RUNS, ids=[str(n) for n in range(len(RUNS))])
 def test_the_streamed_report_is_the_whole_documents(run: GateRun) -> None:
     assert junit_xml(run) == whole_document(run)
+
+
+@pytest.mark.parametrize("run", RUNS, ids=[str(n) for n in range(len(RUNS))])
+def test_the_streamed_sarif_is_the_whole_logs(run: GateRun) -> None:
+    assert "".join(sarif_chunks(run)) == report_json(sarif_log(run))
