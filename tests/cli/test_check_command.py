@@ -8,7 +8,7 @@ import io
 import json
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +16,7 @@ import jsonschema
 import pytest
 from junitparser import JUnitXml
 
+from verifier.checks.result import CheckResult
 from verifier.checks.verdict import Outcome
 from verifier.cli import (
     EXIT_BAD_INPUT,
@@ -26,6 +27,7 @@ from verifier.cli import (
     main,
 )
 from verifier.gate import suite
+from verifier.gate.answers import ModuleAnswers, Places
 from verifier.gate.finding import Finding
 from verifier.hlo.module import Module
 
@@ -161,25 +163,17 @@ INT32 = Finding("overflow-int32", Outcome.REFUTED, "m", "main", "f", "indices", 
 
 @pytest.fixture
 def answers(monkeypatch: pytest.MonkeyPatch) -> Callable[..., Path]:
-    """Make run_checks answer with the given findings, at the module's root."""
+    """Make check_module answer with the given findings, at the module's root."""
 
     def given(*findings: Finding, directory: Path) -> Path:
-        def run_checks(module: Module, cache: object, **_: object) -> Iterator[Finding]:
-            span = module.entry.root.span
+        def check_module(module: Module, cache: object, **_: object) -> ModuleAnswers:
+            places = Places()
             for f in findings:
-                yield Finding(
-                    f.check,
-                    f.outcome,
-                    module.name,
-                    f.computation,
-                    f.instruction,
-                    f.subject,
-                    f.message,
-                    f.witness,
-                    span,
-                )
+                answer = (f.check, (f.subject,), CheckResult(f.outcome, f.message, f.witness))
+                places.add((answer,), f.computation, f.instruction, (), module.entry.root.span)
+            return places.answers(module.name)
 
-        monkeypatch.setattr(suite, "run_checks", run_checks)
+        monkeypatch.setattr(suite, "check_module", check_module)
         return write(directory, "m.hlo", TRANSPOSE)
 
     return given

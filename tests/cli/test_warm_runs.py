@@ -132,9 +132,10 @@ def _passing(answer: str) -> str:
     if "exit_code" in stored:  # a run: exit 0, and its report says so
         stored["exit_code"] = 0
         stored["stdout"] = stored["stdout"].replace('"refuted"', '"ok"')
-    else:
-        for finding in stored.get("findings", []):
-            finding[1] = "proved"
+    else:  # a module's answers: every one proved
+        for answers in stored.get("answers", []):
+            for one in answers:
+                one[2] = "proved"
     return json.dumps(stored, sort_keys=True)
 
 
@@ -157,9 +158,9 @@ def test_an_edited_run_or_findings_row_decides_only_under_the_key(
     remembered = [
         (question, _passing(answer))
         for question, answer in _rows(cache)
-        if '"exit_code"' in answer or '"findings"' in answer
+        if '"exit_code"' in answer or '"answers"' in answer
     ]
-    assert len(remembered) == 3  # the run, and each module's findings
+    assert len(remembered) == 3  # the run, and each module's answers
     tag = _key_tag if forger == "key holder" else _checksum
     _rewrite(cache, [(question, answer, tag(question, answer)) for question, answer in remembered])
     code, report, warnings = check(cache, capsys, "--format", "json")
@@ -176,8 +177,11 @@ def test_an_edited_run_or_findings_row_decides_only_under_the_key(
         lambda stored: {**stored, "exit_code": "0"},
         lambda stored: {**stored, "findings": "all"},
         lambda stored: {key: value for key, value in stored.items() if key != "stdout"},
+        # A module's answers malformed, and the run, so that they are read.
+        lambda stored: {**stored, "answers": "all", "exit_code": "0"},
+        lambda stored: {**stored, "rows": stored.get("rows", 0) + 1, "exit_code": "0"},
     ],
-    ids=["exit code", "findings", "missing"],
+    ids=["exit code", "findings", "missing", "answers", "a row more"],
 )
 def test_a_malformed_row_under_the_key_is_answered_again_with_a_warning(
     damage: object, tmp_path: Path, capsys: pytest.CaptureFixture[str]
@@ -189,7 +193,7 @@ def test_a_malformed_row_under_the_key_is_answered_again_with_a_warning(
     damaged = []
     for question, answer in _rows(cache):
         stored = json.loads(answer)
-        if "exit_code" in stored or "findings" in stored:
+        if "exit_code" in stored or "answers" in stored:
             text = json.dumps(damage(stored), sort_keys=True)  # type: ignore[operator]
             damaged.append((question, text, _key_tag(question, text)))
     _rewrite(cache, damaged)

@@ -19,11 +19,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from verifier.checks.budget import Budget
 from verifier.checks.cache import CachedRecord, ProofCache, cached
 from verifier.checks.verdict import Outcome
-from verifier.expr import IndexingMap, print_map
+
+if TYPE_CHECKING:  # a result read back from a cache needs no map
+    from verifier.expr import IndexingMap
 
 Witness = tuple[tuple[str, int], ...]
 
@@ -33,6 +36,8 @@ DEFAULT_BUDGET = Budget()
 
 def map_key(indexing_map: IndexingMap) -> str:
     """The canonical one-line text of a map (cache keys)."""
+    from verifier.expr import print_map
+
     return print_map(indexing_map, one_line=True)
 
 

@@ -25,7 +25,7 @@ from verifier.commands.common import (
 from verifier.report.printable import printable
 
 if TYPE_CHECKING:
-    from verifier.gate.finding import Finding
+    from verifier.gate.answers import FindingsPart
     from verifier.gate.replay import RunOutputs
 
 
@@ -85,6 +85,7 @@ def _replay_check(outputs: RunOutputs, output: str | None, out: TextIO) -> None:
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
     from verifier.errors import UsageError
+    from verifier.gate.answers import Findings
     from verifier.gate.catalog import INFORMATIONAL_CHECKS, select_checks
     from verifier.gate.files import (
         CacheSetting,
@@ -146,7 +147,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
                     progress.finish(f"{count} findings from the cache (unchanged)")
             _replay_check(outputs, args.output, out)
             return outputs.exit_code
-        findings: list[Finding] = []
+        findings: list[FindingsPart] = []
         counts: list[int] = []
         parts = [shares_for(path, jobs) for path in files] if jobs > 1 else [1] * len(files)
         parallel = jobs > 1 and sum(parts) > 1
@@ -155,7 +156,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
                 files, setting, budget, checks, jobs, parts, progress, cache
             ):
                 problems.update(dict.fromkeys(worker_problems))
-                findings += found
+                findings.append(found)
                 errors += failed
                 counts.append(len(found))
         else:
@@ -163,12 +164,12 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
                 if progress is not None:
                     progress.start(number, path)
                 found, failed = file_findings(path, cache, checks, budget, progress)
-                findings += found
+                findings.append(found)
                 errors += failed
                 counts.append(len(found))
         run = GateRun(
             tuple(str(f) for f in files),
-            tuple(findings),
+            Findings(tuple(findings)),
             tuple(errors),
             args.strict,
             INFORMATIONAL_CHECKS,

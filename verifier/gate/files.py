@@ -26,18 +26,19 @@ if TYPE_CHECKING:
     from verifier.analysis import InstructionError
     from verifier.checks.budget import Budget
     from verifier.checks.cache import MemoryCache, ProofCache
-    from verifier.gate.finding import Finding
+    from verifier.gate.answers import FindingsPart, ModuleAnswers
     from verifier.gate.sqlite_cache import CacheMode, SqliteCache
     from verifier.hlo import Module
 
-    # What a worker answers about its share of a module: each finding and
-    # each instruction that could not be checked with its instruction's
-    # position (`module_places`), or why the whole file could not be checked.
-    _Placed = tuple[tuple[tuple[int, Finding], ...], tuple[tuple[int, InputError], ...]]
+    # What a worker answers about its share of a module: its answers, each
+    # place with its position (`module_places`), and each instruction that
+    # could not be checked with its position, or why the whole file could
+    # not be checked.
+    _Placed = tuple[ModuleAnswers, tuple[tuple[int, InputError], ...]]
     _ShareAnswer = _Placed | InputError
 
-FileAnswer = tuple[tuple["Finding", ...], tuple[InputError, ...]]
-"""A file's findings, and what in it could not be checked."""
+FileAnswer = tuple["FindingsPart", tuple[InputError, ...]]
+"""A file's findings (its module's answers), and what in it could not be checked."""
 
 _T = TypeVar("_T")
 
@@ -123,8 +124,8 @@ def _module_findings(
     budget: Budget,
     progress: Progress | None,
     errors: list[InputError],
-) -> tuple[Finding, ...]:
-    """The findings of `checks` on the module in `path`: remembered ones when
+) -> ModuleAnswers:
+    """The answers of `checks` on the module in `path`: remembered ones when
     its text is unchanged, else parsed and checked (and remembered when no
     instruction failed; a failed one is added to `errors`)."""
     from verifier.gate.findings_cache import module_key, recall, remember
@@ -135,21 +136,20 @@ def _module_findings(
     key = module_key(text, checks, budget)
     findings = recall(cache, key, str(path))
     if findings is None:
-        from verifier.gate.suite import run_checks  # the analysis: not for a recalled module
+        from verifier.gate.suite import check_module  # the analysis: not for a recalled module
 
         module = parse_module(text, str(path))
         report = progress.instructions if progress else None
         failed: list[InputError] = []
-        findings = tuple(
-            run_checks(
-                module,
-                cache,
-                only=checks,
-                budget=budget,
-                progress=report,
-                on_error=collecting(failed),
-            )
+        findings = check_module(
+            module,
+            cache,
+            only=checks,
+            budget=budget,
+            progress=report,
+            on_error=collecting(failed),
         )
+        del module  # its answers hold what the reports read of it
         errors += failed
         if not failed:
             remember(cache, key, findings)
@@ -210,30 +210,29 @@ _INSTRUCTIONS_PER_SHARE = 25_000
 def _share_findings(
     path: Path, cache: ProofCache, checks: Sequence[str], budget: Budget, part: int, parts: int
 ) -> _Placed:
-    """The findings of share `part` of `parts` (`shares`) of the module in
+    """The answers of share `part` of `parts` (`shares`) of the module in
     `path`, with their positions; the parent merges the shares and keeps
     the module's findings cache."""
-    from verifier.gate.suite import run_checks, shares
+    from verifier.gate.suite import check_module, shares
     from verifier.hlo import parse_module_file
 
     module = _parsed_before_fork.get(path)
     if module is None:
         module = parse_module_file(path)
     share = sorted(shares(module, parts)[part])
-    found: list[tuple[int, Finding]] = []
     failed: list[tuple[int, InputError]] = []
     pending: list[InputError] = []
     place = iter(share)
     position = next(place, -1)
 
     def placed(done: int, total: int) -> None:
-        # Called after each instruction, whose findings were yielded before.
+        # Called after each instruction, whose errors were collected before.
         nonlocal position
         failed.extend((position, error) for error in pending)
         pending.clear()
         position = next(place, -1)
 
-    for finding in run_checks(
+    found = check_module(
         module,
         cache,
         only=checks,
@@ -241,9 +240,8 @@ def _share_findings(
         progress=placed,
         on_error=collecting(pending),
         places=share,
-    ):
-        found.append((position, finding))
-    return tuple(found), tuple(failed)
+    )
+    return found, tuple(failed)
 
 
 def _worker_findings(
@@ -318,14 +316,16 @@ def _decoded(path: Path) -> str:
 def _merged(answers: Sequence[_ShareAnswer]) -> FileAnswer:
     """One module's answer from its shares': the findings and errors in
     position order, as one process checking the whole module lists them."""
+    from verifier.gate.answers import ModuleAnswers
+
     placed: list[_Placed] = []
     for answer in answers:
         if isinstance(answer, InputError):
             return (), (answer,)  # every share parses the same text
         placed.append(answer)
-    found = sorted((pair for found, _ in placed for pair in found), key=lambda p: p[0])
+    found = ModuleAnswers.merged(placed[0][0].module, [found for found, _ in placed])
     failed = sorted((pair for _, failed in placed for pair in failed), key=lambda p: p[0])
-    return tuple(f for _, f in found), tuple(e for _, e in failed)
+    return found, tuple(e for _, e in failed)
 
 
 def parallel_findings(
@@ -346,6 +346,7 @@ def parallel_findings(
     `cache`.  Every module's findings are recalled here first: when none,
     or one module in one share, is left to check, no worker starts and
     this process checks it."""
+    from verifier.gate.answers import ModuleAnswers
     from verifier.gate.findings_cache import module_key, recall, remember
     from verifier.hlo import parse_module
 
@@ -355,7 +356,7 @@ def parallel_findings(
     # imports) instead of each parsing the text again; where they are
     # spawned instead (`verifier.pool`), they parse it.
     keys: dict[Path, str] = {}
-    recalled: dict[Path, tuple[Finding, ...]] = {}
+    recalled: dict[Path, ModuleAnswers] = {}
     for path, count in zip(files, parts, strict=True):
         text = _guarded(path, functools.partial(_decoded, path))
         if not isinstance(text, str):
@@ -416,7 +417,7 @@ def parallel_findings(
                     results = [future.result() for future in futures]
                     answer = _merged([share for share, _ in results])
                     problems = tuple(p for _, share_problems in results for p in share_problems)
-                    if not answer[1]:
+                    if isinstance(answer[0], ModuleAnswers) and not answer[1]:
                         remember(cache, key, answer[0])
                 if progress is not None:
                     progress.start(number, path)

@@ -1,25 +1,38 @@
-"""A module's findings remembered under the digest of its text, so that the
+"""A module's answers remembered under the digest of its text, so that the
 gate answers an unchanged module without parsing it, composing its maps or
 asking a solver.
 
-The findings of `run_checks` are a function of the module's text, the
+The answers of `check_module` are a function of the module's text, the
 selected checks and the budget — and of the tool and solver versions, which
-the persistent store adds to every key (`SqliteCache`).  Spans are stored
-without the file name, which the caller gives back, so a module that moved
-keeps its answers.  A module whose text changed in any byte misses here;
-its questions still hit the per-question proof cache.
+the persistent store adds to every key (`SqliteCache`).  They are stored
+as they are kept (`ModuleAnswers`): each distinct tuple of answers once,
+in a head row under the module's key, and the places in rows of
+`PLACES_PER_ROW` under keys derived from it — each a short compact text,
+written and read one at a time, so that a module of a million instructions
+is never one document in memory.  Spans are stored without the file name,
+which the caller gives back, so a module that moved keeps its answers.  A
+module whose text changed in any byte misses here; its questions still
+hit the per-question proof cache.
+
+The cache never decides: every row is authenticated by the store, and a
+row that is not what `remember` writes — a head or a row of places
+malformed, missing or cut short, a place naming an answer or an operand
+that is not there, a count that does not add up — makes the whole module
+a miss (and one warning): it is checked again, never read in part.
 
 >>> from verifier.checks.cache import MemoryCache
+>>> from verifier.checks.result import CheckResult
 >>> from verifier.checks.verdict import Outcome
->>> from verifier.errors import SourceSpan
->>> refuted = Finding("in-bounds", Outcome.REFUTED, "m", "main", "dot", "operand 1 (p1)",
-...                   "result 1 reaches 255", witness=(("d1", 255), ("d0", 0)),
-...                   span=SourceSpan("old/m.hlo", 7, 3))
+>>> from verifier.gate.answers import Places
+>>> refuted = CheckResult(Outcome.REFUTED, "result 1 reaches 255", (("d1", 255), ("d0", 0)))
+>>> places = Places()
+>>> places.add((("in-bounds", ("operand 1 (", 1, ")"), refuted),), "main", "dot", ("p0", "p1"),
+...            SourceSpan("old/m.hlo", 7, 3))
 >>> cache, key = MemoryCache(), module_key("HloModule m ...", ("in-bounds",))
->>> remember(cache, key, [refuted])
+>>> remember(cache, key, places.answers("m"))
 >>> (again,) = recall(cache, key, "new/m.hlo")
->>> again == refuted, again.witness, str(again.span)
-(True, (('d1', 255), ('d0', 0)), 'new/m.hlo:7:3')
+>>> again.subject, again.witness, str(again.span)
+('operand 1 (p1)', (('d1', 255), ('d0', 0)), 'new/m.hlo:7:3')
 >>> recall(cache, module_key("HloModule m2 ...", ("in-bounds",)), "m2.hlo") is None
 True
 """
@@ -27,13 +40,27 @@ True
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Sequence
 
 from verifier.checks.budget import Budget
 from verifier.checks.cache import CachedRecord, ProofCache
+from verifier.checks.result import CheckResult
 from verifier.checks.verdict import Outcome
 from verifier.errors import SourceSpan
-from verifier.gate.finding import NO_SOURCE, Finding
+from verifier.gate.answers import (
+    Answers,
+    ModuleAnswers,
+    Places,
+    Subject,
+    operands_named,
+)
+from verifier.gate.finding import NO_SOURCE
+
+# Places per row of the store: a row is a few hundred kilobytes of text.
+PLACES_PER_ROW = 4096
+
+_COMPACT = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode
 
 
 def module_key(text: str, checks: Sequence[str], budget: Budget | None = None) -> str:
@@ -42,59 +69,159 @@ def module_key(text: str, checks: Sequence[str], budget: Budget | None = None) -
     return f"module-findings|{digest}|{','.join(checks)}|{budget or Budget()!r}"
 
 
-def _encoded(finding: Finding) -> tuple[object, ...]:
-    """One finding as a JSON array; a tuple sharing the finding's strings and
-    witness (the stored JSON is the same as lists'), so that a module's
-    encoded findings cost a tuple each beside the findings, not four lists."""
-    span = None if finding.span is NO_SOURCE else (finding.span.line, finding.span.column)
-    return (
-        finding.check,
-        finding.outcome.value,
-        finding.module,
-        finding.computation,
-        finding.instruction,
-        finding.subject,
-        finding.message,
-        finding.witness,
-        span,
-    )
+def _row_key(key: str, number: int) -> str:
+    """The key of row `number` of the places of the module under `key`."""
+    return f"{key}|places {number}"
 
 
-def _decoded(row: Sequence[object], filename: str) -> Finding:
-    check, outcome, module, computation, instruction, subject, message, witness, span = row
-    if not isinstance(witness, list | tuple):
-        raise TypeError(f"witness {witness!r} is not a list")
-    return Finding(
-        str(check),
-        Outcome(str(outcome)),
-        str(module),
-        str(computation),
-        str(instruction),
-        str(subject),
-        str(message),
-        tuple((str(name), int(value)) for name, value in witness),
-        NO_SOURCE
-        if not isinstance(span, list | tuple)
-        else SourceSpan(filename, int(span[0]), int(span[1])),
-    )
+def _encoded_answers(answers: Answers) -> list[object]:
+    return [
+        [
+            check,
+            list(subject),
+            result.outcome.value,
+            result.message,
+            [[name, value] for name, value in result.witness],
+        ]
+        for check, subject, result in answers
+    ]
 
 
-def remember(cache: ProofCache, key: str, findings: Sequence[Finding]) -> None:
-    """Store the findings of one module under `key`."""
-    answer: CachedRecord = {"findings": [_encoded(f) for f in findings]}
-    cache.store(key, answer)
+def remember(cache: ProofCache, key: str, module: ModuleAnswers) -> None:
+    """Store the answers of one module under `key`: its rows of places,
+    then its head (so that a reader who finds the head finds every row)."""
+    places = module.places
+    computations: dict[str, int] = {}
+    count = len(places.kinds)
+    rows = 0
+    for start in range(0, count, PLACES_PER_ROW):
+        encoded = []
+        for row in range(start, min(count, start + PLACES_PER_ROW)):
+            computation = computations.setdefault(places.computations[row], len(computations))
+            if places.lines[row] == NO_SOURCE.line and places.files[row] == NO_SOURCE.filename:
+                span: object = None
+            else:
+                span = [places.lines[row], places.columns[row]]
+            encoded.append(
+                [
+                    places.kinds[row],
+                    computation,
+                    places.instructions[row],
+                    places.operands[row],
+                    span,
+                ]
+            )
+        cache.store(_row_key(key, rows), {"places": _COMPACT(encoded)})
+        rows += 1
+    head: CachedRecord = {
+        "module": module.module,
+        "answers": [_encoded_answers(answers) for answers in module.answers],
+        "computations": list(computations),
+        "places": count,
+        "rows": rows,
+    }
+    cache.store(key, head)
 
 
-def recall(cache: ProofCache, key: str, filename: str) -> tuple[Finding, ...] | None:
-    """The findings stored under `key`, their spans in `filename`; None if
+class _Malformed(Exception):
+    """A stored row that is not what `remember` writes."""
+
+
+def _text(value: object) -> str:
+    if not isinstance(value, str):
+        raise _Malformed(f"{value!r} is not text")
+    return value
+
+
+def _number(value: object) -> int:
+    if type(value) is not int:
+        raise _Malformed(f"{value!r} is not an integer")
+    return value
+
+
+def _list(value: object) -> list[object]:
+    if not isinstance(value, list):
+        raise _Malformed(f"{value!r} is not a list")
+    return value
+
+
+def _subject(value: object) -> Subject:
+    pieces: list[str | int] = []
+    for piece in _list(value):
+        pieces.append(piece if isinstance(piece, str) else _number(piece))
+        if isinstance(piece, int) and piece < 0:
+            raise _Malformed(f"operand {piece}")
+    return tuple(pieces)
+
+
+def _decoded_answers(value: object) -> Answers:
+    answers = []
+    for answer in _list(value):
+        check, subject, outcome, message, witness = _list(answer)
+        pairs = []
+        for pair in _list(witness):
+            name, number = _list(pair)
+            pairs.append((_text(name), _number(number)))
+        result = CheckResult(Outcome(_text(outcome)), _text(message), tuple(pairs))
+        answers.append((_text(check), _subject(subject), result))
+    if not answers:
+        raise _Malformed("a place without answers")
+    return tuple(answers)
+
+
+def _decoded(cache: ProofCache, key: str, head: CachedRecord, filename: str) -> ModuleAnswers:
+    """The module stored under `key` whose head is `head`; `_Malformed`
+    (or KeyError, TypeError, ValueError) when any of it is not what
+    `remember` writes."""
+    answers = [_decoded_answers(answers) for answers in _list(head["answers"])]
+    needs = [operands_named(a) for a in answers]
+    computations = [_text(name) for name in _list(head["computations"])]
+    count, rows = _number(head["places"]), _number(head["rows"])
+    places = Places()
+    names: dict[str, str] = {}  # one string per name, however many places quote it
+    first_new = 0  # answers are numbered in the order places first have them
+    for number in range(rows):
+        row = cache.lookup(_row_key(key, number))
+        if row is None:
+            raise _Malformed(f"row {number} of {rows} is missing")
+        for place in _list(json.loads(_text(row["places"]))):
+            kind, computation, instruction, operands, span = _list(place)
+            kind = _number(kind)
+            if not 0 <= kind <= first_new or kind >= len(answers):
+                raise _Malformed(f"answers {kind} out of order")
+            first_new += kind == first_new
+            quoted = tuple(names.setdefault(name, name) for name in map(_text, _list(operands)))
+            if needs[kind] > len(quoted):
+                raise _Malformed("a subject names an operand the place does not have")
+            if span is None:
+                where = NO_SOURCE
+            else:
+                line, column = _list(span)
+                where = SourceSpan(filename, _number(line), _number(column))
+            name = _text(instruction)
+            places.add(
+                answers[kind],
+                computations[_number(computation)],
+                names.setdefault(name, name),
+                quoted,
+                where,
+            )
+    module = places.answers(_text(head["module"]))
+    if len(module.places.kinds) != count or len(module.answers) != len(answers):
+        raise _Malformed("the places do not add up")
+    return module
+
+
+def recall(cache: ProofCache, key: str, filename: str) -> ModuleAnswers | None:
+    """The answers stored under `key`, their spans in `filename`; None if
     absent or not in the shape `remember` writes (a miss and a warning,
     never an error)."""
-    answer = cache.lookup(key)
-    if answer is None:
+    head = cache.lookup(key)
+    if head is None:
         return None
     try:
-        return tuple(_decoded(row, filename) for row in answer["findings"])
-    except (KeyError, TypeError, ValueError, IndexError):
+        return _decoded(cache, key, head, filename)
+    except (_Malformed, KeyError, TypeError, ValueError, IndexError):
         from verifier.gate.sqlite_cache import distrusted
 
         distrusted(cache)

@@ -35,22 +35,20 @@ status.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from functools import cached_property
-from operator import attrgetter
 from typing import Literal
 
 from verifier.analysis import InstructionError
 from verifier.checks.verdict import Outcome
 from verifier.errors import InternalError, SourceSpan
+from verifier.gate.answers import Findings, FindingsPart, Keep
 from verifier.gate.finding import Finding
 
 Status = Literal["internal-error", "bad-input", "refuted", "unknown", "vacuous", "ok"]
 
 OUTCOMES = tuple(Outcome)
-_CHECK = attrgetter("check")
-_OUTCOME = attrgetter("outcome")
 
 
 # The name on the package index: ``verifier`` there is an unrelated project.
@@ -106,19 +104,41 @@ class InputError:
 @dataclass(frozen=True)
 class GateRun:
     """Every finding of one run, in the order the checks produced them (files
-    sorted), and the files that could not be read."""
+    sorted), and the files that could not be read.  The findings are any
+    collection: a module's answers (`Findings`, `ModuleAnswers`) are read
+    only as far as a report lists them."""
 
     files: tuple[str, ...]
-    findings: tuple[Finding, ...]
+    findings: Collection[Finding]
     errors: tuple[InputError, ...] = ()
     strict: bool = False
     informational: frozenset[str] = frozenset()
 
     @cached_property
+    def _findings(self) -> Findings:
+        return Findings.of(self.findings)
+
+    @cached_property
     def _tally(self) -> Counter[tuple[str, Outcome]]:
         """How many findings of each check have each outcome, checks in
-        first-seen order: every count below, from one pass."""
-        return Counter(zip(map(_CHECK, self.findings), map(_OUTCOME, self.findings), strict=True))
+        first-seen order: every count below, from each distinct answer and
+        its multiplicity (`Findings.tally`)."""
+        return Counter(self._findings.tally())
+
+    @property
+    def parts(self) -> tuple[FindingsPart, ...]:
+        """The findings of each file (as `Findings.parts`), in order."""
+        return self._findings.parts
+
+    @cached_property
+    def finding_count(self) -> int:
+        """How many findings the run has."""
+        return sum(self._tally.values())
+
+    def findings_where(self, keep: Keep) -> Iterator[Finding]:
+        """The findings whose check and outcome `keep` holds, in order,
+        each read only when it is kept."""
+        return self._findings.where(keep)
 
     @property
     def checks(self) -> tuple[str, ...]:

@@ -29,10 +29,10 @@ counts, never wall-clock time: the same module gives the same findings.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TypeAlias, assert_never
+from typing import assert_never
 
 from verifier.analysis import InstructionError, ModuleMaps, isolated
 from verifier.analysis.instruction_maps import (
@@ -47,17 +47,11 @@ from verifier.checks.budget import Budget
 from verifier.checks.cache import ProofCache
 from verifier.checks.result import DEFAULT_BUDGET, CheckResult
 from verifier.expr import IndexingMap, Undefined
+from verifier.gate.answers import Answers, CheckAnswer, ModuleAnswers, Places, Subject, subject_text
 from verifier.gate.catalog import CHECKS, select_checks
 from verifier.gate.finding import Finding
 from verifier.gate.questions import Question, QuestionMemo
 from verifier.hlo import Computation, Instruction, Module
-
-Subject: TypeAlias = tuple[str | int, ...]
-"""Where at an instruction a check applies, as text with the name of
-operand ``k`` left out at each ``k``: ``("output 0 -> operand 1 (", 1, ")")``
-reads ``output 0 -> operand 1 (p1)`` at ``add(p0, p1)`` (`_Place.text`).
-Without the names, the answers of one instruction hold, subjects and all,
-at another of the same structure, whose operands have other names."""
 
 
 def _subject(*parts: str | OutputLeaf | OperandLeaf) -> Subject:
@@ -87,10 +81,6 @@ def _whole_operand(number: int) -> Subject:
     return (f"operand {number} (", number, ")")
 
 
-CheckAnswer: TypeAlias = tuple[str, Subject, CheckResult]
-"""One check's answer about one subject of an instruction."""
-
-
 @dataclass
 class _Place:
     """One instruction of the module, its labelled maps (`InstructionMaps`:
@@ -102,7 +92,6 @@ class _Place:
     (`ComposedIndexing.quotes_name`); answers that read none hold at every
     instruction of the same structure."""
 
-    module: Module
     maps: InstructionMaps
 
     @property
@@ -113,31 +102,9 @@ class _Place:
     def instruction(self) -> Instruction:
         return self.maps.instruction
 
-    def findings(self, answers: Iterable[CheckAnswer]) -> list[Finding]:
-        """The findings of `answers` at this instruction (the place read
-        once for all of them: a large module's half a million findings)."""
-        instruction = self.instruction
-        module, computation, name = self.module.name, self.computation.name, instruction.name
-        text, span = self.text, instruction.span
-        return [
-            Finding(
-                check,
-                result.outcome,
-                module,
-                computation,
-                name,
-                text(subject),
-                result.message,
-                result.witness,
-                span,
-            )
-            for check, subject, result in answers
-        ]
-
     def text(self, subject: Subject) -> str:
         """How `subject` reads at this instruction."""
-        names = self.instruction.operands
-        return "".join([piece if isinstance(piece, str) else names[piece] for piece in subject])
+        return subject_text(subject, self.instruction.operands)
 
     @cached_property
     def indexings(self) -> tuple[Indexing, ...]:
@@ -167,8 +134,12 @@ class _Run:
     budget: Budget
     memo: QuestionMemo = field(default_factory=QuestionMemo)
     # The answers of each check (None: a check whose answers quote names)
-    # at the first instruction of each signature whose maps quote none.
-    answers: dict[int, tuple[tuple[CheckAnswer, ...] | None, ...]] = field(default_factory=dict)
+    # at the first instruction of each signature whose maps quote none, and
+    # all of them as one tuple when those checks gave none there (taken
+    # whole, the same object, by every instruction where they give none).
+    answers: dict[int, tuple[tuple[Answers | None, ...], Answers | None]] = field(
+        default_factory=dict
+    )
     # The partition answers by (pieces' maps, output dimensions), their
     # pieces not named (`partition.PartitionAnswer`).
     partitions: dict[Question, partition.PartitionAnswer] = field(default_factory=dict)
@@ -218,34 +189,62 @@ def run_checks(
     places: Collection[int] | None = None,
 ) -> Iterator[Finding]:
     """The findings of every check in `only` (default: all of `CHECKS`) on
-    every instruction of a module; `progress(done, total)` is called after
-    each instruction.  `subject` is the module, or its `ModuleMaps` when the
-    caller counts or reports on the same maps (they are composed once).
+    every instruction of a module: `check_module`'s, one by one."""
+    yield from check_module(
+        subject,
+        cache,
+        budget=budget,
+        progress=progress,
+        only=only,
+        on_error=on_error,
+        places=places,
+    )
+
+
+def check_module(
+    subject: Module | ModuleMaps,
+    cache: ProofCache,
+    *,
+    budget: Budget = DEFAULT_BUDGET,
+    progress: Callable[[int, int], None] | None = None,
+    only: Collection[str] | None = None,
+    on_error: Callable[[InstructionError], None] | None = None,
+    places: Collection[int] | None = None,
+) -> ModuleAnswers:
+    """The answers of every check in `only` (default: all of `CHECKS`) on
+    every instruction of a module, each distinct tuple of answers once
+    (`ModuleAnswers`: its findings are read from it); `progress(done,
+    total)` is called after each instruction.  `subject` is the module, or
+    its `ModuleMaps` when the caller counts or reports on the same maps
+    (they are composed once).
 
     With `places`, only the instructions at those positions (in the order
-    of `module_places`), in that order: an instruction's findings do not
-    depend on which others are checked, so the findings of the `shares` of
-    a module, put back in position order, are those of the whole module.
+    of `module_places`), in that order, each place with its position: an
+    instruction's findings do not depend on which others are checked, so
+    the answers of the `shares` of a module, merged in position order
+    (`ModuleAnswers.merged`), are those of the whole module.
 
     With `on_error`, one instruction never sinks the module: an instruction
     that is not valid HLO (a `ParseError` at it, e.g. an attribute its rule
     needs could not be read) or that raises anything else (a bug: an
-    `InternalError` naming it) is passed to `on_error`, its findings so far
-    are dropped, and the other instructions are still checked.  Without
+    `InternalError` naming it) is passed to `on_error`, its answers are
+    dropped, and the other instructions are still checked.  Without
     `on_error` the exception propagates.
     """
     selected = select_checks(only)
     maps = subject if isinstance(subject, ModuleMaps) else ModuleMaps(subject)
     run = _Run(cache, budget)
+    found = Places()
     every = module_places(maps.module)
     wanted = range(len(every)) if places is None else sorted(places)
     for done, position in enumerate(wanted, start=1):
         computation, instruction = every[position]
-        place = _Place(maps.module, maps.instruction(computation, instruction))
+        place = _Place(maps.instruction(computation, instruction))
         if place.instruction.operands:
-            yield from _isolated(place, run, selected, on_error)
+            _isolated(place, run, selected, on_error, found, -1 if places is None else position)
         if progress is not None:
             progress(done, len(wanted))
+    return found.answers(maps.module.name)
 
 
 def module_places(module: Module) -> list[tuple[Computation, Instruction]]:
@@ -316,39 +315,59 @@ def _isolated(
     run: _Run,
     selected: tuple[str, ...],
     on_error: Callable[[InstructionError], None] | None,
-) -> list[Finding]:
-    """The findings of one instruction, or none and its error to `on_error`."""
+    found: Places,
+    position: int,
+) -> None:
+    """The answers of one instruction added to `found`, or none and its
+    error to `on_error`."""
+    instruction = place.instruction
 
-    def findings() -> list[Finding]:
-        return place.findings(_answers(place, run, selected))
+    def add() -> None:
+        found.add(
+            _answers(place, run, selected),
+            place.computation.name,
+            instruction.name,
+            instruction.operands,
+            instruction.span,
+            position,
+        )
 
-    return isolated(place.instruction, findings, on_error) or []
+    isolated(instruction, add, on_error)
 
 
-def _answers(place: _Place, run: _Run, selected: tuple[str, ...]) -> list[CheckAnswer]:
+def _answers(place: _Place, run: _Run, selected: tuple[str, ...]) -> Answers:
     """The answers of the `selected` checks at `place`, in their order.
 
     Answers that read no map quoting a name depend on the instruction's
     signature alone (`verifier.indexing.signature`; its maps do,
     `maps_follow_signature`): they are computed at the first instruction of
     each signature and taken from it at the others — every layer of a model
-    repeats the same instructions under other names.
+    repeats the same instructions under other names — as the same tuple,
+    kept once by `Places`, when the checks whose answers quote names give
+    none there.
     """
     signature = place.maps.signature
     known = run.answers.get(signature) if signature is not None else None
     if known is not None:
-        return [
-            answer
-            for check, answers in zip(selected, known, strict=True)
-            for answer in (answers if answers is not None else _REGISTRY[check].run(place, run))
-        ]
-    per_check = [tuple(_REGISTRY[check].run(place, run)) for check in selected]
-    if signature is not None and not place.maps.quotes_name:
-        run.answers[signature] = tuple(
-            None if _REGISTRY[check].quotes_names else answers
+        per_check, whole = known
+        parts = [
+            answers if answers is not None else tuple(_REGISTRY[check].run(place, run))
             for check, answers in zip(selected, per_check, strict=True)
+        ]
+        quoted = [part for part, answers in zip(parts, per_check, strict=True) if answers is None]
+        if whole is not None and not any(quoted):
+            return whole
+        return tuple(answer for answers in parts for answer in answers)
+    parts = [tuple(_REGISTRY[check].run(place, run)) for check in selected]
+    everything = tuple(answer for answers in parts for answer in answers)
+    if signature is not None and not place.maps.quotes_name:
+        stored = tuple(
+            None if _REGISTRY[check].quotes_names else answers
+            for check, answers in zip(selected, parts, strict=True)
         )
-    return [answer for answers in per_check for answer in answers]
+        quoted = [part for part, answers in zip(parts, stored, strict=True) if answers is None]
+        run.answers[signature] = (stored, None if any(quoted) else everything)
+    return everything
 
 
 _NOT_READ: Indexing = ()

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 def report_chunks(run: GateRun, report_format: str) -> Iterable[str]:
     """The report of `run` in `report_format` (text, json, junit, sarif)."""
     from verifier.report.gate_text import gate_text
-    from verifier.report.json_text import report_chunks as json_chunks
+    from verifier.report.json_text import in_blocks
 
     if report_format == "text":
         return (gate_text(run),)
@@ -29,9 +29,9 @@ def report_chunks(run: GateRun, report_format: str) -> Iterable[str]:
 
         return gate_report(run)
     if report_format == "junit":
-        from verifier.report.junit import junit_xml
+        from verifier.report.junit import junit_chunks
 
-        return (junit_xml(run).decode("utf-8"),)
-    from verifier.report.sarif import sarif_log
+        return in_blocks(junit_chunks(run))
+    from verifier.report.sarif import sarif_chunks
 
-    return json_chunks(sarif_log(run))
+    return in_blocks(sarif_chunks(run))

@@ -40,7 +40,7 @@ from typing import Any
 
 from verifier.checks.verdict import Outcome
 from verifier.gate.run import OUTCOMES, GateRun, tool_version
-from verifier.report.json_text import JsonLine, report_chunks
+from verifier.report.json_text import JsonLines, report_chunks
 
 
 def _counts_json(counts: Counter[Outcome]) -> dict[str, int]:
@@ -54,11 +54,20 @@ def gate_json(run: GateRun) -> dict[str, Any]:
 
 def gate_report(run: GateRun) -> Iterator[str]:
     """The text of `gate_json(run)` as a report file holds it
-    (`report_chunks`), each finding written by its `json_line`."""
-    return report_chunks(_document(run, [JsonLine(f.json_line()) for f in run.findings]))
+    (`report_chunks`), each finding written by its `json_line` as the
+    report is written (never all of them in memory)."""
+    return report_chunks(_document(run, JsonLines(f.json_line() for f in run.findings)))
 
 
-def _document(run: GateRun, findings: list[Any]) -> dict[str, Any]:
+def summary_json(run: GateRun) -> dict[str, Any]:
+    """The report's ``summary``: outcome counts in total and per check."""
+    return {
+        "total": _counts_json(run.totals()),
+        "by_check": {check: _counts_json(c) for check, c in run.counts().items()},
+    }
+
+
+def _document(run: GateRun, findings: list[Any] | JsonLines) -> dict[str, Any]:
     return {
         "tool": "verifier",
         "version": tool_version(),
@@ -66,10 +75,7 @@ def _document(run: GateRun, findings: list[Any]) -> dict[str, Any]:
         "strict": run.strict,
         "informational_checks": sorted(run.informational),
         "files": list(run.files),
-        "summary": {
-            "total": _counts_json(run.totals()),
-            "by_check": {check: _counts_json(c) for check, c in run.counts().items()},
-        },
+        "summary": summary_json(run),
         "errors": [error.to_json() for error in run.errors],
         "findings": findings,
     }

@@ -90,16 +90,20 @@ def _table(run: GateRun) -> Iterator[str]:
 
 
 def _listed(run: GateRun, outcome: Outcome) -> Iterator[str]:
-    findings = [f for f in run.findings if f.outcome is outcome and not run.is_informational(f)]
+    informational = run.informational
+    findings = list(
+        run.findings_where(lambda check, o: o is outcome and check not in informational)
+    )
     yield from _lines(f"{outcome.value} ({len(findings)}):", findings)
 
 
 def _informational(run: GateRun) -> Iterator[str]:
-    findings = [
-        f
-        for f in run.findings
-        if run.is_informational(f) and f.outcome in (Outcome.REFUTED, Outcome.UNKNOWN)
-    ]
+    informational = run.informational
+    findings = list(
+        run.findings_where(
+            lambda check, o: check in informational and o in (Outcome.REFUTED, Outcome.UNKNOWN)
+        )
+    )
     yield from _lines(f"informational ({len(findings)}; they do not fail the gate):", findings)
 
 
@@ -115,20 +119,23 @@ def _lines(title: str, findings: list[Finding]) -> Iterator[str]:
 
 
 def _grouped(run: GateRun, outcome: Outcome, note: str) -> Iterator[str]:
-    by_reason: dict[str, list[Finding]] = {}
-    for finding in run.findings:
-        if finding.outcome is outcome:
-            by_reason.setdefault(finding.message, []).append(finding)
+    # Per reason, how many findings and their distinct places in order.
+    by_reason: dict[str, tuple[list[int], dict[str, None]]] = {}
+    for finding in run.findings_where(lambda check, o: o is outcome):
+        tally, seen = by_reason.setdefault(finding.message, ([0], {}))
+        tally[0] += 1
+        seen[f"{_where(finding)} {finding.computation}/{finding.instruction}"] = None
     if not by_reason:
         return
-    total = sum(len(group) for group in by_reason.values())
+    total = sum(count for (count,), _ in by_reason.values())
     yield ""
     yield f"{outcome.value} ({total}{note}), by reason:"
-    for reason, group in sorted(by_reason.items(), key=lambda item: (-len(item[1]), item[0])):
-        yield f"  {len(group)}× {reason}"
-        places = list(dict.fromkeys(f"{_where(f)} {f.computation}/{f.instruction}" for f in group))
+    for reason, ((count,), places) in sorted(
+        by_reason.items(), key=lambda item: (-item[1][0][0], item[0])
+    ):
+        yield f"  {count}× {reason}"
         more = len(places) - PLACES_PER_REASON
-        listed = ", ".join(places[:PLACES_PER_REASON])
+        listed = ", ".join(list(places)[:PLACES_PER_REASON])
         yield f"    at {listed}" + (f", and {more} more places" if more > 0 else "")
 
 
@@ -142,8 +149,8 @@ def gate_text(run: GateRun, *, listed: bool = True) -> str:
     head = f"verifier check: {_plural(len(run.files), 'file')}"
     if run.errors:
         head += f" ({len(run.errors)} could not be read)"
-    lines = [f"{head}, {_plural(len(run.findings), 'finding')}"]
-    if run.findings:
+    lines = [f"{head}, {_plural(run.finding_count, 'finding')}"]
+    if run.finding_count:
         lines += ["", *_table(run)]
     if not listed:
         return printable("\n".join([*lines, "", _GATE_LINES[run.status]]))

@@ -36,7 +36,7 @@ element goes through the C encoder:
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from json.encoder import encode_basestring_ascii
 
 _STEP = "  "
@@ -52,6 +52,29 @@ class JsonLine(str):
     cost): written as it is."""
 
     __slots__ = ()
+
+
+class JsonLines:
+    """A top-level list whose elements come one by one, each already
+    written as its one line of JSON (`JsonLine`): written as they come, so
+    that the list is never whole in memory (a report's findings).  Read
+    once.
+
+    >>> print(report_json({"findings": JsonLines(iter(['{"a": 1}', '{"b": 2}'])),
+    ...                    "errors": JsonLines(iter([]))}))
+    {
+      "findings": [
+        {"a": 1},
+        {"b": 2}
+      ],
+      "errors": []
+    }
+    """
+
+    __slots__ = ("lines",)
+
+    def __init__(self, lines: Iterable[str]) -> None:
+        self.lines = lines
 
 
 def report_json(document: object) -> str:
@@ -81,9 +104,18 @@ def report_chunks(document: object) -> Iterator[str]:
     memory, and a pipe gets a few large writes (the 8 KB writes of a
     stream cost the writer more than the report's rendering saves).
     """
+    return in_blocks(_pieces(document))
+
+
+def in_blocks(pieces: Iterable[str]) -> Iterator[str]:
+    """`pieces` joined into blocks of about a megabyte, as they come.
+
+    >>> [len(block) for block in in_blocks(["x" * 2**19] * 5)]
+    [1048576, 1048576, 524288]
+    """
     block: list[str] = []
     size = 0
-    for piece in _pieces(document):
+    for piece in pieces:
         block.append(piece)
         size += len(piece)
         if size >= _BLOCK:
@@ -103,7 +135,13 @@ def _pieces(document: object) -> Iterator[str]:
     for key, value in document.items():
         yield separator + encode_basestring_ascii(key) + ": "
         separator = ",\n" + _STEP
-        if value.__class__ is list and value:
+        if value.__class__ is JsonLines:
+            opening = "[\n"
+            for line in value.lines:
+                yield opening + _ITEM + line
+                opening = ",\n"
+            yield "[]" if opening == "[\n" else "\n" + _STEP + "]"
+        elif value.__class__ is list and value:
             for position, item in enumerate(value):
                 yield ("[\n" if position == 0 else ",\n") + _ITEM + _element_text(item)
             yield "\n" + _STEP + "]"

@@ -36,10 +36,12 @@ written as 0, so two runs over the same files give the same XML.
 
 from __future__ import annotations
 
-import io
+from collections.abc import Collection, Iterator
+from xml.etree import ElementTree
 
 from junitparser import (
     Attr,
+    Element,
     Error,
     Failure,
     IntAttr,
@@ -80,68 +82,135 @@ def _testcase(finding: Finding, strict: bool, informational: bool) -> _PlacedTes
     if finding.span is not NO_SOURCE:
         case.file = printable(finding.span.filename)
         case.line = finding.span.line
-    result: Failure | Error | Skipped | None
+    kind = _result_kind(finding, strict, informational)
     if informational and finding.outcome in (Outcome.REFUTED, Outcome.UNKNOWN):
         # Passes: the check informs and never fails the gate; the fact is kept.
         text = f"{finding.outcome.value} (informational): {message}"
         case.system_out = text + (f"\n{_witness_text(finding)}" if finding.witness else "")
         return case
-    match finding.outcome:
-        case Outcome.PROVED:
-            result = None
-        case Outcome.REFUTED:
-            result = Failure(message, "refuted")
-            if finding.witness:
-                result.text = _witness_text(finding)
-        case Outcome.UNKNOWN:
-            result = Error(message, "unknown")
-        case Outcome.UNSUPPORTED:
-            kind = Failure if strict else Skipped
-            result = kind(message, "unsupported")
-        case Outcome.VACUOUS:
-            result = Skipped(message, "vacuous")
-    if result is not None:
+    if kind is not None:
+        result = kind(message, finding.outcome.value)
+        if finding.outcome is Outcome.REFUTED and finding.witness:
+            result.text = _witness_text(finding)
         case.result = [result]
     return case
 
 
-def _module_suite(run: GateRun, name: str, findings: list[Finding]) -> TestSuite:
-    suite = TestSuite(printable(name))
-    for finding in findings:
-        case = _testcase(finding, run.strict, run.is_informational(finding))
-        # add_testcase recounts the suite at every case: quadratic on big modules.
-        suite.append(case)  # type: ignore[no-untyped-call]
-    suite.update_statistics()  # type: ignore[no-untyped-call]
-    return suite
+def _result_kind(
+    finding: Finding, strict: bool, informational: bool
+) -> type[Failure | Error | Skipped] | None:
+    """The result element of `finding`'s testcase (None: it passes)."""
+    if informational and finding.outcome in (Outcome.REFUTED, Outcome.UNKNOWN):
+        return None
+    match finding.outcome:
+        case Outcome.PROVED:
+            return None
+        case Outcome.REFUTED:
+            return Failure
+        case Outcome.UNKNOWN:
+            return Error
+        case Outcome.UNSUPPORTED:
+            return Failure if strict else Skipped
+        case Outcome.VACUOUS:
+            return Skipped
 
 
-def _error_suite(error: InputError) -> TestSuite:
+def _error_case(error: InputError) -> _PlacedTestCase:
+    """The ``parse`` testcase of a file that could not be read."""
     filename = printable(error.span.filename)
-    suite = TestSuite(filename)
     case = _PlacedTestCase("parse", filename)
     case.file = filename
     if error.span.line:
         case.line = error.span.line
     kind = "internal-error" if error.internal else "bad-input"
     case.result = [Error(printable(str(error)), kind)]
-    suite.add_testcase(case)
-    return suite
+    return case
+
+
+def _text(element: Element) -> str:
+    """The XML of `element`, as junitparser writes it in a document."""
+    return ElementTree.tostring(element._elem, encoding="unicode")
+
+
+def _opening(element: Element) -> str:
+    """The start tag of `element` (written with no child)."""
+    empty = _text(element)
+    assert empty.endswith(" />")
+    return empty[: -len(" />")] + ">"
+
+
+def junit_chunks(run: GateRun) -> Iterator[str]:
+    """The JUnit XML document of `run`, a testcase at a time: the findings
+    are read twice (each file's counts, then its testcases), never all
+    held; the text is the one junitparser writes for the whole document —
+    suites of one name merged into the first, as it merges them."""
+    # Each file's counts (tests, errors, failures, skipped) in the order
+    # the findings first show it, and the parts of the run that hold it.
+    counted: dict[str, list[int]] = {}
+    parts: dict[str, list[Collection[Finding]]] = {}
+    for part in run.parts:
+        for finding in part:
+            file = _file(finding)
+            counts = counted.get(file)
+            if counts is None:
+                counts = counted[file] = [0, 0, 0, 0]
+                parts[file] = []
+            if not parts[file] or parts[file][-1] is not part:
+                parts[file].append(part)
+            counts[0] += 1
+            kind = _result_kind(finding, run.strict, run.is_informational(finding))
+            if kind is not None:
+                counts[_COLUMNS[kind]] += 1
+    # The suites by name, each with its counts and what it holds: the
+    # files' findings, then the files that could not be read, in order.
+    suites: dict[str, tuple[list[int], list[str | InputError]]] = {}
+    for file, counts in counted.items():
+        entry = suites.setdefault(printable(file), ([0, 0, 0, 0], []))
+        entry[0][:] = [a + b for a, b in zip(entry[0], counts, strict=True)]
+        entry[1].append(file)
+    for error in run.errors:
+        entry = suites.setdefault(printable(error.span.filename), ([0, 0, 0, 0], []))
+        entry[0][0] += 1
+        entry[0][1] += 1
+        entry[1].append(error)
+    totals = [sum(column) for column in zip(*(c for c, _ in suites.values()), strict=True)]
+    tests, errors, failures, skipped = totals or [0, 0, 0, 0]
+    document = JUnitXml()
+    document.tests, document.failures, document.errors, document.skipped = (
+        tests,
+        failures,
+        errors,
+        skipped,
+    )
+    document.time = 0.0 if suites else 0
+    yield "<?xml version='1.0' encoding='utf-8'?>\n"
+    if not suites:
+        yield _text(document)
+        return
+    yield _opening(document)
+    for name, (numbers, sources) in suites.items():
+        suite = TestSuite(name)
+        suite.tests, suite.errors, suite.failures, suite.skipped = numbers
+        suite.time = 0
+        yield _opening(suite)
+        for source in sources:
+            if isinstance(source, InputError):
+                yield _text(_error_case(source))
+                continue
+            for holder in parts[source]:
+                for finding in holder:
+                    if _file(finding) == source:
+                        yield _text(_testcase(finding, run.strict, run.is_informational(finding)))
+        yield "</testsuite>"
+    yield "</testsuites>"
+
+
+_COLUMNS = {Error: 1, Failure: 2, Skipped: 3}
 
 
 def junit_xml(run: GateRun) -> bytes:
     """The JUnit XML document of `run` (UTF-8)."""
-    by_file: dict[str, list[Finding]] = {}
-    for finding in run.findings:
-        by_file.setdefault(_file(finding), []).append(finding)
-    document = JUnitXml()
-    for file, findings in by_file.items():
-        document.add_testsuite(_module_suite(run, file, findings))
-    for error in run.errors:
-        document.add_testsuite(_error_suite(error))
-    document.update_statistics()  # type: ignore[no-untyped-call]
-    out = io.BytesIO()
-    document.write(out)
-    return out.getvalue()
+    return "".join(junit_chunks(run)).encode("utf-8")
 
 
 def placed_testcase(name: str, classname: str, file: str, line: int) -> TestCase:

@@ -49,6 +49,8 @@ release that needs its own serializer; a JSON document needs none).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from json.encoder import encode_basestring_ascii
 from pathlib import PurePath
 from typing import Any, cast
 from urllib.parse import quote
@@ -58,7 +60,8 @@ from verifier.errors import SourceSpan
 from verifier.gate.catalog import describe
 from verifier.gate.finding import NO_SOURCE, Finding
 from verifier.gate.run import GateRun, InputError, tool_version
-from verifier.report.gate_json import gate_json
+from verifier.report.gate_json import summary_json
+from verifier.report.json_text import indented, report_json
 from verifier.report.printable import printable, printable_json
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -175,6 +178,48 @@ def _notification(error: InputError) -> dict[str, Any]:
 def sarif_log(run: GateRun) -> dict[str, Any]:
     """The SARIF 2.1.0 log of `run`, as JSON-able data: URIs percent-encode
     a file name's bytes, every other string is `printable`."""
+    return cast(dict[str, Any], printable_json(_log(run, list(_results(run)))))
+
+
+# Where `sarif_chunks` writes the results, in the log written without them.
+_RESULTS_HERE = "the results are written here"
+
+
+def sarif_chunks(run: GateRun) -> Iterator[str]:
+    """`report_json(sarif_log(run))` with each result written as it is read
+    (a module's unproved findings are never all in memory): the log is
+    written with a placeholder for its results, which go in its place."""
+    skeleton = report_json(printable_json(_log(run, _RESULTS_HERE)))
+    key = f'"results": {encode_basestring_ascii(_RESULTS_HERE)}'
+    head, tail = skeleton.split(key, 1)
+    margin = head[head.rindex("\n") + 1 :]  # the indentation of the results' key
+    inner = margin + "  "
+    yield head + '"results": '
+    opening = "[\n"
+    for result in _results(run):
+        yield opening + inner + indented(printable_json(result), inner)
+        opening = ",\n"
+    yield ("[]" if opening == "[\n" else "\n" + margin + "]") + tail
+
+
+def _rule_index(run: GateRun) -> dict[str, int]:
+    """The position of each rule of the log (the checks', then the input
+    rules of the errors)."""
+    rules = [*run.checks, *(INPUT_RULES[i][0] for i in sorted({e.internal for e in run.errors}))]
+    return {rule: position for position, rule in enumerate(rules)}
+
+
+def _results(run: GateRun) -> Iterator[dict[str, Any]]:
+    """Every unproved finding's result, then every error's, in order."""
+    index = _rule_index(run)
+    for finding in run.findings_where(lambda check, outcome: outcome is not Outcome.PROVED):
+        yield _result(finding, index[finding.check], run)
+    for e in run.errors:
+        yield _error_result(e, index[INPUT_RULES[e.internal][0]])
+
+
+def _log(run: GateRun, results: list[dict[str, Any]] | str) -> dict[str, Any]:
+    """The log of `run` with `results` (or a placeholder of them)."""
     described = {check: describe(check) for check in run.checks}
     described |= dict(
         INPUT_RULES[internal] for internal in sorted({e.internal for e in run.errors})
@@ -187,15 +232,7 @@ def sarif_log(run: GateRun) -> dict[str, Any]:
         }
         for rule, text in described.items()
     ]
-    index = {rule: position for position, rule in enumerate(described)}
-    results = [
-        _result(finding, index[finding.check], run)
-        for finding in run.findings
-        if finding.outcome is not Outcome.PROVED
-    ]
-    results += [_error_result(e, index[INPUT_RULES[e.internal][0]]) for e in run.errors]
-    canonical = gate_json(run)
-    log: dict[str, Any] = {
+    return {
         "$schema": SCHEMA_URI,
         "version": "2.1.0",
         "runs": [
@@ -209,14 +246,13 @@ def sarif_log(run: GateRun) -> dict[str, Any]:
                 ],
                 "results": results,
                 "properties": {
-                    "status": canonical["status"],
+                    "status": run.status,
                     "strict": run.strict,
-                    "summary": canonical["summary"],
+                    "summary": summary_json(run),
                 },
             }
         ],
     }
-    return cast(dict[str, Any], printable_json(log))
 
 
 def physical_location(span: SourceSpan) -> dict[str, Any]:

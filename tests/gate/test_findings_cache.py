@@ -1,0 +1,179 @@
+"""A module's answers remembered in rows (a head, then rows of places) read
+back as the same findings in the file they are recalled for; a row that is
+not what was written — missing, cut short, naming an answer or an operand
+that is not there, a count off — makes the module a miss, never findings
+read in part or a verdict (#34)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+import pytest
+
+from verifier.analysis import ModuleMaps
+from verifier.checks.cache import CachedRecord, MemoryCache
+from verifier.gate import findings_cache
+from verifier.gate.answers import ModuleAnswers
+from verifier.gate.findings_cache import module_key, recall, remember
+from verifier.gate.suite import check_module
+from verifier.hlo import parse_module
+
+# A repeated signature, a refuted bitcast (a witness), a concatenate
+# (partition names its pieces): in four rows of places.
+_MODULE = """
+HloModule m
+ENTRY e {
+  p0 = f32[4,8] parameter(0)
+  p1 = f32[8] parameter(1)
+  p2 = f32[3,5]{1,0:T(2,2)} parameter(2)
+  tiled = f32[15]{0} bitcast(p2)
+  a = f32[4,8] negate(p0)
+  b = f32[4,8] negate(a)
+  c = f32[4,8] negate(b)
+  t = f32[8,4] transpose(c), dimensions={1,0}
+  cat = f32[16] concatenate(p1, p1), dimensions={0}
+  ROOT bad = f32[32]{0} bitcast(t)
+}"""
+
+
+class Rows(dict[str, CachedRecord]):
+    """A proof cache whose rows a test can edit."""
+
+    def lookup(self, key: str) -> CachedRecord | None:
+        return self.get(key)
+
+    def store(self, key: str, answer: CachedRecord) -> None:
+        self[key] = answer
+
+
+Remembered = tuple[Rows, str, ModuleAnswers]
+
+
+@pytest.fixture(scope="module")
+def remembered() -> Remembered:
+    """The module's answers, and its rows in a cache (checked once)."""
+    module = parse_module(_MODULE, "old/m.hlo")
+    answers = check_module(ModuleMaps(module), MemoryCache())
+    cache, key = Rows(), module_key(_MODULE, ("every",))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(findings_cache, "PLACES_PER_ROW", 2)
+        remember(cache, key, answers)
+    return cache, key, answers
+
+
+def _copy(remembered: Remembered) -> Remembered:
+    cache, key, answers = remembered
+    return Rows({question: dict(row) for question, row in cache.items()}), key, answers
+
+
+def _json(finding: object) -> str:
+    return json.dumps(finding.to_json())  # type: ignore[attr-defined]
+
+
+def test_recalled_answers_are_the_findings_in_the_new_file(remembered: Remembered) -> None:
+    cache, key, answers = _copy(remembered)
+    assert len(cache) == 1 + 4  # the head and four rows of two places
+    again = recall(cache, key, "new/m.hlo")
+    assert again is not None
+    expected = [_json(f).replace("old/m.hlo", "new/m.hlo") for f in answers]
+    assert [_json(f) for f in again] == expected
+    assert again.tally() == answers.tally() and again.multiplicities == answers.multiplicities
+    assert any(f.witness for f in again)  # the refuted bitcast's
+
+
+def _places(cache: Rows, key: str, number: int) -> list[list[object]]:
+    rows: list[list[object]] = json.loads(cache[f"{key}|places {number}"]["places"])
+    return rows
+
+
+def _set_places(cache: Rows, key: str, number: int, rows: list[list[object]]) -> None:
+    cache[f"{key}|places {number}"] = {"places": json.dumps(rows)}
+
+
+def _edit_place(field: int, value: Callable[[object], object]) -> Callable[[Rows, str], None]:
+    def edit(cache: Rows, key: str) -> None:
+        rows = _places(cache, key, 1)
+        rows[0][field] = value(rows[0][field])
+        _set_places(cache, key, 1, rows)
+
+    return edit
+
+
+def _drop_row(cache: Rows, key: str) -> None:
+    del cache[f"{key}|places 2"]
+
+
+def _cut_row(cache: Rows, key: str) -> None:
+    text = cache[f"{key}|places 0"]["places"]
+    cache[f"{key}|places 0"] = {"places": text[: len(text) // 2]}
+
+
+def _drop_a_place(cache: Rows, key: str) -> None:
+    _set_places(cache, key, 0, _places(cache, key, 0)[1:])
+
+
+def _edit_head(name: str, value: Callable[[object], object]) -> Callable[[Rows, str], None]:
+    def edit(cache: Rows, key: str) -> None:
+        cache[key] = {**cache[key], name: value(cache[key][name])}
+
+    return edit
+
+
+def _first_answer(edit: Callable[[list[object]], object]) -> Callable[[Rows, str], None]:
+    def change(cache: Rows, key: str) -> None:
+        head = json.loads(json.dumps(cache[key]))
+        edit(head["answers"][0][0])
+        cache[key] = head
+
+    return change
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        _drop_row,
+        _cut_row,
+        _drop_a_place,
+        _edit_place(0, lambda kind: 99),  # an answer that is not there
+        _edit_place(0, lambda kind: 5),  # out of the order places first have them
+        _edit_place(3, lambda operands: []),  # fewer operands than a subject names
+        _edit_place(4, lambda span: "7:3"),
+        _edit_place(1, lambda computation: 9),
+        _edit_head("places", lambda count: count + 1),  # type: ignore[operator]
+        _edit_head("rows", lambda rows: rows - 1),  # type: ignore[operator]
+        _edit_head("answers", lambda answers: answers[:-1]),  # type: ignore[index]
+        _edit_head("module", lambda module: None),
+        _first_answer(lambda answer: answer.__setitem__(2, "fine")),
+        _first_answer(lambda answer: answer.__setitem__(1, [True])),
+        _first_answer(lambda answer: answer.__setitem__(1, ["operand ", -1])),
+        _first_answer(lambda answer: answer.__setitem__(4, [["d0", "many"]])),
+        _first_answer(lambda answer: answer.pop()),
+    ],
+    ids=[
+        "a row missing",
+        "a row cut short",
+        "a place dropped",
+        "no such answer",
+        "answers out of order",
+        "operands missing",
+        "a span as text",
+        "no such computation",
+        "a place more counted",
+        "a row less counted",
+        "an answer dropped",
+        "no module name",
+        "an unknown outcome",
+        "a subject of a boolean",
+        "a negative operand",
+        "a witness not a number",
+        "an answer cut short",
+    ],
+)
+def test_a_damaged_row_makes_the_module_a_miss(
+    damage: Callable[[Rows, str], None], remembered: Remembered
+) -> None:
+    cache, key, _ = _copy(remembered)
+    assert recall(cache, key, "m.hlo") is not None
+    damage(cache, key)
+    assert recall(cache, key, "m.hlo") is None
