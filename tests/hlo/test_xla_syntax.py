@@ -534,3 +534,17 @@ def test_34_an_invalid_tuple_select_is_refused_at_its_line(old: str, new: str, r
     text = (SYNTAX / "34_tuple_select.hlo").read_text().replace(old, new)
     with pytest.raises(InvalidHloError, match=rf"^p\.hlo:10:8: .*{rule}"):
         parse_module(text, "p.hlo")
+
+
+def test_35_update_and_done_repeating_the_wrapped_attributes_call_nothing() -> None:
+    module = _read("35_async_sugar_repeating_attributes.hlo")
+    entry = module.entry
+    assert entry.instruction("rs.update").called_computations == ()
+    assert entry.instruction("rs.done").called_computations == ()
+    # The start's result {1} is the reduce-scatter's: over the group {0,1},
+    # replica r's row i is the sum of row 6r + i of every replica's operand.
+    view = ModuleMaps(module).instruction(entry, entry.instruction("rs"))
+    ((_, composed),) = view.o2i(view.outputs[1])
+    assert not isinstance(composed.maps, Undefined)
+    read = set().union(*(counted.map.relation() for counted in composed.maps))
+    assert read == {((i, j), (6 * r + i, j)) for r in range(2) for i in range(6) for j in range(2)}
