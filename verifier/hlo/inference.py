@@ -332,6 +332,28 @@ def _called_root(attribute: str) -> Callable[[_Request], Shape]:
     return infer
 
 
+# Every kind XLA ever printed: the last three until 2018.
+_FUSION_KINDS = (
+    "kLoop",
+    "kInput",
+    "kOutput",
+    "kCustom",
+    "kTransposeDot",
+    "kConvBackwardFilter",
+    "kConvBackwardInput",
+)
+
+
+def _fusion(request: _Request) -> Shape:
+    """A fusion's result is its computation's; XLA's parser requires its `kind`."""
+    kind = request.attributes.word("kind")
+    if kind is None:
+        raise _Cannot("fusion needs the attribute 'kind' (kind=kLoop, kInput, kOutput or kCustom)")
+    if kind not in _FUSION_KINDS:
+        raise _Cannot(f"kind={kind} is not a fusion kind ({', '.join(_FUSION_KINDS[:4])})")
+    return request.root("calls")
+
+
 def _conditional(request: _Request) -> Shape:
     if request.attributes.names("branch_computations") is not None:
         return request.root("branch_computations")
@@ -975,6 +997,7 @@ INFERENCE: dict[str, Callable[[_Request], Shape]] = {
     "tuple-select": _tuple_select,
     "get-tuple-element": _get_tuple_element,
     **{opcode: _called_root(attribute) for opcode, attribute in CALLEE_ATTRIBUTE.items()},
+    "fusion": _fusion,
     "while": _called_root("body"),
     "conditional": _conditional,
     "map": _map,
