@@ -30,6 +30,7 @@ EXAMPLES = Path(__file__).parents[2] / "examples"
         ("all_gather_scalar.hlo", (6, 8), "dimensions=[0] is not one dimension of f32[]"),
         ("conditional_branch_parameter.hlo", (18, 8), "the parameter of 'yes' is (s32[], f32[4])"),
         ("conditional_index_not_scalar.hlo", (18, 8), "branch index is s32[2], not a scalar"),
+        ("fusion_kind_missing.hlo", (12, 8), "fusion needs the attribute 'kind'"),
     ],
 )
 def test_invalid_hlo_is_refused_at_the_instruction_with_its_rule(
@@ -155,3 +156,16 @@ def test_an_op_without_the_computation_xla_requires_is_refused(opcode: str) -> N
     # Given its computation, the same instruction is read.
     given = "select=less" if attribute == "select" else "to_apply=add"
     parse_module(f"{head}  ROOT r = {written}, {given}\n}}\n", "m.hlo")
+
+
+@pytest.mark.parametrize("kind", ["kLoop", "kOutput", "kConvBackwardFilter", "kFast"])
+def test_a_fusion_kind_is_one_xla_printed(kind: str) -> None:
+    text = (EXAMPLES / "checks" / "fusion_kind_missing.hlo").read_text()
+    text = text.replace("fusion(p), calls=fused", f"fusion(p), kind={kind}, calls=fused")
+    if kind == "kFast":
+        with pytest.raises(
+            InvalidHloError, match=r"f\.hlo:12:8: .*kind=kFast is not a fusion kind"
+        ):
+            parse_module(text, "f.hlo")
+    else:
+        assert parse_module(text, "f.hlo").entry.root.attributes["kind"] == kind

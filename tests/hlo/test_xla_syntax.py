@@ -4,6 +4,7 @@ instruction gets findings, or an error of its own at its line."""
 
 from __future__ import annotations
 
+from itertools import product
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,7 @@ from verifier.expr import Undefined, dim
 from verifier.gate.suite import run_checks
 from verifier.hlo import Module, ReplicaGroups, parse_module, parse_module_file
 from verifier.hlo.attributes import Metadata, RawAttribute
+from verifier.indexing.analysis import own_input_to_output, own_output_to_input
 
 SYNTAX = Path(__file__).parents[2] / "examples" / "syntax"
 FORMS = sorted(SYNTAX.glob("*.hlo"))
@@ -481,3 +483,68 @@ def test_31_an_async_state_holds_a_prefix_of_the_result() -> None:
     wrong = text.replace("((f32[4]), (f32[4]), s32[])", "((f32[4]), (f32[5]), s32[])")
     with pytest.raises(InvalidHloError, match=r"holds the result \(f32\[5\]\)"):
         parse_module(wrong, "p.hlo")
+
+
+def test_33_a_root_ending_a_line_marks_the_instruction_on_the_next() -> None:
+    module = _read("33_root_ending_a_line.hlo")
+    entry = module.entry
+    assert [i.name for i in entry.instructions] == ["x", "zero", "init", "w", "last"]
+    assert entry.root.name == "last"
+    assert entry.instruction("w").attributes["body"] == "step"
+    assert [i.name for i in module.computation("step").instructions][:3] == ["s", "v", "n"]
+
+
+def test_34_tuple_select_reads_the_same_leaf_of_either_branch() -> None:
+    text = (SYNTAX / "34_tuple_select.hlo").read_text()
+    module = parse_module(text)
+    entry, root = module.entry, module.entry.root
+    assert str(root.shape) == "(f32[4], s32[2,3])"
+    # Operand leaves: 0 the predicate, 1-2 the true branch's, 3-4 the false one's.
+    outputs = [shape.dimensions for _, shape in root.shape.leaves]
+    truth = {
+        (k, leaf): (
+            {(i, ()) for i in product(*map(range, dims))}
+            if leaf == 0
+            else {(i, i) for i in product(*map(range, dims))}
+            if leaf in (1 + k, 3 + k)
+            else set()
+        )
+        for k, dims in enumerate(outputs)
+        for leaf in range(5)
+    }
+    for k in range(len(outputs)):
+        for leaf, maps in enumerate(own_output_to_input(entry, root, k)):
+            assert isinstance(maps, tuple)
+            assert set().union(*(m.relation() for m in maps)) == truth[k, leaf], (k, leaf)
+    for leaf in range(5):
+        for k, maps in enumerate(own_input_to_output(entry, root, leaf)):
+            assert isinstance(maps, tuple)
+            inverse = {(e, i) for i, e in truth[k, leaf]}
+            assert set().union(*(m.relation() for m in maps)) == inverse, (leaf, k)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "rule"),
+    [
+        ("p = pred[] parameter(0)", "p = pred[2] parameter(0)", r"predicate is pred\[2\]"),
+        ("b = (f32[4], s32[2,3])", "b = (f32[4], s32[3,2])", r"branches are .* not one shape"),
+    ],
+)
+def test_34_an_invalid_tuple_select_is_refused_at_its_line(old: str, new: str, rule: str) -> None:
+    text = (SYNTAX / "34_tuple_select.hlo").read_text().replace(old, new)
+    with pytest.raises(InvalidHloError, match=rf"^p\.hlo:10:8: .*{rule}"):
+        parse_module(text, "p.hlo")
+
+
+def test_35_update_and_done_repeating_the_wrapped_attributes_call_nothing() -> None:
+    module = _read("35_async_sugar_repeating_attributes.hlo")
+    entry = module.entry
+    assert entry.instruction("rs.update").called_computations == ()
+    assert entry.instruction("rs.done").called_computations == ()
+    # The start's result {1} is the reduce-scatter's: over the group {0,1},
+    # replica r's row i is the sum of row 6r + i of every replica's operand.
+    view = ModuleMaps(module).instruction(entry, entry.instruction("rs"))
+    ((_, composed),) = view.o2i(view.outputs[1])
+    assert not isinstance(composed.maps, Undefined)
+    read = set().union(*(counted.map.relation() for counted in composed.maps))
+    assert read == {((i, j), (6 * r + i, j)) for r in range(2) for i in range(6) for j in range(2)}

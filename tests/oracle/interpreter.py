@@ -665,6 +665,14 @@ def _tuple(ctx: _Context, output: int, index: Index) -> set[Element]:
     return {(ctx.array_number(path[0], path[1:]), index)}
 
 
+def _tuple_select(ctx: _Context, output: int, index: Index) -> set[Element]:
+    # Output {path} is the true or the false branch's array at {path}, as
+    # the pred[] scalar (operand 0) decides: all three are read.
+    path = ctx.outputs[output]
+    branches = {(ctx.array_number(k, path), index) for k in (1, 2)}
+    return {(ctx.array_number(0, ()), ()), *branches}
+
+
 def _get_tuple_element(ctx: _Context, output: int, index: Index) -> set[Element]:
     # Output {rest…} is operand 0's array at {index, rest…}.
     element = ctx.instruction.integer("index")
@@ -867,6 +875,7 @@ _SEMANTICS: dict[str, Semantics] = {
     "dynamic-update-slice": _dynamic_update_slice,
     "gather": _gather,
     "tuple": _tuple,
+    "tuple-select": _tuple_select,
     "get-tuple-element": _get_tuple_element,
     **dict.fromkeys(
         [

@@ -303,6 +303,17 @@ def _tuple(request: _Request) -> Shape:
     return Shape.tuple_of(*request.operands)
 
 
+def _tuple_select(request: _Request) -> Shape:
+    """``tuple-select(p, on_true, on_false)`` (XLA until 2022): `p` a
+    ``pred[]`` scalar, the branches of one shape, which is the result's."""
+    predicate, on_true, on_false = (request.operand(k) for k in range(3))
+    if predicate.tuple_shapes is not None or predicate.rank or predicate.element_type != "pred":
+        raise _Cannot(f"its predicate is {predicate}, not a pred[] scalar")
+    if not on_true.compatible(on_false):
+        raise _Cannot(f"its branches are {on_true} and {on_false}, not one shape")
+    return on_true
+
+
 def _get_tuple_element(request: _Request) -> Shape:
     shape = request.operand(0)
     index = request.attributes.integer("index")
@@ -319,6 +330,28 @@ def _called_root(attribute: str) -> Callable[[_Request], Shape]:
         return request.root(attribute)
 
     return infer
+
+
+# Every kind XLA ever printed: the last three until 2018.
+_FUSION_KINDS = (
+    "kLoop",
+    "kInput",
+    "kOutput",
+    "kCustom",
+    "kTransposeDot",
+    "kConvBackwardFilter",
+    "kConvBackwardInput",
+)
+
+
+def _fusion(request: _Request) -> Shape:
+    """A fusion's result is its computation's; XLA's parser requires its `kind`."""
+    kind = request.attributes.word("kind")
+    if kind is None:
+        raise _Cannot("fusion needs the attribute 'kind' (kind=kLoop, kInput, kOutput or kCustom)")
+    if kind not in _FUSION_KINDS:
+        raise _Cannot(f"kind={kind} is not a fusion kind ({', '.join(_FUSION_KINDS[:4])})")
+    return request.root("calls")
 
 
 def _conditional(request: _Request) -> Shape:
@@ -964,8 +997,10 @@ INFERENCE: dict[str, Callable[[_Request], Shape]] = {
     "imag": _complex_part,
     "is-finite": _is_finite,
     "tuple": _tuple,
+    "tuple-select": _tuple_select,
     "get-tuple-element": _get_tuple_element,
     **{opcode: _called_root(attribute) for opcode, attribute in CALLEE_ATTRIBUTE.items()},
+    "fusion": _fusion,
     "while": _called_root("body"),
     "conditional": _conditional,
     "map": _map,

@@ -18,6 +18,10 @@ compute:
   ``start_index_map`` and ``slice_sizes`` (renamed, same meaning; no other op
   ever had attributes of those names).
 
+``tuple-select`` (a whole tuple chosen by a ``pred[]`` scalar, removed in
+2022) has no op of today to be read as: it keeps its name and has a rule of
+its own (`verifier.indexing.tuple_select`).
+
 >>> modern("greater-than-or-equal-to"), modern("cross-replica-sum"), modern("add")
 (('compare', 'GE'), ('all-reduce', None), None)
 >>> modern_attribute("window_bounds"), modern_attribute("slice_sizes")

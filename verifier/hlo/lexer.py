@@ -50,10 +50,13 @@ _WORD_STOP = re.compile(r"[()\[\]{}\"',\s]|//|/\*")
 # and tabs before them allowed), or at the end.
 _PLAIN_WORD = re.compile(r"[^()\[\]{}\"',\s/]+(?=[ \t]*(?:[,)\]}\n]|$))")
 # Where a value written with spaces ends early: at the next instruction of
-# the same line (`to_apply=add  ROOT t = f32[2] transpose(r), ...`).  A match
+# the same line (`to_apply=add  ROOT t = f32[2] transpose(r), ...`), or at a
+# `ROOT` that ends the line, its instruction on the next (`body=b ROOT`).  A match
 # starts only where a run of spaces does: tried at every space of a run, the
 # search would rescan the rest of the run each time (quadratic in its length).
-_NEXT_INSTRUCTION = re.compile(r"(?<![ \t])[ \t]+(?:ROOT[ \t]+)?%?[A-Za-z_][\w.-]*[ \t]*=(?![=>])")
+_NEXT_INSTRUCTION = re.compile(
+    r"(?<![ \t])[ \t]+(?:(?:ROOT[ \t]+)?%?[A-Za-z_][\w.-]*[ \t]*=(?![=>])|ROOT[ \t]*$)"
+)
 _INT64_LIMIT = 2**63
 _OPENERS = {"(": ")", "[": "]", "{": "}"}
 _CLOSERS = frozenset(")]}")

@@ -234,6 +234,7 @@ OPCODE_TABLE: Mapping[str, Opcode] = MappingProxyType(
         "transpose": _exactly(1),
         "triangular-solve": _exactly(2),
         "tuple": _at_least(0, tuple_operands=True, plumbing=True),
+        "tuple-select": _exactly(3, tuple_operands=True),
         "while": _at_least(1, tuple_operands=True, calls=True, computations=("condition", "body")),
         "xor": _exactly(2, elementwise=True),
     }

@@ -80,6 +80,9 @@ _NOT_YET = Shape("tuple", tuple_shapes=())
 """The shape of an instruction written without one, until it is inferred."""
 
 _NO_ATTRIBUTES = Attributes()
+# What an `<op>-update` / `<op>-done` drops of the wrapped op's attributes
+# written on it: the computations, which are the chain's start's.
+_CALLEE_ATTRIBUTES = frozenset((*COMPUTATION_ATTRIBUTES, *COMPUTATION_LIST_ATTRIBUTES))
 """The attributes of every instruction written without any (one shared value)."""
 
 _MLIR = re.compile(r"\s*(module\b|func\.func\b|#loc|\"?builtin\.module)")
@@ -662,6 +665,10 @@ class _ModuleParser:
             if opcode == "async-start":
                 attributes = self.async_wrapped(name, name_at, shape, sugar[1], attributes, offsets)
                 offsets = {"calls": name_at}
+            else:  # the wrapped op's attributes, printed again in 2023: the start's
+                attributes = Attributes(
+                    tuple((k, v) for k, v in attributes.entries if k not in _CALLEE_ATTRIBUTES)
+                )
         for attribute, value in attributes.entries:
             if attribute in COMPUTATION_ATTRIBUTES and isinstance(value, str):
                 called.append((value, offsets[attribute]))

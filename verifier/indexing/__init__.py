@@ -22,6 +22,7 @@ from verifier.indexing import (
     scan,
     scatter,
     sort,
+    tuple_select,
     whole_slices,
 )
 
@@ -43,5 +44,6 @@ __all__ = [
     "scan",
     "scatter",
     "sort",
+    "tuple_select",
     "whole_slices",
 ]
