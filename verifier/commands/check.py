@@ -84,6 +84,13 @@ def _replay_check(outputs: RunOutputs, output: str | None, out: TextIO) -> None:
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
+    from verifier.gate.files import uncollected
+
+    with uncollected():  # the run's values hold almost no reference cycle
+        return _run(args, out)
+
+
+def _run(args: argparse.Namespace, out: TextIO) -> int:
     from verifier.errors import UsageError
     from verifier.gate.catalog import INFORMATIONAL_CHECKS, select_checks
     from verifier.gate.files import (
