@@ -24,8 +24,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from verifier.api import jax_hlo_text
-
 _WIDTH, _HEADS, _SEQUENCE, _VOCABULARY, _BATCH = 64, 4, 32, 128, 2
 
 
@@ -103,6 +101,8 @@ def require_jax() -> None:
 def module_text(layers: int) -> str:
     """The optimized HLO of one training step of a `layers`-block GPT."""
     import jax.numpy as jnp
+
+    from verifier.api import jax_hlo_text
 
     tokens = jnp.zeros((_BATCH, _SEQUENCE), jnp.int32)
     return jax_hlo_text(_step, _parameters(layers), tokens)
