@@ -84,13 +84,6 @@ def _replay_check(outputs: RunOutputs, output: str | None, out: TextIO) -> None:
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
-    from verifier.gate.files import uncollected
-
-    with uncollected():  # the run's values hold almost no reference cycle
-        return _run(args, out)
-
-
-def _run(args: argparse.Namespace, out: TextIO) -> int:
     from verifier.errors import UsageError
     from verifier.gate.catalog import INFORMATIONAL_CHECKS, select_checks
     from verifier.gate.files import (
@@ -169,7 +162,8 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
             for number, path in enumerate(files, start=1):
                 if progress is not None:
                     progress.start(number, path)
-                found, failed = file_findings(path, cache, checks, budget, progress)
+                last = number == len(files)
+                found, failed = file_findings(path, cache, checks, budget, progress, last=last)
                 findings += found
                 errors += failed
                 counts.append(len(found))

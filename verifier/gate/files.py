@@ -119,22 +119,24 @@ def hlo_files(
 
 
 @contextlib.contextmanager
-def uncollected() -> Iterator[None]:
-    """The cyclic collector paused while modules are checked and reported:
-    a check makes hundreds of thousands of long-lived values (maps,
-    findings) and almost no reference cycle, so the collector's passes over
-    them find nothing — 1.8 of 12.6 CPU-s of a cold check of the 24-layer
-    GPT (`benchmarks/jax_gpt.py`), its peak memory the same without them.
-    When it resumes, what the run made is frozen (`gc.freeze`: still freed
-    when no longer referenced, only never walked for cycles), or the first
-    collection would walk all of it, a second on that module; the few
-    cycles it holds are released with the process (a command's run, a
-    worker's task)."""
+def uncollected(collect: bool) -> Iterator[None]:
+    """The cyclic collector paused while a module is checked: a check makes
+    hundreds of thousands of long-lived values (maps, findings) and few
+    reference cycles, so the collector's passes over them, every 100,000
+    allocations, find little — 1.8 of 12.6 CPU-s of a cold check of the
+    24-layer GPT (`benchmarks/jax_gpt.py`).  When it resumes, with
+    `collect` the module's cycles (its maps) are collected in one pass —
+    when another module follows: a pass over a large module's values costs
+    about what the paused ones would have — and what survives (the
+    findings) is frozen (`gc.freeze`: still freed when no longer
+    referenced, only never walked again), so no value is walked twice."""
     collecting = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
+        if collect:
+            gc.collect()
         gc.freeze()
         if collecting:
             gc.enable()
@@ -147,10 +149,12 @@ def _module_findings(
     budget: Budget,
     progress: Progress | None,
     errors: list[InputError],
+    last: bool,
 ) -> tuple[Finding, ...]:
     """The findings of `checks` on the module in `path`: remembered ones when
     its text is unchanged, else parsed and checked (and remembered when no
-    instruction failed; a failed one is added to `errors`)."""
+    instruction failed; a failed one is added to `errors`); `last`: no
+    module follows in this process (`uncollected`)."""
     from verifier.gate.findings_cache import module_key, recall, remember
     from verifier.hlo import decode_hlo, parse_module
     from verifier.inputs import read_regular_file
@@ -161,22 +165,24 @@ def _module_findings(
     if findings is None:
         from verifier.gate.suite import run_checks  # the analysis: not for a recalled module
 
-        module = parse_module(text, str(path))
-        report = progress.instructions if progress else None
         failed: list[InputError] = []
-        findings = tuple(
-            run_checks(
-                module,
-                cache,
-                only=checks,
-                budget=budget,
-                progress=report,
-                on_error=collecting(failed),
+        with uncollected(collect=not last):
+            module = parse_module(text, str(path))
+            report = progress.instructions if progress else None
+            findings = tuple(
+                run_checks(
+                    module,
+                    cache,
+                    only=checks,
+                    budget=budget,
+                    progress=report,
+                    on_error=collecting(failed),
+                )
             )
-        )
+            if not failed:
+                remember(cache, key, findings)
+            del module
         errors += failed
-        if not failed:
-            remember(cache, key, findings)
         if progress is not None:
             progress.finish(f"done, {len(findings)} findings")
     elif progress is not None:
@@ -208,11 +214,16 @@ def file_findings(
     checks: Sequence[str],
     budget: Budget,
     progress: Progress | None,
+    *,
+    last: bool = False,
 ) -> FileAnswer:
     """The findings of one file, and what in it could not be checked: the
-    whole file (unreadable, not HLO, a bug) or single instructions."""
+    whole file (unreadable, not HLO, a bug) or single instructions; `last`:
+    the last module this process checks (its cycles are left to the end)."""
     errors: list[InputError] = []
-    found = _guarded(path, lambda: _module_findings(path, cache, checks, budget, progress, errors))
+    found = _guarded(
+        path, lambda: _module_findings(path, cache, checks, budget, progress, errors, last)
+    )
     if isinstance(found, InputError):
         return (), (*errors, found)
     return found, tuple(errors)
@@ -257,16 +268,18 @@ def _share_findings(
         pending.clear()
         position = next(place, -1)
 
-    for finding in run_checks(
-        module,
-        cache,
-        only=checks,
-        budget=budget,
-        progress=placed,
-        on_error=collecting(pending),
-        places=share,
-    ):
-        found.append((position, finding))
+    with uncollected(collect=True):
+        for finding in run_checks(
+            module,
+            cache,
+            only=checks,
+            budget=budget,
+            progress=placed,
+            on_error=collecting(pending),
+            places=share,
+        ):
+            found.append((position, finding))
+        del module
     return tuple(found), tuple(failed)
 
 
@@ -277,8 +290,7 @@ def _worker_findings(
     shared proof cache (SQLite in WAL mode: several writers are safe), and
     what went wrong with the cache (the parent warns)."""
     cache = setting.open()
-    with uncollected():
-        return _with_closed(cache, lambda: file_findings(path, cache, checks, budget, None))
+    return _with_closed(cache, lambda: file_findings(path, cache, checks, budget, None))
 
 
 def _worker_share(
@@ -287,8 +299,7 @@ def _worker_share(
     """`_share_findings` in a worker process, as `_worker_findings`."""
     cache = setting.open()
     share = functools.partial(_share_findings, path, cache, checks, budget, part, parts)
-    with uncollected():
-        return _with_closed(cache, lambda: _guarded(path, share))
+    return _with_closed(cache, lambda: _guarded(path, share))
 
 
 def _with_closed(
@@ -407,7 +418,8 @@ def parallel_findings(
                     progress.finish(f"{len(recalled[path])} findings from the cache (unchanged)")
                 yield (recalled[path], ()), ()
             else:
-                yield file_findings(path, cache, checks, budget, progress), ()
+                last = number == len(files)
+                yield file_findings(path, cache, checks, budget, progress, last=last), ()
         return
     from concurrent.futures import Future
 
