@@ -1,22 +1,28 @@
-"""A GPT training step compiled by XLA through jax (the ``jax`` extra): the
-optimized HLO of one SGD step of a decoder-only transformer of `layers`
-blocks (attention with a causal mask, a GELU MLP, layer norms), its layers
-unrolled as a traced Python loop — what `verifier check` meets on a real
-model, for `check_scale.py`'s large-module figures.
+"""A GPT training step compiled by XLA through jax (the ``jax`` extra:
+``pip install -e '.[jax]'``): the optimized HLO of one SGD step of a
+decoder-only transformer of `layers` blocks (attention with a causal mask,
+a GELU MLP, layer norms), its layers unrolled as a traced Python loop —
+what `verifier check` meets on a real model, for `check_scale.py`'s
+large-module figures (``--jax``).
 
-    python benchmarks/jax_gpt.py --layers 24 --output /tmp/gpt.hlo
+    python benchmarks/jax_gpt.py --layers 24 --output /tmp/gpt_24.hlo
 
-On XLA's CPU backend a layer adds about 1,500 instructions (2 layers:
-2,193; 4 layers: 5,224): 64 layers are the 96,000 of a large model's step.
+The text is the same from run to run (fixed shapes, seeds and names; the
+compile takes about 45 CPU-s at 24 layers).  With jax 0.10.2 on XLA's CPU
+backend: 1 layer 1,062 instructions, 2: 2,193, 4: 5,224, 8: 14,358,
+12: 27,586, 24: 91,846 (12 MB).  The size grows faster than the layers:
+XLA's fusions of the backward pass, which recompute forward values, grow
+with the depth (the largest fused computation: 780 instructions at 12
+layers, 1,550 at 24).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
+import sys
 from pathlib import Path
 from typing import Any
-
-from verifier.api import jax_hlo_text
 
 _WIDTH, _HEADS, _SEQUENCE, _VOCABULARY, _BATCH = 64, 4, 32, 128, 2
 
@@ -81,9 +87,22 @@ def _step(parameters: dict[str, Any], tokens: Any) -> Any:
     return jax.tree_util.tree_map(lambda p, g: p - 1e-3 * g, parameters, gradients)
 
 
+def require_jax() -> None:
+    """Exit 2, saying how to install it, when jax is not importable."""
+    if importlib.util.find_spec("jax") is None:
+        print(
+            "jax_gpt: the GPT is compiled by jax, which is not installed: "
+            "pip install -e '.[jax]' (or pip install 'hlo-verifier[jax]')",
+            file=sys.stderr,
+        )
+        raise SystemExit(2)
+
+
 def module_text(layers: int) -> str:
     """The optimized HLO of one training step of a `layers`-block GPT."""
     import jax.numpy as jnp
+
+    from verifier.api import jax_hlo_text
 
     tokens = jnp.zeros((_BATCH, _SEQUENCE), jnp.int32)
     return jax_hlo_text(_step, _parameters(layers), tokens)
@@ -94,7 +113,10 @@ def main() -> None:
     parser.add_argument("--layers", type=int, default=24, help="transformer blocks (default 24)")
     parser.add_argument("--output", required=True, help="where to write the module")
     options = parser.parse_args()
-    Path(options.output).write_text(module_text(options.layers))
+    require_jax()
+    text = module_text(options.layers)
+    Path(options.output).write_text(text)
+    print(f"{options.output}: {options.layers} layers, {len(text) / 1e6:.1f} MB")
 
 
 if __name__ == "__main__":

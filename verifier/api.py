@@ -259,7 +259,7 @@ def jax_hlo_text(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> str:
     except ImportError:
         raise UsageError("from_jax needs jax: pip install 'hlo-verifier[jax]'") from None
     text = jax.jit(fn).lower(*args, **kwargs).compile().as_text()
-    if text is None:
+    if text is None:  # jax's types allow it: a backend that keeps no text
         raise UnsupportedError("jax gave no HLO text for this function on this backend")
     return text
 

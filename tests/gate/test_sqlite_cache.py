@@ -91,6 +91,26 @@ def test_large_runs_are_written_in_batches(tmp_path: Path) -> None:
     cache.close()
 
 
+def test_a_lookup_searches_an_index_of_questions_alone(tmp_path: Path) -> None:
+    # A module's remembered findings are one row of tens of megabytes: in a
+    # table whose rows are the keys of its search tree (WITHOUT ROWID), a
+    # lookup whose search passes that row reads all of it to compare keys.
+    path = tmp_path / "c.sqlite3"
+    with SqliteCache(path, versions=V1) as cache:
+        cache.store("large", {"findings": ["x" * 100_000]})
+        cache.store("small", {"outcome": "proved"})
+    with SqliteCache(path, versions=V1) as cache:
+        assert cache.lookup("small") == {"outcome": "proved"}
+    with sqlite3.connect(path) as raw:
+        plan = raw.execute(
+            "EXPLAIN QUERY PLAN SELECT answer, tag FROM answers WHERE question = ?", (b"q",)
+        ).fetchall()
+    raw.close()
+    assert [row[-1] for row in plan] == [
+        "SEARCH answers USING INDEX sqlite_autoindex_answers_1 (question=?)"
+    ]
+
+
 def _writer(path: str, start: int) -> None:
     with SqliteCache(Path(path), versions=V1) as cache:
         for i in range(start, start + 2000):

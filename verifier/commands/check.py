@@ -163,7 +163,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
             for number, path in enumerate(files, start=1):
                 if progress is not None:
                     progress.start(number, path)
-                found, failed = file_findings(path, cache, checks, budget, progress)
+                last = number == len(files)
+                found, failed = file_findings(path, cache, checks, budget, progress, last=last)
                 findings.append(found)
                 errors += failed
                 counts.append(len(found))

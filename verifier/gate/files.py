@@ -11,7 +11,9 @@ proof cache is returned as warnings: the cache never decides (#14).
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import gc
 import os
 import stat
 from collections.abc import Callable, Iterator, Sequence
@@ -117,6 +119,30 @@ def hlo_files(
     return list(files), errors
 
 
+@contextlib.contextmanager
+def uncollected(collect: bool) -> Iterator[None]:
+    """The cyclic collector paused while a module is checked: a check makes
+    hundreds of thousands of long-lived values (maps, findings) and few
+    reference cycles, so the collector's passes over them, every 100,000
+    allocations, find little — 1.8 of 12.6 CPU-s of a cold check of the
+    24-layer GPT (`benchmarks/jax_gpt.py`).  When it resumes, with
+    `collect` the module's cycles (its maps) are collected in one pass —
+    when another module follows: a pass over a large module's values costs
+    about what the paused ones would have — and what survives (the
+    findings) is frozen (`gc.freeze`: still freed when no longer
+    referenced, only never walked again), so no value is walked twice."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collect:
+            gc.collect()
+        gc.freeze()
+        if collecting:
+            gc.enable()
+
+
 def _module_findings(
     path: Path,
     cache: ProofCache,
@@ -124,10 +150,12 @@ def _module_findings(
     budget: Budget,
     progress: Progress | None,
     errors: list[InputError],
+    last: bool,
 ) -> ModuleAnswers:
     """The answers of `checks` on the module in `path`: remembered ones when
     its text is unchanged, else parsed and checked (and remembered when no
-    instruction failed; a failed one is added to `errors`)."""
+    instruction failed; a failed one is added to `errors`); `last`: no
+    module follows in this process (`uncollected`)."""
     from verifier.gate.findings_cache import module_key, recall, remember
     from verifier.hlo import decode_hlo, parse_module
     from verifier.inputs import read_regular_file
@@ -138,21 +166,22 @@ def _module_findings(
     if findings is None:
         from verifier.gate.suite import check_module  # the analysis: not for a recalled module
 
-        module = parse_module(text, str(path))
-        report = progress.instructions if progress else None
         failed: list[InputError] = []
-        findings = check_module(
-            module,
-            cache,
-            only=checks,
-            budget=budget,
-            progress=report,
-            on_error=collecting(failed),
-        )
-        del module  # its answers hold what the reports read of it
+        with uncollected(collect=not last):
+            module = parse_module(text, str(path))
+            report = progress.instructions if progress else None
+            findings = check_module(
+                module,
+                cache,
+                only=checks,
+                budget=budget,
+                progress=report,
+                on_error=collecting(failed),
+            )
+            del module  # its answers hold what the reports read of it
+            if not failed:
+                remember(cache, key, findings)
         errors += failed
-        if not failed:
-            remember(cache, key, findings)
         if progress is not None:
             progress.finish(f"done, {len(findings)} findings")
     elif progress is not None:
@@ -184,11 +213,16 @@ def file_findings(
     checks: Sequence[str],
     budget: Budget,
     progress: Progress | None,
+    *,
+    last: bool = False,
 ) -> FileAnswer:
     """The findings of one file, and what in it could not be checked: the
-    whole file (unreadable, not HLO, a bug) or single instructions."""
+    whole file (unreadable, not HLO, a bug) or single instructions; `last`:
+    the last module this process checks (its cycles are left to the end)."""
     errors: list[InputError] = []
-    found = _guarded(path, lambda: _module_findings(path, cache, checks, budget, progress, errors))
+    found = _guarded(
+        path, lambda: _module_findings(path, cache, checks, budget, progress, errors, last)
+    )
     if isinstance(found, InputError):
         return (), (*errors, found)
     return found, tuple(errors)
@@ -232,15 +266,17 @@ def _share_findings(
         pending.clear()
         position = next(place, -1)
 
-    found = check_module(
-        module,
-        cache,
-        only=checks,
-        budget=budget,
-        progress=placed,
-        on_error=collecting(pending),
-        places=share,
-    )
+    with uncollected(collect=True):
+        found = check_module(
+            module,
+            cache,
+            only=checks,
+            budget=budget,
+            progress=placed,
+            on_error=collecting(pending),
+            places=share,
+        )
+        del module
     return found, tuple(failed)
 
 
@@ -382,7 +418,8 @@ def parallel_findings(
                     progress.finish(f"{len(recalled[path])} findings from the cache (unchanged)")
                 yield (recalled[path], ()), ()
             else:
-                yield file_findings(path, cache, checks, budget, progress), ()
+                last = number == len(files)
+                yield file_findings(path, cache, checks, budget, progress, last=last), ()
         return
     from concurrent.futures import Future
 
