@@ -59,7 +59,13 @@ from verifier.hlo.attributes import (
     RawAttribute,
     read_attribute_value,
 )
-from verifier.hlo.inference import check_shape, constructed_shape, infer_shape
+from verifier.hlo.inference import (
+    ANNOTATIONS,
+    READS_CALLEES,
+    check_shape,
+    constructed_shape,
+    infer_shape,
+)
 from verifier.hlo.legacy import modern, modern_attribute
 from verifier.hlo.lexer import IDENTIFIER, Scanner
 from verifier.hlo.module import Computation, Instruction, Module, read_instruction
@@ -113,6 +119,28 @@ _PLAIN_OPERANDS = re.compile(rf"(?:%?{IDENTIFIER}(?:,[ \t]*%?{IDENTIFIER})*)?\)"
 _OPERAND_NAME = re.compile(rf"%?({IDENTIFIER})")
 # `, name = ` before an attribute value that follows without trivia.
 _PLAIN_ATTRIBUTE = re.compile(rf"[ \t]*,[ \t]*({IDENTIFIER})[ \t]*=[ \t]*(?![\s/])")
+
+# One typical instruction in one match (`fast_instruction`): `[ROOT] [%]name =
+# shape opcode(...)` after whitespace, the shape a plain array shape and the
+# parentheses holding plain names (group 6) or any text without brackets,
+# quotes or comments (group 7: a constant's literal, a parameter's number),
+# ending where an attribute's comma follows on the same line (group 8) or
+# where, after whitespace, neither a comma nor a comment does.
+_FAST_INSTRUCTION = re.compile(
+    rf"[ \t\n\r\f\v]*+(?:(ROOT)[ \t]+)?(%?({IDENTIFIER}))[ \t]*=[ \t]*"
+    r"([a-z][a-z0-9]*\[[0-9,]*\](?:\{[0-9,]*\})?)[ \t]+"
+    rf"({IDENTIFIER})\((?:((?:%?{IDENTIFIER}(?:,[ \t]*%?{IDENTIFIER})*)?)|([^()\[\]{{}}\"'/]*))\)"
+    r"(?:(?=[ \t]*(,))|(?=(?>\s*)(?![,/])))"
+)
+# `, name = ` and the value when `_PLAIN_VALUE` matches it (else group 2 is empty).
+_FAST_ATTRIBUTE = re.compile(
+    rf"[ \t]*,[ \t]*({IDENTIFIER})[ \t]*=[ \t]*(?![\s/])"
+    rf"((?:{_PLAIN_VALUE.pattern})?)"
+)
+# After an attribute value: another attribute on the line (group 1), or
+# whitespace and neither a comma nor a comment.
+_FAST_NEXT = re.compile(r"(?=[ \t]*(,))|(?=(?>\s*)(?![,/]))")
+_PARAMETER_NUMBER = re.compile(r"[0-9]{1,18}")
 
 _SECTION_NAMES = frozenset({"FileNames", "FunctionNames", "FileLocations", "StackFrames"})
 
@@ -236,6 +264,9 @@ class _ModuleParser:
         """The names given to inline computations (`to_apply={...}`) so far."""
         self.depth = 0
         """How many computation bodies are open (inline ones nest)."""
+        self.passed: dict[tuple[object, ...], tuple[Shape, tuple[Shape, ...]]] = {}
+        """The `passed_key` of each instruction `complete` passed unchanged,
+        holding the shapes whose identities it names."""
 
     # -- module ---------------------------------------------------------------
 
@@ -370,7 +401,15 @@ class _ModuleParser:
         self.depth += 1
         called: list[tuple[str, int]] = []
         instructions: list[_PendingInstruction] = []
-        while not s.accept("}"):
+        fast = _FAST_INSTRUCTION.match
+        while True:
+            line = fast(s.text, s.pos, s.end)
+            if line is not None:
+                if self.fast_instruction(line, called, instructions):
+                    continue
+                s.pos = line.start()  # where the general path starts
+            if s.accept("}"):
+                break
             if s.pos >= s.end:  # `accept` skipped the trivia
                 raise s.error(f"expected '}}' to close computation '{name}'")
             self.instruction(called, instructions, 0)
@@ -444,6 +483,9 @@ class _ModuleParser:
         s = self.scanner
         inst = item.instruction
         operand_shapes = tuple([defined[operand].instruction.shape for operand in inst.operands])
+        key = self.passed_key(item, operand_shapes)
+        if key is not None and key in self.passed:
+            return
         written = item.operands if isinstance(item.operands, list) else ()
         for operand, shape in zip(written, operand_shapes[: len(written)], strict=True):
             if operand.shape is not None and not operand.shape.compatible(shape):
@@ -483,17 +525,41 @@ class _ModuleParser:
                 inst.is_root,
                 inst.span,
             )
+        rebuilt = inst is not item.instruction
         item.instruction = inst
         check = _REQUIRED_ATTRIBUTES.get(inst.opcode)
-        if check is None:
-            return
-        try:
-            check(inst)
-        except ParseError:
-            # An attribute XLA read but we could not: only a rule that needs
-            # it may reject this instruction (with that attribute's place).
-            if not any(isinstance(v, RawAttribute) for _, v in inst.attributes.entries):
-                raise
+        if check is not None:
+            try:
+                check(inst)
+            except ParseError:
+                # An attribute XLA read but we could not: only a rule that needs
+                # it may reject this instruction (with that attribute's place).
+                if not any(isinstance(v, RawAttribute) for _, v in inst.attributes.entries):
+                    raise
+                return
+        if key is not None and not rebuilt:
+            self.passed[key] = (inst.shape, operand_shapes)
+
+    def passed_key(
+        self, item: _PendingInstruction, operand_shapes: tuple[Shape, ...]
+    ) -> tuple[object, ...] | None:
+        """What `complete` reads of an instruction with its shape written and
+        its operands plain names, with shapes by identity (the memo holds
+        them): one that passed without a change passes again unchanged.
+        None when the check reads more (a callee's ROOT) or excuses a
+        failure (an attribute kept as text)."""
+        inst = item.instruction
+        if not item.shape_written or isinstance(item.operands, list):
+            return None
+        if inst.opcode in READS_CALLEES:
+            return None
+        relevant = []
+        for entry in inst.attributes.entries:
+            if type(entry[1]) is RawAttribute:
+                return None
+            if entry[0] not in ANNOTATIONS:
+                relevant.append(entry)
+        return (inst.opcode, id(inst.shape), *map(id, operand_shapes), *relevant)
 
     def parameters(
         self, name: str, offset: int, pending: list[_PendingInstruction]
@@ -556,6 +622,93 @@ class _ModuleParser:
         return order
 
     # -- instruction ------------------------------------------------------------
+
+    def fast_instruction(
+        self, line: re.Match[str], called: list[tuple[str, int]], into: list[_PendingInstruction]
+    ) -> bool:
+        """Read the instruction `line` matched (`_FAST_INSTRUCTION`) as
+        `instruction` would, with its plainly written attribute values, and
+        say so; or read nothing and say False when any part of it needs the
+        general path (a shape or value not read before, an opcode XLA
+        renamed, an inline computation, a comment, an error): that path
+        then reads it, the same instruction or the same error."""
+        s = self.scanner
+        shape = self.shapes.get(line.group(4))
+        opcode = line.group(5)
+        if shape is None or opcode not in OPCODES:
+            return False
+        opcode = intern(opcode)
+        names: tuple[str, ...] = ()
+        operands: list[_PendingOperand] | int = []
+        literal = None
+        if opcode == "constant":
+            literal = s.text[line.end(5) + 1 : line.end() - 1].strip()
+            if not literal:
+                return False
+        elif opcode == "parameter":
+            number = line.group(7)
+            if number is None or _PARAMETER_NUMBER.fullmatch(number) is None:
+                return False
+            literal = str(int(number))
+        else:
+            if line.group(6) is None:
+                return False
+            operands = line.start(6)
+            names = tuple(map(intern, _OPERAND_NAME.findall(line.group(6))))
+        attributes = _NO_ATTRIBUTES
+        pos = line.end()
+        if line.group(8) is not None:
+            text, values = s.text, self.values
+            entries: list[tuple[str, AttributeValue]] = []
+            offsets: dict[str, int] = {}
+            comma = True
+            while comma:
+                written = _FAST_ATTRIBUTE.match(text, pos, s.end)
+                if written is None:
+                    return False
+                attribute = modern_attribute(written.group(1))
+                value_at = pos = written.start(2)
+                if attribute in offsets:
+                    return False
+                offsets[attribute] = value_at
+                value = values.get((attribute, written.group(2)))
+                if value is not None:
+                    pos = written.end()
+                elif attribute in COMPUTATION_ATTRIBUTES and text.startswith("{", value_at):
+                    return False  # an inline computation
+                else:
+                    s.pos = value_at
+                    try:
+                        value = self.value(attribute)
+                    except ParseError:
+                        return False
+                    pos = s.pos
+                entries.append((attribute, value))
+                after = _FAST_NEXT.match(text, pos, s.end)
+                if after is None:
+                    return False
+                comma = after.group(1) is not None
+            attributes = Attributes(tuple(entries))
+            for attribute, value in entries:
+                if attribute in COMPUTATION_ATTRIBUTES and isinstance(value, str):
+                    called.append((value, offsets[attribute]))
+                elif attribute in COMPUTATION_LIST_ATTRIBUTES:
+                    callees = attributes.names(attribute) or ()
+                    called.extend((callee, offsets[attribute]) for callee in callees)
+        s.pos = pos
+        name_at = line.start(2)
+        instruction = read_instruction(
+            intern(line.group(3)),
+            opcode,
+            shape,
+            names,
+            attributes,
+            literal,
+            line.group(1) is not None,
+            s.span(name_at),
+        )
+        into.append(_PendingInstruction(instruction, operands, name_at, True))
+        return True
 
     def instruction(
         self, called: list[tuple[str, int]], into: list[_PendingInstruction], depth: int
