@@ -652,8 +652,8 @@ class _ModuleParser:
         renamed, an inline computation, a comment, an error): that path
         then reads it, the same instruction or the same error."""
         s = self.scanner
-        shape = self.shapes.get(line.group(4))
-        opcode = line.group(5)
+        root, _, name, shape_text, opcode, plain, inside, comma = line.groups()
+        shape = self.shapes.get(shape_text)
         if shape is None or opcode not in OPCODES:
             return False
         opcode = intern(opcode)
@@ -661,27 +661,25 @@ class _ModuleParser:
         operands: list[_PendingOperand] | int = []
         literal = None
         if opcode == "constant":
-            literal = s.text[line.end(5) + 1 : line.end() - 1].strip()
+            literal = (inside if plain is None else plain).strip()
             if not literal:
                 return False
         elif opcode == "parameter":
-            number = line.group(7)
-            if number is None or _PARAMETER_NUMBER.fullmatch(number) is None:
+            if inside is None or _PARAMETER_NUMBER.fullmatch(inside) is None:
                 return False
-            literal = str(int(number))
+            literal = str(int(inside))
+        elif plain is None:
+            return False
         else:
-            if line.group(6) is None:
-                return False
             operands = line.start(6)
-            names = tuple(map(intern, _OPERAND_NAME.findall(line.group(6))))
+            names = tuple(map(intern, _OPERAND_NAME.findall(plain))) if plain else ()
         attributes = _NO_ATTRIBUTES
         pos = line.end()
-        if line.group(8) is not None:
+        if comma is not None:
             text, values = s.text, self.values
             entries: list[tuple[str, AttributeValue]] = []
             offsets: dict[str, int] = {}
-            comma = True
-            while comma:
+            while comma is not None:
                 written = _FAST_ATTRIBUTE.match(text, pos, s.end)
                 if written is None:
                     return False
@@ -716,7 +714,7 @@ class _ModuleParser:
                 after = _FAST_NEXT.match(text, pos, s.end)
                 if after is None:
                     return False
-                comma = after.group(1) is not None
+                comma = after.group(1)
             attributes = Attributes(tuple(entries))
             for attribute, value in entries:
                 if attribute in COMPUTATION_ATTRIBUTES and isinstance(value, str):
@@ -727,13 +725,13 @@ class _ModuleParser:
         s.pos = pos
         name_at = line.start(2)
         instruction = read_instruction(
-            intern(line.group(3)),
+            intern(name),
             opcode,
             shape,
             names,
             attributes,
             literal,
-            line.group(1) is not None,
+            root is not None,
             s.span(name_at),
         )
         into.append(_PendingInstruction(instruction, operands, name_at, True))
