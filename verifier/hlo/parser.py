@@ -145,6 +145,18 @@ _FAST_ATTRIBUTE = re.compile(
 )
 # After an attribute value: another attribute on the line (group 1), or
 # whitespace and neither a comma nor a comment.
+# A computation's `(name: shape, ...) -> ` on one line, up to its result shape.
+_FAST_PARAMETER = re.compile(rf"(?>%?{IDENTIFIER})[ \t]*:?[ \t]*({_SHAPE_TEXT})[ \t]*")
+_FAST_SIGNATURE = re.compile(
+    rf"\([ \t]*(?:{_FAST_PARAMETER.pattern}(?:,[ \t]*{_FAST_PARAMETER.pattern})*)?\)"
+    r"[ \t]*->[ \t]*(?=[a-z(])"
+)
+# Section entries `N "text"` or `N {fields}` each alone on its line, as
+# `skip_section` reads them (it goes on from where this ends).
+_FAST_SECTION = re.compile(
+    r"(?:[ \t\n\r\f\v]*+[0-9]{1,18}[ \t]+"
+    r"(?:\"[^\"\\\n]*\"|\{[^{}()\[\]\"'\\\n/]*\})(?=[ \t]*\n))*"
+)
 # A value of brackets, braces and plain text without quotes or comments on
 # one line (`slice={[0:2], [0:4]}`, `replica_groups={{0,1},{2,3}}`,
 # `[2,4]<=[8]`), where `Scanner.value_extent` would end it: read once per
@@ -327,6 +339,7 @@ class _ModuleParser:
     def skip_section(self) -> None:
         """Skip the entries `N value` of a leading section such as `StackFrames`."""
         s = self.scanner
+        s.pos = _FAST_SECTION.match(s.text, s.pos, s.end).end()  # type: ignore[union-attr]
         while s.at_integer():
             s.integer()
             start, end = s.value_extent()
@@ -386,7 +399,15 @@ class _ModuleParser:
     def computation(self, name: str, offset: int, is_entry: bool) -> _PendingComputation:
         s = self.scanner
         result: tuple[Shape, int] | None = None
-        if s.accept("("):
+        signature = _FAST_SIGNATURE.match(s.text, s.pos, s.end)
+        if signature is not None and all(
+            shape in self.shapes
+            for shape in _FAST_PARAMETER.findall(s.text, signature.start() + 1, signature.end())
+        ):
+            # What the loop below reads when every parameter's shape was read before.
+            s.pos = signature.end()
+            result = (read_shape(s), signature.end())
+        elif s.accept("("):
             # XLA reads the parameter list and ignores it: the body's
             # parameter instructions are the parameters.
             if not s.accept(")"):
@@ -648,14 +669,22 @@ class _ModuleParser:
         """Read the instruction `line` matched (`_FAST_INSTRUCTION`) as
         `instruction` would, with its plainly written attribute values, and
         say so; or read nothing and say False when any part of it needs the
-        general path (a shape or value not read before, an opcode XLA
+        general path (a shape it cannot read alone, an opcode XLA
         renamed, an inline computation, a comment, an error): that path
         then reads it, the same instruction or the same error."""
         s = self.scanner
         root, _, name, shape_text, opcode, plain, inside, comma = line.groups()
-        shape = self.shapes.get(shape_text)
-        if shape is None or opcode not in OPCODES:
+        if opcode not in OPCODES:
             return False
+        shape = self.shapes.get(shape_text)
+        if shape is None:  # read (and remembered) as the general path reads it
+            s.pos = line.start(4)
+            try:
+                shape = self.shape()
+            except ParseError:
+                return False
+            if s.pos != line.end(4):
+                return False
         opcode = intern(opcode)
         names: tuple[str, ...] = ()
         operands: list[_PendingOperand] | int = []
