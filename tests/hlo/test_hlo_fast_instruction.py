@@ -205,9 +205,16 @@ def module(draw: st.DrawFn) -> str:
     return f"{text}  {separator.join(lines)}\n}}\n"
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(module())
 def test_fast_and_general_paths_read_the_same(text: str) -> None:
+    assert_same_reading(text)
+
+
+@pytest.mark.slow
+@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(module())
+def test_fast_and_general_paths_read_the_same_at_length(text: str) -> None:
     assert_same_reading(text)
 
 
@@ -227,6 +234,7 @@ def test_the_cases_reach_modules_and_errors() -> None:
             'add(%p0, %p1), metadata={op_name="x"}, sharding={replicated}',
             "add(%p0, %p1), dimensions={0}, dimensions={0}",
             "multiply(%p0, %nowhere)",
+            "add(%p0, %q), metadata={}\n  %q = f32[4] parameter(02)",
         )
     ]
     assert readings[0].startswith("('m'")
@@ -234,6 +242,7 @@ def test_the_cases_reach_modules_and_errors() -> None:
         "ParseError: case.hlo:15:54: attribute 'dimensions' is given twice"
     )
     assert "nowhere" in readings[2]
+    assert "literal='2'" in readings[3]
 
 
 @pytest.mark.parametrize(
