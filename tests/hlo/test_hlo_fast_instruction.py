@@ -34,10 +34,13 @@ _NEVER = re.compile(r"(?!)")
 @contextmanager
 def general_path_only() -> Iterator[None]:
     """Parse with every one-match path of `verifier.hlo.parser` off, and
-    every instruction checked afresh (nothing taken from `passed_key`)."""
+    every shape, value and instruction read and checked afresh (nothing
+    taken from what earlier modules or instructions left remembered)."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(hlo_parser._ModuleParser, "fast_instruction", lambda *_: False)
         patch.setattr(hlo_parser._ModuleParser, "passed_key", lambda *_: None)
+        patch.setattr(hlo_parser, "_SHAPES", {})
+        patch.setattr(hlo_parser, "_VALUES", {})
         patch.setattr(hlo_parser, "_FAST_SIGNATURE", _NEVER)
         patch.setattr(hlo_parser, "_FAST_SECTION", re.compile(""))
         yield

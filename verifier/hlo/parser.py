@@ -49,6 +49,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from sys import intern
+from typing import TypeVar
 
 from verifier.errors import ParseError, span_at
 from verifier.hlo.attributes import (
@@ -159,14 +160,25 @@ _FAST_SECTION = re.compile(
 )
 # A value of brackets, braces and plain text without quotes or comments on
 # one line (`slice={[0:2], [0:4]}`, `replica_groups={{0,1},{2,3}}`,
-# `[2,4]<=[8]`), where `Scanner.value_extent` would end it: read once per
-# module by the fast path, as plain values are by both.
+# `[2,4]<=[8]`), where `Scanner.value_extent` would end it: read once
+# (`_VALUES`) by the fast path, as plain values are by both.
 _FAST_VALUE = re.compile(
     r"(?:\{(?:[^{}\"'\n/]|\{[^{}\"'\n/]*\})*\}|\[[0-9,]*\]<=\[[0-9,]*\](?:T\([0-9,]*\))?)"
     r"(?=[ \t]*(?:[,\n]|$))"
 )
 _FAST_NEXT = re.compile(r"(?=[ \t]*(,))|(?=(?>\s*)(?![,/]))")
 _PARAMETER_NUMBER = re.compile(r"[0-9]{1,18}")
+
+_SHAPES: dict[str, Shape] = {}
+"""The shape read from each plain shape text (`f32[64,10]{1,0}`): a dump
+writes the same few shapes many times, and modules of one program share them."""
+_VALUES: dict[tuple[str, str], AttributeValue] = {}
+"""Each attribute value written plainly, by attribute name and text (never
+one that could not be read: its reason carries its place)."""
+_MEMO_LIMIT = 1 << 16
+_K = TypeVar("_K")
+_V = TypeVar("_V")
+"""How many entries `_SHAPES` and `_VALUES` keep each (then no more are kept)."""
 
 _SECTION_NAMES = frozenset({"FileNames", "FunctionNames", "FileLocations", "StackFrames"})
 
@@ -194,6 +206,12 @@ def _given_twice(written: str, name: str) -> str:
     if written == name:
         return f"attribute '{name}' is given twice"
     return f"attribute '{written}' is given twice (it is XLA's older name of '{name}')"
+
+
+def _remember(memo: dict[_K, _V], key: _K, value: _V) -> None:
+    """`memo[key] = value` while `memo` holds fewer than `_MEMO_LIMIT` entries."""
+    if len(memo) < _MEMO_LIMIT:
+        memo[key] = value
 
 
 def _problem(value: AttributeValue) -> bool:
@@ -285,12 +303,8 @@ class _ModuleParser:
         self.roots: dict[str, Shape] = {}
         self.callees: dict[str, Computation] = {}
         """The first computation of each name read so far (a wrapped op's callee)."""
-        self.shapes: dict[str, Shape] = {}
-        """The shape read from each plain shape text (`f32[64,10]{1,0}`):
-        a dump writes the same few shapes many times."""
-        """The ROOT shape of every computation read so far (for inference)."""
-        self.values: dict[tuple[str, str], AttributeValue] = {}
-        """Each attribute value written plainly, by attribute name and text."""
+        self.shapes = _SHAPES
+        self.values = _VALUES
         self.inline_names: set[str] = set()
         """The names given to inline computations (`to_apply={...}`) so far."""
         self.depth = 0
@@ -391,7 +405,7 @@ class _ModuleParser:
             return known
         shape = read_shape(s)
         if s.pos == plain.end():
-            self.shapes[plain.group()] = shape
+            _remember(self.shapes, plain.group(), shape)
         return shape
 
     # -- computation ----------------------------------------------------------
@@ -738,7 +752,7 @@ class _ModuleParser:
                             return False
                         pos = s.pos
                         if whole is not None and pos == whole.end() and not _problem(value):
-                            values[key] = value
+                            _remember(values, key, value)
                 entries.append((attribute, value))
                 after = _FAST_NEXT.match(text, pos, s.end)
                 if after is None:
@@ -1070,7 +1084,7 @@ class _ModuleParser:
         """The value of attribute `name` (not an inline body) at the scanner.
 
         A value written without brackets, quotes or spaces (`kLoop`, `%add`,
-        `{1,0}`, `0_1x0_1`) is read once per module and shared: it reads the
+        `{1,0}`, `0_1x0_1`) is read once (`_VALUES`) and shared: it reads the
         same wherever it is written, unless it could not be read (the reason
         carries the place), which is never shared.
         """
@@ -1084,7 +1098,7 @@ class _ModuleParser:
         else:
             value = self.tolerant_value(name)
         if plain is not None and s.pos == plain.end() and not _problem(value):
-            self.values[name, plain.group()] = value
+            _remember(self.values, (name, plain.group()), value)
         return value
 
     def tolerant_value(self, name: str) -> AttributeValue:
