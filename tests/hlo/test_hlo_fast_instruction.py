@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.hlo.test_hlo_fuzz import mutated
-from verifier.errors import VerifierError
+from verifier.errors import ParseError
 from verifier.hlo import Module, parse_module
 from verifier.hlo import parser as hlo_parser
 
@@ -61,7 +61,7 @@ def outcome(text: str) -> str:
     """The printout of `text`'s module, or its error with its place."""
     try:
         return printout(parse_module(text, "case.hlo"))
-    except VerifierError as error:
+    except ParseError as error:
         return f"{type(error).__name__}: {error}\n{error.span!r}"
 
 

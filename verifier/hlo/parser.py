@@ -742,10 +742,9 @@ class _ModuleParser:
                     value, pos = read
                 else:
                     whole = _FAST_VALUE.match(text, value_at, s.end)
-                    key = None if whole is None else (attribute, whole.group())
-                    value = None if key is None else values.get(key)
-                    if value is not None:
-                        pos = whole.end()
+                    known = None if whole is None else values.get((attribute, whole.group()))
+                    if whole is not None and known is not None:
+                        value, pos = known, whole.end()
                     else:
                         s.pos = value_at
                         try:
@@ -754,7 +753,7 @@ class _ModuleParser:
                             return False
                         pos = s.pos
                         if whole is not None and pos == whole.end() and not _problem(value):
-                            _remember(values, key, value)
+                            _remember(values, (attribute, whole.group()), value)
                 entries.append((attribute, value))
                 after = _FAST_NEXT.match(text, pos, s.end)
                 if after is None:
