@@ -128,7 +128,7 @@ _OPERAND_NAME = re.compile(rf"%?({IDENTIFIER})")
 _PLAIN_ATTRIBUTE = re.compile(rf"[ \t]*,[ \t]*({IDENTIFIER})[ \t]*=[ \t]*(?![\s/])")
 
 # One typical instruction in one match (`fast_instruction`): `[ROOT] [%]name =
-# shape opcode(...)` after whitespace, the shape a plain array shape and the
+# shape opcode(...)` after whitespace, the shape's text as `_PLAIN_SHAPE`'s and the
 # parentheses holding plain names (group 6) or any text without brackets,
 # quotes or comments (group 7: a constant's literal, a parameter's number),
 # ending where an attribute's comma follows on the same line (group 8) or
@@ -144,8 +144,6 @@ _FAST_ATTRIBUTE = re.compile(
     rf"[ \t]*,[ \t]*({IDENTIFIER})[ \t]*=[ \t]*(?![\s/])"
     rf"((?:{_PLAIN_VALUE.pattern})?)"
 )
-# After an attribute value: another attribute on the line (group 1), or
-# whitespace and neither a comma nor a comment.
 # A computation's `(name: shape, ...) -> ` on one line, up to its result shape.
 # (Possessive spaces: a name, 30,000 spaces and no shape is one failure, not
 # one per way of splitting the spaces around an absent colon.)
@@ -168,6 +166,8 @@ _FAST_VALUE = re.compile(
     r"(?:\{(?:[^{}\"'\n/]|\{[^{}\"'\n/]*\})*\}|\[[0-9,]*\]<=\[[0-9,]*\](?:T\([0-9,]*\))?)"
     r"(?=[ \t]*(?:[,\n]|$))"
 )
+# After an attribute value: another attribute on the line (group 1), or
+# whitespace and neither a comma nor a comment.
 _FAST_NEXT = re.compile(r"(?=[ \t]*(,))|(?=(?>\s*)(?![,/]))")
 _PARAMETER_NUMBER = re.compile(r"[0-9]{1,18}")
 
@@ -178,9 +178,9 @@ _VALUES: dict[tuple[str, str], AttributeValue] = {}
 """Each attribute value written plainly, by attribute name and text (never
 one that could not be read: its reason carries its place)."""
 _MEMO_LIMIT = 1 << 16
+"""How many entries `_SHAPES` and `_VALUES` keep each (then no more are kept)."""
 _K = TypeVar("_K")
 _V = TypeVar("_V")
-"""How many entries `_SHAPES` and `_VALUES` keep each (then no more are kept)."""
 
 _SECTION_NAMES = frozenset({"FileNames", "FunctionNames", "FileLocations", "StackFrames"})
 
@@ -305,7 +305,7 @@ class _ModuleParser:
         self.roots: dict[str, Shape] = {}
         self.callees: dict[str, Computation] = {}
         """The first computation of each name read so far (a wrapped op's callee)."""
-        self.shapes = _SHAPES
+        self.shapes = _SHAPES  # (shared by every module read)
         self.values = _VALUES
         self.inline_names: set[str] = set()
         """The names given to inline computations (`to_apply={...}`) so far."""
@@ -355,7 +355,9 @@ class _ModuleParser:
     def skip_section(self) -> None:
         """Skip the entries `N value` of a leading section such as `StackFrames`."""
         s = self.scanner
-        s.pos = _FAST_SECTION.match(s.text, s.pos, s.end).end()  # type: ignore[union-attr]
+        entries = _FAST_SECTION.match(s.text, s.pos, s.end)
+        if entries is not None:  # (it always matches, perhaps nothing)
+            s.pos = entries.end()
         while s.at_integer():
             s.integer()
             start, end = s.value_extent()
