@@ -257,7 +257,9 @@ def jax_hlo_text(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> str:
         import jax
     except ImportError:
         raise UsageError("from_jax needs jax: pip install 'hlo-verifier[jax]'") from None
-    text: str = jax.jit(fn).lower(*args, **kwargs).compile().as_text()
+    text = jax.jit(fn).lower(*args, **kwargs).compile().as_text()
+    if text is None:  # jax's types allow it; XLA prints every compiled module
+        raise UsageError("jax gave no HLO text for this function")
     return text
 
 
