@@ -200,9 +200,9 @@ def test_a_check_that_passed_does_not_pass_other_attribute_values() -> None:
 def test_no_shape_rule_reads_an_annotation() -> None:
     """The annotations are left out of the key of the checks that passed."""
     source = Path(inference.__file__).read_text()
-    definition = source.index("_ANNOTATIONS = frozenset(")
+    definition = source.index("ANNOTATIONS = frozenset(")
     rules = source[:definition] + source[source.index('"""Attributes no', definition) :]
-    assert [name for name in inference._ANNOTATIONS if f'"{name}"' in rules] == []
+    assert [name for name in inference.ANNOTATIONS if f'"{name}"' in rules] == []
 
 
 def test_an_update_larger_than_its_operand_is_rejected() -> None:

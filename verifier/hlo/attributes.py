@@ -570,6 +570,23 @@ def _plain_metadata(scanner: Scanner) -> Metadata | None:
     return metadata
 
 
+def plain_metadata(text: str, pos: int, end: int) -> tuple[Metadata, int] | None:
+    """The metadata at `text[pos:end]` and where it ends, when
+    `read_attribute_value` reads it in one pass (`_plain_metadata`, and
+    the value ends there); else None.
+
+    >>> plain_metadata('metadata={op_name="a" source_line=3}, x=1', 9, 41)
+    (Metadata(op_type=None, op_name='a', source_file=None, source_line=3, other=()), 36)
+    """
+    whole = _PLAIN_METADATA.match(text, pos, end)
+    if whole is None:
+        return None
+    metadata = _plain_metadata_fields(whole.group(1))
+    if metadata is None or _VALUE_END.match(text, whole.end(), end) is None:
+        return None
+    return metadata, whole.end()
+
+
 @lru_cache(maxsize=4096)
 def _plain_metadata_fields(text: str) -> Metadata | None:
     """The metadata of the fields `text` (between the braces), or None when

@@ -166,11 +166,11 @@ def check_shape(
         value = entry[1]
         if isinstance(value, RawAttribute) and value.problem is not None:
             return  # a rule that needs the attribute rejects it, at the attribute's place
-        if entry[0] not in _ANNOTATIONS:
+        if entry[0] not in ANNOTATIONS:
             relevant.append(entry)
     key = None
     if (
-        opcode not in _READS_CALLEES
+        opcode not in READS_CALLEES
         and written.tuple_shapes is None
         and all([shape.tuple_shapes is None for shape in operands])
     ):
@@ -184,18 +184,18 @@ def check_shape(
         _PASSED[key] = None
 
 
-_ANNOTATIONS = frozenset(
+ANNOTATIONS = frozenset(
     {"metadata", "backend_config", "frontend_attributes", "sharding", "control-predecessors"}
 )
 """Attributes no shape rule reads: left out of the key of `_PASSED`."""
 
-_READS_CALLEES = frozenset({*CALLEE_ATTRIBUTE, "while", "conditional", "map"})
+READS_CALLEES = frozenset({*CALLEE_ATTRIBUTE, "while", "conditional", "map"})
 """Opcodes whose rule reads a called computation's ROOT (`roots`): never memoised,
 nor are checks with a tuple shape (hashing one costs what checking it does)."""
 
 _PASSED: dict[tuple[object, ...], None] = {}
 """The checks that passed, by (opcode, written shape, operand shapes, attributes
-but `_ANNOTATIONS`): everything a rule of an opcode outside `_READS_CALLEES`
+but `ANNOTATIONS`): everything a rule of an opcode outside `READS_CALLEES`
 reads, so the same key passes again.  Only passes are kept: a failure is
 always recomputed, and reported at its own place."""
 

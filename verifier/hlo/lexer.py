@@ -57,6 +57,7 @@ _PLAIN_WORD = re.compile(r"[^()\[\]{}\"',\s/]+(?=[ \t]*(?:[,)\]}\n]|$))")
 _NEXT_INSTRUCTION = re.compile(
     r"(?<![ \t])[ \t]+(?:(?:ROOT[ \t]+)?%?[A-Za-z_][\w.-]*[ \t]*=(?![=>])|ROOT[ \t]*$)"
 )
+_LINE_BREAK = re.compile("\n")
 _INT64_LIMIT = 2**63
 _OPENERS = {"(": ")", "[": "]", "{": "}"}
 _CLOSERS = frozenset(")]}")
@@ -97,9 +98,9 @@ class Scanner:
         self.pos = pos
         self.end = len(text) if end is None else end
         self._line_starts: list[int] | None = None
-        # The last line a span quoted (its start, its text): the instructions of
-        # one line share its text instead of a copy each.
-        self._line: tuple[int, str] | None = None
+        # The last line a span quoted (its start, end, number, text): the
+        # instructions of one line share its text instead of a copy each.
+        self._line: tuple[int, int, int, str] | None = None
 
     def sub_scanner(self, start: int, end: int) -> Scanner:
         """A scanner over `text[start:end]` of the same text (for a value extent)."""
@@ -113,27 +114,33 @@ class Scanner:
         return ParseError(message, span_at(self.text, where, self.filename))
 
     def span(self, offset: int) -> SourceSpan:
-        """The span of `offset`; equal to `span_at` but O(log n) after the first call.
+        """The span of `offset`; equal to `span_at` but without its count of
+        every line above: the span of every instruction is asked for, and
+        `span_at`'s would make parsing quadratic in the file size (and a copy
+        of the line per span, quadratic in a line of many instructions).
 
-        Used for the span of every instruction, where `span_at`'s linear
-        newline count would make parsing quadratic in the file size (and a
-        copy of the line per span, quadratic in a line of many instructions).
+        The last line asked for is kept (its start, end, number and text):
+        an offset on it or below it counts only the lines in between (the
+        parser asks in source order), one above it finds its line by
+        bisection in the line starts.
         """
-        if self._line_starts is None:
-            starts = [0]
-            index = self.text.find("\n")
-            while index != -1:
-                starts.append(index + 1)
-                index = self.text.find("\n", index + 1)
-            self._line_starts = starts
-        line = bisect_right(self._line_starts, offset)
-        start = self._line_starts[line - 1]
-        if self._line is None or self._line[0] != start:
-            line_end = self.text.find("\n", start)
-            if line_end == -1:
-                line_end = len(self.text)
-            self._line = (start, self.text[start:line_end])
-        return SourceSpan(self.filename, line, offset - start + 1, self._line[1])
+        text, last = self.text, self._line
+        if last is not None and last[0] <= offset <= last[1]:
+            return SourceSpan(self.filename, last[2], offset - last[0] + 1, last[3])
+        if last is not None and offset > last[1]:
+            number = last[2] + text.count("\n", last[1], offset)
+            start = text.rfind("\n", last[1], offset) + 1
+        else:
+            if self._line_starts is None:
+                self._line_starts = [0, *(m.end() for m in _LINE_BREAK.finditer(text))]
+            number = bisect_right(self._line_starts, offset)
+            start = self._line_starts[number - 1]
+        end = text.find("\n", start)
+        if end == -1:
+            end = len(text)
+        line_text = text[start:end]
+        self._line = (start, end, number, line_text)
+        return SourceSpan(self.filename, number, offset - start + 1, line_text)
 
     def describe_here(self) -> str:
         """A short quote of the text at the current position, for error messages."""

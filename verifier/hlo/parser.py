@@ -49,6 +49,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from sys import intern
+from typing import TypeVar
 
 from verifier.errors import ParseError, span_at
 from verifier.hlo.attributes import (
@@ -57,9 +58,16 @@ from verifier.hlo.attributes import (
     Attributes,
     AttributeValue,
     RawAttribute,
+    plain_metadata,
     read_attribute_value,
 )
-from verifier.hlo.inference import check_shape, constructed_shape, infer_shape
+from verifier.hlo.inference import (
+    ANNOTATIONS,
+    READS_CALLEES,
+    check_shape,
+    constructed_shape,
+    infer_shape,
+)
 from verifier.hlo.legacy import modern, modern_attribute
 from verifier.hlo.lexer import IDENTIFIER, Scanner
 from verifier.hlo.module import Computation, Instruction, Module, read_instruction
@@ -94,10 +102,15 @@ _ATTRIBUTE_AHEAD = re.compile(r",\s*[A-Za-z_][\w.-]*\s*=")
 # so every error is still raised, at the same place, by the general path.
 # `[ROOT] [%]name =` on one line.
 _PLAIN_HEAD = re.compile(rf"(?:(ROOT)[ \t]+)?(%?({IDENTIFIER}))[ \t]*=")
-# An array shape without trivia inside, before an opcode, a name, `,` or `)`:
-# what follows cannot extend it (as `{`, a layout, would), so its text alone
+# An array shape without trivia inside, or a tuple of such text on one line
+# (two levels deep at most), before an opcode, a name, `,` or `)`: what
+# follows cannot extend it (as `{`, a layout, would), so its text alone
 # decides what `read_shape` reads.
-_PLAIN_SHAPE = re.compile(r"[a-z][a-z0-9]*\[[0-9,]*\](?:\{[0-9,]*\})?(?=[ \t]*[,)%A-Za-z_])")
+_SHAPE_TEXT = (
+    r"(?:[a-z][a-z0-9]*\[[0-9,]*\](?:\{[0-9,]*\})?"
+    r"|\((?:[^()\"'\n]|\([^()\"'\n]*\))*\))"
+)
+_PLAIN_SHAPE = re.compile(rf"{_SHAPE_TEXT}(?=[ \t]*[,)%A-Za-z_])")
 # `[ROOT] [%]name = shape ` before an opcode: what a dump writes on nearly
 # every line, read in one match when the shape's text was read before.
 _PLAIN_HEAD_SHAPE = re.compile(
@@ -116,6 +129,61 @@ _PLAIN_OPERANDS = re.compile(rf"(?:%?{IDENTIFIER}(?:,[ \t]*%?{IDENTIFIER})*)?\)"
 _OPERAND_NAME = re.compile(rf"%?({IDENTIFIER})")
 # `, name = ` before an attribute value that follows without trivia.
 _PLAIN_ATTRIBUTE = re.compile(rf"[ \t]*,[ \t]*({IDENTIFIER})[ \t]*=[ \t]*(?![\s/])")
+
+# One typical instruction in one match (`fast_instruction`): `[ROOT] [%]name =
+# shape opcode(...)` after whitespace, the shape's text as `_PLAIN_SHAPE`'s and the
+# parentheses holding plain names (group 6) or any text without brackets,
+# quotes or comments (group 7: a constant's literal, a parameter's number),
+# ending where an attribute's comma follows on the same line (group 8) or
+# where, after whitespace, neither a comma nor a comment does.
+_FAST_INSTRUCTION = re.compile(
+    rf"[ \t\n\r\f\v]*+(?:(ROOT)[ \t]+)?(%?({IDENTIFIER}))[ \t]*=[ \t]*"
+    rf"({_SHAPE_TEXT})[ \t]+"
+    rf"({IDENTIFIER})\((?:((?:%?{IDENTIFIER}(?:,[ \t]*%?{IDENTIFIER})*)?)|([^()\[\]{{}}\"'/]*))\)"
+    r"(?:(?=[ \t]*(,))|(?=(?>\s*)(?![,/])))"
+)
+# `, name = ` and the value when `_PLAIN_VALUE` matches it (else group 2 is empty).
+_FAST_ATTRIBUTE = re.compile(
+    rf"[ \t]*,[ \t]*({IDENTIFIER})[ \t]*=[ \t]*(?![\s/])"
+    rf"((?:{_PLAIN_VALUE.pattern})?)"
+)
+# A computation's `(name: shape, ...) -> ` on one line, up to its result shape.
+# (Possessive spaces: a name, 30,000 spaces and no shape is one failure, not
+# one per way of splitting the spaces around an absent colon.)
+_FAST_PARAMETER = re.compile(rf"(?>%?{IDENTIFIER})[ \t]*+(?::[ \t]*+)?({_SHAPE_TEXT})[ \t]*+")
+_FAST_SIGNATURE = re.compile(
+    rf"\([ \t]*(?:{_FAST_PARAMETER.pattern}(?:,[ \t]*{_FAST_PARAMETER.pattern})*)?\)"
+    r"[ \t]*->[ \t]*(?=[a-z(])"
+)
+# Section entries `N "text"` or `N {fields}` each alone on its line, as
+# `skip_section` reads them (it goes on from where this ends).
+_FAST_SECTION = re.compile(
+    r"(?:[ \t\n\r\f\v]*+[0-9]{1,18}[ \t]+"
+    r"(?:\"[^\"\\\n]*\"|\{[^{}()\[\]\"'\\\n/]*\})(?=[ \t]*\n))*"
+)
+# A value of brackets, braces and plain text without quotes or comments on
+# one line (`slice={[0:2], [0:4]}`, `replica_groups={{0,1},{2,3}}`,
+# `[2,4]<=[8]`), where `Scanner.value_extent` would end it: read once
+# (`_VALUES`) by the fast path, as plain values are by both.
+_FAST_VALUE = re.compile(
+    r"(?:\{(?:[^{}\"'\n/]|\{[^{}\"'\n/]*\})*\}|\[[0-9,]*\]<=\[[0-9,]*\](?:T\([0-9,]*\))?)"
+    r"(?=[ \t]*(?:[,\n]|$))"
+)
+# After an attribute value: another attribute on the line (group 1), or
+# whitespace and neither a comma nor a comment.
+_FAST_NEXT = re.compile(r"(?=[ \t]*(,))|(?=(?>\s*)(?![,/]))")
+_PARAMETER_NUMBER = re.compile(r"[0-9]{1,18}")
+
+_SHAPES: dict[str, Shape] = {}
+"""The shape read from each plain shape text (`f32[64,10]{1,0}`): a dump
+writes the same few shapes many times, and modules of one program share them."""
+_VALUES: dict[tuple[str, str], AttributeValue] = {}
+"""Each attribute value written plainly, by attribute name and text (never
+one that could not be read: its reason carries its place)."""
+_MEMO_LIMIT = 1 << 16
+"""How many entries `_SHAPES` and `_VALUES` keep each (then no more are kept)."""
+_K = TypeVar("_K")
+_V = TypeVar("_V")
 
 _SECTION_NAMES = frozenset({"FileNames", "FunctionNames", "FileLocations", "StackFrames"})
 
@@ -143,6 +211,17 @@ def _given_twice(written: str, name: str) -> str:
     if written == name:
         return f"attribute '{name}' is given twice"
     return f"attribute '{written}' is given twice (it is XLA's older name of '{name}')"
+
+
+def _remember(memo: dict[_K, _V], key: _K, value: _V) -> None:
+    """`memo[key] = value` while `memo` holds fewer than `_MEMO_LIMIT` entries."""
+    if len(memo) < _MEMO_LIMIT:
+        memo[key] = value
+
+
+def _problem(value: AttributeValue) -> bool:
+    """Whether `value` is the text of an attribute that could not be read."""
+    return isinstance(value, RawAttribute) and value.problem is not None
 
 
 def parse_module(text: str, filename: str = "<input>") -> Module:
@@ -229,16 +308,15 @@ class _ModuleParser:
         self.roots: dict[str, Shape] = {}
         self.callees: dict[str, Computation] = {}
         """The first computation of each name read so far (a wrapped op's callee)."""
-        self.shapes: dict[str, Shape] = {}
-        """The shape read from each plain shape text (`f32[64,10]{1,0}`):
-        a dump writes the same few shapes many times."""
-        """The ROOT shape of every computation read so far (for inference)."""
-        self.values: dict[tuple[str, str], AttributeValue] = {}
-        """Each attribute value written plainly, by attribute name and text."""
+        self.shapes = _SHAPES  # (shared by every module read)
+        self.values = _VALUES
         self.inline_names: set[str] = set()
         """The names given to inline computations (`to_apply={...}`) so far."""
         self.depth = 0
         """How many computation bodies are open (inline ones nest)."""
+        self.passed: dict[tuple[object, ...], tuple[Shape, tuple[Shape, ...]]] = {}
+        """The `passed_key` of each instruction `complete` passed unchanged,
+        holding the shapes whose identities it names."""
 
     # -- module ---------------------------------------------------------------
 
@@ -280,6 +358,9 @@ class _ModuleParser:
     def skip_section(self) -> None:
         """Skip the entries `N value` of a leading section such as `StackFrames`."""
         s = self.scanner
+        entries = _FAST_SECTION.match(s.text, s.pos, s.end)
+        if entries is not None:  # (it always matches, perhaps nothing)
+            s.pos = entries.end()
         while s.at_integer():
             s.integer()
             start, end = s.value_extent()
@@ -331,7 +412,7 @@ class _ModuleParser:
             return known
         shape = read_shape(s)
         if s.pos == plain.end():
-            self.shapes[plain.group()] = shape
+            _remember(self.shapes, plain.group(), shape)
         return shape
 
     # -- computation ----------------------------------------------------------
@@ -339,7 +420,15 @@ class _ModuleParser:
     def computation(self, name: str, offset: int, is_entry: bool) -> _PendingComputation:
         s = self.scanner
         result: tuple[Shape, int] | None = None
-        if s.accept("("):
+        signature = _FAST_SIGNATURE.match(s.text, s.pos, s.end)
+        if signature is not None and all(
+            shape in self.shapes
+            for shape in _FAST_PARAMETER.findall(s.text, signature.start() + 1, signature.end())
+        ):
+            # What the loop below reads when every parameter's shape was read before.
+            s.pos = signature.end()
+            result = (read_shape(s), signature.end())
+        elif s.accept("("):
             # XLA reads the parameter list and ignores it: the body's
             # parameter instructions are the parameters.
             if not s.accept(")"):
@@ -373,7 +462,15 @@ class _ModuleParser:
         self.depth += 1
         called: list[tuple[str, int]] = []
         instructions: list[_PendingInstruction] = []
-        while not s.accept("}"):
+        fast = _FAST_INSTRUCTION.match
+        while True:
+            line = fast(s.text, s.pos, s.end)
+            if line is not None:
+                if self.fast_instruction(line, called, instructions):
+                    continue
+                s.pos = line.start()  # where the general path starts
+            if s.accept("}"):
+                break
             if s.pos >= s.end:  # `accept` skipped the trivia
                 raise s.error(f"expected '}}' to close computation '{name}'")
             self.instruction(called, instructions, 0)
@@ -447,6 +544,9 @@ class _ModuleParser:
         s = self.scanner
         inst = item.instruction
         operand_shapes = tuple([defined[operand].instruction.shape for operand in inst.operands])
+        key = self.passed_key(item, operand_shapes)
+        if key is not None and key in self.passed:
+            return
         written = item.operands if isinstance(item.operands, list) else ()
         for operand, shape in zip(written, operand_shapes[: len(written)], strict=True):
             if operand.shape is not None and not operand.shape.compatible(shape):
@@ -486,17 +586,41 @@ class _ModuleParser:
                 inst.is_root,
                 inst.span,
             )
+        rebuilt = inst is not item.instruction
         item.instruction = inst
         check = _REQUIRED_ATTRIBUTES.get(inst.opcode)
-        if check is None:
-            return
-        try:
-            check(inst)
-        except ParseError:
-            # An attribute XLA read but we could not: only a rule that needs
-            # it may reject this instruction (with that attribute's place).
-            if not any(isinstance(v, RawAttribute) for _, v in inst.attributes.entries):
-                raise
+        if check is not None:
+            try:
+                check(inst)
+            except ParseError:
+                # An attribute XLA read but we could not: only a rule that needs
+                # it may reject this instruction (with that attribute's place).
+                if not any(isinstance(v, RawAttribute) for _, v in inst.attributes.entries):
+                    raise
+                return
+        if key is not None and not rebuilt:
+            self.passed[key] = (inst.shape, operand_shapes)
+
+    def passed_key(
+        self, item: _PendingInstruction, operand_shapes: tuple[Shape, ...]
+    ) -> tuple[object, ...] | None:
+        """What `complete` reads of an instruction with its shape written and
+        its operands plain names, with shapes by identity (the memo holds
+        them): one that passed without a change passes again unchanged.
+        None when the check reads more (a callee's ROOT) or excuses a
+        failure (an attribute kept as text)."""
+        inst = item.instruction
+        if not item.shape_written or isinstance(item.operands, list):
+            return None
+        if inst.opcode in READS_CALLEES:
+            return None
+        relevant = []
+        for entry in inst.attributes.entries:
+            if type(entry[1]) is RawAttribute:
+                return None
+            if entry[0] not in ANNOTATIONS:
+                relevant.append(entry)
+        return (inst.opcode, id(inst.shape), *map(id, operand_shapes), *relevant)
 
     def parameters(
         self, name: str, offset: int, pending: list[_PendingInstruction]
@@ -559,6 +683,108 @@ class _ModuleParser:
         return order
 
     # -- instruction ------------------------------------------------------------
+
+    def fast_instruction(
+        self, line: re.Match[str], called: list[tuple[str, int]], into: list[_PendingInstruction]
+    ) -> bool:
+        """Read the instruction `line` matched (`_FAST_INSTRUCTION`) as
+        `instruction` would, with its plainly written attribute values, and
+        say so; or read nothing and say False when any part of it needs the
+        general path (a shape it cannot read alone, an opcode XLA
+        renamed, an inline computation, a comment, an error): that path
+        then reads it, the same instruction or the same error."""
+        s = self.scanner
+        root, _, name, shape_text, opcode, plain, inside, comma = line.groups()
+        if opcode not in OPCODES:
+            return False
+        shape = self.shapes.get(shape_text)
+        if shape is None:  # read (and remembered) as the general path reads it
+            s.pos = line.start(4)
+            try:
+                shape = self.shape()
+            except ParseError:
+                return False
+            if s.pos != line.end(4):
+                return False
+        opcode = intern(opcode)
+        names: tuple[str, ...] = ()
+        operands: list[_PendingOperand] | int = []
+        literal = None
+        if opcode == "constant":
+            literal = (inside if plain is None else plain).strip()
+            if not literal:
+                return False
+        elif opcode == "parameter":
+            if inside is None or _PARAMETER_NUMBER.fullmatch(inside) is None:
+                return False
+            literal = str(int(inside))
+        elif plain is None:
+            return False
+        else:
+            operands = line.start(6)
+            names = tuple(map(intern, _OPERAND_NAME.findall(plain))) if plain else ()
+        attributes = _NO_ATTRIBUTES
+        pos = line.end()
+        if comma is not None:
+            text, values = s.text, self.values
+            entries: list[tuple[str, AttributeValue]] = []
+            offsets: dict[str, int] = {}
+            while comma is not None:
+                written = _FAST_ATTRIBUTE.match(text, pos, s.end)
+                if written is None:
+                    return False
+                attribute = modern_attribute(written.group(1))
+                value_at = pos = written.start(2)
+                if attribute in offsets:
+                    return False
+                offsets[attribute] = value_at
+                value = values.get((attribute, written.group(2)))
+                if value is not None:
+                    pos = written.end()
+                elif attribute in COMPUTATION_ATTRIBUTES and text.startswith("{", value_at):
+                    return False  # an inline computation
+                elif attribute == "metadata" and (read := plain_metadata(text, value_at, s.end)):
+                    value, pos = read
+                else:
+                    whole = _FAST_VALUE.match(text, value_at, s.end)
+                    known = None if whole is None else values.get((attribute, whole.group()))
+                    if whole is not None and known is not None:
+                        value, pos = known, whole.end()
+                    else:
+                        s.pos = value_at
+                        try:
+                            value = self.value(attribute)
+                        except ParseError:
+                            return False
+                        pos = s.pos
+                        if whole is not None and pos == whole.end() and not _problem(value):
+                            _remember(values, (attribute, whole.group()), value)
+                entries.append((attribute, value))
+                after = _FAST_NEXT.match(text, pos, s.end)
+                if after is None:
+                    return False
+                comma = after.group(1)
+            attributes = Attributes(tuple(entries))
+            for attribute, value in entries:
+                if attribute in COMPUTATION_ATTRIBUTES and isinstance(value, str):
+                    called.append((value, offsets[attribute]))
+                elif attribute in COMPUTATION_LIST_ATTRIBUTES:
+                    callees = attributes.names(attribute) or ()
+                    called.extend((callee, offsets[attribute]) for callee in callees)
+        s.pos = pos
+        name_at = line.start(2)
+        instruction = read_instruction(
+            intern(name),
+            opcode,
+            shape,
+            names,
+            attributes,
+            literal,
+            root is not None,
+            s.span(name_at),
+        )
+        into.append(_PendingInstruction(instruction, operands, name_at, True))
+        return True
 
     def instruction(
         self, called: list[tuple[str, int]], into: list[_PendingInstruction], depth: int
@@ -868,7 +1094,7 @@ class _ModuleParser:
         """The value of attribute `name` (not an inline body) at the scanner.
 
         A value written without brackets, quotes or spaces (`kLoop`, `%add`,
-        `{1,0}`, `0_1x0_1`) is read once per module and shared: it reads the
+        `{1,0}`, `0_1x0_1`) is read once (`_VALUES`) and shared: it reads the
         same wherever it is written, unless it could not be read (the reason
         carries the place), which is never shared.
         """
@@ -881,9 +1107,8 @@ class _ModuleParser:
             value = read_attribute_value(name, s)
         else:
             value = self.tolerant_value(name)
-        problem = isinstance(value, RawAttribute) and value.problem is not None
-        if plain is not None and s.pos == plain.end() and not problem:
-            self.values[name, plain.group()] = value
+        if plain is not None and s.pos == plain.end() and not _problem(value):
+            _remember(self.values, (name, plain.group()), value)
         return value
 
     def tolerant_value(self, name: str) -> AttributeValue:
