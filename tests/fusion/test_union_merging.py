@@ -293,3 +293,30 @@ def test_the_relation_key_index_never_decides_a_merge(monkeypatch: pytest.Monkey
     relations = [counted.map.relation() for counted in o2i]
     assert len(set(relations)) == len(relations) == 3
     assert sorted(counted.multiplicity for counted in o2i) == [1, 2, 2]
+
+
+class _Forgetful(dict):  # type: ignore[type-arg]
+    """A memo table that keeps nothing: every composition made anew."""
+
+    def __setitem__(self, key: object, value: object) -> None:
+        pass
+
+
+def test_the_composition_memo_never_decides_a_union() -> None:
+    """The same unions, maps, multiplicities and steps, with the
+    composition memo of `Extension` as it is and with one that keeps
+    nothing."""
+    module = parse_module(_SLICES)
+
+    def composed(forget: bool) -> tuple[object, ...]:
+        composer = Composer(
+            module, transform=simplify_relation, same=_brute_force_same, prefilter=True
+        )
+        if forget:
+            composer._extension._compositions = _Forgetful()
+        root = module.entry.root
+        o2i = composer.composed_output_to_input(module.entry, root)[0]
+        i2o = composer.composed_input_to_output(module.entry, root, 0)[0]
+        return o2i.maps, o2i.steps, i2o.maps, i2o.steps
+
+    assert composed(False) == composed(True)
