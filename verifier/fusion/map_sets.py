@@ -97,8 +97,11 @@ class MapSet:
                     return
         if self._positions is not None:
             self._positions.setdefault(counted.map, len(self.maps))
-        if self._by_key is not None and same is not None:
-            self._by_key.setdefault(same.key(counted.map), []).append(len(self.maps))
+        if self._by_key is not None:
+            if same is None:  # keyed by no one: made again when next needed
+                self._by_key = None
+            else:
+                self._by_key.setdefault(same.key(counted.map), []).append(len(self.maps))
         self.maps.append(counted)
 
     def _held(self, indexing_map: IndexingMap, same: SameRelation | None) -> int | None:
