@@ -330,8 +330,8 @@ class Composer:
                     for k in range(analysis.output_count(instruction))
                 )
             return tuple(
-                tuple(map(self._own, analysis.own_input_to_output(computation, instruction, k)))
-                for k in range(len(self._walks.operand_leaves(computation, instruction)))
+                tuple(map(self._own, row))
+                for row in analysis.own_input_to_output_rows(computation, instruction)
             )
 
         if self.signatures is None:
