@@ -133,12 +133,20 @@ def own_input_to_output_rows(
         return (_unsupported(reason, count),) * len(context.operand_leaves)
     rule = registry.rule_for(instruction.opcode)
     assert rule is not None
+    inputs = rule.input_to_output
     return tuple(
         ((),) * count
         if _is_empty_array(leaf.shape)
-        else _checked(context, lambda ctx, k=leaf.number: rule.input_to_output(ctx, k), count)
+        else _checked(context, _from_leaf(inputs, leaf.number), count)
         for leaf in context.operand_leaves
     )
+
+
+def _from_leaf(
+    rule: Callable[[OpContext, int], tuple[Indexing, ...]], operand: int
+) -> Callable[[OpContext], tuple[Indexing, ...]]:
+    """A rule's input→output maps from operand leaf `operand`, as `_checked` applies them."""
+    return lambda context: rule(context, operand)
 
 
 def _checked(
