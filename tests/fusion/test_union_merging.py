@@ -16,7 +16,7 @@ from verifier.expr import IndexingMap, Undefined, parse_map
 from verifier.fusion.compose import Composer
 from verifier.fusion.composed import CountedMap
 from verifier.fusion.map_sets import MapSet
-from verifier.fusion.sampling import SameRelation, excludes
+from verifier.fusion.sampling import SameRelation, excludes, relation_key
 from verifier.hlo import parse_module
 from verifier.indexing.control_flow import LOOP_MAP_LIMIT
 from verifier.simplify import simplify_relation
@@ -218,3 +218,105 @@ def test_a_union_past_the_map_bound_is_unknown_naming_the_bound() -> None:
         assert isinstance(composed.maps, Undefined)
         assert "composing its body 6 times gives a union of more than " in composed.maps.reason
         assert f"{LOOP_MAP_LIMIT} maps between two state arrays" in composed.maps.reason
+
+
+@pytest.mark.slow
+@settings(max_examples=150, deadline=None)
+@given(indexing_maps(max_rt_vars=2))
+def test_a_relation_key_is_the_lowest_point_and_its_results(indexing_map: IndexingMap) -> None:
+    """`relation_key`, when found, is the relation's lowest dims point and
+    every result there, by brute force: a function of the relation, so
+    maps with different keys are different relations."""
+    key = relation_key(indexing_map)
+    relation = indexing_map.relation()
+    if key is None:
+        return
+    lowest = min(x for x, _ in relation)
+    assert key == (lowest, frozenset(y for x, y in relation if x == lowest))
+
+
+def test_equal_relations_of_other_forms_share_a_key() -> None:
+    """``d0 + s0`` and ``d0 + 1 - s0`` over ``s0 in [0, 1]`` relate the same
+    pairs: the same key, so the union still asks whether they merge."""
+    a = parse_map("(d0)[s0] -> (d0 + s0), domain: d0 in [0, 3], s0 in [0, 1]")
+    b = parse_map("(d0)[s0] -> (d0 - s0 + 1), domain: d0 in [0, 3], s0 in [0, 1]")
+    assert a != b and a.relation() == b.relation()
+    assert relation_key(a) == relation_key(b) == ((0,), frozenset({(0,), (1,)}))
+
+
+_SLICES = """HloModule slices
+
+fused {
+  p = f32[12] parameter(0)
+  a = f32[8] slice(p), slice={[0:8]}
+  b = f32[8] slice(p), slice={[2:10]}
+  c = f32[8] slice(p), slice={[4:12]}
+  r = f32[8] reverse(a), dimensions={0}
+  rr = f32[8] reverse(r), dimensions={0}
+  ab = f32[8] add(a, b)
+  bc = f32[8] add(b, c)
+  s = f32[8] add(ab, bc)
+  ROOT t = f32[8] add(s, rr)
+}
+
+ENTRY e {
+  x = f32[12] parameter(0)
+  ROOT f = f32[8] fusion(x), kind=kLoop, calls=fused
+}
+"""
+
+
+def test_the_relation_key_index_never_decides_a_merge(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same unions, maps and multiplicities, with the relation keys as
+    they are and with every key bypassed (None: each map compared with
+    every map held); the union holds each relation once (brute force)."""
+    from verifier.fusion import sampling
+
+    module = parse_module(_SLICES)
+
+    def composed() -> tuple[object, ...]:
+        composer = Composer(
+            module, transform=simplify_relation, same=_brute_force_same, prefilter=True
+        )
+        root = module.entry.root
+        return (
+            composer.composed_output_to_input(module.entry, root)[0].maps,
+            composer.composed_input_to_output(module.entry, root, 0)[0].maps,
+        )
+
+    keyed = composed()
+    monkeypatch.setattr(sampling, "relation_key", lambda indexing_map: None)
+    bypassed = composed()
+    assert keyed == bypassed
+    (o2i, _) = keyed
+    assert isinstance(o2i, tuple)
+    relations = [counted.map.relation() for counted in o2i]
+    assert len(set(relations)) == len(relations) == 3
+    assert sorted(counted.multiplicity for counted in o2i) == [1, 2, 2]
+
+
+class _Forgetful(dict):  # type: ignore[type-arg]
+    """A memo table that keeps nothing: every composition made anew."""
+
+    def __setitem__(self, key: object, value: object) -> None:
+        pass
+
+
+def test_the_composition_memo_never_decides_a_union() -> None:
+    """The same unions, maps, multiplicities and steps, with the
+    composition memo of `Extension` as it is and with one that keeps
+    nothing."""
+    module = parse_module(_SLICES)
+
+    def composed(forget: bool) -> tuple[object, ...]:
+        composer = Composer(
+            module, transform=simplify_relation, same=_brute_force_same, prefilter=True
+        )
+        if forget:
+            composer._extension._compositions = _Forgetful()
+        root = module.entry.root
+        o2i = composer.composed_output_to_input(module.entry, root)[0]
+        i2o = composer.composed_input_to_output(module.entry, root, 0)[0]
+        return o2i.maps, o2i.steps, i2o.maps, i2o.steps
+
+    assert composed(False) == composed(True)

@@ -101,6 +101,9 @@ class InstructionMaps:
         self.instruction = instruction
         # The maps asked so far, per (direction and kind, output or operand leaf number).
         self._asked: dict[tuple[_Direction, MapKind, int], tuple[ComposedIndexing, ...]] = {}
+        # The pairs `i2o` gave, per (kind, operand leaf number): every check
+        # asks each operand leaf of a 500-array tuple again.
+        self._to_outputs: dict[tuple[MapKind, int], tuple[ToOutput, ...]] = {}
 
     @cached_property
     def outputs(self) -> tuple[OutputLeaf, ...]:
@@ -140,7 +143,13 @@ class InstructionMaps:
         """Per output leaf: the maps from `operand`'s index to the output
         elements it reaches."""
         kind: MapKind = "simplified" if simplified else "raw"
-        return tuple(map(ToOutput, self.outputs, self._maps("i2o", kind, operand.number)))
+        key = (kind, operand.number)
+        found = self._to_outputs.get(key)
+        if found is None:
+            found = self._to_outputs[key] = tuple(
+                map(ToOutput, self.outputs, self._maps("i2o", kind, operand.number))
+            )
+        return found
 
     def reads(self, output: OutputLeaf) -> tuple[ToOperand, ...]:
         """Per operand leaf: maps from `output`'s index whose domain points

@@ -173,9 +173,10 @@ class Composer:
         # 62,500;
         self._reads: dict[tuple[str, str, str, int], tuple[tuple[int, ComposedIndexing], ...]] = {}
         # maps per (what, signature, direction, output or operand), `what`
-        # being an op's own maps or a computation's composed ones
-        # (`signatures`).
+        # being a computation's composed ones (`signatures`); an op's own
+        # rows, every output or operand leaf, per (signature, direction).
         self._structural: dict[tuple[str, int, str, int], tuple[ComposedIndexing, ...]] = {}
+        self._own_by_signature: dict[tuple[int, str], tuple[tuple[ComposedIndexing, ...], ...]] = {}
 
     def composed_output_to_input(
         self, computation: Computation, instruction: Instruction, output: int = 0
@@ -311,36 +312,37 @@ class Composer:
         key = (computation.name, instruction.name, direction)
         found = self._own_maps.get(key)
         if found is None:
-            count = (
-                analysis.output_count(instruction)
-                if direction == "o2i"
-                else len(self._walks.operand_leaves(computation, instruction))
-            )
-            found = self._own_maps[key] = tuple(
-                self._own_structural(computation, instruction, direction, k) for k in range(count)
-            )
+            found = self._own_maps[key] = self._own_rows(computation, instruction, direction)
         return found[number]
 
-    def _own_structural(
-        self, computation: Computation, instruction: Instruction, direction: str, number: int
-    ) -> tuple[ComposedIndexing, ...]:
-        def own() -> tuple[ComposedIndexing, ...]:
-            return tuple(
-                map(
-                    self._own,
-                    analysis.own_output_to_input(computation, instruction, number)
-                    if direction == "o2i"
-                    else analysis.own_input_to_output(computation, instruction, number),
+    def _own_rows(
+        self, computation: Computation, instruction: Instruction, direction: str
+    ) -> tuple[tuple[ComposedIndexing, ...], ...]:
+        """Every row of an op's own maps in `direction`, or those computed
+        before for the same instruction signature when no row quotes a
+        name: one look-up per instruction, not one per leaf (a
+        get-tuple-element of a 532-array state, in each of 2,500 forms)."""
+
+        def rows() -> tuple[tuple[ComposedIndexing, ...], ...]:
+            if direction == "o2i":
+                return tuple(
+                    tuple(map(self._own, analysis.own_output_to_input(computation, instruction, k)))
+                    for k in range(analysis.output_count(instruction))
                 )
+            return tuple(
+                tuple(map(self._own, row))
+                for row in analysis.own_input_to_output_rows(computation, instruction)
             )
 
-        return self._by_structure(
-            "own",
-            lambda signatures: signatures.instruction(computation, instruction),
-            direction,
-            number,
-            own,
-        )
+        if self.signatures is None:
+            return rows()
+        key = (self.signatures.instruction(computation, instruction), direction)
+        found = self._own_by_signature.get(key)
+        if found is None:
+            found = rows()
+            if not any(map(quote_names, found)):
+                self._own_by_signature[key] = found
+        return found
 
     def _own(self, indexing: Indexing) -> ComposedIndexing:
         """An op's own maps of one leaf, transformed, each read once.  (Each

@@ -25,10 +25,22 @@ True
 >>> same = SameRelation(lambda a, b: asked.append((a, b)) or False, prefilter=True)
 >>> same(identity, shifted), asked
 (False, [])
+
+A union compares each new map only with the maps held under its
+*relation key* (`relation_key`): the lowest point of the relation's
+domain and the set of results there, which equal relations share
+whatever their form.  ``shifted`` has ``((0,), frozenset({(1,)}))`` (at
+d0 = 0 the constraint leaves s0 = 1), the identity ``((0,),
+frozenset({(0,)}))``: they are never compared.  A key that cannot be found cheaply is None, and
+a map without a key is compared with every map of its union.
+
+>>> relation_key(shifted), relation_key(identity)
+(((0,), frozenset({(1,)})), ((0,), frozenset({(0,)})))
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Sequence
 
 from verifier.expr import Expr, IndexingMap, Interval, Ranges, Var, linear_terms, variables_of
@@ -36,6 +48,9 @@ from verifier.fusion.composed import CountedMap, MapEquality
 
 Pair = tuple[tuple[int, ...], tuple[int, ...]]
 """A pair (dims point, results) of a map's relation."""
+
+RelationKey = tuple[tuple[int, ...], frozenset[tuple[int, ...]]] | None
+"""A relation's lowest dims point and its results there, or None (`relation_key`)."""
 
 
 class SameRelation:
@@ -58,6 +73,10 @@ class SameRelation:
         self._answers: dict[IndexingMap, dict[IndexingMap, bool]] = {}
         self._samples: dict[IndexingMap, tuple[Pair, ...]] = {}
         self._exclusions: dict[tuple[IndexingMap, Pair], bool] = {}
+        # `relation_key` per map (with `prefilter`; a union keeps its
+        # positions by key: 22 million comparisons on TORAX, most of maps
+        # that a key tells apart).
+        self._keys: dict[IndexingMap, RelationKey] = {}
 
     def __call__(self, a: IndexingMap, b: IndexingMap) -> bool:
         answers = self._answers.setdefault(b, {})
@@ -66,14 +85,26 @@ class SameRelation:
             found = answers[a] = self._decide(a, b)
         return found
 
-    def first_held(self, held: Sequence[CountedMap], b: IndexingMap) -> int | None:
-        """The first position of `held` whose map is `b` or, by `same`, the
-        same relation: each pair asked as by a call, with the answers to
-        `b` looked up once (a union of 64 maps compares each new map with
-        every one)."""
+    def key(self, indexing_map: IndexingMap) -> RelationKey:
+        """`relation_key` of `indexing_map`, computed once; None (compare with
+        every map) without `prefilter`: then `same` alone decides."""
+        if not self.prefilter:
+            return None
+        if indexing_map not in self._keys:
+            self._keys[indexing_map] = relation_key(indexing_map)
+        return self._keys[indexing_map]
+
+    def first_held(
+        self, held: Sequence[CountedMap], b: IndexingMap, positions: Sequence[int]
+    ) -> int | None:
+        """The first of `positions` (ascending) of `held` whose map is `b`
+        or, by `same`, the same relation: each pair asked as by a call, with
+        the answers to `b` looked up once.  The owner passes the positions
+        whose maps may be the same relation (`key`): the others cannot be,
+        and `same` is never asked about them."""
         answers = self._answers.setdefault(b, {})
-        for position, existing in enumerate(held):
-            a = existing.map
+        for position in positions:
+            a = held[position].map
             if a == b:
                 return position
             found = answers.get(a)
@@ -112,6 +143,48 @@ class SameRelation:
 
 _SAMPLE_NODES = 64
 """The most partial assignments one search for a sample pair visits."""
+
+_KEY_SYMBOL_POINTS = 256
+"""The most symbol values `relation_key` tries at the lowest dims point."""
+
+
+def relation_key(indexing_map: IndexingMap) -> RelationKey:
+    """The lowest point ``x`` of the relation's domain (its dims, in
+    lexicographic order) and the set of its results at ``x``: a function
+    of the relation alone, so two maps with different keys are different
+    relations.  None when it is not found cheaply: the domain search gives
+    up (`domain_point`), or the symbols' box at ``x`` has more than
+    `_KEY_SYMBOL_POINTS` points.
+
+    The search tries each variable from its lowest value up, dims first,
+    and abandons a value only when interval arithmetic shows no point
+    below it (`_may_hold`, sound): the first point found is the
+    lexicographic minimum, and its dims are the lowest point of the
+    domain's projection on the dims.  The results at ``x`` are every
+    symbol value there that lies in the domain, tried one by one.
+
+    ``(d0)[s0] -> (d0 + s0)``, ``d0 in [1, 3], s0 in [0, 2]``, ``d0 + s0 in
+    [0, 3]`` has the key ``((1,), {(1,), (2,), (3,)})``.
+    """
+    point = domain_point(indexing_map, (False,) * len(indexing_map.all_variables))
+    if point is None:
+        return None
+    variables = indexing_map.all_variables
+    dims = variables[: indexing_map.num_dims]
+    symbols = variables[indexing_map.num_dims :]
+    boxes = [indexing_map.bounds(v) for v in symbols]
+    size = 1
+    for box in boxes:
+        size *= box.size
+    if size > _KEY_SYMBOL_POINTS:
+        return None
+    values = {v: point[v] for v in dims}
+    results: set[tuple[int, ...]] = set()
+    for assignment in itertools.product(*(range(b.lower, b.upper + 1) for b in boxes)):
+        values.update(zip(symbols, assignment, strict=True))
+        if indexing_map.contains(values):
+            results.add(indexing_map.evaluate(values))
+    return tuple(values[v] for v in dims), frozenset(results)
 
 
 _SAMPLE_ORDERS = ((False, False), (True, True))

@@ -120,6 +120,35 @@ def own_input_to_output(
     return _checked(context, lambda ctx: rule.input_to_output(ctx, operand), count)
 
 
+def own_input_to_output_rows(
+    computation: Computation, instruction: Instruction
+) -> tuple[tuple[Indexing, ...], ...]:
+    """`own_input_to_output` of every operand leaf, in order: the context
+    and the reasons no rule applies found once, not once per leaf (a
+    get-tuple-element of a state of 500 arrays)."""
+    context = _context(computation, instruction)
+    count = len(context.output_shapes)
+    reason = _no_rule_reason(context)
+    if reason is not None:
+        return (_unsupported(reason, count),) * len(context.operand_leaves)
+    rule = registry.rule_for(instruction.opcode)
+    assert rule is not None
+    inputs = rule.input_to_output
+    return tuple(
+        ((),) * count
+        if _is_empty_array(leaf.shape)
+        else _checked(context, _from_leaf(inputs, leaf.number), count)
+        for leaf in context.operand_leaves
+    )
+
+
+def _from_leaf(
+    rule: Callable[[OpContext, int], tuple[Indexing, ...]], operand: int
+) -> Callable[[OpContext], tuple[Indexing, ...]]:
+    """A rule's input→output maps from operand leaf `operand`, as `_checked` applies them."""
+    return lambda context: rule(context, operand)
+
+
 def _checked(
     context: OpContext,
     apply: Callable[[OpContext], tuple[Indexing, ...]],
