@@ -7,7 +7,7 @@ selected checks and the budget — and of the tool and solver versions, which
 the persistent store adds to every key (`SqliteCache`).  They are stored
 as they are kept (`ModuleAnswers`): each distinct tuple of answers once,
 in a head row under the module's key, and the places in rows of
-`PLACES_PER_ROW` under keys derived from it — each a short compact text,
+`PLACES_PER_ROW` under keys derived from it — each a record of columns,
 written and read one at a time, so that a module of a million instructions
 is never one document in memory.  Spans are stored without the file name,
 which the caller gives back, so a module that moved keeps its answers.  A
@@ -40,7 +40,6 @@ True
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Sequence
 
 from verifier.checks.budget import Budget
@@ -59,8 +58,6 @@ from verifier.gate.finding import NO_SOURCE
 
 # Places per row of the store: a row is a few hundred kilobytes of text.
 PLACES_PER_ROW = 4096
-
-_COMPACT = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode
 
 
 def module_key(text: str, checks: Sequence[str], budget: Budget | None = None) -> str:
@@ -89,29 +86,41 @@ def _encoded_answers(answers: Answers) -> list[object]:
 
 def remember(cache: ProofCache, key: str, module: ModuleAnswers) -> None:
     """Store the answers of one module under `key`: its rows of places,
-    then its head (so that a reader who finds the head finds every row)."""
+    then its head (so that a reader who finds the head finds every row).
+
+    A row holds its places column by column (`_ROW_COLUMNS`: slices of
+    `PlaceColumns`, each encoded once, with no list made per place), the
+    computations numbered in the head, and the offsets in the row of the
+    places without a source span (`sourceless`)."""
     places = module.places
     computations: dict[str, int] = {}
     count = len(places.kinds)
     rows = 0
     for start in range(0, count, PLACES_PER_ROW):
-        encoded = []
-        for row in range(start, min(count, start + PLACES_PER_ROW)):
-            computation = computations.setdefault(places.computations[row], len(computations))
-            if places.lines[row] == NO_SOURCE.line and places.files[row] == NO_SOURCE.filename:
-                span: object = None
-            else:
-                span = [places.lines[row], places.columns[row]]
-            encoded.append(
-                [
-                    places.kinds[row],
-                    computation,
-                    places.instructions[row],
-                    places.operands[row],
-                    span,
-                ]
-            )
-        cache.store(_row_key(key, rows), {"places": _COMPACT(encoded)})
+        end = min(count, start + PLACES_PER_ROW)
+        files = places.files[start:end]
+        sourceless = (
+            [
+                offset
+                for offset, (name, line) in enumerate(zip(files, places.lines[start:end]))
+                if name == NO_SOURCE.filename and line == NO_SOURCE.line
+            ]
+            if NO_SOURCE.filename in files
+            else []
+        )
+        row: CachedRecord = {
+            "kinds": places.kinds[start:end].tolist(),
+            "computations": [
+                computations.setdefault(name, len(computations))
+                for name in places.computations[start:end]
+            ],
+            "instructions": places.instructions[start:end],
+            "operands": places.operands[start:end],
+            "lines": places.lines[start:end].tolist(),
+            "columns": places.columns[start:end].tolist(),
+            "sourceless": sourceless,
+        }
+        cache.store(_row_key(key, rows), row)
         rows += 1
     head: CachedRecord = {
         "module": module.module,
@@ -121,6 +130,10 @@ def remember(cache: ProofCache, key: str, module: ModuleAnswers) -> None:
         "rows": rows,
     }
     cache.store(key, head)
+
+
+_ROW_COLUMNS = ("kinds", "computations", "instructions", "operands", "lines", "columns")
+"""The columns of a row of places, one value per place each."""
 
 
 class _Malformed(Exception):
@@ -137,6 +150,13 @@ def _number(value: object) -> int:
     if type(value) is not int:
         raise _Malformed(f"{value!r} is not an integer")
     return value
+
+
+def _position(value: object, length: int) -> int:
+    number = _number(value)
+    if not 0 <= number < length:
+        raise _Malformed(f"{number} is not a position among {length}")
+    return number
 
 
 def _list(value: object) -> list[object]:
@@ -184,24 +204,30 @@ def _decoded(cache: ProofCache, key: str, head: CachedRecord, filename: str) -> 
         row = cache.lookup(_row_key(key, number))
         if row is None:
             raise _Malformed(f"row {number} of {rows} is missing")
-        for place in _list(json.loads(_text(row["places"]))):
-            kind, computation, instruction, operands, span = _list(place)
+        columns = [_list(row[column]) for column in _ROW_COLUMNS]
+        if len({len(column) for column in columns}) != 1:
+            raise _Malformed(f"row {number} has columns of unequal lengths")
+        sourceless = {_number(offset) for offset in _list(row["sourceless"])}
+        if not sourceless <= set(range(len(columns[0]))):
+            raise _Malformed(f"row {number} has no place at a sourceless offset")
+        for offset, (kind, computation, instruction, operands, line, column) in enumerate(
+            zip(*columns)
+        ):
             kind = _number(kind)
             if not 0 <= kind <= first_new or kind >= len(answers):
                 raise _Malformed(f"answers {kind} out of order")
             first_new += kind == first_new
-            quoted = tuple(names.setdefault(name, name) for name in map(_text, _list(operands)))
+            if not isinstance(operands, list | tuple):  # a tuple in a cache in memory
+                raise _Malformed(f"{operands!r} is not a list")
+            quoted = tuple(names.setdefault(name, name) for name in map(_text, operands))
             if needs[kind] > len(quoted):
                 raise _Malformed("a subject names an operand the place does not have")
-            if span is None:
-                where = NO_SOURCE
-            else:
-                line, column = _list(span)
-                where = SourceSpan(filename, _number(line), _number(column))
+            line, column = _number(line), _number(column)
+            where = NO_SOURCE if offset in sourceless else SourceSpan(filename, line, column)
             name = _text(instruction)
             places.add(
                 answers[kind],
-                computations[_number(computation)],
+                computations[_position(computation, len(computations))],
                 names.setdefault(name, name),
                 quoted,
                 where,
