@@ -102,7 +102,9 @@ def remember(cache: ProofCache, key: str, module: ModuleAnswers) -> None:
         sourceless = (
             [
                 offset
-                for offset, (name, line) in enumerate(zip(files, places.lines[start:end]))
+                for offset, (name, line) in enumerate(
+                    zip(files, places.lines[start:end], strict=True)
+                )
                 if name == NO_SOURCE.filename and line == NO_SOURCE.line
             ]
             if NO_SOURCE.filename in files
@@ -211,7 +213,7 @@ def _decoded(cache: ProofCache, key: str, head: CachedRecord, filename: str) -> 
         if not sourceless <= set(range(len(columns[0]))):
             raise _Malformed(f"row {number} has no place at a sourceless offset")
         for offset, (kind, computation, instruction, operands, line, column) in enumerate(
-            zip(*columns)
+            zip(*columns, strict=True)
         ):
             kind = _number(kind)
             if not 0 <= kind <= first_new or kind >= len(answers):
