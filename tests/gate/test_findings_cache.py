@@ -119,13 +119,19 @@ def _edit_head(name: str, value: Callable[[object], object]) -> Callable[[Rows, 
     return edit
 
 
-def _first_answer(edit: Callable[[list[object]], object]) -> Callable[[Rows, str], None]:
+def _edit_table(name: str, edit: Callable[[list[object]], object]) -> Callable[[Rows, str], None]:
+    """Edit the head's table `name` (its checks, subjects, results or answers)."""
+
     def change(cache: Rows, key: str) -> None:
         head = json.loads(json.dumps(cache[key]))
-        edit(head["answers"][0][0])
+        edit(head[name])
         cache[key] = head
 
     return change
+
+
+def _first(edit: Callable[[list[object]], object]) -> Callable[[list[object]], object]:
+    return lambda table: edit(table[0])  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(
@@ -149,11 +155,16 @@ def _first_answer(edit: Callable[[list[object]], object]) -> Callable[[Rows, str
         _edit_head("rows", lambda rows: rows - 1),  # type: ignore[operator]
         _edit_head("answers", lambda answers: answers[:-1]),  # type: ignore[index]
         _edit_head("module", lambda module: None),
-        _first_answer(lambda answer: answer.__setitem__(2, "fine")),
-        _first_answer(lambda answer: answer.__setitem__(1, [True])),
-        _first_answer(lambda answer: answer.__setitem__(1, ["operand ", -1])),
-        _first_answer(lambda answer: answer.__setitem__(4, [["d0", "many"]])),
-        _first_answer(lambda answer: answer.pop()),
+        _edit_table("results", _first(lambda result: result.__setitem__(0, "fine"))),
+        _edit_table("subjects", lambda subjects: subjects.__setitem__(0, [True])),
+        _edit_table("subjects", lambda subjects: subjects.__setitem__(0, ["operand ", -1])),
+        _edit_table("results", _first(lambda result: result.__setitem__(2, [["d0", "many"]]))),
+        _edit_table("answers", _first(lambda numbers: numbers.pop())),
+        _edit_table("answers", _first(lambda numbers: numbers.__setitem__(2, 999))),
+        _edit_table("answers", _first(lambda numbers: numbers.__setitem__(1, -1))),
+        _edit_table("results", _first(lambda result: result.pop())),
+        _edit_table("checks", lambda checks: checks.__setitem__(0, 3)),
+        _edit_table("answers", lambda answers: answers.__setitem__(0, [])),
     ],
     ids=[
         "a row missing",
@@ -179,6 +190,11 @@ def _first_answer(edit: Callable[[list[object]], object]) -> Callable[[Rows, str
         "a negative operand",
         "a witness not a number",
         "an answer cut short",
+        "no such result",
+        "a subject counted from the end",
+        "a result cut short",
+        "a check of a number",
+        "a tuple of no answers",
     ],
 )
 def test_a_damaged_row_makes_the_module_a_miss(

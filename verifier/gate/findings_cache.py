@@ -6,7 +6,9 @@ The answers of `check_module` are a function of the module's text, the
 selected checks and the budget — and of the tool and solver versions, which
 the persistent store adds to every key (`SqliteCache`).  They are stored
 as they are kept (`ModuleAnswers`): each distinct tuple of answers once,
-in a head row under the module's key, and the places in rows of
+in a head row under the module's key (an answer as three numbers into its
+tables of checks, subjects and results, each distinct one written once:
+a fusion of a thousand operands has thousands of answers, few results), and the places in rows of
 `PLACES_PER_ROW` under keys derived from it — each a record of columns,
 written and read one at a time, so that a module of a million instructions
 is never one document in memory.  Spans are stored without the file name,
@@ -71,17 +73,40 @@ def _row_key(key: str, number: int) -> str:
     return f"{key}|places {number}"
 
 
-def _encoded_answers(answers: Answers) -> list[object]:
-    return [
-        [
-            check,
-            list(subject),
-            result.outcome.value,
-            result.message,
-            [[name, value] for name, value in result.witness],
-        ]
-        for check, subject, result in answers
-    ]
+class _Table:
+    """The head's tables: each distinct check name, subject and result once,
+    an answer three numbers into them (results numbered by object: the
+    gate's answers share one per question, so none is hashed)."""
+
+    def __init__(self) -> None:
+        self.checks: dict[str, int] = {}
+        self.subjects: dict[Subject, int] = {}
+        self.results: dict[int, tuple[int, CheckResult]] = {}
+
+    def encoded(self, answers: Answers) -> list[int]:
+        """`answers` as (check, subject, result) numbers, one flat list."""
+        numbers: list[int] = []
+        checks, subjects, results = self.checks, self.subjects, self.results
+        for check, subject, result in answers:
+            found = results.get(id(result))
+            if found is None:
+                found = results[id(result)] = (len(results), result)
+            numbers += (
+                checks.setdefault(check, len(checks)),
+                subjects.setdefault(subject, len(subjects)),
+                found[0],
+            )
+        return numbers
+
+    def head(self) -> dict[str, list[object]]:
+        return {
+            "checks": list(self.checks),
+            "subjects": [list(subject) for subject in self.subjects],
+            "results": [
+                [result.outcome.value, result.message, [list(pair) for pair in result.witness]]
+                for _, result in self.results.values()
+            ],
+        }
 
 
 def remember(cache: ProofCache, key: str, module: ModuleAnswers) -> None:
@@ -124,9 +149,11 @@ def remember(cache: ProofCache, key: str, module: ModuleAnswers) -> None:
         }
         cache.store(_row_key(key, rows), row)
         rows += 1
+    table = _Table()
     head: CachedRecord = {
         "module": module.module,
-        "answers": [_encoded_answers(answers) for answers in module.answers],
+        "answers": [table.encoded(answers) for answers in module.answers],
+        **table.head(),
         "computations": list(computations),
         "places": count,
         "rows": rows,
@@ -176,26 +203,41 @@ def _subject(value: object) -> Subject:
     return tuple(pieces)
 
 
-def _decoded_answers(value: object) -> Answers:
-    answers = []
-    for answer in _list(value):
-        check, subject, outcome, message, witness = _list(answer)
-        pairs = []
-        for pair in _list(witness):
-            name, number = _list(pair)
-            pairs.append((_text(name), _number(number)))
-        result = CheckResult(Outcome(_text(outcome)), _text(message), tuple(pairs))
-        answers.append((_text(check), _subject(subject), result))
-    if not answers:
-        raise _Malformed("a place without answers")
-    return tuple(answers)
+def _result(value: object) -> CheckResult:
+    outcome, message, witness = _list(value)
+    pairs = []
+    for pair in _list(witness):
+        name, number = _list(pair)
+        pairs.append((_text(name), _number(number)))
+    return CheckResult(Outcome(_text(outcome)), _text(message), tuple(pairs))
+
+
+def _decoded_answers(
+    value: object, checks: list[str], subjects: list[Subject], results: list[CheckResult]
+) -> Answers:
+    numbers = _list(value)
+    if not numbers or len(numbers) % 3:
+        raise _Malformed(f"{len(numbers)} numbers are no answers")
+    return tuple(
+        (
+            checks[_position(check, len(checks))],
+            subjects[_position(subject, len(subjects))],
+            results[_position(result, len(results))],
+        )
+        for check, subject, result in zip(numbers[::3], numbers[1::3], numbers[2::3], strict=True)
+    )
 
 
 def _decoded(cache: ProofCache, key: str, head: CachedRecord, filename: str) -> ModuleAnswers:
     """The module stored under `key` whose head is `head`; `_Malformed`
     (or KeyError, TypeError, ValueError) when any of it is not what
     `remember` writes."""
-    answers = [_decoded_answers(answers) for answers in _list(head["answers"])]
+    checks = [_text(check) for check in _list(head["checks"])]
+    subjects = [_subject(subject) for subject in _list(head["subjects"])]
+    results = [_result(result) for result in _list(head["results"])]
+    answers = [
+        _decoded_answers(numbers, checks, subjects, results) for numbers in _list(head["answers"])
+    ]
     needs = [operands_named(a) for a in answers]
     computations = [_text(name) for name in _list(head["computations"])]
     count, rows = _number(head["places"]), _number(head["rows"])
