@@ -252,3 +252,26 @@ ENTRY e {
     ((_, read_b), _) = _entry_o2i(maps, "b")
     assert read_a != read_b
     assert_same_maps_as_per_place(module)
+
+
+def test_equal_shapes_of_other_objects_are_one_structure() -> None:
+    """Signatures remember a shape by its object (the parser shares one per
+    distinct shape): equal shapes of two objects (two parses) still make
+    one signature, and a different shape another."""
+    text = """
+HloModule m
+ENTRY {name} {{
+  p0 = f32[4,8] parameter(0)
+  ROOT a = f32[8,4] transpose(p0), dimensions={{1,0}}
+}}"""
+    first, second = parse_module(text.format(name="e")), parse_module(text.format(name="f"))
+    other = parse_module(
+        text.format(name="g").replace("f32[4,8]", "f32[4,4]").replace("f32[8,4]", "f32[4,4]")
+    )
+    assert first.entry.instruction("a").shape is not second.entry.instruction("a").shape
+    signatures = Signatures(first)
+    one, two, three = (
+        signatures.instruction(module.entry, module.entry.instruction(name))
+        for module, name in ((first, "a"), (second, "a"), (other, "a"))
+    )
+    assert one == two != three

@@ -132,10 +132,9 @@ def _passing(answer: str) -> str:
     if "exit_code" in stored:  # a run: exit 0, and its report says so
         stored["exit_code"] = 0
         stored["stdout"] = stored["stdout"].replace('"refuted"', '"ok"')
-    else:  # a module's answers: every one proved
-        for answers in stored.get("answers", []):
-            for one in answers:
-                one[2] = "proved"
+    else:  # a module's answers: every result proved
+        for result in stored.get("results", []):
+            result[0] = "proved"
     return json.dumps(stored, sort_keys=True)
 
 

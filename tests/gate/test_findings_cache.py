@@ -82,20 +82,24 @@ def test_recalled_answers_are_the_findings_in_the_new_file(remembered: Remembere
     assert any(f.witness for f in again)  # the refuted bitcast's
 
 
-def _places(cache: Rows, key: str, number: int) -> list[list[object]]:
-    rows: list[list[object]] = json.loads(cache[f"{key}|places {number}"]["places"])
-    return rows
+def _row(cache: Rows, key: str, number: int) -> dict[str, list[object]]:
+    row: dict[str, list[object]] = json.loads(json.dumps(cache[f"{key}|places {number}"]))
+    return row
 
 
-def _set_places(cache: Rows, key: str, number: int, rows: list[list[object]]) -> None:
-    cache[f"{key}|places {number}"] = {"places": json.dumps(rows)}
-
-
-def _edit_place(field: int, value: Callable[[object], object]) -> Callable[[Rows, str], None]:
+def _edit_place(column: str, value: Callable[[object], object]) -> Callable[[Rows, str], None]:
     def edit(cache: Rows, key: str) -> None:
-        rows = _places(cache, key, 1)
-        rows[0][field] = value(rows[0][field])
-        _set_places(cache, key, 1, rows)
+        row = _row(cache, key, 1)
+        row[column][0] = value(row[column][0])
+        cache[f"{key}|places 1"] = row
+
+    return edit
+
+
+def _edit_row(column: str, value: Callable[[list[object]], object]) -> Callable[[Rows, str], None]:
+    def edit(cache: Rows, key: str) -> None:
+        row = _row(cache, key, 0)
+        cache[f"{key}|places 0"] = {**row, column: value(row[column])}
 
     return edit
 
@@ -104,13 +108,8 @@ def _drop_row(cache: Rows, key: str) -> None:
     del cache[f"{key}|places 2"]
 
 
-def _cut_row(cache: Rows, key: str) -> None:
-    text = cache[f"{key}|places 0"]["places"]
-    cache[f"{key}|places 0"] = {"places": text[: len(text) // 2]}
-
-
 def _drop_a_place(cache: Rows, key: str) -> None:
-    _set_places(cache, key, 0, _places(cache, key, 0)[1:])
+    cache[f"{key}|places 0"] = {name: values[1:] for name, values in _row(cache, key, 0).items()}
 
 
 def _edit_head(name: str, value: Callable[[object], object]) -> Callable[[Rows, str], None]:
@@ -120,45 +119,68 @@ def _edit_head(name: str, value: Callable[[object], object]) -> Callable[[Rows, 
     return edit
 
 
-def _first_answer(edit: Callable[[list[object]], object]) -> Callable[[Rows, str], None]:
+def _edit_table(name: str, edit: Callable[[list[object]], object]) -> Callable[[Rows, str], None]:
+    """Edit the head's table `name` (its checks, subjects, results or answers)."""
+
     def change(cache: Rows, key: str) -> None:
         head = json.loads(json.dumps(cache[key]))
-        edit(head["answers"][0][0])
+        edit(head[name])
         cache[key] = head
 
     return change
+
+
+def _first(edit: Callable[[list[object]], object]) -> Callable[[list[object]], object]:
+    return lambda table: edit(table[0])  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(
     "damage",
     [
         _drop_row,
-        _cut_row,
+        _edit_row("lines", lambda lines: lines[:-1]),  # one column shorter
         _drop_a_place,
-        _edit_place(0, lambda kind: 99),  # an answer that is not there
-        _edit_place(0, lambda kind: 5),  # out of the order places first have them
-        _edit_place(3, lambda operands: []),  # fewer operands than a subject names
-        _edit_place(4, lambda span: "7:3"),
-        _edit_place(1, lambda computation: 9),
+        _edit_place("kinds", lambda kind: 99),  # an answer that is not there
+        _edit_place("kinds", lambda kind: 5),  # out of the order places first have them
+        _edit_place("operands", lambda operands: []),  # fewer operands than a subject names
+        _edit_place("lines", lambda line: "7:3"),
+        _edit_place("columns", lambda column: None),
+        _edit_place("computations", lambda computation: 9),
+        _edit_place("computations", lambda computation: -1),
+        _edit_place("instructions", lambda instruction: 7),
+        _edit_row("sourceless", lambda offsets: [2]),  # past the row's two places
+        _edit_row("sourceless", lambda offsets: "0"),
+        _edit_row("kinds", lambda kinds: None),
         _edit_head("places", lambda count: count + 1),  # type: ignore[operator]
         _edit_head("rows", lambda rows: rows - 1),  # type: ignore[operator]
         _edit_head("answers", lambda answers: answers[:-1]),  # type: ignore[index]
         _edit_head("module", lambda module: None),
-        _first_answer(lambda answer: answer.__setitem__(2, "fine")),
-        _first_answer(lambda answer: answer.__setitem__(1, [True])),
-        _first_answer(lambda answer: answer.__setitem__(1, ["operand ", -1])),
-        _first_answer(lambda answer: answer.__setitem__(4, [["d0", "many"]])),
-        _first_answer(lambda answer: answer.pop()),
+        _edit_table("results", _first(lambda result: result.__setitem__(0, "fine"))),
+        _edit_table("subjects", lambda subjects: subjects.__setitem__(0, [True])),
+        _edit_table("subjects", lambda subjects: subjects.__setitem__(0, ["operand ", -1])),
+        _edit_table("results", _first(lambda result: result.__setitem__(2, [["d0", "many"]]))),
+        _edit_table("answers", _first(lambda numbers: numbers.pop())),
+        _edit_table("answers", _first(lambda numbers: numbers.__setitem__(2, 999))),
+        _edit_table("answers", _first(lambda numbers: numbers.__setitem__(1, -1))),
+        _edit_table("results", _first(lambda result: result.pop())),
+        _edit_table("checks", lambda checks: checks.__setitem__(0, 3)),
+        _edit_table("answers", lambda answers: answers.__setitem__(0, [])),
     ],
     ids=[
         "a row missing",
-        "a row cut short",
+        "a column cut short",
         "a place dropped",
         "no such answer",
         "answers out of order",
         "operands missing",
-        "a span as text",
+        "a line as text",
+        "no column",
         "no such computation",
+        "a computation counted from the end",
+        "an instruction name of a number",
+        "a sourceless place past the row",
+        "sourceless places as text",
+        "no kinds",
         "a place more counted",
         "a row less counted",
         "an answer dropped",
@@ -168,6 +190,11 @@ def _first_answer(edit: Callable[[list[object]], object]) -> Callable[[Rows, str
         "a negative operand",
         "a witness not a number",
         "an answer cut short",
+        "no such result",
+        "a subject counted from the end",
+        "a result cut short",
+        "a check of a number",
+        "a tuple of no answers",
     ],
 )
 def test_a_damaged_row_makes_the_module_a_miss(

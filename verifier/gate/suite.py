@@ -136,9 +136,10 @@ class _Run:
     # The answers of each check (None: a check whose answers quote names)
     # at the first instruction of each signature whose maps quote none, and
     # all of them as one tuple when those checks gave none there (taken
-    # whole, the same object, by every instruction where they give none).
-    answers: dict[int, tuple[tuple[Answers | None, ...], Answers | None]] = field(
-        default_factory=dict
+    # whole, the same object, by every instruction where they give none),
+    # and what runs the checks whose answers quote names (run at each).
+    answers: dict[int, tuple[tuple[Answers | None, ...], Answers | None, tuple[Checker, ...]]] = (
+        field(default_factory=dict)
     )
     # The partition answers by (pieces' maps, output dimensions), their
     # pieces not named (`partition.PartitionAnswer`).
@@ -349,15 +350,16 @@ def _answers(place: _Place, run: _Run, selected: tuple[str, ...]) -> Answers:
     signature = place.maps.signature
     known = run.answers.get(signature) if signature is not None else None
     if known is not None:
-        per_check, whole = known
-        parts = [
-            answers if answers is not None else tuple(_REGISTRY[check].run(place, run))
-            for check, answers in zip(selected, per_check, strict=True)
-        ]
-        quoted = [part for part, answers in zip(parts, per_check, strict=True) if answers is None]
+        per_check, whole, quoting = known
+        quoted = [tuple(check(place, run)) for check in quoting]
         if whole is not None and not any(quoted):
             return whole
-        return tuple(answer for answers in parts for answer in answers)
+        fresh = iter(quoted)
+        return tuple(
+            answer
+            for answers in per_check
+            for answer in (next(fresh) if answers is None else answers)
+        )
     parts = [tuple(_REGISTRY[check].run(place, run)) for check in selected]
     everything = tuple(answer for answers in parts for answer in answers)
     if signature is not None and not place.maps.quotes_name:
@@ -366,7 +368,12 @@ def _answers(place: _Place, run: _Run, selected: tuple[str, ...]) -> Answers:
             for check, answers in zip(selected, parts, strict=True)
         )
         quoted = [part for part, answers in zip(parts, stored, strict=True) if answers is None]
-        run.answers[signature] = (stored, None if any(quoted) else everything)
+        quoting = tuple(
+            _REGISTRY[check].run
+            for check, answers in zip(selected, stored, strict=True)
+            if answers is None
+        )
+        run.answers[signature] = (stored, None if any(quoted) else everything, quoting)
     return everything
 
 

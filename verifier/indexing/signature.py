@@ -56,6 +56,7 @@ from verifier.hlo import (
     Computation,
     Instruction,
     Module,
+    Shape,
 )
 from verifier.indexing.registry import VALUE_OPCODES
 
@@ -73,6 +74,9 @@ class Signatures:
         self._forms: dict[tuple[str, str], int] = {}
         self._computations: dict[str, int] = {}
         self._instructions: dict[tuple[str, str], int] = {}
+        # By identity (the parser makes one object per distinct shape), each
+        # shape kept with its number so that its identity is never reused.
+        self._shapes: dict[int, tuple[Shape, int]] = {}
         self._computing: set[str] = set()
 
     def instruction(self, computation: Computation, instruction: Instruction) -> int:
@@ -117,7 +121,15 @@ class Signatures:
         form of an operand whose value it folds."""
         if operand.opcode in VALUE_OPCODES:
             return self._form(computation, operand)
-        return ("shape", operand.shape)
+        return self._shape(operand.shape)
+
+    def _shape(self, shape: Shape) -> int:
+        """The interned signature of `shape`, hashed once per shape object
+        rather than once per instruction that has it."""
+        found = self._shapes.get(id(shape))
+        if found is None:
+            found = self._shapes[id(shape)] = (shape, self._intern(("shape", shape)))
+        return found[1]
 
     def _form(self, computation: Computation, instruction: Instruction) -> int:
         key = (computation.name, instruction.name)
@@ -132,7 +144,7 @@ class Signatures:
                 (
                     "form",
                     instruction.opcode,
-                    instruction.shape,
+                    self._shape(instruction.shape),
                     instruction.literal,
                     instruction.is_root,
                     attributes,
