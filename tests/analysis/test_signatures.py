@@ -256,15 +256,16 @@ ENTRY e {
 
 def test_equal_shapes_of_other_objects_are_one_structure() -> None:
     """Signatures remember a shape by its object (the parser shares one per
-    distinct shape): equal shapes of two objects (two parses) still make
-    one signature, and a different shape another."""
+    distinct shape text): equal shapes of two objects (spelt apart) still
+    make one signature, and a different shape another."""
     text = """
 HloModule m
 ENTRY {name} {{
   p0 = f32[4,8] parameter(0)
   ROOT a = f32[8,4] transpose(p0), dimensions={{1,0}}
 }}"""
-    first, second = parse_module(text.format(name="e")), parse_module(text.format(name="f"))
+    first = parse_module(text.format(name="e"))
+    second = parse_module(text.format(name="f").replace("f32[8,4]", "f32[8, 4]"))
     other = parse_module(
         text.format(name="g").replace("f32[4,8]", "f32[4,4]").replace("f32[8,4]", "f32[4,4]")
     )
