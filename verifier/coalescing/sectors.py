@@ -221,9 +221,10 @@ def count_sectors(
     p, delta = _request_period(request, sector_bits, element_bits)
     direct = p == 0 or p >= requests or requests * loop_count * per_request <= DIRECT_LIMIT
     shifted = [] if direct else [_shifted(m, p, delta, requests) for m in request.maps]
+    breaks: list[tuple[int, ...]] = []
     if direct or _divisions([*request.maps, *shifted]) > DIVISION_LIMIT:
-        p, delta, breaks = requests, 0, []
-    else:
+        p, delta = requests, 0
+    elif not all(_same_formulas(m, s) for m, s in zip(request.maps, shifted, strict=True)):
         box = [Interval(0, requests - 1 - p), *loops]
         found = differing_inputs(request.maps, shifted, box, limit=BREAK_LIMIT)
         if found is None:
@@ -307,6 +308,21 @@ def _touched(
     sectors = len({o * element_bits // sector_bits for o in offsets})
     ideal = -(-len(offsets) * element_bits // sector_bits)
     return Request(index, sectors, len(offsets), ideal)
+
+
+def _same_formulas(indexing: IndexingMap, shifted: IndexingMap) -> bool:
+    """The shifted map is the map itself over a shorter range of ``r``
+    (the same results and constraints, written alike): it loads the same
+    elements at every ``r`` of the translation's box, no break, and isl is
+    not asked (its subtraction of two such maps can run for minutes past
+    its operation budget)."""
+    return (
+        indexing.dims[0].bounds.lower == 0
+        and indexing.results == shifted.results
+        and indexing.range_vars == shifted.range_vars
+        and indexing.dims[1:] == shifted.dims[1:]
+        and sorted(map(str, indexing.constraints)) == sorted(map(str, shifted.constraints))
+    )
 
 
 def _shifted(indexing: IndexingMap, p: int, delta: int, requests: int) -> IndexingMap:
