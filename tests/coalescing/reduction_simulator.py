@@ -30,7 +30,8 @@ m``, 4 when ``4`` divides ``m``, else 2 (a ``pred`` as 8 bits).
   vector ``(32 b + t mod 32)``.
 
 **Concatenate.**  The loop launch over the operand longest along the
-concatenated dim (the first such), unrolled as the loop emitter would
+concatenated dim (the first such; delinearised in its layout, a fused
+parameter's own), unrolled as the loop emitter would
 over it, the unroll then the gcd with every operand's length there;
 every thread reads every operand at its own index, where inside it: one
 load per operand.
@@ -39,6 +40,8 @@ load per operand.
 (True, (1, 24, 8))
 >>> reduction_dims((4, 6, 8), (0,))
 (False, (1, 4, 48))
+>>> reduction_dims((4, 6, 8), (0, 2)) is None  # neither kept nor reduced dims consecutive
+True
 >>> vector_size(1000, 64, 32)
 2
 """
@@ -57,6 +60,7 @@ from tests.coalescing.simulator import (
     Index,
     Launch,
     Node,
+    Param,
     Value,
     _Builder,
     _count,
@@ -67,12 +71,14 @@ SM_COUNT = {"rtx-a6000": 84, "a100": 108, "h100": 132}
 """SMs of XLA's test device descriptions (``core_count``)."""
 
 
-def reduction_dims(dims: Index, reduced: Index) -> tuple[bool, tuple[int, int, int]]:
-    """(row?, three sizes) of a reduce of row-major `dims` over `reduced`
-    (the kept or the reduced dims consecutive)."""
+def reduction_dims(dims: Index, reduced: Index) -> tuple[bool, tuple[int, int, int]] | None:
+    """(row?, three sizes) of a reduce of row-major `dims` over `reduced`;
+    None unless the kept or the reduced dims are consecutive."""
     kept = [d for d in range(len(dims)) if d not in reduced]
     if not kept:
         return True, (1, 1, math.prod(dims))
+    if max(kept) - min(kept) + 1 != len(kept) and max(reduced) - min(reduced) + 1 != len(reduced):
+        return None
 
     def split(middle: list[int]) -> tuple[int, int, int]:
         lo, hi = min(middle), max(middle)
@@ -224,12 +230,29 @@ def faster_than_loop(row: bool, sizes: tuple[int, int, int]) -> bool:
     )
 
 
+def race_free(row: bool, sizes: tuple[int, int, int]) -> bool:
+    """XLA's ``ReductionIsRaceFree`` (warps of 32; else it splits the
+    reduce before fusion)."""
+    return sizes[2] <= 1024 * 16 and sizes[0] <= 8 if row else sizes[1] <= 32 * 128
+
+
 def simulate_reduction(fusion: Fusion, device: str) -> tuple[str, Launch, dict[int, Counts]]:
     """The emitter, the launch (`unroll`: the vector) and the counts of a
     fusion whose root is a reduce (module docstring)."""
     hero = fusion.root
     (operand,) = hero.operands
-    row, sizes = reduction_dims(operand.dims, hero.attrs[0])
+    rank = len(operand.dims)
+    order = operand.minor_to_major if isinstance(operand, Param) else range(rank - 1, -1, -1)
+    physical = tuple(reversed(tuple(order)))  # logical dims, major to minor
+    found = reduction_dims(
+        tuple(operand.dims[d] for d in physical),
+        tuple(k for k, d in enumerate(physical) if d in hero.attrs[0]),
+    )
+    if found is None or not faster_than_loop(*found):
+        return "loop", Launch(0, 0, 0), {}
+    row, sizes = found
+    if not race_free(row, sizes):
+        return "not race-free", Launch(0, 0, 0), {}
     in_bits = min(_bits(p.element) for p in fusion.params)
     out_bits = _bits(hero.element)
     if row:
@@ -246,26 +269,30 @@ def simulate_reduction(fusion: Fusion, device: str) -> tuple[str, Launch, dict[i
     for key, found in loads.items():
         for loop, element in found:
             linear = (element[0] * flat[1] + element[1]) * flat[2] + element[2]
-            source = _unlinear(linear, operand.dims)
+            source = _unlinear(linear, operand.dims, tuple(order))
             for number, path, ids, parameter in reads(operand, source):
                 points[number][key][(path, (*loop, *ids))] = parameter
     go = Launch(threads, blocks, v)
     return kind, go, {p.number: _count(p, points.get(p.number, {}), go) for p in fusion.params}
 
 
-def _unlinear(linear: int, dims: Index) -> Index:
-    out = []
-    for n in reversed(dims):
-        out.append(linear % n)
-        linear //= n
-    return tuple(reversed(out))
+def _unlinear(linear: int, dims: Index, minor_to_major: Index | None = None) -> Index:
+    """The index at `linear` of `dims` in `minor_to_major` order (default:
+    row-major)."""
+    out = [0] * len(dims)
+    for d in minor_to_major or range(len(dims) - 1, -1, -1):
+        out[d] = linear % dims[d]
+        linear //= dims[d]
+    return tuple(out)
 
 
 def simulate_concatenate(fusion: Fusion, device: str) -> tuple[Launch, dict[int, Counts]]:
     """The concatenate emitter's launch and counts (module docstring)."""
     hero = fusion.root
     (axis,) = hero.attrs
-    largest = max(hero.operands, key=lambda o: o.dims[axis]).dims
+    widest = max(hero.operands, key=lambda o: o.dims[axis])
+    largest = widest.dims
+    order = widest.minor_to_major if isinstance(widest, Param) else None
     n = math.prod(largest)
     unroll = 1
     if n >= DEVICES[device].resident_threads:
@@ -285,7 +312,7 @@ def simulate_concatenate(fusion: Fusion, device: str) -> tuple[Launch, dict[int,
                 linear = (block * threads + thread) * unroll + u
                 if linear >= n:
                     continue
-                index = _unlinear(linear, largest)
+                index = _unlinear(linear, largest, order)
                 for k, operand in enumerate(hero.operands):
                     if any(i >= d for i, d in zip(index, operand.dims, strict=True)):
                         continue
@@ -311,9 +338,8 @@ def random_reduction_fusion(rng: random.Random) -> Fusion:
         reduced = middle if rng.random() < 0.5 else tuple(d for d in range(rank) if d not in middle)
         if not reduced:
             continue
-        row, sizes = reduction_dims(dims, reduced)
-        race_free = (sizes[2] <= 16384 and sizes[0] <= 8) if row else sizes[1] <= 4096
-        if faster_than_loop(row, sizes) and race_free:
+        found = reduction_dims(dims, reduced)
+        if found is not None and faster_than_loop(*found) and race_free(*found):
             break
     element = rng.choice(("f32", "f32", "bf16", "f16", "s8", "s32", "f64"))
     builder = _Builder(rng, element)
@@ -380,6 +406,11 @@ def judge(fusion: Fusion, device: str) -> tuple[str, list[str]]:
         go, counts = simulate_concatenate(fusion, device)
     else:
         kind, go, counts = simulate_reduction(fusion, device)
+    if kind == "loop":  # the loop emitter's brute force is `simulator`
+        return "skipped: loop", [] if answer["emitter"] == "loop" else ["not the loop emitter"]
+    if kind == "not race-free":
+        unsupported = answer["emitter"].endswith("reduction") and got is None
+        return "skipped: not race-free", [] if unsupported else ["not race-free, answered"]
     if answer["emitter"] != kind:
         return kind, [f"emitter {answer['emitter']} != {kind}"]
     if got is None:

@@ -64,9 +64,11 @@ ENUMERATION_LIMIT = 1 << 22
 times vector width); past it the answer is unknown."""
 
 DIRECT_LIMIT = 1 << 12
-"""Most lane evaluations counted request by request without the proof: a
-launch this small costs less to enumerate than to ask isl about (a nested
-tiling's ``floordiv``/``mod`` can take isl seconds on a few warps)."""
+"""Most lane evaluations the translation proof may save (those of the
+requests past the first period) for them to be counted request by request
+instead: this few cost less to enumerate than to ask isl about (a nested
+tiling's ``floordiv``/``mod`` can take isl seconds, or minutes past its
+operation budget, on a box of one request)."""
 
 BREAK_LIMIT = 1 << 14
 """Most requests where the translation may fail before the answer is unknown."""
@@ -219,7 +221,7 @@ def count_sectors(
     loop_count = math.prod(b.size for b in loops)
     per_request = len(request.lanes) * len(request.vector)
     p, delta = _request_period(request, sector_bits, element_bits)
-    direct = p == 0 or p >= requests or requests * loop_count * per_request <= DIRECT_LIMIT
+    direct = p == 0 or p >= requests or (requests - p) * loop_count * per_request <= DIRECT_LIMIT
     shifted = [] if direct else [_shifted(m, p, delta, requests) for m in request.maps]
     breaks: list[tuple[int, ...]] = []
     if direct or _divisions([*request.maps, *shifted]) > DIVISION_LIMIT:
