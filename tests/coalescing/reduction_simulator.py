@@ -40,7 +40,9 @@ load per operand.
 (True, (1, 24, 8))
 >>> reduction_dims((4, 6, 8), (0,))
 (False, (1, 4, 48))
->>> reduction_dims((4, 6, 8), (0, 2)) is None  # neither kept nor reduced dims consecutive
+>>> reduction_dims((4, 6, 8), (0, 2))  # batched: (major reduced, kept, minor reduced)
+(True, (4, 6, 8))
+>>> reduction_dims((2, 3, 4, 5), (0, 2)) is None  # neither kept nor reduced dims consecutive
 True
 >>> vector_size(1000, 64, 32)
 2
