@@ -268,8 +268,8 @@ def simulate_reduction(fusion: Fusion, device: str) -> tuple[str, Launch, dict[i
     points: dict[int, dict[tuple[int, ...], dict[tuple[tuple[int, ...], Index], Index]]] = (
         defaultdict(lambda: defaultdict(dict))
     )
-    for key, found in loads.items():
-        for loop, element in found:
+    for key, at in loads.items():
+        for loop, element in at:
             linear = (element[0] * flat[1] + element[1]) * flat[2] + element[2]
             source = _unlinear(linear, operand.dims, tuple(order))
             for number, path, ids, parameter in reads(operand, source):
