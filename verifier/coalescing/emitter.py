@@ -151,9 +151,10 @@ _LIBRARY_FUSION_KINDS = ("kCustom", "kOutput")
 
 
 def _bits(shapes: list[Shape]) -> int | None:
-    """The narrowest element width of `shapes` (None: no array shape)."""
-    widths = [element_bit_width(s.element_type) or 8 for s in shapes if not s.is_tuple]
-    return min(widths, default=None)
+    """The narrowest element width of `shapes` as XLA's
+    ``SmallestBitWidth`` counts it (a ``pred`` as a byte; None: no array
+    shape)."""
+    return min((_gpu_bits(s) for s in shapes if not s.is_tuple), default=None)
 
 
 def choose_emitter(module: Module, fusion: Instruction, device: Device) -> Emitter:

@@ -64,9 +64,11 @@ ENUMERATION_LIMIT = 1 << 22
 times vector width); past it the answer is unknown."""
 
 DIRECT_LIMIT = 1 << 12
-"""Most lane evaluations counted request by request without the proof: a
-launch this small costs less to enumerate than to ask isl about (a nested
-tiling's ``floordiv``/``mod`` can take isl seconds on a few warps)."""
+"""Most lane evaluations the translation proof may save (those of the
+requests past the first period) for them to be counted request by request
+instead: this few cost less to enumerate than to ask isl about (a nested
+tiling's ``floordiv``/``mod`` can take isl seconds, or minutes past its
+operation budget, on a box of one request)."""
 
 BREAK_LIMIT = 1 << 14
 """Most requests where the translation may fail before the answer is unknown."""
@@ -219,11 +221,12 @@ def count_sectors(
     loop_count = math.prod(b.size for b in loops)
     per_request = len(request.lanes) * len(request.vector)
     p, delta = _request_period(request, sector_bits, element_bits)
-    direct = p == 0 or p >= requests or requests * loop_count * per_request <= DIRECT_LIMIT
+    direct = p == 0 or p >= requests or (requests - p) * loop_count * per_request <= DIRECT_LIMIT
     shifted = [] if direct else [_shifted(m, p, delta, requests) for m in request.maps]
+    breaks: list[tuple[int, ...]] = []
     if direct or _divisions([*request.maps, *shifted]) > DIVISION_LIMIT:
-        p, delta, breaks = requests, 0, []
-    else:
+        p, delta = requests, 0
+    elif not all(_same_formulas(m, s) for m, s in zip(request.maps, shifted, strict=True)):
         box = [Interval(0, requests - 1 - p), *loops]
         found = differing_inputs(request.maps, shifted, box, limit=BREAK_LIMIT)
         if found is None:
@@ -307,6 +310,21 @@ def _touched(
     sectors = len({o * element_bits // sector_bits for o in offsets})
     ideal = -(-len(offsets) * element_bits // sector_bits)
     return Request(index, sectors, len(offsets), ideal)
+
+
+def _same_formulas(indexing: IndexingMap, shifted: IndexingMap) -> bool:
+    """The shifted map is the map itself over a shorter range of ``r``
+    (the same results and constraints, written alike): it loads the same
+    elements at every ``r`` of the translation's box, no break, and isl is
+    not asked (its subtraction of two such maps can run for minutes past
+    its operation budget)."""
+    return (
+        indexing.dims[0].bounds.lower == 0
+        and indexing.results == shifted.results
+        and indexing.range_vars == shifted.range_vars
+        and indexing.dims[1:] == shifted.dims[1:]
+        and sorted(map(str, indexing.constraints)) == sorted(map(str, shifted.constraints))
+    )
 
 
 def _shifted(indexing: IndexingMap, p: int, delta: int, requests: int) -> IndexingMap:
