@@ -67,6 +67,7 @@ from tests.coalescing.simulator import (
     _Builder,
     _count,
     reads,
+    reported,
 )
 
 SM_COUNT = {"rtx-a6000": 84, "a100": 108, "h100": 132}
@@ -381,16 +382,7 @@ def _compare(answer: dict, counts: dict[int, Counts]) -> list[str]:  # type: ign
             if expected.requests:
                 problems.append(f"operand {row['operand']}: no count ({row.get('reason')})")
             continue
-        spr = row["sectors_per_request"]
-        total = round(spr["mean"] * row["requests"]) if row["requests"] else 0
-        theirs = (row["requests"], spr["min"], spr["max"], total, row["requests_at_ideal"])
-        mine = (
-            expected.requests,
-            expected.minimum,
-            expected.maximum,
-            expected.total,
-            expected.at_ideal,
-        )
+        theirs, mine = reported(row), expected.row()
         if theirs != mine:
             problems.append(f"operand {row['operand']}: {theirs} != brute {mine}")
     return problems

@@ -355,6 +355,17 @@ class Counts:
     at_ideal: int
     by_request: dict[tuple[int, int, Index], list[tuple[int, int]]]
 
+    def row(self) -> tuple[int, int, int, int, int]:
+        """(requests, min, max, total, at ideal), as `reported` reads the tool's row."""
+        return (self.requests, self.minimum, self.maximum, self.total, self.at_ideal)
+
+
+def reported(row: dict[str, Any]) -> tuple[int, int, int, int, int]:
+    """(requests, min, max, total, at ideal) of an operand row of the tool's JSON."""
+    spr = row["sectors_per_request"]
+    total = round(spr["mean"] * row["requests"]) if row["requests"] else 0
+    return (row["requests"], spr["min"], spr["max"], total, row["requests_at_ideal"])
+
 
 def simulate(fusion: Fusion, device: Device) -> tuple[Launch, dict[int, Counts]]:
     """Every thread of the launch; the counts per parameter."""
@@ -722,16 +733,7 @@ def judge(fusion: Fusion, device: str) -> tuple[str, list[str]]:
             problems.append(
                 f"operand {number}: element_bits {row['element_bits']} != {param.slot_bits}"
             )
-        spr = row["sectors_per_request"]
-        total = round(spr["mean"] * row["requests"]) if row["requests"] else 0
-        mine = (
-            expected.requests,
-            expected.minimum,
-            expected.maximum,
-            expected.total,
-            expected.at_ideal,
-        )
-        theirs = (row["requests"], spr["min"], spr["max"], total, row["requests_at_ideal"])
+        mine, theirs = expected.row(), reported(row)
         if mine != theirs:
             problems.append(
                 f"operand {number}: (requests, min, max, total, at ideal) {theirs} != brute {mine}"

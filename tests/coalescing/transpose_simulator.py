@@ -32,7 +32,10 @@ from tests.coalescing.simulator import (
     Node,
     _Builder,
     _count,
+    _row_major_index,
+    _row_major_linear,
     reads,
+    reported,
 )
 
 
@@ -52,21 +55,6 @@ def normalize(dims: Index, permutation: Index) -> tuple[Index, Index]:
     order = sorted(range(len(groups)), key=lambda g: position[groups[g][0]])
     operand = tuple(math.prod(dims[d] for d in groups[g]) for g in order)
     return operand, tuple(order.index(i) for i in range(len(groups)))
-
-
-def _row_major(index: Index, dims: Index) -> int:
-    linear = 0
-    for i, n in zip(index, dims, strict=True):
-        linear = linear * n + i
-    return linear
-
-
-def _unlinear(linear: int, dims: Index) -> Index:
-    out = []
-    for n in reversed(dims):
-        out.append(linear % n)
-        linear //= n
-    return tuple(reversed(out))
 
 
 def simulate(fusion: Fusion, hero: Node) -> tuple[Launch, dict[int, Counts]]:
@@ -91,15 +79,17 @@ def simulate(fusion: Fusion, hero: Node) -> tuple[Launch, dict[int, Counts]]:
         defaultdict(lambda: defaultdict(dict))
     )
     for block in range(blocks):
-        origin = _unlinear(block, counts)
+        origin = _row_major_index(block, counts)
         for thread in range(128):
             for loop in range(8):
                 for v in range(vector):
-                    offset = _unlinear(loop * 128 * vector + thread * vector + v, tuple(sizes))
+                    offset = _row_major_index(
+                        loop * 128 * vector + thread * vector + v, tuple(sizes)
+                    )
                     index = tuple(b * s + o for b, s, o in zip(origin, sizes, offset, strict=True))
                     if any(i >= n for i, n in zip(index, normal, strict=True)):
                         continue
-                    source = _unlinear(_row_major(index, normal), dims)
+                    source = _row_major_index(_row_major_linear(index, normal), dims)
                     for number, path, ids, element in reads(operand, source):
                         points[number][(block, thread, v)][(path, (loop, *ids))] = element
     go = Launch(128, blocks, vector)
@@ -144,16 +134,7 @@ def judge(fusion: Fusion, hero: Node, device: str) -> tuple[str, list[str]]:
         expected = counts[row["operand"]]
         if row["sectors_per_request"] is None:
             continue
-        spr = row["sectors_per_request"]
-        total = round(spr["mean"] * row["requests"]) if row["requests"] else 0
-        theirs = (row["requests"], spr["min"], spr["max"], total, row["requests_at_ideal"])
-        mine = (
-            expected.requests,
-            expected.minimum,
-            expected.maximum,
-            expected.total,
-            expected.at_ideal,
-        )
+        theirs, mine = reported(row), expected.row()
         if theirs != mine:
             problems.append(f"operand {row['operand']}: {theirs} != brute {mine}")
     return "transpose", problems
