@@ -258,7 +258,8 @@ def jax_hlo_text(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> str:
         import jax
     except ImportError:
         raise UsageError("from_jax needs jax: pip install 'hlo-verifier[jax]'") from None
-    text = jax.jit(fn).lower(*args, **kwargs).compile().as_text()
+    # Typed here: without jax installed, the type checker reads it as Any.
+    text: str | None = jax.jit(fn).lower(*args, **kwargs).compile().as_text()
     if text is None:  # jax's types allow it: a backend that keeps no text
         raise UnsupportedError("jax gave no HLO text for this function on this backend")
     return text
